@@ -1,0 +1,315 @@
+package io.reme.context;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ContextPlannerTest {
+
+    @Test
+    void emptyAndSingleEntryWindowsHaveNoCut() {
+        assertEquals(Optional.empty(), ContextPlanner.plan(List.of(), 0));
+        assertEquals(Optional.empty(), ContextPlanner.plan(new Conversation().user(500).build(), 0));
+        assertEquals(Optional.empty(), ContextPlanner.plan(new Conversation().user(500).build(), 1000));
+    }
+
+    @Test
+    void simpleTurnsKeepAsMuchAsFitsTheBudget() {
+        // index:           0         1              2         3              4         5
+        List<PlanEntry> w = new Conversation().user(100).assistant(100).user(100).assistant(100).user(100).assistant(100).build();
+
+        assertEquals(new Cut(2, 20, 200, 400, false), plan(w, 10_000));
+        assertEquals(new Cut(2, 20, 200, 400, false), plan(w, 400));
+        assertEquals(new Cut(4, 40, 400, 200, false), plan(w, 399));
+        assertEquals(new Cut(4, 40, 400, 200, false), plan(w, 200));
+        assertEquals(new Cut(4, 40, 400, 200, true), plan(w, 199));
+    }
+
+    @Test
+    void neverCutsMidTurn() {
+        // A long agentic turn: the assistant alone would fit the budget, but cutting inside the
+        // turn would leave the kept part without the user message that asked for it.
+        List<PlanEntry> w = new Conversation()
+                .user(10).assistant(10)
+                .user(10).assistant(300).assistant(300).assistant(50)
+                .build();
+
+        assertEquals(new Cut(2, 20, 20, 660, true), plan(w, 100));
+        assertEquals(new Cut(2, 20, 20, 660, false), plan(w, 660));
+    }
+
+    @Test
+    void newestTurnAloneOverBudgetCutsAtItsStart() {
+        List<PlanEntry> w = new Conversation()
+                .user(50).assistant(50)
+                .user(50).assistant(50)
+                .user(40_000).assistant(2_000)
+                .build();
+
+        assertEquals(new Cut(4, 40, 200, 42_000, true), plan(w, 10_000));
+    }
+
+    @Test
+    void keepsAToolCallWithTheResultInTheNextMessage() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "t1").results(500, "t1").assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(4, 40, 530, 20, false), plan(w, 1000));
+    }
+
+    @Test
+    void doesNotSeparateACallFromAResultThatArrivesAfterANewUserMessage() {
+        // The user spoke while t1 ran; cutting at index 2 would keep the result but drop the call.
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "t1")
+                .user(10).results(10, "t1").assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(5, 50, 50, 20, false), plan(w, 1000));
+        assertEquals(new Cut(5, 50, 50, 20, true), plan(w, 5));
+    }
+
+    @Test
+    void handlesParallelCallsWithResultsSpreadOverLaterMessages() {
+        List<PlanEntry> w = new Conversation()
+                .user(10)                 // 0
+                .call(10, "a", "b", "c")  // 1
+                .results(10, "a")         // 2
+                .user(10)                 // 3 would split b and c
+                .call(10, "d")            // 4
+                .results(10, "b", "d")    // 5
+                .user(10)                 // 6 would split c
+                .results(10, "c")         // 7
+                .assistant(10)            // 8
+                .user(10)                 // 9 first turn start outside every call
+                .assistant(10)            // 10
+                .build();
+
+        assertEquals(new Cut(9, 90, 90, 20, false), plan(w, 1000));
+    }
+
+    @Test
+    void parallelCallsAnsweredBeforeATurnStartAllowThatCut() {
+        List<PlanEntry> w = new Conversation()
+                .user(10)            // 0
+                .call(10, "a", "b")  // 1
+                .results(10, "a")    // 2
+                .user(10)            // 3 would split b
+                .call(10, "d")       // 4
+                .results(10, "d", "b") // 5
+                .user(10)            // 6
+                .assistant(10)       // 7
+                .user(10)            // 8
+                .assistant(10)       // 9
+                .build();
+
+        assertEquals(new Cut(6, 60, 60, 40, false), plan(w, 1000));
+        assertEquals(new Cut(8, 80, 80, 20, false), plan(w, 39));
+    }
+
+    @Test
+    void keepsACallStillInFlightAtTheTail() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).assistant(10)
+                .user(10).call(10, "pending")  // index 3, no result yet
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(2, 20, 20, 40, false), plan(w, 1000));
+        // Index 4 would fit the budget but would drop the call the coming result belongs to.
+        assertEquals(new Cut(2, 20, 20, 40, true), plan(w, 20));
+    }
+
+    @Test
+    void aCallInFlightSinceTheFirstTurnLeavesNoCut() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "pending")
+                .user(10).assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 1000));
+    }
+
+    @Test
+    void anOrphanResultConstrainsNothing() {
+        // "old" was called before the last compaction; only its result is still in the window.
+        List<PlanEntry> w = new Conversation()
+                .results(10, "old").assistant(10)
+                .user(10).results(10, "old2").assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(2, 20, 20, 50, false), plan(w, 1000));
+        assertEquals(new Cut(5, 50, 50, 20, false), plan(w, 49));
+    }
+
+    @Test
+    void aResultListedBeforeItsCallStillTiesThemTogether() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).results(10, "x")
+                .user(10).call(10, "x")
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(4, 40, 40, 20, false), plan(w, 1000));
+    }
+
+    @Test
+    void noTurnStartAfterTheFirstMeansNoCut() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "t1").results(10, "t1").call(10, "t2").results(10, "t2").assistant(10)
+                .build();
+
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 0));
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, Long.MAX_VALUE));
+    }
+
+    @Test
+    void aWindowNotStartingWithAUserMessageCanStillBeCut() {
+        List<PlanEntry> w = new Conversation().assistant(10).user(10).assistant(10).build();
+
+        assertEquals(new Cut(1, 10, 10, 20, false), plan(w, 20));
+    }
+
+    @Test
+    void aKeptPartOfZeroTokensFitsAZeroBudget() {
+        List<PlanEntry> w = new Conversation().user(10).assistant(10).user(0).assistant(0).build();
+
+        assertEquals(new Cut(2, 20, 20, 0, false), plan(w, 0));
+    }
+
+    @Test
+    void reusedIdsAreTreatedAsOneSpan() {
+        // Two calls share the id "x"; which result answers which call is unknowable, so the cut
+        // stays clear of everything between the first and the last occurrence.
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "x").results(10, "x")
+                .user(10).call(10, "x").results(10, "x")
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(6, 60, 60, 20, false), plan(w, 1000));
+    }
+
+    @Test
+    void aReusedIdWithMoreCallsThanResultsCountsAsInFlight() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "x").results(10, "x")
+                .user(10).call(10, "x")
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 1000));
+    }
+
+    @Test
+    void staysLinearOnLargeWindows() {
+        // Every call spans many turn starts and one call stays open until near the end, so a
+        // planner that rescans calls per candidate cut would need on the order of 10^10 steps.
+        int turns = 100_000;
+        Conversation c = new Conversation();
+        List<String> open = new ArrayList<>();
+        for (int t = 0; t < turns; t++) {
+            c.user(3);
+            String id = "call-" + t;
+            c.call(5, id);
+            open.add(id);
+            if (t % 2 == 0 && open.size() > 1) {
+                c.results(7, open.remove(0));
+            }
+        }
+        c.results(7, open.toArray(String[]::new));
+        c.user(1).assistant(1);
+        List<PlanEntry> w = c.build();
+
+        Cut cut = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> plan(w, 10));
+        assertEquals(w.size() - 2, cut.compactCount());
+        assertEquals(2, cut.keptTokens());
+        assertFalse(cut.overBudget());
+    }
+
+    @Test
+    void rejectsBadWindowsAndBudgets() {
+        List<PlanEntry> unordered = List.of(
+                new PlanEntry(5, true, 1, null, null), new PlanEntry(5, false, 1, null, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ContextPlanner.plan(unordered, 10));
+        assertTrue(e.getMessage().contains("seq"), e.getMessage());
+
+        List<PlanEntry> ok = new Conversation().user(1).assistant(1).build();
+        assertThrows(IllegalArgumentException.class, () -> ContextPlanner.plan(ok, -1));
+        assertThrows(NullPointerException.class, () -> ContextPlanner.plan(null, 10));
+        List<PlanEntry> withNull = new ArrayList<>(ok);
+        withNull.add(null);
+        assertThrows(NullPointerException.class, () -> ContextPlanner.plan(withNull, 10));
+    }
+
+    @Test
+    void planEntryCopiesItsIdsAndValidates() {
+        Set<String> uses = new HashSet<>(Set.of("a"));
+        PlanEntry entry = new PlanEntry(1, false, 3, uses, null);
+        uses.add("b");
+        assertEquals(Set.of("a"), entry.toolUseIds());
+        assertEquals(Set.of(), entry.toolResultIds());
+        assertThrows(UnsupportedOperationException.class, () -> entry.toolUseIds().add("c"));
+
+        assertThrows(IllegalArgumentException.class, () -> new PlanEntry(1, false, -1, null, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new PlanEntry(7, true, 1, null, Set.of("r")));
+        assertTrue(e.getMessage().contains("seq 7"), e.getMessage());
+    }
+
+    @Test
+    void cutValidates() {
+        assertThrows(IllegalArgumentException.class, () -> new Cut(0, 1, 0, 0, false));
+        assertThrows(IllegalArgumentException.class, () -> new Cut(1, 1, -1, 0, false));
+        assertThrows(IllegalArgumentException.class, () -> new Cut(1, 1, 0, -1, false));
+    }
+
+    private static Cut plan(List<PlanEntry> window, long keepBudget) {
+        return ContextPlanner.plan(window, keepBudget).orElseThrow(() -> new AssertionError("expected a cut"));
+    }
+
+    /** Builds windows message by message; seq is ten times the position so it never equals the index. */
+    private static final class Conversation {
+        private final List<PlanEntry> entries = new ArrayList<>();
+
+        Conversation user(long tokens) {
+            return add(true, tokens, Set.of(), Set.of());
+        }
+
+        Conversation assistant(long tokens) {
+            return add(false, tokens, Set.of(), Set.of());
+        }
+
+        Conversation call(long tokens, String... ids) {
+            return add(false, tokens, Set.of(ids), Set.of());
+        }
+
+        Conversation results(long tokens, String... ids) {
+            return add(false, tokens, Set.of(), Set.of(ids));
+        }
+
+        List<PlanEntry> build() {
+            return List.copyOf(entries);
+        }
+
+        private Conversation add(boolean turnStart, long tokens, Set<String> uses, Set<String> results) {
+            entries.add(new PlanEntry(10L * (entries.size() + 1), turnStart, tokens, uses, results));
+            return this;
+        }
+    }
+}
