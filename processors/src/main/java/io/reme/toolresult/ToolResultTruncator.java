@@ -1,0 +1,221 @@
+package io.reme.toolresult;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Cuts oversized tool outputs to a UTF-8 byte budget and appends a notice pointing the agent at the
+ * stored full output and the line to continue reading from.
+ *
+ * <p>Pure logic: the caller decides the limit and makes sure the full text ends up at the stored path.
+ */
+public final class ToolResultTruncator {
+
+    /** Separates the kept excerpt from the notice; its presence is what marks an output as truncated. */
+    public static final String MARKER = "<<<TRUNCATED>>>";
+
+    /**
+     * Outputs only slightly over the limit are left alone: the notice would cost about as much as it
+     * saves, and the agent would need an extra read for a handful of bytes.
+     */
+    public static final int SLACK_BYTES = 100;
+
+    private static final String STORE_DIR = "tool_result/";
+    private static final String STORE_SUFFIX = ".txt";
+
+    // The anchors are the machine-readable contract of the notice: re-truncation finds and rewrites them.
+    private static final Pattern STARTS_AT = Pattern.compile("starts at line (\\d+)");
+    private static final Pattern COVERS = Pattern.compile("covers the next (\\d+) bytes");
+    private static final Pattern START_LINE = Pattern.compile("start_line=(\\d+)");
+
+    /**
+     * Truncates an output that has not been truncated before.
+     *
+     * @param text the tool output
+     * @param limitBytes UTF-8 byte budget for the kept excerpt
+     * @param storedPath where the full output is stored, as given by {@link #storedPath(String)}
+     * @return the excerpt with its notice, or empty when the text should stay as it is
+     */
+    public Optional<String> truncate(String text, int limitBytes, String storedPath) {
+        Objects.requireNonNull(storedPath, "storedPath");
+        if (text == null || text.isEmpty() || limitBytes <= 0) {
+            return Optional.empty();
+        }
+        if (utf8Length(text) <= (long) limitBytes + SLACK_BYTES) {
+            return Optional.empty();
+        }
+        // Cutting again from scratch would lose the original line numbers and stored path.
+        if (isTruncated(text)) {
+            return retruncate(text, limitBytes);
+        }
+
+        String excerpt = text.substring(0, cutIndex(text, limitBytes));
+        int totalLines = countNewlines(text) + 1;
+        if (totalLines == 1) {
+            // A single line cannot be resumed "from the next line", so a notice would only mislead.
+            return Optional.of(excerpt);
+        }
+        int startLine = 1;
+        // The excerpt usually ends inside a line; pointing at that line makes the agent re-read it whole.
+        // Without any newline that would be line 1 again, so move on to keep the reader making progress.
+        int nextLine = Math.min(startLine + Math.max(1, countNewlines(excerpt)), totalLines);
+        return Optional.of(excerpt + "\n"
+                + notice(storedPath, totalLines, startLine, limitBytes, nextLine));
+    }
+
+    /**
+     * Shrinks an already truncated output to a smaller budget, keeping its stored path and start line.
+     *
+     * @param truncatedText an output produced by {@link #truncate(String, int, String)}
+     * @param limitBytes the new, usually smaller, byte budget
+     * @return the shorter excerpt with an updated notice, or empty when the text should stay as it is
+     *     (already small enough, or the notice is not one this class can read)
+     */
+    public Optional<String> retruncate(String truncatedText, int limitBytes) {
+        if (truncatedText == null || limitBytes <= 0) {
+            return Optional.empty();
+        }
+        int markerAt = truncatedText.indexOf(MARKER);
+        if (markerAt < 0) {
+            return Optional.empty();
+        }
+        String excerpt = truncatedText.substring(0, markerAt);
+        if (excerpt.endsWith("\n")) {
+            // Drop the separator truncate() put before the marker; it is not part of the output.
+            excerpt = excerpt.substring(0, excerpt.length() - 1);
+        }
+        if (utf8Length(excerpt) <= (long) limitBytes + SLACK_BYTES) {
+            return Optional.empty();
+        }
+
+        String notice = truncatedText.substring(markerAt);
+        OptionalInt startLine = anchorValue(STARTS_AT, notice);
+        if (startLine.isEmpty() || startLine.getAsInt() < 1
+                || anchorValue(COVERS, notice).isEmpty()
+                || anchorValue(START_LINE, notice).isEmpty()) {
+            // A damaged notice is still readable by the agent; rewriting half of it would make it wrong.
+            return Optional.empty();
+        }
+
+        String shorter = excerpt.substring(0, cutIndex(excerpt, limitBytes));
+        long nextLine = (long) startLine.getAsInt() + Math.max(1, countNewlines(shorter));
+        if (nextLine > Integer.MAX_VALUE) {
+            return Optional.empty();
+        }
+        String rewritten = replaceValue(COVERS, notice, limitBytes);
+        rewritten = replaceValue(START_LINE, rewritten, (int) nextLine);
+        return Optional.of(shorter + "\n" + rewritten);
+    }
+
+    /** Whether the text already carries a truncation notice. */
+    public static boolean isTruncated(String text) {
+        return text != null && text.contains(MARKER);
+    }
+
+    /**
+     * Where the full output of a tool result is stored, relative to the sink's root.
+     *
+     * @throws IllegalArgumentException if the id is blank or could escape the directory or break the notice
+     */
+    public static String storedPath(String toolResultId) {
+        if (toolResultId == null || toolResultId.isBlank()) {
+            throw new IllegalArgumentException("tool result id must not be blank");
+        }
+        for (int i = 0; i < toolResultId.length(); i++) {
+            char c = toolResultId.charAt(i);
+            // Separators would let an id write outside the directory; control characters would split
+            // the notice line that carries the path.
+            if (c == '/' || c == '\\' || Character.isISOControl(c)) {
+                throw new IllegalArgumentException("tool result id contains an illegal character: "
+                        + toolResultId);
+            }
+        }
+        return STORE_DIR + toolResultId + STORE_SUFFIX;
+    }
+
+    private static String notice(String storedPath, int totalLines, int startLine, int coveredBytes,
+            int nextLine) {
+        // No punctuation right after the path, so an agent copying it does not pick up a stray period.
+        return MARKER + "\n"
+                + "Tool output truncated: it was too long to show in full.\n"
+                + "The complete output (" + totalLines + " lines) is stored in " + storedPath + "\n"
+                + "This excerpt starts at line " + startLine + " and covers the next " + coveredBytes
+                + " bytes.\n"
+                + "To continue, read that file with start_line=" + nextLine + ".";
+    }
+
+    private static OptionalInt anchorValue(Pattern anchor, String notice) {
+        Matcher m = anchor.matcher(notice);
+        if (!m.find()) {
+            return OptionalInt.empty();
+        }
+        try {
+            return OptionalInt.of(Integer.parseInt(m.group(1)));
+        } catch (NumberFormatException tooLarge) {
+            return OptionalInt.empty();
+        }
+    }
+
+    private static String replaceValue(Pattern anchor, String notice, int value) {
+        Matcher m = anchor.matcher(notice);
+        if (!m.find()) {
+            throw new IllegalStateException("anchor vanished: " + anchor);
+        }
+        return notice.substring(0, m.start(1)) + value + notice.substring(m.end(1));
+    }
+
+    /**
+     * Number of chars of {@code s} whose UTF-8 encoding fits in {@code limitBytes}, never ending
+     * between the two halves of a surrogate pair.
+     */
+    private static int cutIndex(String s, int limitBytes) {
+        long bytes = 0;
+        int i = 0;
+        while (i < s.length()) {
+            int cp = s.codePointAt(i);
+            int width = utf8Width(cp);
+            if (bytes + width > limitBytes) {
+                break;
+            }
+            bytes += width;
+            i += Character.charCount(cp);
+        }
+        return i;
+    }
+
+    // Counted by hand because encoding a multi-megabyte output just to learn its size would copy it.
+    private static long utf8Length(String s) {
+        long bytes = 0;
+        int i = 0;
+        while (i < s.length()) {
+            int cp = s.codePointAt(i);
+            bytes += utf8Width(cp);
+            i += Character.charCount(cp);
+        }
+        return bytes;
+    }
+
+    // A lone surrogate counts as 3 bytes, more than the encoder's 1-byte replacement, so cuts stay within budget.
+    private static int utf8Width(int codePoint) {
+        if (codePoint < 0x80) {
+            return 1;
+        }
+        if (codePoint < 0x800) {
+            return 2;
+        }
+        return codePoint < 0x10000 ? 3 : 4;
+    }
+
+    private static int countNewlines(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '\n') {
+                n++;
+            }
+        }
+        return n;
+    }
+}
