@@ -47,7 +47,8 @@ public final class ToolResultTruncator {
         if (utf8Length(text) <= (long) limitBytes + SLACK_BYTES) {
             return Optional.empty();
         }
-        // Cutting again from scratch would lose the original line numbers and stored path.
+        // Cutting again from scratch would lose the original line numbers and stored path. Text that merely
+        // contains the marker (e.g. output of a search for it) has no readable notice and is cut afresh.
         if (isTruncated(text)) {
             return retruncate(text, limitBytes);
         }
@@ -78,7 +79,8 @@ public final class ToolResultTruncator {
         if (truncatedText == null || limitBytes <= 0) {
             return Optional.empty();
         }
-        int markerAt = truncatedText.indexOf(MARKER);
+        // Our notice is always last; an earlier marker belongs to the tool's own output.
+        int markerAt = truncatedText.lastIndexOf(MARKER);
         if (markerAt < 0) {
             return Optional.empty();
         }
@@ -110,9 +112,18 @@ public final class ToolResultTruncator {
         return Optional.of(shorter + "\n" + rewritten);
     }
 
-    /** Whether the text already carries a truncation notice. */
+    /** Whether the text ends with a truncation notice this class can read and rewrite. */
     public static boolean isTruncated(String text) {
-        return text != null && text.contains(MARKER);
+        if (text == null) {
+            return false;
+        }
+        int markerAt = text.lastIndexOf(MARKER);
+        if (markerAt < 0) {
+            return false;
+        }
+        String notice = text.substring(markerAt);
+        return anchorValue(STARTS_AT, notice).isPresent() && anchorValue(COVERS, notice).isPresent()
+                && anchorValue(START_LINE, notice).isPresent();
     }
 
     /**

@@ -180,10 +180,23 @@ class ToolResultTruncatorTest {
     }
 
     @Test
-    void isTruncatedLooksForTheMarker() {
-        assertTrue(ToolResultTruncator.isTruncated("abc\n" + ToolResultTruncator.MARKER + "\nnotice"));
+    void isTruncatedNeedsAReadableNotice() {
+        String cut = truncator.truncate(lines(2_000), 1_000, PATH).orElseThrow();
+        assertTrue(ToolResultTruncator.isTruncated(cut));
+        assertFalse(ToolResultTruncator.isTruncated("abc\n" + ToolResultTruncator.MARKER + "\nnotice"));
         assertFalse(ToolResultTruncator.isTruncated("abc"));
         assertFalse(ToolResultTruncator.isTruncated(null));
+    }
+
+    @Test
+    void outputThatMerelyContainsTheMarkerIsStillCut() {
+        String search = "match: " + ToolResultTruncator.MARKER + "\n" + lines(5_000);
+        String cut = truncator.truncate(search, 1_000, PATH).orElseThrow();
+        assertTrue(utf8(cut).length < 1_500, "a huge output never stays whole");
+        assertTrue(cut.contains(PATH));
+        String aged = truncator.retruncate(cut, 300).orElseThrow();
+        assertTrue(aged.startsWith("match: "), "the excerpt keeps the output's own marker text");
+        assertTrue(aged.contains(PATH));
     }
 
     // ---- re-truncation ----------------------------------------------------------------------

@@ -1,0 +1,27 @@
+package io.reme.dlq;
+
+/** Why a record went to the dead-letter topic; the name is the value of the reason header. */
+public enum DlqReason {
+    /** The record is larger than the configured input limit. */
+    TOO_LARGE,
+    /** The value is not a JSON object. */
+    MALFORMED_JSON,
+    /** A required field is absent or empty. */
+    MISSING_FIELD,
+    /** A tenant, session or user ID is outside the safe alphabet or too long. */
+    INVALID_ID,
+    /** The record key is not {@code tenant/session} of the envelope. */
+    KEY_MISMATCH,
+    /** The role is not one of user, assistant, system, tool. */
+    INVALID_ROLE,
+    /** The content or a block of it is malformed or of an unsupported type. */
+    INVALID_CONTENT,
+    /** The time field is not ISO-8601 or epoch milliseconds. */
+    INVALID_TIME,
+    /** An LLM result could not be read. */
+    INVALID_RESULT,
+    /** An LLM request failed after all retries. */
+    LLM_FAILED,
+    /** An unexpected error while processing a valid-looking record; the record is kept here for replay. */
+    PROCESSING_ERROR
+}

@@ -1,0 +1,48 @@
+package io.reme.llm;
+
+import io.reme.message.Message;
+import io.reme.message.SafeId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A request for an LLM worker over the contiguous span {@code [fromSeq, toSeq]} of a session.
+ * {@code epoch} increases with every request of the session; a result is applied only if its
+ * request ID and epoch are still the pending ones.
+ */
+public record LlmRequest(
+        String requestId,
+        long epoch,
+        LlmKind kind,
+        String tenant,
+        String session,
+        String user,
+        long fromSeq,
+        long toSeq,
+        List<Message> messages,
+        String previousSummary,
+        String language,
+        int attempt,
+        Instant createdAt) {
+
+    public LlmRequest {
+        Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(kind, "kind");
+        SafeId.require("tenant", tenant);
+        SafeId.require("session", session);
+        SafeId.require("user", user);
+        if (fromSeq > toSeq) {
+            throw new IllegalArgumentException("fromSeq " + fromSeq + " > toSeq " + toSeq);
+        }
+        messages = List.copyOf(messages);
+        previousSummary = previousSummary == null ? "" : previousSummary;
+        language = language == null ? "en" : language;
+        Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    public LlmRequest withKind(LlmKind newKind) {
+        return new LlmRequest(requestId, epoch, newKind, tenant, session, user, fromSeq, toSeq, messages,
+                previousSummary, language, attempt, createdAt);
+    }
+}

@@ -1,0 +1,65 @@
+package io.reme.session;
+
+import io.reme.dlq.DlqReason;
+import io.reme.dlq.InvalidInputException;
+import io.reme.message.Message;
+import io.reme.message.MessageParser;
+import io.reme.tokens.TokenCounter;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads raw records from {@code messages}: invalid ones go to the dead-letter topic with their
+ * reason, valid ones are appended to their session's window.
+ */
+public final class MessageProcessor implements Processor<byte[], byte[], Object, Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(MessageProcessor.class);
+
+    private final SessionSettings settings;
+    private final TokenCounter tokens;
+    private final MessageParser parser;
+    private SessionOutputs outputs;
+    private SessionState state;
+
+    private MessageProcessor(SessionSettings settings, TokenCounter tokens) {
+        this.settings = settings;
+        this.tokens = tokens;
+        this.parser = new MessageParser(settings.maxMessageBytes());
+    }
+
+    /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
+            TokenCounter tokens) {
+        return () -> new MessageProcessor(settings, tokens);
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        outputs = new SessionOutputs(context);
+        state = new SessionState(context.getStateStore(SessionStores.HEADERS),
+                context.getStateStore(SessionStores.MESSAGES), settings, tokens, outputs);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        Message message;
+        try {
+            message = parser.parse(record.key(), record.value(), record.timestamp(), outputs.originId());
+        } catch (InvalidInputException e) {
+            LOG.debug("message rejected reason={} detail={}", e.reason(), e.getMessage());
+            outputs.deadLetter(record, e.reason(), e.getMessage());
+            return;
+        }
+        try {
+            state.append(message, record.timestamp());
+        } catch (RuntimeException e) {
+            LOG.error("message could not be processed, dead-lettered tenant={} session={} id={}", message.tenant(),
+                    message.session(), message.id(), e);
+            outputs.deadLetter(record, DlqReason.PROCESSING_ERROR, e.toString());
+        }
+    }
+}

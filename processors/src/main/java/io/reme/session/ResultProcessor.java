@@ -1,0 +1,68 @@
+package io.reme.session;
+
+import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
+import io.reme.llm.LlmResult;
+import io.reme.tokens.TokenCounter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads worker results from {@code llm.results} (co-partitioned with {@code messages}, so the same
+ * task owns the session) and applies them to the window; unreadable results are dead-lettered.
+ */
+public final class ResultProcessor implements Processor<byte[], byte[], Object, Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(ResultProcessor.class);
+
+    private final SessionSettings settings;
+    private final TokenCounter tokens;
+    private SessionOutputs outputs;
+    private SessionState state;
+
+    private ResultProcessor(SessionSettings settings, TokenCounter tokens) {
+        this.settings = settings;
+        this.tokens = tokens;
+    }
+
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
+            TokenCounter tokens) {
+        return () -> new ResultProcessor(settings, tokens);
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        outputs = new SessionOutputs(context);
+        state = new SessionState(context.getStateStore(SessionStores.HEADERS),
+                context.getStateStore(SessionStores.MESSAGES), settings, tokens, outputs);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        SessionKey key;
+        LlmResult result;
+        try {
+            key = SessionKey.parse(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8));
+            result = record.value() == null ? null : Json.MAPPER.readValue(record.value(), LlmResult.class);
+        } catch (IOException | IllegalArgumentException e) {
+            outputs.deadLetter(record, DlqReason.INVALID_RESULT, e.getMessage());
+            return;
+        }
+        if (result == null || !key.tenant().equals(result.tenant()) || !key.session().equals(result.session())) {
+            outputs.deadLetter(record, DlqReason.INVALID_RESULT, "result is empty or its tenant/session does not match the key");
+            return;
+        }
+        try {
+            state.apply(key, result, record.timestamp());
+        } catch (RuntimeException e) {
+            LOG.error("result could not be applied, dead-lettered tenant={} session={} requestId={}", key.tenant(),
+                    key.session(), result.requestId(), e);
+            outputs.deadLetter(record, DlqReason.PROCESSING_ERROR, e.toString());
+        }
+    }
+}

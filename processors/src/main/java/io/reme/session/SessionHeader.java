@@ -1,0 +1,121 @@
+package io.reme.session;
+
+import io.reme.message.SafeId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The small per-session record kept beside the live messages: window totals, the summary, the
+ * pending compaction and counters. It is rewritten on every message, so it never holds messages.
+ *
+ * @param nextSeq sequence number the next message gets
+ * @param firstLiveSeq oldest sequence number still live (everything before it is archived)
+ * @param liveCount number of live messages
+ * @param messageTokens tokens of the live messages
+ * @param lastMessageId ID of the last appended message, to drop immediate producer retries
+ * @param recentToolSeqs live messages whose tool outputs still have the generous recent limit
+ * @param planBlocked a plan found no valid cut; replanning waits for a new turn or a result
+ * @param summaryTokens tokens of {@code summary}
+ * @param epoch the last epoch issued to a request of this session
+ * @param pending the compaction in flight, or null
+ * @param nextAttemptAt no new compaction is planned before this time (backoff after a failure)
+ */
+public record SessionHeader(
+        String tenant,
+        String session,
+        String user,
+        long nextSeq,
+        long firstLiveSeq,
+        int liveCount,
+        long messageTokens,
+        String lastMessageId,
+        Instant lastMessageAt,
+        List<Long> recentToolSeqs,
+        boolean planBlocked,
+        String summary,
+        long summaryTokens,
+        int summaryVersion,
+        Instant lastSummaryAt,
+        String lastResolvedRequestId,
+        long epoch,
+        PendingCompaction pending,
+        Instant nextAttemptAt,
+        String lastFailure,
+        Instant lastFailureAt,
+        SessionCounters counters) {
+
+    public SessionHeader {
+        SafeId.require("tenant", tenant);
+        SafeId.require("session", session);
+        SafeId.require("user", user);
+        recentToolSeqs = recentToolSeqs == null ? List.of() : List.copyOf(recentToolSeqs);
+        summary = summary == null ? "" : summary;
+        counters = counters == null ? SessionCounters.zero() : counters;
+    }
+
+    public static SessionHeader empty(String tenant, String session, String user) {
+        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, List.of(), false, "", 0, 0, null,
+                null, 0, null, null, null, null, SessionCounters.zero());
+    }
+
+    public SessionKey key() {
+        return new SessionKey(tenant, session);
+    }
+
+    /** A message was appended at {@code nextSeq}. */
+    public SessionHeader withAppended(int tokens, String messageId, Instant at, List<Long> recentTools) {
+        return new SessionHeader(tenant, session, user, nextSeq + 1, liveCount == 0 ? nextSeq : firstLiveSeq,
+                liveCount + 1, messageTokens + tokens, messageId, at, recentTools, planBlocked, summary,
+                summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt,
+                lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES));
+    }
+
+    /** Live messages were rewritten in place (re-truncation), changing their token total by {@code delta}. */
+    public SessionHeader withTokenDelta(long delta, List<Long> recentTools) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens + delta,
+                lastMessageId, lastMessageAt, recentTools, planBlocked, summary, summaryTokens, summaryVersion,
+                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
+                counters);
+    }
+
+    public SessionHeader withPending(PendingCompaction newPending) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastSummaryAt, lastResolvedRequestId, newPending.epoch(), newPending, nextAttemptAt, lastFailure,
+                lastFailureAt, counters);
+    }
+
+    public SessionHeader withPlanBlocked(boolean blocked) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, recentToolSeqs, blocked, summary, summaryTokens, summaryVersion,
+                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
+                counters);
+    }
+
+    /** The pending compaction succeeded: the new summary replaces the old one and its span left the window. */
+    public SessionHeader withApplied(String newSummary, long newSummaryTokens, int archivedCount, long archivedTokens,
+            Instant at) {
+        Objects.requireNonNull(pending, "no pending compaction");
+        List<Long> stillRecent = recentToolSeqs.stream().filter(seq -> seq > pending.toSeq()).toList();
+        return new SessionHeader(tenant, session, user, nextSeq, pending.toSeq() + 1, liveCount - archivedCount,
+                messageTokens - archivedTokens, lastMessageId, lastMessageAt, stillRecent, false, newSummary,
+                newSummaryTokens, summaryVersion + 1, at, pending.requestId(), epoch, null, nextAttemptAt, lastFailure,
+                lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED));
+    }
+
+    /** The pending compaction failed (or timed out): keep every message, wait before trying again. */
+    public SessionHeader withFailed(String reason, Instant at, Instant retryAt, SessionCounters.Counter counter) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastSummaryAt, pending == null ? lastResolvedRequestId : pending.requestId(), epoch, null, retryAt, reason,
+                at, counters.plus(counter));
+    }
+
+    public SessionHeader withCounter(SessionCounters.Counter counter, long amount) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, recentToolSeqs, planBlocked, summary, summaryTokens, summaryVersion,
+                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
+                counters.plus(counter, amount));
+    }
+}

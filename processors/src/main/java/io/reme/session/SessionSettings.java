@@ -1,0 +1,67 @@
+package io.reme.session;
+
+import io.reme.context.ContextPolicy;
+import io.reme.toolresult.TruncationLimits;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything the session processors need to decide: context policy (with per-tenant overrides),
+ * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
+ * zone that dates the conversation, and the input size limit.
+ */
+public record SessionSettings(
+        ContextPolicy defaultPolicy,
+        Map<String, ContextPolicy> tenantPolicies,
+        TruncationLimits truncation,
+        String language,
+        Duration retryBackoff,
+        Duration pendingTimeout,
+        ZoneId zone,
+        int maxMessageBytes) {
+
+    public SessionSettings {
+        Objects.requireNonNull(defaultPolicy, "defaultPolicy");
+        tenantPolicies = Map.copyOf(tenantPolicies);
+        Objects.requireNonNull(truncation, "truncation");
+        Objects.requireNonNull(language, "language");
+        if (retryBackoff.isNegative() || pendingTimeout.isNegative() || pendingTimeout.isZero()) {
+            throw new IllegalArgumentException("retryBackoff must be >= 0 and pendingTimeout > 0");
+        }
+        Objects.requireNonNull(zone, "zone");
+        if (maxMessageBytes <= 0) {
+            throw new IllegalArgumentException("maxMessageBytes must be positive");
+        }
+    }
+
+    public static SessionSettings defaults() {
+        return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
+                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024);
+    }
+
+    public ContextPolicy policyFor(String tenant) {
+        return tenantPolicies.getOrDefault(tenant, defaultPolicy);
+    }
+
+    public SessionSettings withDefaultPolicy(ContextPolicy policy) {
+        return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes);
+    }
+
+    public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
+        return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes);
+    }
+
+    public SessionSettings withTruncation(TruncationLimits limits) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes);
+    }
+
+    public SessionSettings withTiming(Duration backoff, Duration timeout) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
+                maxMessageBytes);
+    }
+}

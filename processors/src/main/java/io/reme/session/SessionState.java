@@ -1,0 +1,288 @@
+package io.reme.session;
+
+import io.reme.context.ContextPlanner;
+import io.reme.context.ContextPolicy;
+import io.reme.context.Cut;
+import io.reme.context.PlanEntry;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.llm.LlmStatus;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.session.SessionCounters.Counter;
+import io.reme.tokens.TokenCounter;
+import io.reme.toolresult.ToolResultTruncator;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The session window's rules over its two stores: append a message (truncating tool outputs),
+ * plan and request a compaction when over threshold, and apply or reject LLM results. Used by one
+ * stream thread at a time (the task's); all time comes from records, never the wall clock. The
+ * header is always written last, so a failure mid-way never leaves totals that count messages that
+ * are not stored.
+ */
+final class SessionState {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
+
+    private final KeyValueStore<String, SessionHeader> headers;
+    private final KeyValueStore<String, StoredMessage> messages;
+    private final SessionSettings settings;
+    private final TokenCounter tokens;
+    private final ToolResultTruncator truncator = new ToolResultTruncator();
+    private final SessionOutputs outputs;
+
+    SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
+            SessionSettings settings, TokenCounter tokens, SessionOutputs outputs) {
+        this.headers = headers;
+        this.messages = messages;
+        this.settings = settings;
+        this.tokens = tokens;
+        this.outputs = outputs;
+    }
+
+    /** Appends one validated message to its session's window. */
+    void append(Message message, long timestamp) {
+        SessionKey key = new SessionKey(message.tenant(), message.session());
+        SessionHeader header = headers.get(key.key());
+        if (header == null) {
+            header = SessionHeader.empty(message.tenant(), message.session(), message.user());
+        }
+        if (message.id().equals(header.lastMessageId())) {
+            headers.put(key.key(), header.withCounter(Counter.DUPLICATE_MESSAGES, 1));
+            return;
+        }
+        Instant now = Instant.ofEpochMilli(timestamp);
+        List<Long> recent = header.recentToolSeqs();
+        if (!message.hasToolResults() && !recent.isEmpty()) {
+            header = ageToolOutputs(key, header, timestamp);
+            recent = List.of();
+        }
+        long seq = header.nextSeq();
+        Truncated truncated = truncate(key, seq, message, settings.truncation().recentBytes(), timestamp);
+        if (message.hasToolResults() && exceeds(truncated.message(), settings.truncation().oldBytes())) {
+            List<Long> longer = new ArrayList<>(recent);
+            longer.add(seq);
+            recent = longer;
+        }
+        int count = tokens.count(truncated.message());
+        messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
+        header = header.withAppended(count, message.id(), message.time(), recent)
+                .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
+        header = maybeCompact(key, header, now, message.startsTurn(), timestamp);
+        headers.put(key.key(), header);
+    }
+
+    /** Applies a worker's result if it answers the pending request; anything else is counted and dropped. */
+    void apply(SessionKey key, LlmResult result, long timestamp) {
+        SessionHeader header = headers.get(key.key());
+        if (header == null) {
+            LOG.warn("result for unknown session dropped tenant={} session={} requestId={}", key.tenant(),
+                    key.session(), result.requestId());
+            return;
+        }
+        if (result.kind() != LlmKind.COMPACT) {
+            return;
+        }
+        PendingCompaction pending = header.pending();
+        if (pending == null || !pending.matches(result.requestId(), result.epoch())) {
+            boolean duplicate = result.requestId().equals(header.lastResolvedRequestId());
+            LOG.debug("{} result dropped tenant={} session={} requestId={} epoch={}",
+                    duplicate ? "duplicate" : "stale", key.tenant(), key.session(), result.requestId(), result.epoch());
+            headers.put(key.key(), header.withCounter(duplicate ? Counter.DUPLICATE_RESULTS : Counter.STALE_RESULTS, 1));
+            return;
+        }
+        Instant now = Instant.ofEpochMilli(timestamp);
+        if (result.status() == LlmStatus.FAILED) {
+            LOG.warn("compaction failed tenant={} session={} requestId={} attempts={} error={}", key.tenant(),
+                    key.session(), result.requestId(), result.attempts(), result.error());
+            headers.put(key.key(), header.withFailed(String.valueOf(result.error()), now,
+                    now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
+            return;
+        }
+        String problem = summaryProblem(result.payload());
+        if (problem != null) {
+            LOG.warn("invalid summary rejected tenant={} session={} requestId={} problem={}", key.tenant(),
+                    key.session(), result.requestId(), problem);
+            headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
+                    now.plus(settings.retryBackoff()), Counter.INVALID_SUMMARIES));
+            return;
+        }
+        int archived = 0;
+        long archivedTokens = 0;
+        DateTimeFormatter day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
+        List<String> covered = new ArrayList<>();
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(pending.fromSeq()), key.messageKey(pending.toSeq()))) {
+            while (it.hasNext()) {
+                KeyValue<String, StoredMessage> entry = it.next();
+                StoredMessage stored = entry.value;
+                Message message = stored.message();
+                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
+                        day.format(message.time()), stored.seq(), pending.requestId(), message), timestamp);
+                covered.add(entry.key);
+                archived++;
+                archivedTokens += stored.tokens();
+            }
+        }
+        covered.forEach(messages::delete);
+        header = header.withApplied(result.payload(), tokens.count(result.payload()), archived, archivedTokens, now);
+        LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
+                        + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
+                result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
+        header = maybeCompact(key, header, now, true, timestamp);
+        headers.put(key.key(), header);
+    }
+
+    /**
+     * Requests a compaction when the window is over its threshold and nothing is in flight. A request
+     * pending longer than the timeout is abandoned (its late result becomes stale) and re-planned.
+     */
+    private SessionHeader maybeCompact(SessionKey key, SessionHeader header, Instant now, boolean turnStarted,
+            long timestamp) {
+        PendingCompaction pending = header.pending();
+        if (pending != null) {
+            if (!now.isAfter(pending.requestedAt().plus(settings.pendingTimeout()))) {
+                return header;
+            }
+            LOG.warn("compaction timed out tenant={} session={} requestId={} epoch={}", key.tenant(), key.session(),
+                    pending.requestId(), pending.epoch());
+            header = header.withFailed("no result within " + settings.pendingTimeout(), now, now,
+                    Counter.COMPACTIONS_TIMED_OUT);
+        }
+        if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
+            return header;
+        }
+        ContextPolicy policy = settings.policyFor(key.tenant());
+        if (!policy.overThreshold(header.messageTokens(), header.summaryTokens())) {
+            return header;
+        }
+        if (header.planBlocked() && !turnStarted) {
+            return header;
+        }
+        List<StoredMessage> window = window(key, header);
+        List<PlanEntry> entries = new ArrayList<>(window.size());
+        for (StoredMessage stored : window) {
+            Message message = stored.message();
+            entries.add(new PlanEntry(stored.seq(), message.startsTurn(), stored.tokens(), message.toolUseIds(),
+                    message.toolResultIds()));
+        }
+        Optional<Cut> cut = ContextPlanner.plan(entries, policy.keepBudget(header.summaryTokens()));
+        if (cut.isEmpty()) {
+            LOG.debug("over threshold but no valid cut tenant={} session={} liveTokens={}", key.tenant(),
+                    key.session(), header.messageTokens());
+            return header.withPlanBlocked(true).withCounter(Counter.NO_VALID_CUT, 1);
+        }
+        List<Message> span = window.subList(0, cut.get().compactCount()).stream().map(StoredMessage::message).toList();
+        long epoch = header.epoch() + 1;
+        String requestId = UUID.nameUUIDFromBytes((key.key() + "#" + epoch).getBytes(StandardCharsets.UTF_8)).toString();
+        long fromSeq = window.get(0).seq();
+        long toSeq = cut.get().lastCompactedSeq();
+        LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
+                header.user(), fromSeq, toSeq, span, header.summary(), settings.language(), 0, now);
+        outputs.request(key, compact, timestamp);
+        outputs.request(key, compact.withKind(LlmKind.DIARY), timestamp);
+        LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
+                key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),
+                cut.get().keptTokens());
+        return header.withPending(new PendingCompaction(requestId, epoch, fromSeq, toSeq, span.size(),
+                cut.get().compactedTokens(), now)).withCounter(Counter.COMPACTIONS_REQUESTED, 1);
+    }
+
+    /** Live messages in order; read only when a plan is needed, never on a plain append. */
+    List<StoredMessage> window(SessionKey key, SessionHeader header) {
+        List<StoredMessage> window = new ArrayList<>(header.liveCount());
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(header.firstLiveSeq()), key.messageKey(Long.MAX_VALUE))) {
+            it.forEachRemaining(entry -> window.add(entry.value));
+        }
+        return window;
+    }
+
+    /** Outputs that left the recent window are cut to the small limit. */
+    private SessionHeader ageToolOutputs(SessionKey key, SessionHeader header, long timestamp) {
+        long delta = 0;
+        int cut = 0;
+        for (long seq : header.recentToolSeqs()) {
+            StoredMessage stored = messages.get(key.messageKey(seq));
+            if (stored == null) {
+                continue;
+            }
+            Truncated truncated = truncate(key, seq, stored.message(), settings.truncation().oldBytes(), timestamp);
+            if (truncated.count() > 0) {
+                int count = tokens.count(truncated.message());
+                messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
+                delta += count - stored.tokens();
+                cut += truncated.count();
+            }
+        }
+        return header.withTokenDelta(delta, List.of()).withCounter(Counter.TRUNCATED_OUTPUTS, cut);
+    }
+
+    private record Truncated(Message message, int count) {
+    }
+
+    private Truncated truncate(SessionKey key, long seq, Message message, int limit, long timestamp) {
+        Message result = message;
+        int count = 0;
+        List<Block> blocks = message.content();
+        for (int i = 0; i < blocks.size(); i++) {
+            if (!(blocks.get(i) instanceof Block.ToolResult block)) {
+                continue;
+            }
+            Optional<String> cut;
+            if (ToolResultTruncator.isTruncated(block.output())) {
+                cut = truncator.retruncate(block.output(), limit);
+            } else {
+                String id = toolResultId(key, seq, i);
+                cut = truncator.truncate(block.output(), limit, ToolResultTruncator.storedPath(id));
+                if (cut.isPresent()) {
+                    outputs.toolResult(key.tenant(), id, block.output(), timestamp);
+                }
+            }
+            if (cut.isPresent()) {
+                result = result.withBlock(i, block.withOutput(cut.get()));
+                count++;
+            }
+        }
+        return new Truncated(result, count);
+    }
+
+    private static boolean exceeds(Message message, int limit) {
+        for (Block block : message.content()) {
+            if (block instanceof Block.ToolResult result
+                    && result.output().getBytes(StandardCharsets.UTF_8).length > limit + ToolResultTruncator.SLACK_BYTES) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Stable across replays, unique per block: the same input always names the same stored output. */
+    static String toolResultId(SessionKey key, long seq, int blockIndex) {
+        return UUID.nameUUIDFromBytes((key.key() + "/" + seq + "/" + blockIndex).getBytes(StandardCharsets.UTF_8))
+                .toString().replace("-", "");
+    }
+
+    /** A summary is applied only if it is a structured Markdown document; anything else is a failure. */
+    static String summaryProblem(String summary) {
+        if (summary == null || summary.isBlank()) {
+            return "empty";
+        }
+        if (!summary.contains("## ")) {
+            return "no '## ' section heading";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,31 @@
+package io.reme.session;
+
+import io.reme.json.JsonSerde;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The two logged RocksDB stores of a session window. Headers are keyed {@code tenant/session};
+ * messages {@code tenant/session/<19-digit seq>}, so one session's messages are a contiguous,
+ * ordered range and an append writes one small entry instead of rewriting the window.
+ */
+public final class SessionStores {
+    public static final String HEADERS = "session-headers";
+    public static final String MESSAGES = "session-messages";
+
+    private SessionStores() {
+    }
+
+    public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HEADERS), Serdes.String(),
+                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of());
+    }
+
+    public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MESSAGES), Serdes.String(),
+                JsonSerde.of(StoredMessage.class)).withLoggingEnabled(Map.of());
+    }
+}

@@ -1,0 +1,60 @@
+package io.reme.session;
+
+import io.reme.context.ContextPolicy;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * What an agent gets back for a session: its summary, live messages and token accounting, plus
+ * the state of compaction. Read from the stores through interactive queries.
+ */
+public record SessionView(
+        String tenant,
+        String session,
+        String user,
+        String summary,
+        int summaryVersion,
+        List<StoredMessage> messages,
+        Tokens tokens,
+        Compaction compaction) {
+
+    /** Token accounting: {@code usageRatio} is total / maxInputLength, {@code thresholdRatio} messages / threshold. */
+    public record Tokens(String encoding, long summary, long messages, long total, long threshold, long keepBudget,
+            int maxInputLength, double usageRatio, double thresholdRatio) {
+    }
+
+    /** Compaction state: what is in flight, what happened last, and the counters. */
+    public record Compaction(PendingCompaction pending, Instant lastSummaryAt, Instant nextAttemptAt,
+            String lastFailure, Instant lastFailureAt, long epoch, Map<SessionCounters.Counter, Long> counters) {
+    }
+
+    /** Reads one session; empty if the session has no state on this instance. */
+    public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
+            ReadOnlyKeyValueStore<String, StoredMessage> messages, SessionKey key, ContextPolicy policy,
+            String encoding) {
+        SessionHeader header = headers.get(key.key());
+        if (header == null) {
+            return Optional.empty();
+        }
+        List<StoredMessage> live = new ArrayList<>(header.liveCount());
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(header.firstLiveSeq()), key.messageKey(Long.MAX_VALUE))) {
+            it.forEachRemaining(entry -> live.add(entry.value));
+        }
+        long threshold = policy.threshold(header.summaryTokens());
+        long total = header.summaryTokens() + header.messageTokens();
+        Tokens tokens = new Tokens(encoding, header.summaryTokens(), header.messageTokens(), total, threshold,
+                policy.keepBudget(header.summaryTokens()), policy.maxInputLength(),
+                (double) (total + policy.reservedTokens()) / policy.maxInputLength(),
+                threshold <= 0 ? 1.0 : (double) header.messageTokens() / threshold);
+        Compaction compaction = new Compaction(header.pending(), header.lastSummaryAt(), header.nextAttemptAt(),
+                header.lastFailure(), header.lastFailureAt(), header.epoch(), header.counters().values());
+        return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), header.summary(),
+                header.summaryVersion(), live, tokens, compaction));
+    }
+}

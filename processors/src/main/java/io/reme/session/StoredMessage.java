@@ -1,0 +1,14 @@
+package io.reme.session;
+
+import io.reme.message.Message;
+import java.util.Objects;
+
+/** One live message in the session store, with its token count (counted once, when it was stored). */
+public record StoredMessage(long seq, int tokens, Message message) {
+    public StoredMessage {
+        Objects.requireNonNull(message, "message");
+        if (tokens < 0) {
+            throw new IllegalArgumentException("tokens must be >= 0");
+        }
+    }
+}

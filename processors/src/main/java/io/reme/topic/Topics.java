@@ -1,0 +1,85 @@
+package io.reme.topic;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every topic of the pipeline, named once from a configurable prefix (default {@code reme.}).
+ * {@code messages} and {@code llm.results} feed the same tasks and must have the same partition
+ * count; {@link #specs} creates them that way.
+ */
+public record Topics(String prefix) {
+    public static final String DEFAULT_PREFIX = "reme.";
+
+    public Topics {
+        if (prefix == null || !prefix.matches("[A-Za-z0-9._-]*")) {
+            throw new IllegalArgumentException("topic prefix may only hold [A-Za-z0-9._-], got '" + prefix + "'");
+        }
+    }
+
+    public static Topics withDefaultPrefix() {
+        return new Topics(DEFAULT_PREFIX);
+    }
+
+    public String messages() {
+        return prefix + "messages";
+    }
+
+    public String llmRequests() {
+        return prefix + "llm.requests";
+    }
+
+    public String llmResults() {
+        return prefix + "llm.results";
+    }
+
+    public String dialog() {
+        return prefix + "dialog";
+    }
+
+    public String toolResults() {
+        return prefix + "tool-results";
+    }
+
+    public String diary() {
+        return prefix + "diary";
+    }
+
+    public String memories() {
+        return prefix + "memories";
+    }
+
+    public String dlq() {
+        return prefix + "dlq";
+    }
+
+    /**
+     * The topics to create.
+     *
+     * @param partitions P, the parallelism of the session processor
+     * @param maxMessageBytes the largest input envelope accepted
+     * @param maxRequestBytes the largest LLM request (a whole window of messages)
+     * @param toolResultRetention how long full tool outputs are kept (the TTL)
+     */
+    public List<TopicSpec> specs(int partitions, int maxMessageBytes, int maxRequestBytes, Duration toolResultRetention) {
+        String inputLimit = Integer.toString(maxMessageBytes + 64 * 1024);
+        String requestLimit = Integer.toString(maxRequestBytes);
+        Map<String, String> append = Map.of("cleanup.policy", "delete");
+        Map<String, String> compacted = Map.of("cleanup.policy", "compact");
+        return List.of(
+                new TopicSpec(messages(), partitions, Map.of("cleanup.policy", "delete", "max.message.bytes", inputLimit)),
+                new TopicSpec(llmRequests(), partitions, Map.of("cleanup.policy", "delete",
+                        "max.message.bytes", requestLimit, "compression.type", "zstd")),
+                new TopicSpec(llmResults(), partitions, append),
+                new TopicSpec(dialog(), partitions, Map.of("cleanup.policy", "delete",
+                        "max.message.bytes", inputLimit, "retention.ms", "-1")),
+                new TopicSpec(toolResults(), partitions, Map.of("cleanup.policy", "compact,delete",
+                        "retention.ms", Long.toString(toolResultRetention.toMillis()),
+                        "max.message.bytes", inputLimit, "compression.type", "zstd")),
+                new TopicSpec(diary(), partitions, compacted),
+                new TopicSpec(memories(), partitions, compacted),
+                new TopicSpec(dlq(), partitions, Map.of("cleanup.policy", "delete",
+                        "max.message.bytes", requestLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));
+    }
+}

@@ -1,0 +1,240 @@
+package io.reme.app;
+
+import com.sun.net.httpserver.HttpServer;
+import io.reme.admin.TopicProvisioner;
+import io.reme.broker.EmbeddedKafka;
+import io.reme.config.AppConfig;
+import io.reme.config.ConfigException;
+import io.reme.query.ApiKeys;
+import io.reme.query.ApiServer;
+import io.reme.query.ContextQueries;
+import io.reme.query.Health;
+import io.reme.query.MessageIngest;
+import io.reme.session.SessionSettings;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import io.reme.topology.RemeTopology;
+import io.reme.topology.StreamsSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One instance of ReMe Streams: starts the embedded broker (when no cluster is configured), creates
+ * the topics, starts Kafka Streams and the HTTP API; {@link #close} stops them in reverse order and
+ * leaves the consumer group so a restart does not wait for a session timeout.
+ */
+public final class RemeApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RemeApp.class);
+    public static final String DEFAULT_TENANT = "demo";
+
+    private final AppConfig config;
+    private final EmbeddedKafka broker;
+    private final String bootstrapServers;
+    private final KafkaStreams streams;
+    private final Producer<byte[], byte[]> producer;
+    private final ApiServer api;
+    private final String apiKey;
+    private volatile boolean closed;
+
+    private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
+            Producer<byte[], byte[]> producer, ApiServer api, String apiKey) {
+        this.config = config;
+        this.broker = broker;
+        this.bootstrapServers = bootstrapServers;
+        this.streams = streams;
+        this.producer = producer;
+        this.api = api;
+        this.apiKey = apiKey;
+    }
+
+    /** Starts everything and returns once Kafka Streams is running and the API answers. */
+    public static RemeApp start(AppConfig config) {
+        Path dataDir = config.dataDir();
+        EmbeddedKafka broker = null;
+        KafkaStreams streams = null;
+        Producer<byte[], byte[]> producer = null;
+        HttpServer bound = null;
+        try {
+            Files.createDirectories(dataDir);
+            String host = config.get(AppConfig.HTTP_HOST);
+            ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
+            String generatedKey = null;
+            if (keys.isEmpty()) {
+                if (!InetAddress.getByName(host).isLoopbackAddress()) {
+                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
+                            + "non-loopback address (" + host + ")"));
+                }
+                generatedKey = demoKey(dataDir);
+                keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+            }
+            if (config.embeddedBroker()) {
+                broker = EmbeddedKafka.start(dataDir);
+            }
+            String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
+            Topics topics = config.topics();
+            try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
+                TopicProvisioner.ensure(admin, topics, topics.specs(config.get(AppConfig.PARTITIONS),
+                        config.get(AppConfig.INPUT_MAX_BYTES), config.get(AppConfig.REQUEST_MAX_BYTES),
+                        config.get(AppConfig.TOOL_RETENTION)), config.get(AppConfig.REPLICATION_FACTOR));
+            }
+            bound = ApiServer.bind(host, config.get(AppConfig.HTTP_PORT));
+            String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
+            HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
+
+            SessionSettings settings = config.sessionSettings();
+            TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
+                    config.get(AppConfig.IMAGE_TOKENS));
+            Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
+            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens), props);
+            streams.setUncaughtExceptionHandler(e -> {
+                LOG.error("stream thread failed; replacing it", e);
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            });
+            CountDownLatch running = new CountDownLatch(1);
+            streams.setStateListener((next, previous) -> {
+                LOG.info("streams state from={} to={}", previous, next);
+                if (next == KafkaStreams.State.RUNNING) {
+                    running.countDown();
+                }
+            });
+            streams.start();
+
+            Map<String, Object> producerProps = clientProps(config, bootstrap);
+            producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+            producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
+            producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            ApiServer api = ApiServer.start(bound, keys,
+                    new ContextQueries(streams, self, settings, tokens.encodingName()),
+                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
+                    new Health(streams));
+            if (!running.await(120, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
+                        + streams.state() + ")");
+            }
+            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={}", bootstrap, self.host(), self.port(),
+                    config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE));
+            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(streams, producer, bound, broker);
+            throw new IllegalStateException("interrupted during start", e);
+        } catch (IOException e) {
+            closeQuietly(streams, producer, bound, broker);
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            closeQuietly(streams, producer, bound, broker);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, HttpServer bound,
+            EmbeddedKafka broker) {
+        if (streams != null) {
+            streams.close(Duration.ofSeconds(10));
+        }
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(5));
+        }
+        if (bound != null) {
+            bound.stop(0);
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /** The random key for tenant {@code demo}, made once and kept in {@code <data-dir>/api-key}. */
+    private static String demoKey(Path dataDir) throws IOException {
+        Path file = dataDir.resolve("api-key");
+        if (Files.exists(file)) {
+            String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
+            if (existing.length() >= 16) {
+                return existing;
+            }
+        }
+        byte[] random = new byte[24];
+        new SecureRandom().nextBytes(random);
+        String key = HexFormat.of().formatHex(random);
+        Files.writeString(file, key + "\n", StandardCharsets.UTF_8);
+        try {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            LOG.debug("no POSIX permissions on this file system for {}", file);
+        }
+        return key;
+    }
+
+    static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
+        Map<String, Object> props = new java.util.HashMap<>();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.putAll(config.kafkaOverrides());
+        return props;
+    }
+
+    public String httpUrl() {
+        return "http://" + config.get(AppConfig.HTTP_HOST) + ":" + api.port();
+    }
+
+    public int httpPort() {
+        return api.port();
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** The generated key of tenant {@code demo}, or null when keys are configured. */
+    public String generatedApiKey() {
+        return apiKey;
+    }
+
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    public AppConfig config() {
+        return config;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LOG.info("stopping");
+        api.close();
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(Duration.ofSeconds(30)));
+        producer.close(Duration.ofSeconds(5));
+        if (broker != null) {
+            broker.close();
+        }
+        LOG.info("stopped");
+    }
+}

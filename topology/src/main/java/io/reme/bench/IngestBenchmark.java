@@ -1,0 +1,187 @@
+package io.reme.bench;
+
+import io.reme.admin.TopicProvisioner;
+import io.reme.broker.EmbeddedKafka;
+import io.reme.config.AppConfig;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import io.reme.topology.RemeTopology;
+import io.reme.topology.StreamsSettings;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * {@code bench ingest}: messages/s through the session processor (exactly-once, RocksDB) against a
+ * pass-through topology over the same input on the same embedded broker, for one or more shapes
+ * of sessions x messages. Throughput is measured from RUNNING until the group's committed offsets
+ * reach the end of the input, so start-up is not counted.
+ */
+public final class IngestBenchmark {
+    private final Path dataDir;
+    private final int partitions;
+    private final int threads;
+    private final PrintStream out;
+
+    public IngestBenchmark(Path dataDir, int partitions, int threads, PrintStream out) {
+        this.dataDir = dataDir;
+        this.partitions = partitions;
+        this.threads = threads;
+        this.out = out;
+    }
+
+    /** One measured shape: how many sessions and messages per session. */
+    public record Shape(int sessions, int messagesPerSession) {
+        int total() {
+            return sessions * messagesPerSession;
+        }
+    }
+
+    /** The outcome of one shape. */
+    public record Result(Shape shape, double sessionRate, double passThroughRate, long inputBytes) {
+        double ratio() {
+            return sessionRate / passThroughRate;
+        }
+    }
+
+    public List<Result> run(List<Shape> shapes) throws Exception {
+        List<Result> results = new ArrayList<>();
+        try (EmbeddedKafka broker = EmbeddedKafka.start(dataDir.resolve("broker"));
+                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            int index = 0;
+            for (Shape shape : shapes) {
+                Topics topics = new Topics("bench" + index + ".");
+                TopicProvisioner.ensure(admin, topics, topics.specs(partitions, 4 * 1024 * 1024, 16 * 1024 * 1024,
+                        Duration.ofDays(3)), 1);
+                String passThroughOut = topics.prefix() + "passthrough.out";
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(passThroughOut, partitions,
+                        (short) 1))).all().get();
+                long bytes = produce(broker.bootstrapServers(), topics.messages(), shape);
+                out.printf("shape %d sessions x %d messages: %d messages, %.1f MB produced%n", shape.sessions(),
+                        shape.messagesPerSession(), shape.total(), bytes / 1e6);
+                Topology passThrough = new Topology();
+                passThrough.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                        topics.messages());
+                passThrough.addSink("bench-sink", passThroughOut, new ByteArraySerializer(), new ByteArraySerializer(),
+                        "bench-source");
+                double passRate = measure(admin, broker.bootstrapServers(), passThrough, "bench-pass-" + index,
+                        topics.messages(), shape.total());
+                AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve("app" + index).toString()));
+                Topology session = RemeTopology.build(topics, config.sessionSettings(),
+                        TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)));
+                double sessionRate = measure(admin, broker.bootstrapServers(), session, "bench-session-" + index,
+                        topics.messages(), shape.total());
+                Result result = new Result(shape, sessionRate, passRate, bytes);
+                out.printf("  pass-through %,.0f msg/s   session processor %,.0f msg/s   ratio %.2f%n", passRate,
+                        sessionRate, result.ratio());
+                results.add(result);
+                index++;
+            }
+        }
+        return results;
+    }
+
+    private long produce(String bootstrap, String topic, Shape shape) throws Exception {
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
+        ConversationGenerator generator = new ConversationGenerator(42, 25, 150_000);
+        List<List<ConversationGenerator.Envelope>> sessions = new ArrayList<>();
+        Instant start = Instant.parse("2026-11-30T09:00:00Z");
+        for (int s = 0; s < shape.sessions(); s++) {
+            sessions.add(generator.session("bench", "s" + s, "u" + (s % 7), shape.messagesPerSession(), start));
+        }
+        long bytes = 0;
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            // Interleave sessions, as concurrent conversations arrive.
+            for (int m = 0; m < shape.messagesPerSession(); m++) {
+                for (List<ConversationGenerator.Envelope> session : sessions) {
+                    ConversationGenerator.Envelope envelope = session.get(m);
+                    bytes += envelope.value().length;
+                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            envelope.value()));
+                }
+            }
+            producer.flush();
+        }
+        return bytes;
+    }
+
+    private double measure(Admin admin, String bootstrap, Topology topology, String applicationId, String inputTopic,
+            int total) throws Exception {
+        AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve(applicationId).toString(),
+                AppConfig.APPLICATION_ID.name(), applicationId, AppConfig.STREAM_THREADS.name(), Integer.toString(threads)));
+        Properties props = StreamsSettings.properties(config, bootstrap, "127.0.0.1:1");
+        Map<TopicPartition, Long> ends = endOffsets(admin, inputTopic);
+        try (KafkaStreams streams = new KafkaStreams(topology, props)) {
+            java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+            streams.setStateListener((next, previous) -> {
+                if (next == KafkaStreams.State.RUNNING) {
+                    running.countDown();
+                }
+            });
+            streams.start();
+            if (!running.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(applicationId + " did not start");
+            }
+            long startNs = System.nanoTime();
+            while (!caughtUp(admin, applicationId, ends)) {
+                if (System.nanoTime() - startNs > TimeUnit.MINUTES.toNanos(30)) {
+                    throw new IllegalStateException(applicationId + " did not finish within 30 minutes");
+                }
+                Thread.sleep(100);
+            }
+            double seconds = (System.nanoTime() - startNs) / 1e9;
+            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(30)));
+            return total / seconds;
+        }
+    }
+
+    private static Map<TopicPartition, Long> endOffsets(Admin admin, String topic)
+            throws ExecutionException, InterruptedException {
+        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+        Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        return admin.listOffsets(latest).all().get().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    private static boolean caughtUp(Admin admin, String group, Map<TopicPartition, Long> ends)
+            throws ExecutionException, InterruptedException {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            OffsetAndMetadata offset = committed.get(end.getKey());
+            long position = offset == null ? 0 : offset.offset();
+            if (position < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,52 @@
+package io.reme.cli;
+
+import io.reme.bench.IngestBenchmark;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code bench ingest}: throughput benchmarks on a throw-away embedded broker. */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest.")
+final class BenchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "WHAT", description = "ingest")
+    String what;
+
+    @Option(names = "--shapes", split = ",", paramLabel = "SxM",
+            description = "Sessions x messages per session, e.g. 20x1000,2x10000 (default).")
+    List<String> shapes = List.of("20x1000", "2x10000");
+
+    @Option(names = "--partitions", description = "Topic partitions (default 6).")
+    int partitions = 6;
+
+    @Option(names = "--threads", description = "Stream threads (default 2).")
+    int threads = 2;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Scratch directory (default: a new temp dir).")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!"ingest".equals(what)) {
+            System.err.println("unknown benchmark '" + what + "'; available: ingest");
+            return 2;
+        }
+        Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
+        List<IngestBenchmark.Shape> parsed = new ArrayList<>();
+        for (String shape : shapes) {
+            String[] parts = shape.toLowerCase(java.util.Locale.ROOT).split("x");
+            if (parts.length != 2) {
+                System.err.println("a shape is SESSIONSxMESSAGES, got '" + shape + "'");
+                return 2;
+            }
+            parsed.add(new IngestBenchmark.Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1])));
+        }
+        System.out.printf("bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%n", partitions, threads, dir);
+        new IngestBenchmark(dir, partitions, threads, System.out).run(parsed);
+        return 0;
+    }
+}

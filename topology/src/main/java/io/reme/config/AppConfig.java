@@ -1,0 +1,267 @@
+package io.reme.config;
+
+import io.reme.context.ContextPolicy;
+import io.reme.session.SessionSettings;
+import io.reme.toolresult.TruncationLimits;
+import io.reme.topic.Topics;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The application's configuration, parsed and validated once at start-up. Each option is read from,
+ * in order of precedence: a command-line option, its environment variable ({@code REME_...}), the
+ * properties file, its default. Two families exist only in the properties file: per-tenant context
+ * overrides ({@code reme.tenant.<tenant>.context.<option>}) and Kafka client settings passed through
+ * verbatim ({@code kafka.<client config>}).
+ */
+public final class AppConfig {
+    public static final ConfigField<String> DATA_DIR = new ConfigField<>("reme.data.dir", "./reme-data",
+            "Directory for the embedded broker's logs, Streams state, the generated API key and the working dir.",
+            Parsers.text());
+    public static final ConfigField<String> BOOTSTRAP_SERVERS = new ConfigField<>("reme.bootstrap.servers", "",
+            "Kafka cluster to use (host:port,...). Empty starts an embedded single-node broker under the data dir.",
+            Parsers.text());
+    public static final ConfigField<String> HTTP_HOST = new ConfigField<>("reme.http.host", "127.0.0.1",
+            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.", Parsers.text());
+    public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>("reme.http.port", "8080",
+            "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));
+    public static final ConfigField<String> ADVERTISED_HOST = new ConfigField<>("reme.http.advertised-host", "",
+            "Host other instances use to reach this one's API (Streams application.server). Empty = reme.http.host.",
+            Parsers.text());
+    public static final ConfigField<String> API_KEYS = new ConfigField<>("reme.api.keys", "",
+            "Bearer tokens per tenant as tenant:key,tenant:key. Empty serves tenant 'demo' with a random key printed "
+                    + "at start and written to <data-dir>/api-key.", Parsers.text());
+    public static final ConfigField<String> APPLICATION_ID = new ConfigField<>("reme.application.id", "reme-streams",
+            "Kafka Streams application.id (consumer group and internal topic prefix).", Parsers.text());
+    public static final ConfigField<String> TOPIC_PREFIX = new ConfigField<>("reme.topic.prefix", Topics.DEFAULT_PREFIX,
+            "Prefix of every topic name.", Parsers.text());
+    public static final ConfigField<Integer> PARTITIONS = new ConfigField<>("reme.topic.partitions", "6",
+            "Partitions of the topics created at start (P); bounds the parallelism.", Parsers.intIn(1, 10_000));
+    public static final ConfigField<Integer> REPLICATION_FACTOR = new ConfigField<>("reme.topic.replication-factor",
+            "-1", "Replication factor of created topics; -1 uses the broker default.", Parsers.intIn(-1, 32));
+    public static final ConfigField<Integer> STREAM_THREADS = new ConfigField<>("reme.streams.threads", "2",
+            "Kafka Streams stream threads per instance.", Parsers.intIn(1, 256));
+    public static final ConfigField<String> PROCESSING_GUARANTEE = new ConfigField<>("reme.streams.processing-guarantee",
+            "exactly_once_v2", "exactly_once_v2 (default: store writes, outputs and offsets commit together) or "
+                    + "at_least_once.", Parsers.oneOf("exactly_once_v2", "at_least_once"));
+    public static final ConfigField<Integer> COMMIT_INTERVAL_MS = new ConfigField<>("reme.streams.commit-interval-ms",
+            "100", "Streams commit interval in milliseconds.", Parsers.intIn(1, 600_000));
+    public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>("reme.context.max-input-length",
+            Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH), "The model's context length in tokens.",
+            Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Double> COMPACT_RATIO = new ConfigField<>("reme.context.compact-ratio",
+            Double.toString(ContextPolicy.DEFAULT_COMPACT_RATIO),
+            "Share of the context the window may fill; threshold = floor(max-input-length x ratio x 0.95) - "
+                    + "reserved-tokens - summary tokens.", Parsers.fraction());
+    public static final ConfigField<Integer> RESERVE = new ConfigField<>("reme.context.reserve",
+            Integer.toString(ContextPolicy.DEFAULT_RESERVE),
+            "Tokens of newest messages kept live when compacting.", Parsers.intIn(0, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> RESERVED_TOKENS = new ConfigField<>("reme.context.reserved-tokens", "0",
+            "Tokens set aside for the agent's system prompt.", Parsers.intIn(0, Integer.MAX_VALUE));
+    public static final ConfigField<String> TOKEN_ENCODING = new ConfigField<>("reme.tokens.encoding", "o200k_base",
+            "jtokkit encoding: o200k_base, cl100k_base, p50k_base, p50k_edit or r50k_base.",
+            Parsers.oneOf("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base"));
+    public static final ConfigField<Integer> IMAGE_TOKENS = new ConfigField<>("reme.tokens.image", "1000",
+            "Flat token cost of one image block.", Parsers.intIn(0, 1_000_000));
+    public static final ConfigField<Integer> TOOL_RECENT_BYTES = new ConfigField<>("reme.tool-result.recent-bytes",
+            Integer.toString(TruncationLimits.DEFAULT_RECENT_BYTES),
+            "Tool outputs in the newest messages are cut above this many bytes.", Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> TOOL_OLD_BYTES = new ConfigField<>("reme.tool-result.old-bytes",
+            Integer.toString(TruncationLimits.DEFAULT_OLD_BYTES),
+            "Older tool outputs are re-cut to this many bytes.", Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Duration> TOOL_RETENTION = new ConfigField<>("reme.tool-result.retention", "3d",
+            "How long full tool outputs are kept (retention.ms of the tool-results topic).", Parsers.duration());
+    public static final ConfigField<String> LANGUAGE = new ConfigField<>("reme.summary.language", "en",
+            "Language summaries and diaries are written in.", Parsers.text());
+    public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
+            "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
+    public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
+            "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.duration());
+    public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
+            "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
+    public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
+            "Largest accepted message envelope; larger ones are dead-lettered.", Parsers.intIn(1024, 64 * 1024 * 1024));
+    public static final ConfigField<Integer> REQUEST_MAX_BYTES = new ConfigField<>("reme.llm.max-request-bytes",
+            "16777216", "Largest LLM request (a window of messages): max.message.bytes of llm.requests and the "
+                    + "producers' max.request.size.", Parsers.intIn(1024 * 1024, 256 * 1024 * 1024));
+
+    public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
+            ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
+            PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
+            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, RETRY_BACKOFF,
+            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES);
+
+    private static final Pattern TENANT_OPTION =
+            Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
+    private static final String KAFKA_PREFIX = "kafka.";
+
+    private final Map<String, Object> values;
+    private final Map<String, ContextPolicy> tenantPolicies;
+    private final Map<String, String> kafkaOverrides;
+
+    private AppConfig(Map<String, Object> values, Map<String, ContextPolicy> tenantPolicies,
+            Map<String, String> kafkaOverrides) {
+        this.values = Map.copyOf(values);
+        this.tenantPolicies = Map.copyOf(tenantPolicies);
+        this.kafkaOverrides = Map.copyOf(kafkaOverrides);
+    }
+
+    /** Defaults overridden only by {@code overrides}; for tests and tools. */
+    public static AppConfig of(Map<String, String> overrides) {
+        return load(Map.of(), Map.of(), overrides);
+    }
+
+    public static Map<String, String> readFile(Path file) {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
+            properties.load(reader);
+        } catch (IOException e) {
+            throw new ConfigException(List.of("cannot read config file " + file + ": " + e.getMessage()));
+        }
+        Map<String, String> map = new TreeMap<>();
+        properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+        return map;
+    }
+
+    /**
+     * Parses and validates everything, reporting every bad value at once.
+     *
+     * @throws ConfigException listing each problem with the option's name
+     */
+    public static AppConfig load(Map<String, String> file, Map<String, String> env, Map<String, String> overrides) {
+        List<String> errors = new ArrayList<>();
+        Map<String, Object> values = new HashMap<>();
+        for (ConfigField<?> field : FIELDS) {
+            String raw = overrides.get(field.name());
+            String source = "option";
+            if (raw == null) {
+                raw = env.get(field.envName());
+                source = "environment " + field.envName();
+            }
+            if (raw == null) {
+                raw = file.get(field.name());
+                source = "config file";
+            }
+            if (raw == null) {
+                raw = field.defaultValue();
+                source = "default";
+            }
+            try {
+                values.put(field.name(), field.parse(raw));
+            } catch (IllegalArgumentException e) {
+                errors.add(field.name() + " (" + source + "): " + e.getMessage());
+            }
+        }
+        Map<String, String> kafka = new LinkedHashMap<>();
+        Map<String, Map<String, String>> tenantRaw = new TreeMap<>();
+        for (Map.Entry<String, String> entry : file.entrySet()) {
+            Matcher tenant = TENANT_OPTION.matcher(entry.getKey());
+            if (tenant.matches()) {
+                tenantRaw.computeIfAbsent(tenant.group(1), t -> new HashMap<>()).put(tenant.group(2), entry.getValue());
+            } else if (entry.getKey().startsWith(KAFKA_PREFIX)) {
+                kafka.put(entry.getKey().substring(KAFKA_PREFIX.length()), entry.getValue());
+            } else if (entry.getKey().startsWith("reme.") && FIELDS.stream().noneMatch(f -> f.name().equals(entry.getKey()))) {
+                errors.add(entry.getKey() + " (config file): unknown option");
+            }
+        }
+        Map<String, ContextPolicy> tenantPolicies = new HashMap<>();
+        if (errors.isEmpty()) {
+            AppConfig base = new AppConfig(values, Map.of(), kafka);
+            ContextPolicy defaults;
+            try {
+                defaults = base.contextPolicy();
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(List.of("reme.context.*: " + e.getMessage()));
+            }
+            tenantRaw.forEach((tenant, options) -> {
+                try {
+                    tenantPolicies.put(tenant, new ContextPolicy(
+                            parseOr(options, "max-input-length", MAX_INPUT_LENGTH, defaults.maxInputLength()),
+                            parseOr(options, "compact-ratio", COMPACT_RATIO, defaults.compactRatio()),
+                            parseOr(options, "reserve", RESERVE, defaults.reserve()),
+                            parseOr(options, "reserved-tokens", RESERVED_TOKENS, defaults.reservedTokens())));
+                } catch (IllegalArgumentException e) {
+                    errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
+                }
+            });
+            try {
+                new TruncationLimits(base.get(TOOL_RECENT_BYTES), base.get(TOOL_OLD_BYTES));
+            } catch (IllegalArgumentException e) {
+                errors.add("reme.tool-result.*: " + e.getMessage());
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigException(errors);
+        }
+        return new AppConfig(values, tenantPolicies, kafka);
+    }
+
+    private static <T> T parseOr(Map<String, String> options, String option, ConfigField<T> field, T fallback) {
+        String raw = options.get(option);
+        return raw == null ? fallback : field.parse(raw);
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T> T get(ConfigField<T> field) {
+        if (!values.containsKey(field.name())) {
+            throw new IllegalArgumentException("not an option of this config: " + field.name());
+        }
+        return (T) values.get(field.name());
+    }
+
+    public Path dataDir() {
+        return Path.of(get(DATA_DIR)).toAbsolutePath().normalize();
+    }
+
+    public boolean embeddedBroker() {
+        return get(BOOTSTRAP_SERVERS).isBlank();
+    }
+
+    public Topics topics() {
+        return new Topics(get(TOPIC_PREFIX));
+    }
+
+    public ContextPolicy contextPolicy() {
+        return new ContextPolicy(get(MAX_INPUT_LENGTH), get(COMPACT_RATIO), get(RESERVE), get(RESERVED_TOKENS));
+    }
+
+    public Map<String, ContextPolicy> tenantPolicies() {
+        return tenantPolicies;
+    }
+
+    /** Kafka client settings from {@code kafka.*}, applied over ours to Streams and every client. */
+    public Map<String, String> kafkaOverrides() {
+        return kafkaOverrides;
+    }
+
+    public SessionSettings sessionSettings() {
+        return new SessionSettings(contextPolicy(), tenantPolicies,
+                new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
+                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES));
+    }
+
+    /** A copy with some options replaced (values in their text form, validated again). */
+    public AppConfig with(Map<String, String> replaced) {
+        Map<String, String> raw = new HashMap<>();
+        for (ConfigField<?> field : FIELDS) {
+            Object value = values.get(field.name());
+            raw.put(field.name(), value instanceof Duration d ? d.toString() : String.valueOf(value));
+        }
+        raw.putAll(replaced);
+        AppConfig copy = load(Map.of(), Map.of(), raw);
+        return new AppConfig(copy.values, tenantPolicies, kafkaOverrides);
+    }
+}

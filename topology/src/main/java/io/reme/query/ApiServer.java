@@ -1,0 +1,181 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server: authenticates the bearer token, routes to the handlers, and turns every failure
+ * into a JSON error. Lifecycle: {@link #start} once, {@link #close} once.
+ */
+public final class ApiServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+    private static final Pattern CONTEXT = Pattern.compile("/v1/sessions/([^/]+)/context");
+    /** Request bodies above this are refused before they are read. */
+    private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final ApiKeys keys;
+    private final ContextQueries contexts;
+    private final MessageIngest ingest;
+    private final Health health;
+
+    private ApiServer(HttpServer server, ApiKeys keys, ContextQueries contexts, MessageIngest ingest, Health health) {
+        this.server = server;
+        this.keys = keys;
+        this.contexts = contexts;
+        this.ingest = ingest;
+        this.health = health;
+        this.executor = Executors.newFixedThreadPool(8, runnable -> {
+            Thread thread = new Thread(runnable, "reme-http");
+            thread.setDaemon(true);
+            return thread;
+        });
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+    }
+
+    /**
+     * Binds the listening socket without serving yet: the port must be known before Kafka Streams
+     * starts, because it is this instance's address for interactive-query routing.
+     */
+    public static HttpServer bind(String host, int port) throws IOException {
+        return HttpServer.create(new InetSocketAddress(host, port), 128);
+    }
+
+    /** Starts serving on a socket from {@link #bind}. */
+    public static ApiServer start(HttpServer bound, ApiKeys keys, ContextQueries contexts, MessageIngest ingest,
+            Health health) {
+        ApiServer api = new ApiServer(bound, keys, contexts, ingest, health);
+        api.server.start();
+        LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
+        return api;
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void handle(HttpExchange exchange) {
+        try (exchange) {
+            try {
+                route(exchange);
+            } catch (ApiException e) {
+                if (e.retryAfterSeconds() != null) {
+                    exchange.getResponseHeaders().set("Retry-After", Integer.toString(e.retryAfterSeconds()));
+                }
+                sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
+            } catch (RuntimeException e) {
+                LOG.error("request failed method={} path={}", exchange.getRequestMethod(),
+                        exchange.getRequestURI().getPath(), e);
+                sendJson(exchange, 500, Map.of("error", Map.of("code", "internal_error",
+                        "message", "internal error; see the server log")));
+            }
+        } catch (IOException e) {
+            LOG.debug("response not delivered path={} error={}", exchange.getRequestURI().getPath(), e.toString());
+        }
+    }
+
+    private void route(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        String method = exchange.getRequestMethod();
+        if (path.equals("/health/live")) {
+            requireMethod(method, "GET");
+            sendJson(exchange, 200, Map.of("status", "UP"));
+            return;
+        }
+        if (path.equals("/health/ready")) {
+            requireMethod(method, "GET");
+            Health.Status status = health.readiness();
+            sendJson(exchange, status.ready() ? 200 : 503, status);
+            return;
+        }
+        Matcher context = CONTEXT.matcher(path);
+        if (context.matches()) {
+            requireMethod(method, "GET");
+            String tenant = authenticate(exchange);
+            boolean forwarded = exchange.getRequestHeaders().containsKey(ContextQueries.FORWARDED_HEADER);
+            ContextQueries.Answer answer = contexts.context(tenant, context.group(1), forwarded,
+                    exchange.getRequestHeaders().getFirst("Authorization"));
+            send(exchange, answer.status(), answer.body());
+            return;
+        }
+        if (path.equals("/v1/messages")) {
+            requireMethod(method, "POST");
+            String tenant = authenticate(exchange);
+            sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
+            return;
+        }
+        throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+    }
+
+    private String authenticate(HttpExchange exchange) {
+        return keys.tenantOf(exchange.getRequestHeaders().getFirst("Authorization"))
+                .orElseThrow(() -> new ApiException(401, "unauthorized",
+                        "send the tenant's API key as 'Authorization: Bearer <key>'"));
+    }
+
+    private static void requireMethod(String actual, String expected) {
+        if (!expected.equals(actual)) {
+            throw new ApiException(405, "method_not_allowed", "use " + expected);
+        }
+    }
+
+    private static JsonNode readJson(HttpExchange exchange) throws IOException {
+        String length = exchange.getRequestHeaders().getFirst("Content-Length");
+        if (length != null && Long.parseLong(length) > MAX_BODY_BYTES) {
+            throw new ApiException(413, "too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+        }
+        byte[] body;
+        try (InputStream in = exchange.getRequestBody()) {
+            body = in.readNBytes(MAX_BODY_BYTES + 1);
+        }
+        if (body.length > MAX_BODY_BYTES) {
+            throw new ApiException(413, "too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+        }
+        try {
+            return Json.MAPPER.readTree(body);
+        } catch (IOException e) {
+            throw new ApiException(400, "malformed_json", "request body is not JSON");
+        }
+    }
+
+    private static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {
+        send(exchange, status, Json.MAPPER.writeValueAsBytes(body));
+    }
+
+    private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdown();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * The HTTP API (JSON under {@code /v1}) on every instance: bearer-token tenants, session context
+ * through interactive queries with forwarding to the owning instance, message ingestion, health.
+ */
+package io.reme.query;

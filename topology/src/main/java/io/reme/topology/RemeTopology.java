@@ -1,0 +1,59 @@
+package io.reme.topology;
+
+import io.reme.json.JsonSerde;
+import io.reme.llm.LlmRequest;
+import io.reme.session.ArchivedMessage;
+import io.reme.session.MessageProcessor;
+import io.reme.session.ResultProcessor;
+import io.reme.session.SessionNodes;
+import io.reme.session.SessionSettings;
+import io.reme.session.SessionStores;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * Builds the application's topology. The session sub-topology reads {@code messages} and
+ * {@code llm.results} as raw bytes (so malformed input can be dead-lettered, not crash the
+ * deserialiser), keeps the window in two logged stores shared by its two processors, and writes
+ * LLM requests, archived dialog, full tool outputs and dead letters.
+ */
+public final class RemeTopology {
+    private RemeTopology() {
+    }
+
+    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens) {
+        Topology topology = new Topology();
+        ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
+        topology.addSource(SessionNodes.MESSAGES_SOURCE, bytesIn, bytesIn, topics.messages());
+        topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
+        topology.addProcessor(SessionNodes.MESSAGE_PROCESSOR, MessageProcessor.supplier(settings, tokens),
+                SessionNodes.MESSAGES_SOURCE);
+        topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens),
+                SessionNodes.RESULTS_SOURCE);
+        topology.addStateStore(SessionStores.headers(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.messages(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
+
+        String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
+        StringSerializer keys = new StringSerializer();
+        topology.addSink(SessionNodes.REQUESTS_SINK, topics.llmRequests(), keys,
+                untyped(JsonSerde.of(LlmRequest.class).serializer()), both);
+        topology.addSink(SessionNodes.DIALOG_SINK, topics.dialog(), keys,
+                untyped(JsonSerde.of(ArchivedMessage.class).serializer()), both);
+        topology.addSink(SessionNodes.TOOL_RESULTS_SINK, topics.toolResults(), keys, untyped(new StringSerializer()),
+                both);
+        topology.addSink(SessionNodes.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
+                untyped(new ByteArraySerializer()), both);
+        return topology;
+    }
+
+    /** Processors forward several value types; each sink's serialiser only ever sees its own. */
+    @SuppressWarnings("unchecked")
+    private static Serializer<Object> untyped(Serializer<?> serializer) {
+        return (Serializer<Object>) serializer;
+    }
+}

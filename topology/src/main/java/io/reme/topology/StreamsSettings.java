@@ -1,0 +1,40 @@
+package io.reme.topology;
+
+import io.reme.config.AppConfig;
+import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** Derives the Kafka Streams properties from the configuration; {@code kafka.*} overrides win. */
+public final class StreamsSettings {
+    private StreamsSettings() {
+    }
+
+    /**
+     * @param bootstrapServers the cluster (embedded or configured)
+     * @param applicationServer {@code host:port} of this instance's HTTP API, for interactive-query routing
+     */
+    public static Properties properties(AppConfig config, String bootstrapServers, String applicationServer) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, config.dataDir().resolve("streams").toString());
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.get(AppConfig.PROCESSING_GUARANTEE));
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.get(AppConfig.STREAM_THREADS));
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.get(AppConfig.COMMIT_INTERVAL_MS));
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(AppConfig.REPLICATION_FACTOR));
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        // A window of messages travels in one request record: size the producer for it and compress.
+        int maxRequest = config.get(AppConfig.REQUEST_MAX_BYTES);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRequest + 64 * 1024);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
+        props.put(StreamsConfig.topicPrefix("max.message.bytes"), Integer.toString(maxRequest + 64 * 1024));
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));
+        props.putAll(config.kafkaOverrides());
+        return props;
+    }
+}

@@ -1,0 +1,401 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.context.ContextPolicy;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.json.Json;
+import io.reme.json.JsonSerde;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.message.Block;
+import io.reme.session.ArchivedMessage;
+import io.reme.session.SessionCounters.Counter;
+import io.reme.session.SessionHeader;
+import io.reme.session.SessionSettings;
+import io.reme.session.SessionStores;
+import io.reme.session.StoredMessage;
+import io.reme.tokens.TokenCounter;
+import io.reme.toolresult.ToolResultTruncator;
+import io.reme.toolresult.TruncationLimits;
+import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The session sub-topology as production wires it, driven record by record. */
+class RemeTopologyTest {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
+    private static final SessionSettings SETTINGS = SessionSettings.defaults()
+            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
+            .withTruncation(new TruncationLimits(20_000, 2_000))
+            .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> messages;
+    private TestInputTopic<byte[], byte[]> results;
+    private TestOutputTopic<String, LlmRequest> requests;
+    private TestOutputTopic<String, ArchivedMessage> dialog;
+    private TestOutputTopic<String, String> toolResults;
+    private TestOutputTopic<byte[], byte[]> dlq;
+    private int sent;
+
+    @BeforeEach
+    void start() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS), props);
+        ByteArraySerializer bytes = new ByteArraySerializer();
+        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
+        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
+        StringDeserializer strings = new StringDeserializer();
+        requests = driver.createOutputTopic(TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
+        dialog = driver.createOutputTopic(TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
+        toolResults = driver.createOutputTopic(TOPICS.toolResults(), strings, strings);
+        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    // ---- helpers ----
+
+    private void send(String session, String role, String content) {
+        ObjectNode m = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
+                .put("id", session + "-" + sent).put("role", role).put("content", content)
+                .put("time", T0.plusSeconds(sent).toString());
+        sendRaw("acme/" + session, m.toString(), T0.plusSeconds(sent));
+    }
+
+    private void sendTool(String session, String callId, String output) {
+        ObjectNode call = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
+                .put("id", session + "-" + sent).put("role", "assistant").put("time", T0.plusSeconds(sent).toString());
+        call.putArray("tool_calls").addObject().put("id", callId).put("type", "function").putObject("function")
+                .put("name", "read_file").put("arguments", "{\"path\":\"/a\"}");
+        sendRaw("acme/" + session, call.toString(), T0.plusSeconds(sent));
+        ObjectNode result = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
+                .put("id", session + "-" + sent).put("role", "tool").put("tool_call_id", callId).put("name", "read_file")
+                .put("content", output).put("time", T0.plusSeconds(sent).toString());
+        sendRaw("acme/" + session, result.toString(), T0.plusSeconds(sent));
+    }
+
+    private void sendRaw(String key, String value, Instant time) {
+        messages.pipeInput(new TestRecord<>(key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8), time));
+        sent++;
+    }
+
+    private void sendResult(LlmResult result, Instant time) {
+        try {
+            results.pipeInput(new TestRecord<>(("acme/" + result.session()).getBytes(StandardCharsets.UTF_8),
+                    Json.MAPPER.writeValueAsBytes(result), time));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String words(int n) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            text.append(" word").append(i % 10);
+        }
+        return text.toString();
+    }
+
+    private SessionHeader header(String session) {
+        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
+        return store.get("acme/" + session);
+    }
+
+    private List<StoredMessage> live(String session) {
+        KeyValueStore<String, StoredMessage> store = driver.getKeyValueStore(SessionStores.MESSAGES);
+        List<StoredMessage> out = new ArrayList<>();
+        try (KeyValueIterator<String, StoredMessage> it = store.prefixScan("acme/" + session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
+            it.forEachRemaining(kv -> out.add(kv.value));
+        }
+        return out;
+    }
+
+    /** Three turns of ~400 tokens each: the third crosses 950. */
+    private void fillOverThreshold(String session) {
+        for (int turn = 0; turn < 3; turn++) {
+            send(session, "user", "question " + turn + words(200));
+            send(session, "assistant", "answer " + turn + words(200));
+        }
+    }
+
+    // ---- tests ----
+
+    @Test
+    void crossingTheThresholdEmitsExactlyOnePendingRequest() {
+        send("s1", "user", "hello" + words(100));
+        assertTrue(requests.isEmpty(), "under threshold: no request");
+        fillOverThreshold("s1");
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requests.readKeyValuesToList();
+        assertEquals(2, emitted.size(), "one COMPACT and one DIARY request");
+        LlmRequest compact = emitted.get(0).value;
+        LlmRequest diary = emitted.get(1).value;
+        assertEquals("acme/s1", emitted.get(0).key);
+        assertEquals(LlmKind.COMPACT, compact.kind());
+        assertEquals(LlmKind.DIARY, diary.kind());
+        assertEquals(compact.requestId(), diary.requestId());
+        assertEquals(1, compact.epoch());
+        assertEquals(compact.fromSeq(), diary.fromSeq());
+        assertEquals(compact.toSeq(), diary.toSeq());
+        assertEquals(0, compact.fromSeq());
+        assertTrue(compact.messages().get(0).startsTurn());
+
+        SessionHeader header = header("s1");
+        assertNotNull(header.pending());
+        assertEquals(compact.requestId(), header.pending().requestId());
+        // The first kept message opens a turn, and the kept part fits the 200-token budget... or is the last turn.
+        List<StoredMessage> window = live("s1");
+        assertEquals(7, window.size(), "messages stay live until a result is applied");
+        StoredMessage firstKept = window.stream().filter(m -> m.seq() == compact.toSeq() + 1).findFirst().orElseThrow();
+        assertTrue(firstKept.message().startsTurn());
+
+        send("s1", "user", "more" + words(300));
+        send("s1", "assistant", "more" + words(300));
+        assertTrue(requests.isEmpty(), "nothing more while a request is pending");
+        assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_REQUESTED));
+    }
+
+    @Test
+    void anOkResultReplacesTheSummaryAndArchivesTheSpanExactlyOnce() {
+        fillOverThreshold("s1");
+        LlmRequest request = requests.readValuesToList().get(0);
+        long liveBefore = header("s1").messageTokens();
+        sendResult(LlmResult.ok(request, "## Goal\nship it\n## Progress\ndone", 1, T0.plusSeconds(60)), T0.plusSeconds(60));
+
+        List<ArchivedMessage> archived = dialog.readValuesToList();
+        assertEquals(request.messages().size(), archived.size());
+        for (int i = 0; i < archived.size(); i++) {
+            assertEquals(request.messages().get(i).id(), archived.get(i).message().id());
+            assertEquals(request.fromSeq() + i, archived.get(i).seq());
+            assertEquals("2026-11-30", archived.get(i).date());
+            assertEquals("u1", archived.get(i).user());
+        }
+        SessionHeader header = header("s1");
+        assertEquals("## Goal\nship it\n## Progress\ndone", header.summary());
+        assertEquals(TOKENS.count(header.summary()), header.summaryTokens());
+        assertEquals(1, header.summaryVersion());
+        List<StoredMessage> window = live("s1");
+        assertEquals(6 - archived.size(), window.size());
+        assertEquals(request.toSeq() + 1, window.get(0).seq());
+        long sum = window.stream().mapToLong(StoredMessage::tokens).sum();
+        assertEquals(sum, header.messageTokens());
+        assertTrue(header.messageTokens() < liveBefore);
+        for (StoredMessage m : window) {
+            assertEquals(TOKENS.count(m.message()), m.tokens(), "stored token counts equal jtokkit's");
+        }
+        // Still over the threshold after the first compaction: the next one is requested at once.
+        List<LlmRequest> next = requests.readValuesToList();
+        assertEquals(2, next.size());
+        assertEquals(2, next.get(0).epoch());
+        assertEquals(request.toSeq() + 1, next.get(0).fromSeq());
+        assertEquals("## Goal\nship it\n## Progress\ndone", next.get(0).previousSummary(), "incremental: carries the summary");
+        assertEquals(next.get(0).requestId(), header.pending().requestId());
+    }
+
+    @Test
+    void duplicateAndStaleResultsAreDroppedAndCounted() {
+        fillOverThreshold("s1");
+        LlmRequest request = requests.readValuesToList().get(0);
+        LlmResult ok = LlmResult.ok(request, "## Goal\nv1", 1, T0);
+        LlmResult stale = new LlmResult(request.requestId(), request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
+                io.reme.llm.LlmStatus.OK, "## Goal\nwrong", null, 1, T0);
+        sendResult(stale, T0.plusSeconds(61));
+        assertNotNull(header("s1").pending(), "a result with another epoch is not applied");
+        sendResult(ok, T0.plusSeconds(62));
+        int archived = dialog.readValuesToList().size();
+        sendResult(ok, T0.plusSeconds(63));
+        sendResult(LlmResult.ok(request, "## Goal\nv2", 1, T0), T0.plusSeconds(64));
+
+        SessionHeader header = header("s1");
+        assertEquals("## Goal\nv1", header.summary());
+        assertEquals(1, header.summaryVersion());
+        assertTrue(dialog.isEmpty(), "a duplicate archives nothing again (first time: " + archived + ")");
+        assertEquals(2, header.counters().get(Counter.DUPLICATE_RESULTS));
+        assertEquals(1, header.counters().get(Counter.STALE_RESULTS));
+        assertEquals(1, header.counters().get(Counter.COMPACTIONS_APPLIED));
+    }
+
+    @Test
+    void aFailedResultKeepsEveryMessageAndRetriesAfterTheBackoff() {
+        fillOverThreshold("s1");
+        LlmRequest request = requests.readValuesToList().get(0);
+        List<StoredMessage> before = live("s1");
+        sendResult(LlmResult.failed(request, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
+
+        assertEquals(before, live("s1"), "every message kept, unchanged");
+        assertTrue(dialog.isEmpty());
+        SessionHeader header = header("s1");
+        assertNull(header.pending());
+        assertEquals("", header.summary());
+        assertEquals("HTTP 500 after 5 attempts", header.lastFailure());
+        assertEquals(1, header.counters().get(Counter.COMPACTIONS_FAILED));
+
+        sendRaw("acme/s1", message("s1", "user", "within backoff" + words(10), T0.plusSeconds(30)), T0.plusSeconds(30));
+        assertTrue(requests.isEmpty(), "no new request within the backoff");
+        sendRaw("acme/s1", message("s1", "user", "after backoff" + words(10), T0.plusSeconds(60)), T0.plusSeconds(60));
+        List<LlmRequest> retried = requests.readValuesToList();
+        assertEquals(2, retried.size());
+        assertEquals(2, retried.get(0).epoch());
+        assertFalse(retried.get(0).requestId().equals(request.requestId()));
+    }
+
+    @Test
+    void anInvalidSummaryIsNeverApplied() {
+        fillOverThreshold("s1");
+        LlmRequest request = requests.readValuesToList().get(0);
+        sendResult(LlmResult.ok(request, "[Compactor] failed: timeout", 1, T0), T0.plusSeconds(20));
+        SessionHeader header = header("s1");
+        assertEquals("", header.summary());
+        assertEquals(6, live("s1").size());
+        assertTrue(dialog.isEmpty());
+        assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES));
+    }
+
+    @Test
+    void aPendingRequestWithoutResultIsReissuedAfterTheTimeout() {
+        fillOverThreshold("s1");
+        LlmRequest first = requests.readValuesToList().get(0);
+        sendRaw("acme/s1", message("s1", "user", "later" + words(5), T0.plus(Duration.ofMinutes(11))),
+                T0.plus(Duration.ofMinutes(11)));
+        List<LlmRequest> again = requests.readValuesToList();
+        assertEquals(2, again.size());
+        assertEquals(first.epoch() + 1, again.get(0).epoch());
+        sendResult(LlmResult.ok(first, "## Goal\nlate", 1, T0), T0.plus(Duration.ofMinutes(12)));
+        assertEquals("", header("s1").summary(), "the abandoned request's late result is stale");
+        assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_TIMED_OUT));
+    }
+
+    private static String message(String session, String role, String content, Instant time) {
+        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
+                .put("id", session + "-" + time.toEpochMilli()).put("role", role).put("content", content)
+                .put("time", time.toString()).toString();
+    }
+
+    @Test
+    void eachClassOfBadInputIsDeadLetteredWhileGoodMessagesFlow() {
+        send("s1", "user", "good one");
+        sendRaw("acme/s1", "not json", T0);
+        sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"role\":\"user\",\"content\":\"x\"}", T0);
+        sendRaw("acme/s9", message("s1", "user", "x", T0), T0);
+        sendRaw("acme/../x", "{\"tenant\":\"acme\",\"session\":\"../x\",\"user\":\"u\",\"role\":\"user\",\"content\":\"x\"}", T0);
+        sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"robot\",\"content\":\"x\"}", T0);
+        sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"midi\"}]}", T0);
+        sendRaw("acme/s1", message("s1", "user", "x".repeat(SETTINGS.maxMessageBytes()), T0), T0);
+        send("s1", "assistant", "good two");
+        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                "{broken".getBytes(StandardCharsets.UTF_8), T0));
+
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<String> reasons = dead.stream().map(r -> DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.REASON)).toList();
+        assertEquals(List.of("MALFORMED_JSON", "MISSING_FIELD", "KEY_MISMATCH", "INVALID_ID", "INVALID_ROLE",
+                "INVALID_CONTENT", "TOO_LARGE", "INVALID_RESULT"), reasons);
+        TestRecord<byte[], byte[]> first = dead.get(0);
+        assertEquals("not json", new String(first.value(), StandardCharsets.UTF_8), "original bytes kept");
+        assertEquals("acme/s1", new String(first.key(), StandardCharsets.UTF_8));
+        assertEquals(TOPICS.messages(), DeadLetterHeaders.read(first.headers(), DeadLetterHeaders.TOPIC));
+        assertEquals("0", DeadLetterHeaders.read(first.headers(), DeadLetterHeaders.PARTITION));
+        assertEquals("1", DeadLetterHeaders.read(first.headers(), DeadLetterHeaders.OFFSET));
+        assertEquals(TOPICS.llmResults(), DeadLetterHeaders.read(dead.get(7).headers(), DeadLetterHeaders.TOPIC));
+        assertFalse(DeadLetterHeaders.read(dead.get(2).headers(), DeadLetterHeaders.DETAIL).isBlank());
+
+        assertEquals(2, live("s1").size(), "only the good messages reached state");
+        assertEquals(List.of("good one", "good two"),
+                live("s1").stream().map(m -> ((Block.Text) m.message().content().get(0)).text()).toList());
+        assertNull(header("s9"));
+    }
+
+    @Test
+    void largeToolOutputsAreCutStoredAndCutAgainWhenTheyAge() {
+        StringBuilder big = new StringBuilder();
+        for (int i = 1; big.length() < 50_000; i++) {
+            big.append("line ").append(i).append(" of the build log\n");
+        }
+        send("s2", "user", "build it");
+        sendTool("s2", "call_1", big.toString());
+        var stored = toolResults.readKeyValuesToList();
+        assertEquals(1, stored.size());
+        assertTrue(stored.get(0).key.startsWith("acme/"));
+        assertEquals(big.toString(), stored.get(0).value, "the full output is kept aside");
+        String id = stored.get(0).key.substring("acme/".length());
+
+        StoredMessage toolMessage = live("s2").get(2);
+        String recent = ((Block.ToolResult) toolMessage.message().content().get(0)).output();
+        assertTrue(ToolResultTruncator.isTruncated(recent));
+        assertTrue(recent.contains(ToolResultTruncator.storedPath(id)), "the notice names the stored output");
+        assertTrue(recent.getBytes(StandardCharsets.UTF_8).length < 21_000);
+        assertEquals(TOKENS.count(toolMessage.message()), toolMessage.tokens());
+
+        send("s2", "assistant", "the build passed");
+        StoredMessage aged = live("s2").get(2);
+        String old = ((Block.ToolResult) aged.message().content().get(0)).output();
+        assertTrue(old.getBytes(StandardCharsets.UTF_8).length < 2_600, "re-cut to the old limit");
+        assertTrue(old.contains(ToolResultTruncator.storedPath(id)), "still names the same stored output");
+        assertEquals(TOKENS.count(aged.message()), aged.tokens());
+        long sum = live("s2").stream().mapToLong(StoredMessage::tokens).sum();
+        assertEquals(sum, header("s2").messageTokens(), "totals follow the re-cut");
+        assertTrue(toolResults.isEmpty(), "re-cutting stores nothing new");
+        assertEquals(2, header("s2").counters().get(Counter.TRUNCATED_OUTPUTS));
+    }
+
+    @Test
+    void aRetriedMessageIsNotAppendedTwice() {
+        String m = message("s3", "user", "hello", T0);
+        sendRaw("acme/s3", m, T0);
+        sendRaw("acme/s3", m, T0);
+        assertEquals(1, live("s3").size());
+        assertEquals(1, header("s3").counters().get(Counter.DUPLICATE_MESSAGES));
+    }
+
+    @Test
+    void tenantPoliciesOverrideTheDefault() {
+        SessionSettings strict = SETTINGS.withTenantPolicies(java.util.Map.of("acme", new ContextPolicy(400, 1.0, 50, 0)));
+        driver.close();
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test2");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, strict, TOKENS), props);
+        messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
+        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+                JsonSerde.of(LlmRequest.class).deserializer());
+        send("s4", "user", "q" + words(200));
+        send("s4", "assistant", "a" + words(200));
+        assertTrue(requests.isEmpty(), "no valid cut yet: only one turn");
+        send("s4", "user", "q2" + words(10));
+        assertEquals(2, requests.readValuesToList().size(), "380 tokens is over acme's 380-token threshold");
+    }
+}
