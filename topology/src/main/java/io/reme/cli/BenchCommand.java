@@ -20,6 +20,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "Sessions x messages per session, e.g. 20x1000,2x10000 (default).")
     List<String> shapes = List.of("20x1000", "2x10000");
 
+    @Option(names = "--warmup", paramLabel = "SxM", description = "Warm-up shape, not counted (default 4x1000).")
+    String warmUp = "4x1000";
+
     @Option(names = "--partitions", description = "Topic partitions (default 6).")
     int partitions = 6;
 
@@ -38,15 +41,19 @@ final class BenchCommand implements Callable<Integer> {
         Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
         List<IngestBenchmark.Shape> parsed = new ArrayList<>();
         for (String shape : shapes) {
-            String[] parts = shape.toLowerCase(java.util.Locale.ROOT).split("x");
-            if (parts.length != 2) {
-                System.err.println("a shape is SESSIONSxMESSAGES, got '" + shape + "'");
-                return 2;
-            }
-            parsed.add(new IngestBenchmark.Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1])));
+            parsed.add(shape(shape));
         }
         System.out.printf("bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%n", partitions, threads, dir);
-        new IngestBenchmark(dir, partitions, threads, System.out).run(parsed);
+        new IngestBenchmark(dir, partitions, threads, System.out).run(shape(warmUp), parsed);
         return 0;
+    }
+
+    private static IngestBenchmark.Shape shape(String text) {
+        String[] parts = text.toLowerCase(java.util.Locale.ROOT).split("x");
+        if (parts.length != 2) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(new BenchCommand()),
+                    "a shape is SESSIONSxMESSAGES, got '" + text + "'");
+        }
+        return new IngestBenchmark.Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
     }
 }
