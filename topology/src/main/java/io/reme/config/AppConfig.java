@@ -83,13 +83,13 @@ public final class AppConfig {
             Integer.toString(TruncationLimits.DEFAULT_OLD_BYTES),
             "Older tool outputs are re-cut to this many bytes.", Parsers.intIn(1, Integer.MAX_VALUE));
     public static final ConfigField<Duration> TOOL_RETENTION = new ConfigField<>("reme.tool-result.retention", "3d",
-            "How long full tool outputs are kept (retention.ms of the tool-results topic).", Parsers.duration());
+            "How long full tool outputs are kept (retention.ms of the tool-results topic).", Parsers.positiveDuration());
     public static final ConfigField<String> LANGUAGE = new ConfigField<>("reme.summary.language", "en",
             "Language summaries and diaries are written in.", Parsers.text());
     public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
-            "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.duration());
+            "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.positiveDuration());
     public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
             "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
     public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
@@ -111,12 +111,15 @@ public final class AppConfig {
     private final Map<String, Object> values;
     private final Map<String, ContextPolicy> tenantPolicies;
     private final Map<String, String> kafkaOverrides;
+    /** The file's per-tenant and {@code kafka.*} entries as written, so {@link #with} can load them again. */
+    private final Map<String, String> fileOnly;
 
     private AppConfig(Map<String, Object> values, Map<String, ContextPolicy> tenantPolicies,
-            Map<String, String> kafkaOverrides) {
+            Map<String, String> kafkaOverrides, Map<String, String> fileOnly) {
         this.values = Map.copyOf(values);
         this.tenantPolicies = Map.copyOf(tenantPolicies);
         this.kafkaOverrides = Map.copyOf(kafkaOverrides);
+        this.fileOnly = Map.copyOf(fileOnly);
     }
 
     /** Defaults overridden only by {@code overrides}; for tests and tools. */
@@ -166,12 +169,21 @@ public final class AppConfig {
             }
         }
         Map<String, String> kafka = new LinkedHashMap<>();
-        Map<String, Map<String, String>> tenantRaw = new TreeMap<>();
+        Map<String, String> fileOnly = new HashMap<>();
+        Map<String, Map<String, Object>> tenantValues = new TreeMap<>();
         for (Map.Entry<String, String> entry : file.entrySet()) {
             Matcher tenant = TENANT_OPTION.matcher(entry.getKey());
             if (tenant.matches()) {
-                tenantRaw.computeIfAbsent(tenant.group(1), t -> new HashMap<>()).put(tenant.group(2), entry.getValue());
+                fileOnly.put(entry.getKey(), entry.getValue());
+                Map<String, Object> options = tenantValues.computeIfAbsent(tenant.group(1), t -> new HashMap<>());
+                ConfigField<?> field = field("reme.context." + tenant.group(2));
+                try {
+                    options.put(field.name(), field.parse(entry.getValue()));
+                } catch (IllegalArgumentException e) {
+                    errors.add(entry.getKey() + " (config file): " + e.getMessage());
+                }
             } else if (entry.getKey().startsWith(KAFKA_PREFIX)) {
+                fileOnly.put(entry.getKey(), entry.getValue());
                 kafka.put(entry.getKey().substring(KAFKA_PREFIX.length()), entry.getValue());
             } else if (entry.getKey().startsWith("reme.") && FIELDS.stream().noneMatch(f -> f.name().equals(entry.getKey()))) {
                 errors.add(entry.getKey() + " (config file): unknown option");
@@ -179,20 +191,20 @@ public final class AppConfig {
         }
         Map<String, ContextPolicy> tenantPolicies = new HashMap<>();
         if (errors.isEmpty()) {
-            AppConfig base = new AppConfig(values, Map.of(), kafka);
+            AppConfig base = new AppConfig(values, Map.of(), kafka, fileOnly);
             ContextPolicy defaults;
             try {
                 defaults = base.contextPolicy();
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(List.of("reme.context.*: " + e.getMessage()));
             }
-            tenantRaw.forEach((tenant, options) -> {
+            tenantValues.forEach((tenant, options) -> {
                 try {
                     tenantPolicies.put(tenant, new ContextPolicy(
-                            parseOr(options, "max-input-length", MAX_INPUT_LENGTH, defaults.maxInputLength()),
-                            parseOr(options, "compact-ratio", COMPACT_RATIO, defaults.compactRatio()),
-                            parseOr(options, "reserve", RESERVE, defaults.reserve()),
-                            parseOr(options, "reserved-tokens", RESERVED_TOKENS, defaults.reservedTokens())));
+                            valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
+                            valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
+                            valueOr(options, RESERVE, defaults.reserve()),
+                            valueOr(options, RESERVED_TOKENS, defaults.reservedTokens())));
                 } catch (IllegalArgumentException e) {
                     errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
                 }
@@ -206,12 +218,18 @@ public final class AppConfig {
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
         }
-        return new AppConfig(values, tenantPolicies, kafka);
+        return new AppConfig(values, tenantPolicies, kafka, fileOnly);
     }
 
-    private static <T> T parseOr(Map<String, String> options, String option, ConfigField<T> field, T fallback) {
-        String raw = options.get(option);
-        return raw == null ? fallback : field.parse(raw);
+    private static ConfigField<?> field(String name) {
+        return FIELDS.stream().filter(f -> f.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no option " + name));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T valueOr(Map<String, Object> options, ConfigField<T> field, T fallback) {
+        Object value = options.get(field.name());
+        return value == null ? fallback : (T) value;
     }
 
     @SuppressWarnings("unchecked")
@@ -253,7 +271,10 @@ public final class AppConfig {
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES));
     }
 
-    /** A copy with some options replaced (values in their text form, validated again). */
+    /**
+     * A copy with some options replaced (values in their text form). Everything is validated again,
+     * and per-tenant policies are rebuilt over the new defaults.
+     */
     public AppConfig with(Map<String, String> replaced) {
         Map<String, String> raw = new HashMap<>();
         for (ConfigField<?> field : FIELDS) {
@@ -261,7 +282,6 @@ public final class AppConfig {
             raw.put(field.name(), value instanceof Duration d ? d.toString() : String.valueOf(value));
         }
         raw.putAll(replaced);
-        AppConfig copy = load(Map.of(), Map.of(), raw);
-        return new AppConfig(copy.values, tenantPolicies, kafkaOverrides);
+        return load(fileOnly, Map.of(), raw);
     }
 }

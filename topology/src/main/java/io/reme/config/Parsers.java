@@ -44,32 +44,51 @@ final class Parsers {
         };
     }
 
-    /** Durations as ISO-8601 ({@code PT15M}) or a number with a unit: {@code 500ms}, {@code 30s}, {@code 15m}, {@code 3h}, {@code 3d}. */
+    /** Durations as ISO-8601 ({@code PT15M}) or a number with a unit: {@code 500ms}, {@code 30s}, {@code 15m}, {@code 3h}, {@code 3d}; never negative. */
     static Function<String, Duration> duration() {
         return value -> {
-            if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M");
+            Duration parsed = anyDuration(value);
+            if (parsed.isNegative()) {
+                throw new IllegalArgumentException("expected a duration of zero or more, got '" + value + "'");
             }
-            String lower = value.toLowerCase(Locale.ROOT);
-            try {
-                if (lower.startsWith("p")) {
-                    return Duration.parse(value.toUpperCase(Locale.ROOT));
-                }
-                if (lower.endsWith("ms")) {
-                    return Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2)));
-                }
-                long amount = Long.parseLong(lower.substring(0, lower.length() - 1));
-                return switch (lower.charAt(lower.length() - 1)) {
-                    case 's' -> Duration.ofSeconds(amount);
-                    case 'm' -> Duration.ofMinutes(amount);
-                    case 'h' -> Duration.ofHours(amount);
-                    case 'd' -> Duration.ofDays(amount);
-                    default -> throw new IllegalArgumentException("unknown unit");
-                };
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M, got '" + value + "'");
-            }
+            return parsed;
         };
+    }
+
+    /** Like {@link #duration()}, but zero is refused too. */
+    static Function<String, Duration> positiveDuration() {
+        return value -> {
+            Duration parsed = anyDuration(value);
+            if (parsed.isNegative() || parsed.isZero()) {
+                throw new IllegalArgumentException("expected a duration greater than zero, got '" + value + "'");
+            }
+            return parsed;
+        };
+    }
+
+    private static Duration anyDuration(String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M");
+        }
+        String lower = value.toLowerCase(Locale.ROOT);
+        try {
+            if (lower.startsWith("p")) {
+                return Duration.parse(value.toUpperCase(Locale.ROOT));
+            }
+            if (lower.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2)));
+            }
+            long amount = Long.parseLong(lower.substring(0, lower.length() - 1));
+            return switch (lower.charAt(lower.length() - 1)) {
+                case 's' -> Duration.ofSeconds(amount);
+                case 'm' -> Duration.ofMinutes(amount);
+                case 'h' -> Duration.ofHours(amount);
+                case 'd' -> Duration.ofDays(amount);
+                default -> throw new IllegalArgumentException("unknown unit");
+            };
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M, got '" + value + "'");
+        }
     }
 
     static Function<String, ZoneId> zone() {

@@ -3,6 +3,7 @@ package io.reme.query;
 import io.reme.message.SafeId;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -16,9 +17,10 @@ public final class ApiKeys {
         this.keysByTenant = Map.copyOf(keysByTenant);
     }
 
-    /** Parses {@code tenant:key,tenant:key}; keys must be at least 16 characters. */
+    /** Parses {@code tenant:key,tenant:key}; keys must be at least 16 characters and differ between tenants. */
     public static ApiKeys parse(String spec) {
         Map<String, byte[]> keys = new LinkedHashMap<>();
+        Map<String, String> tenantsByKey = new HashMap<>();
         for (String pair : spec.split(",")) {
             String trimmed = pair.trim();
             if (trimmed.isEmpty()) {
@@ -36,6 +38,11 @@ public final class ApiKeys {
             if (keys.put(tenant, key.getBytes(StandardCharsets.UTF_8)) != null) {
                 throw new IllegalArgumentException("tenant " + tenant + " has more than one API key");
             }
+            String owner = tenantsByKey.putIfAbsent(key, tenant);
+            if (owner != null) {
+                // One key for two tenants would make the request's tenant depend on iteration order.
+                throw new IllegalArgumentException("tenants " + owner + " and " + tenant + " have the same API key");
+            }
         }
         return new ApiKeys(keys);
     }
@@ -48,9 +55,12 @@ public final class ApiKeys {
         return keysByTenant.isEmpty();
     }
 
-    /** The tenant of an {@code Authorization: Bearer <key>} header; compares every key in constant time. */
+    /**
+     * The tenant of an {@code Authorization: Bearer <key>} header (the scheme is case-insensitive, as
+     * HTTP authentication schemes are); compares every key in constant time.
+     */
     public Optional<String> tenantOf(String authorization) {
-        if (authorization == null || !authorization.startsWith(BEARER)) {
+        if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Optional.empty();
         }
         byte[] presented = authorization.substring(BEARER.length()).trim().getBytes(StandardCharsets.UTF_8);
