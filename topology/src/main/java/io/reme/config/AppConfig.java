@@ -47,7 +47,7 @@ public final class AppConfig {
     public static final ConfigField<String> APPLICATION_ID = new ConfigField<>("reme.application.id", "reme-streams",
             "Kafka Streams application.id (consumer group and internal topic prefix).", Parsers.text());
     public static final ConfigField<String> TOPIC_PREFIX = new ConfigField<>("reme.topic.prefix", Topics.DEFAULT_PREFIX,
-            "Prefix of every topic name.", Parsers.text());
+            "Prefix of every topic name.", value -> new Topics(value == null ? "" : value).prefix());
     public static final ConfigField<Integer> PARTITIONS = new ConfigField<>("reme.topic.partitions", "6",
             "Partitions of the topics created at start (P); bounds the parallelism.", Parsers.intIn(1, 10_000));
     public static final ConfigField<Integer> REPLICATION_FACTOR = new ConfigField<>("reme.topic.replication-factor",

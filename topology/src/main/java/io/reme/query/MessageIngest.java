@@ -23,8 +23,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 /**
  * {@code POST /v1/messages}: produces envelopes to the input topic for clients without a Kafka
  * client. The token's tenant is filled in (a different tenant in the body is refused), a missing
- * {@code id} and {@code time} are fixed here so retries of the same message stay the same message,
- * and the envelope is validated with the pipeline's own parser so the caller hears about a bad
+ * {@code id} and {@code time} are fixed here so Kafka-level retries carry the same message (a caller
+ * that retries over HTTP should send its own {@code id}: the session drops a repeat of its last
+ * message id), and the envelope is validated with the pipeline's own parser so the caller hears about a bad
  * message now instead of finding it in the dead-letter topic.
  */
 public final class MessageIngest {
