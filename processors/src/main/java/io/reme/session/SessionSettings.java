@@ -20,7 +20,8 @@ public record SessionSettings(
         Duration retryBackoff,
         Duration pendingTimeout,
         ZoneId zone,
-        int maxMessageBytes) {
+        int maxMessageBytes,
+        int maxSummaryTokens) {
 
     public SessionSettings {
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
@@ -31,14 +32,14 @@ public record SessionSettings(
             throw new IllegalArgumentException("retryBackoff must be >= 0 and pendingTimeout > 0");
         }
         Objects.requireNonNull(zone, "zone");
-        if (maxMessageBytes <= 0) {
-            throw new IllegalArgumentException("maxMessageBytes must be positive");
+        if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
+            throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
         }
     }
 
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
-                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024);
+                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000);
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -47,21 +48,21 @@ public record SessionSettings(
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes);
+                maxMessageBytes, maxSummaryTokens);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes);
+                maxMessageBytes, maxSummaryTokens);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes);
+                maxMessageBytes, maxSummaryTokens);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes);
+                maxMessageBytes, maxSummaryTokens);
     }
 }

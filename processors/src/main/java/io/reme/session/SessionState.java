@@ -11,6 +11,7 @@ import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.session.SessionCounters.Counter;
+import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
 import io.reme.toolresult.ToolResultTruncator;
 import java.nio.charset.StandardCharsets;
@@ -111,8 +112,9 @@ final class SessionState {
                     now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
             return;
         }
-        String problem = summaryProblem(result.payload());
-        if (problem != null) {
+        List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.maxSummaryTokens());
+        if (!problems.isEmpty()) {
+            String problem = String.join("; ", problems);
             LOG.warn("invalid summary rejected tenant={} session={} requestId={} problem={}", key.tenant(),
                     key.session(), result.requestId(), problem);
             headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
@@ -273,16 +275,5 @@ final class SessionState {
     static String toolResultId(SessionKey key, long seq, int blockIndex) {
         return UUID.nameUUIDFromBytes((key.key() + "/" + seq + "/" + blockIndex).getBytes(StandardCharsets.UTF_8))
                 .toString().replace("-", "");
-    }
-
-    /** A summary is applied only if it is a structured Markdown document; anything else is a failure. */
-    static String summaryProblem(String summary) {
-        if (summary == null || summary.isBlank()) {
-            return "empty";
-        }
-        if (!summary.contains("## ")) {
-            return "no '## ' section heading";
-        }
-        return null;
     }
 }

@@ -86,6 +86,8 @@ public final class AppConfig {
             "How long full tool outputs are kept (retention.ms of the tool-results topic).", Parsers.positiveDuration());
     public static final ConfigField<String> LANGUAGE = new ConfigField<>("reme.summary.language", "en",
             "Language summaries and diaries are written in.", Parsers.text());
+    public static final ConfigField<Integer> SUMMARY_MAX_TOKENS = new ConfigField<>("reme.summary.max-tokens", "4000",
+            "Token budget of a summary; a longer one is refused and retried.", Parsers.intIn(100, 1_000_000));
     public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
@@ -101,7 +103,7 @@ public final class AppConfig {
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
-            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, RETRY_BACKOFF,
+            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES);
 
     private static final Pattern TENANT_OPTION =
@@ -268,7 +270,7 @@ public final class AppConfig {
     public SessionSettings sessionSettings() {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
-                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES));
+                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS));
     }
 
     /**

@@ -124,6 +124,13 @@ class RemeTopologyTest {
         }
     }
 
+    /** A summary that passes validation, its goal naming the version. */
+    static String summary(String goal) {
+        return "## Goal\n" + goal + "\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
+                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
+                + "## Critical Context\n(none)\n";
+    }
+
     private static String words(int n) {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < n; i++) {
@@ -195,7 +202,7 @@ class RemeTopologyTest {
         fillOverThreshold("s1");
         LlmRequest request = requests.readValuesToList().get(0);
         long liveBefore = header("s1").messageTokens();
-        sendResult(LlmResult.ok(request, "## Goal\nship it\n## Progress\ndone", 1, T0.plusSeconds(60)), T0.plusSeconds(60));
+        sendResult(LlmResult.ok(request, summary("ship it"), 1, T0.plusSeconds(60)), T0.plusSeconds(60));
 
         List<ArchivedMessage> archived = dialog.readValuesToList();
         assertEquals(request.messages().size(), archived.size());
@@ -206,7 +213,7 @@ class RemeTopologyTest {
             assertEquals("u1", archived.get(i).user());
         }
         SessionHeader header = header("s1");
-        assertEquals("## Goal\nship it\n## Progress\ndone", header.summary());
+        assertEquals(summary("ship it"), header.summary());
         assertEquals(TOKENS.count(header.summary()), header.summaryTokens());
         assertEquals(1, header.summaryVersion());
         List<StoredMessage> window = live("s1");
@@ -223,7 +230,7 @@ class RemeTopologyTest {
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).epoch());
         assertEquals(request.toSeq() + 1, next.get(0).fromSeq());
-        assertEquals("## Goal\nship it\n## Progress\ndone", next.get(0).previousSummary(), "incremental: carries the summary");
+        assertEquals(summary("ship it"), next.get(0).previousSummary(), "incremental: carries the summary");
         assertEquals(next.get(0).requestId(), header.pending().requestId());
     }
 
@@ -231,18 +238,18 @@ class RemeTopologyTest {
     void duplicateAndStaleResultsAreDroppedAndCounted() {
         fillOverThreshold("s1");
         LlmRequest request = requests.readValuesToList().get(0);
-        LlmResult ok = LlmResult.ok(request, "## Goal\nv1", 1, T0);
+        LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         LlmResult stale = new LlmResult(request.requestId(), request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
-                io.reme.llm.LlmStatus.OK, "## Goal\nwrong", null, 1, T0);
+                io.reme.llm.LlmStatus.OK, summary("wrong"), null, 1, T0);
         sendResult(stale, T0.plusSeconds(61));
         assertNotNull(header("s1").pending(), "a result with another epoch is not applied");
         sendResult(ok, T0.plusSeconds(62));
         int archived = dialog.readValuesToList().size();
         sendResult(ok, T0.plusSeconds(63));
-        sendResult(LlmResult.ok(request, "## Goal\nv2", 1, T0), T0.plusSeconds(64));
+        sendResult(LlmResult.ok(request, summary("v2"), 1, T0), T0.plusSeconds(64));
 
         SessionHeader header = header("s1");
-        assertEquals("## Goal\nv1", header.summary());
+        assertEquals(summary("v1"), header.summary());
         assertEquals(1, header.summaryVersion());
         assertTrue(dialog.isEmpty(), "a duplicate archives nothing again (first time: " + archived + ")");
         assertEquals(2, header.counters().get(Counter.DUPLICATE_RESULTS));
@@ -279,11 +286,14 @@ class RemeTopologyTest {
         fillOverThreshold("s1");
         LlmRequest request = requests.readValuesToList().get(0);
         sendResult(LlmResult.ok(request, "[Compactor] failed: timeout", 1, T0), T0.plusSeconds(20));
+        sendResult(LlmResult.ok(request, summary("x").replace("## Next Steps\n1. more\n", ""), 1, T0),
+                T0.plusSeconds(21));
         SessionHeader header = header("s1");
         assertEquals("", header.summary());
         assertEquals(6, live("s1").size());
         assertTrue(dialog.isEmpty());
-        assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES));
+        assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES), "the second one is stale: request resolved");
+        assertTrue(header.lastFailure().contains("missing section '## Goal'"), header.lastFailure());
     }
 
     @Test
@@ -295,7 +305,7 @@ class RemeTopologyTest {
         List<LlmRequest> again = requests.readValuesToList();
         assertEquals(2, again.size());
         assertEquals(first.epoch() + 1, again.get(0).epoch());
-        sendResult(LlmResult.ok(first, "## Goal\nlate", 1, T0), T0.plus(Duration.ofMinutes(12)));
+        sendResult(LlmResult.ok(first, summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
         assertEquals("", header("s1").summary(), "the abandoned request's late result is stale");
         assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_TIMED_OUT));
     }
