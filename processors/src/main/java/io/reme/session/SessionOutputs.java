@@ -1,12 +1,10 @@
 package io.reme.session;
 
-import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.llm.LlmRequest;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /** Typed forwarding from the session processors to their sinks; the only place that names children. */
 final class SessionOutputs {
@@ -29,12 +27,7 @@ final class SessionOutputs {
     }
 
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {
-        RecordMetadata origin = context.recordMetadata().orElse(null);
-        Headers headers = DeadLetterHeaders.of(original.headers(), reason, detail,
-                origin == null ? null : origin.topic(), origin == null ? -1 : origin.partition(),
-                origin == null ? -1 : origin.offset(), original.timestamp());
-        context.forward(new Record<Object, Object>(original.key(), original.value(), original.timestamp(), headers),
-                SessionNodes.DLQ_SINK);
+        context.forward(DeadLetters.of(context, original, reason, detail), SessionNodes.DLQ_SINK);
     }
 
     /** A fallback message ID that is stable across replays of the same input record. */

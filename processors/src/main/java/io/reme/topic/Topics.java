@@ -46,6 +46,11 @@ public record Topics(String prefix) {
         return prefix + "diary";
     }
 
+    /** Edits of diary documents, applied by their single writer (keyed like {@code diary}). */
+    public String diaryEdits() {
+        return prefix + "diary.edits";
+    }
+
     public String memories() {
         return prefix + "memories";
     }
@@ -78,6 +83,7 @@ public record Topics(String prefix) {
                         "retention.ms", Long.toString(toolResultRetention.toMillis()),
                         "max.message.bytes", inputLimit, "compression.type", "zstd")),
                 new TopicSpec(diary(), partitions, compacted),
+                new TopicSpec(diaryEdits(), partitions, append),
                 new TopicSpec(memories(), partitions, compacted),
                 new TopicSpec(dlq(), partitions, Map.of("cleanup.policy", "delete",
                         "max.message.bytes", requestLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));

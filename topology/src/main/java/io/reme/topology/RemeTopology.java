@@ -1,5 +1,7 @@
 package io.reme.topology;
 
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEditProcessor;
 import io.reme.json.JsonSerde;
 import io.reme.llm.LlmRequest;
 import io.reme.session.ArchivedMessage;
@@ -14,13 +16,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * Builds the application's topology. The session sub-topology reads {@code messages} and
  * {@code llm.results} as raw bytes (so malformed input can be dead-lettered, not crash the
  * deserialiser), keeps the window in two logged stores shared by its two processors, and writes
- * LLM requests, archived dialog, full tool outputs and dead letters.
+ * LLM requests, archived dialog, full tool outputs and dead letters. The diary sub-topology is
+ * the single writer of diary documents (versioned edits in, documents out).
  */
 public final class RemeTopology {
     private RemeTopology() {
@@ -48,6 +54,16 @@ public final class RemeTopology {
                 both);
         topology.addSink(SessionNodes.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
                 untyped(new ByteArraySerializer()), both);
+
+        // Diary documents: one writer per document key, versioned edits.
+        topology.addSource(DiaryEditProcessor.SOURCE, bytesIn, bytesIn, topics.diaryEdits());
+        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(), DiaryEditProcessor.SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
+                Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(Map.of()), DiaryEditProcessor.NAME);
+        topology.addSink(DiaryEditProcessor.SINK, topics.diary(), keys,
+                untyped(JsonSerde.of(DiaryDocument.class).serializer()), DiaryEditProcessor.NAME);
+        topology.addSink(DiaryEditProcessor.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
+                untyped(new ByteArraySerializer()), DiaryEditProcessor.NAME);
         return topology;
     }
 

@@ -1,0 +1,205 @@
+package io.reme.worker;
+
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
+import io.reme.diary.DocumentKey;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The workers' view of the diary documents: a reader of the compacted {@code diary} topic (all
+ * partitions, from the start, committed data only) keeping the latest version of each document,
+ * and the way to submit an edit and learn whether it won. Lifecycle: {@link #start}, then
+ * {@link #awaitLoaded} before the first read, {@link #close} once.
+ */
+public final class DiaryDocuments implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DiaryDocuments.class);
+
+    private static final int REMEMBERED_EDITS = 10_000;
+
+    private final Map<String, DiaryDocument> latest = new ConcurrentHashMap<>();
+    /** Recently applied edit IDs: an edit that won can be recognised even if a newer one already followed it. */
+    private final Map<String, Boolean> appliedEdits = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(256, 0.75f, false) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > REMEMBERED_EDITS;
+                }
+            });
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final Producer<String, byte[]> producer;
+    private final String diaryTopic;
+    private final String editsTopic;
+    private final Thread reader;
+    private final Object changed = new Object();
+    private volatile boolean loaded;
+    private volatile boolean running = true;
+
+    private DiaryDocuments(Map<String, Object> consumerProps, Producer<String, byte[]> producer, String diaryTopic,
+            String editsTopic) {
+        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
+        this.producer = producer;
+        this.diaryTopic = diaryTopic;
+        this.editsTopic = editsTopic;
+        this.reader = new Thread(this::read, "reme-diary-reader");
+        this.reader.setDaemon(true);
+    }
+
+    /**
+     * @param clientProps bootstrap servers and any client overrides
+     * @param producer shared producer used to submit edits
+     */
+    public static DiaryDocuments start(Map<String, Object> clientProps, Producer<String, byte[]> producer,
+            String diaryTopic, String editsTopic) {
+        Map<String, Object> props = new HashMap<>(clientProps);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        DiaryDocuments documents = new DiaryDocuments(props, producer, diaryTopic, editsTopic);
+        documents.reader.start();
+        return documents;
+    }
+
+    private void read() {
+        try {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (PartitionInfo info : consumer.partitionsFor(diaryTopic, Duration.ofSeconds(30))) {
+                partitions.add(new TopicPartition(diaryTopic, info.partition()));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            while (running) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    apply(record);
+                }
+                if (!loaded && caughtUp(ends)) {
+                    loaded = true;
+                    LOG.info("diary documents loaded count={}", latest.size());
+                    synchronized (changed) {
+                        changed.notifyAll();
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            LOG.error("diary reader stopped", e);
+        } finally {
+            consumer.close();
+        }
+    }
+
+    private boolean caughtUp(Map<TopicPartition, Long> ends) {
+        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            if (consumer.position(end.getKey()) < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void apply(ConsumerRecord<String, byte[]> record) {
+        if (record.value() == null) {
+            latest.remove(record.key());
+        } else {
+            try {
+                DiaryDocument document = Json.MAPPER.readValue(record.value(), DiaryDocument.class);
+                appliedEdits.put(document.editId(), Boolean.TRUE);
+                latest.merge(record.key(), document, (old, now) -> now.version() >= old.version() ? now : old);
+            } catch (IOException e) {
+                LOG.warn("unreadable diary document skipped key={} offset={}", record.key(), record.offset());
+                return;
+            }
+        }
+        synchronized (changed) {
+            changed.notifyAll();
+        }
+    }
+
+    /** Blocks until every document written before start-up has been read. */
+    public void awaitLoaded(Duration timeout) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (changed) {
+            while (!loaded) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("diary documents not loaded within " + timeout);
+                }
+                TimeUnit.NANOSECONDS.timedWait(changed, left);
+            }
+        }
+    }
+
+    public Optional<DiaryDocument> get(DocumentKey key) {
+        return Optional.ofNullable(latest.get(key.key()));
+    }
+
+    /**
+     * Submits an edit and waits until the document moves past the edit's base version.
+     *
+     * @return true if this edit is the one that was applied; false if another edit won the race
+     */
+    public boolean submit(DiaryEdit edit, Duration timeout) throws InterruptedException, TimeoutException {
+        String key = edit.key().key();
+        try {
+            producer.send(new ProducerRecord<>(editsTopic, key, Json.MAPPER.writeValueAsBytes(edit)))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | IOException e) {
+            throw new IllegalStateException("cannot submit diary edit for " + key + ": " + e.getMessage(), e);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (changed) {
+            while (true) {
+                DiaryDocument current = latest.get(key);
+                if (current != null && current.version() > edit.baseVersion()) {
+                    return appliedEdits.containsKey(edit.editId());
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("diary edit of " + key + " not seen within " + timeout);
+                }
+                TimeUnit.NANOSECONDS.timedWait(changed, left);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            reader.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}

@@ -1,0 +1,300 @@
+package io.reme.worker;
+
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.llm.LlmStatus;
+import io.reme.provider.LlmClient;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The LLM workers. One poller thread owns the consumer of {@code llm.requests} (a consumer group:
+ * every request is handled by one member, and the group rebalances as workers come and go); it
+ * queues requests per tenant and pauses fetching when the queue is full. {@code concurrency}
+ * worker threads take requests round-robin across tenants and answer on {@code llm.results}.
+ * Offsets are committed only past requests whose result is acknowledged by Kafka, so a crash
+ * re-delivers, never drops; the session processor drops the duplicate answers that can cause.
+ * Lifecycle: {@link #start}, {@link #close}.
+ */
+public final class LlmWorkerPool implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LlmWorkerPool.class);
+    public static final String DEFAULT_GROUP = "reme-llm-workers";
+
+    private final Topics topics;
+    private final WorkerSettings settings;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final KafkaProducer<String, byte[]> producer;
+    private final DiaryDocuments documents;
+    private final RequestHandler handler;
+    private final FairQueue<Job> queue = new FairQueue<>();
+    private final OffsetTracker offsets = new OffsetTracker();
+    private final ExecutorService workers;
+    private final ExecutorService calls;
+    private final Thread poller;
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private volatile boolean running = true;
+
+    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
+    }
+
+    private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
+            LlmClient client, TokenCounter tokens) {
+        this.topics = topics;
+        this.settings = settings;
+        Map<String, Object> producerProps = new HashMap<>(clientProps);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+        producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 17 * 1024 * 1024);
+        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
+        this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits());
+        Map<String, Object> consumerProps = new HashMap<>(clientProps);
+        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        // Requests are written by an exactly-once Streams app: never act on an aborted one.
+        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, Math.min(500, settings.queueLimit())));
+        consumerProps.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 17 * 1024 * 1024);
+        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
+        this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
+        this.handler = new RequestHandler(client, tokens, settings, documents, calls,
+                new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
+                Clock.systemUTC());
+        this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
+        this.poller = new Thread(this::poll, "reme-llm-poller");
+        this.poller.setDaemon(true);
+    }
+
+    /**
+     * Starts polling and the workers.
+     *
+     * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
+     */
+    public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
+            WorkerSettings settings, LlmClient client, TokenCounter tokens) {
+        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens);
+        for (int i = 0; i < settings.concurrency(); i++) {
+            pool.workers.submit(pool::work);
+        }
+        pool.poller.start();
+        LOG.info("llm workers started provider={} concurrency={} group={}", client.id(), settings.concurrency(), groupId);
+        return pool;
+    }
+
+    private void poll() {
+        try {
+            documents.awaitLoaded(Duration.ofMinutes(2));
+            consumer.subscribe(List.of(topics.llmRequests()), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    commit();
+                    partitions.forEach(offsets::forget);
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    LOG.info("llm request partitions assigned count={}", partitions.size());
+                }
+            });
+            boolean paused = false;
+            while (running) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    accept(record);
+                }
+                boolean full = queue.size() >= settings.queueLimit();
+                if (full && !paused) {
+                    consumer.pause(consumer.assignment());
+                    paused = true;
+                } else if (!full && paused) {
+                    consumer.resume(consumer.paused());
+                    paused = false;
+                }
+                commit();
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                LOG.error("llm request poller woken unexpectedly", e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (TimeoutException | RuntimeException e) {
+            LOG.error("llm request poller stopped", e);
+        } finally {
+            commit();
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private void accept(ConsumerRecord<String, byte[]> record) {
+        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+        offsets.fetched(partition, record.offset());
+        LlmRequest request;
+        try {
+            request = Json.MAPPER.readValue(record.value(), LlmRequest.class);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("unreadable llm request dead-lettered partition={} offset={}", record.partition(), record.offset());
+            deadLetter(record.key(), record.value(), DlqReason.INVALID_CONTENT, "unreadable request: " + e.getMessage(),
+                    record.topic(), record.partition(), record.offset());
+            offsets.done(partition, record.offset());
+            return;
+        }
+        queue.put(request.tenant(), new Job(partition, record.offset(), record.key(), record.value(), request));
+    }
+
+    private void commit() {
+        Map<TopicPartition, OffsetAndMetadata> commits = offsets.committable();
+        if (!commits.isEmpty()) {
+            try {
+                consumer.commitSync(commits);
+            } catch (RuntimeException e) {
+                LOG.warn("offset commit failed; requests may be re-delivered error={}", e.toString());
+            }
+        }
+    }
+
+    private void work() {
+        while (running) {
+            Job job;
+            try {
+                job = queue.poll(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (job == null) {
+                continue;
+            }
+            try {
+                run(job);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // The result could not be written: leave the offset uncommitted so the request comes back.
+                LOG.error("request not answered, it will be re-delivered tenant={} session={} requestId={}",
+                        job.request().tenant(), job.request().session(), job.request().requestId(), e);
+            }
+        }
+    }
+
+    private void run(Job job) throws InterruptedException {
+        LlmRequest request = job.request();
+        long start = System.nanoTime();
+        RequestHandler.Outcome outcome = handler.handle(request);
+        LlmResult result = outcome.result();
+        send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        if (result.status() == LlmStatus.FAILED) {
+            failed.incrementAndGet();
+            LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
+                    request.tenant(), request.session(), request.requestId(), request.kind(), outcome.attempts(),
+                    result.error());
+            deadLetter(job.key(), job.raw(), DlqReason.LLM_FAILED, result.error(), job.partition().topic(),
+                    job.partition().partition(), job.offset());
+        } else {
+            completed.incrementAndGet();
+            LOG.info("llm request done tenant={} session={} requestId={} kind={} attempts={} ms={}", request.tenant(),
+                    request.session(), request.requestId(), request.kind(), outcome.attempts(),
+                    (System.nanoTime() - start) / 1_000_000);
+        }
+        offsets.done(job.partition(), job.offset());
+    }
+
+    private void deadLetter(String key, byte[] value, DlqReason reason, String detail, String topic, int partition,
+            long offset) {
+        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
+                System.currentTimeMillis());
+        send(new ProducerRecord<>(topics.dlq(), null, key, value, headers));
+    }
+
+    private void send(ProducerRecord<String, byte[]> record) {
+        try {
+            producer.send(record).get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while producing to " + record.topic(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot produce to " + record.topic() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] json(Object value) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Requests answered OK and FAILED since start. */
+    public long completed() {
+        return completed.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            poller.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        calls.shutdownNow();
+        try {
+            workers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        documents.close();
+        producer.close(Duration.ofSeconds(5));
+        LOG.info("llm workers stopped completed={} failed={}", completed.get(), failed.get());
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        AtomicLong counter = new AtomicLong();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

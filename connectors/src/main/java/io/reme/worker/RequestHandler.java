@@ -1,0 +1,182 @@
+package io.reme.worker;
+
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.message.Message;
+import io.reme.provider.DiaryTask;
+import io.reme.provider.LlmClient;
+import io.reme.provider.LlmException;
+import io.reme.provider.SummaryTask;
+import io.reme.summary.SummaryFormat;
+import io.reme.tokens.TokenCounter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one request to its end: a valid summary or diary update (OK), or FAILED once the attempts
+ * are used up or the provider says retrying cannot help. Each provider call gets a timeout; retries
+ * wait with exponential backoff and jitter; a refused summary is retried with the reason. Thread-safe.
+ */
+final class RequestHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    private static final Duration EDIT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final LlmClient client;
+    private final TokenCounter tokens;
+    private final WorkerSettings settings;
+    private final DiaryDocuments documents;
+    private final ExecutorService calls;
+    private final Backoff backoff;
+    private final Clock clock;
+
+    RequestHandler(LlmClient client, TokenCounter tokens, WorkerSettings settings, DiaryDocuments documents,
+            ExecutorService calls, Backoff backoff, Clock clock) {
+        this.client = client;
+        this.tokens = tokens;
+        this.settings = settings;
+        this.documents = documents;
+        this.calls = calls;
+        this.backoff = backoff;
+        this.clock = clock;
+    }
+
+    /** How a request ended, with what the caller needs to report it. */
+    record Outcome(LlmResult result, int attempts) {
+    }
+
+    Outcome handle(LlmRequest request) throws InterruptedException {
+        return switch (request.kind()) {
+            case COMPACT -> compact(request);
+            case DIARY -> diary(request);
+            case EXTRACT -> failed(request, "this worker does not run EXTRACT requests yet", 0);
+        };
+    }
+
+    private Outcome compact(LlmRequest request) throws InterruptedException {
+        SummaryTask task = new SummaryTask(request.messages(), request.previousSummary(), request.language(),
+                settings.maxSummaryTokens(), null);
+        String lastError = null;
+        for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
+            sleep(backoff.before(attempt));
+            SummaryTask current = task;
+            try {
+                String summary = call(() -> client.summarize(current)).strip();
+                List<String> problems = SummaryFormat.problems(summary, tokens, settings.maxSummaryTokens());
+                if (problems.isEmpty()) {
+                    return new Outcome(LlmResult.ok(request, summary, attempt, clock.instant()), attempt);
+                }
+                lastError = "invalid summary: " + String.join("; ", problems);
+                task = task.withRetryReason(String.join("; ", problems));
+            } catch (LlmException e) {
+                lastError = e.getMessage();
+                if (!e.retryable()) {
+                    return failed(request, lastError, attempt);
+                }
+            }
+            LOG.info("compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
+                    request.tenant(), request.session(), request.requestId(), attempt, lastError);
+        }
+        return failed(request, lastError + " (after " + settings.maxAttempts() + " attempts)", settings.maxAttempts());
+    }
+
+    private Outcome diary(LlmRequest request) throws InterruptedException {
+        // A span can cross midnight: each conversation day has its own document.
+        Map<LocalDate, List<Message>> days = new TreeMap<>();
+        for (Message message : request.messages()) {
+            days.computeIfAbsent(message.time().atZone(settings.zone()).toLocalDate(), d -> new ArrayList<>())
+                    .add(message);
+        }
+        List<String> accounts = new ArrayList<>();
+        int attempts = 0;
+        for (Map.Entry<LocalDate, List<Message>> day : days.entrySet()) {
+            DiaryTask task = new DiaryTask(request.tenant(), request.user(), request.session(), day.getKey(),
+                    day.getValue(), request.language());
+            DayOutcome outcome = diaryDay(request, task);
+            attempts += outcome.attempts();
+            if (outcome.error() != null) {
+                return failed(request, outcome.error(), attempts);
+            }
+            accounts.add(outcome.account());
+        }
+        return new Outcome(LlmResult.ok(request, String.join("\n", accounts), attempts, clock.instant()), attempts);
+    }
+
+    private record DayOutcome(String account, String error, int attempts) {
+    }
+
+    private DayOutcome diaryDay(LlmRequest request, DiaryTask task) throws InterruptedException {
+        String lastError = null;
+        int attempt = 0;
+        int conflicts = 0;
+        while (attempt < settings.maxAttempts()) {
+            attempt++;
+            sleep(backoff.before(attempt));
+            VersionedDocumentEditor editor = new VersionedDocumentEditor(task, documents);
+            try {
+                String account = call(() -> client.updateDiary(task, editor));
+                int lost = editor.commit(request.requestId(), clock.instant(), EDIT_TIMEOUT);
+                if (lost == 0) {
+                    return new DayOutcome(account, null, attempt);
+                }
+                conflicts++;
+                LOG.info("diary edit lost a race, retrying tenant={} user={} date={} requestId={} conflicts={}",
+                        task.tenant(), task.user(), task.date(), request.requestId(), conflicts);
+                if (conflicts > settings.maxDiaryConflicts()) {
+                    return new DayOutcome(null, "diary edit lost " + conflicts + " races", attempt);
+                }
+                attempt--;
+            } catch (LlmException e) {
+                lastError = e.getMessage();
+                if (!e.retryable()) {
+                    return new DayOutcome(null, lastError, attempt);
+                }
+            } catch (TimeoutException e) {
+                lastError = e.getMessage();
+            }
+        }
+        return new DayOutcome(null, lastError + " (after " + attempt + " attempts)", attempt);
+    }
+
+    private Outcome failed(LlmRequest request, String error, int attempts) {
+        return new Outcome(LlmResult.failed(request, error, attempts, clock.instant()), attempts);
+    }
+
+    /** Runs a provider call with the timeout; a timeout is a retryable failure and the call is cancelled. */
+    private <T> T call(Callable<T> work) throws LlmException, InterruptedException {
+        Future<T> future = calls.submit(work);
+        try {
+            return future.get(settings.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw new LlmException("no answer within " + settings.callTimeout(), true, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof LlmException llm) {
+                throw llm;
+            }
+            throw new LlmException("provider error: " + cause, false, cause);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            throw e;
+        }
+    }
+
+    private static void sleep(Duration duration) throws InterruptedException {
+        if (!duration.isZero()) {
+            Thread.sleep(duration.toMillis());
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.json.Json;
+import io.reme.json.JsonSerde;
+import io.reme.session.SessionSettings;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The diary documents' single writer: versioned edits in, documents out. */
+class DiaryEditTopologyTest {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> edits;
+    private TestOutputTopic<String, DiaryDocument> diary;
+    private TestOutputTopic<byte[], byte[]> dlq;
+
+    @BeforeEach
+    void start() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "diary-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SessionSettings.defaults(),
+                TokenCounter.forEncoding("o200k_base", 0)), props);
+        edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
+        diary = driver.createOutputTopic(TOPICS.diary(), new StringDeserializer(),
+                JsonSerde.of(DiaryDocument.class).deserializer());
+        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    private void send(DiaryEdit edit) throws Exception {
+        edits.pipeInput(new TestRecord<>(edit.key().key().getBytes(StandardCharsets.UTF_8),
+                Json.MAPPER.writeValueAsBytes(edit), T0));
+    }
+
+    private static DiaryEdit edit(String id, long base, String content) {
+        return new DiaryEdit(id, "acme", "alice", "2026-11-28", base, content, "req-" + id, T0);
+    }
+
+    @Test
+    void appliesEditsBasedOnTheCurrentVersionOnly() throws Exception {
+        send(edit("e1", 0, "# 2026-11-28\n- a\n"));
+        send(edit("e2", 1, "# 2026-11-28\n- a\n- b\n"));
+        send(edit("e3", 1, "# 2026-11-28\n- a\n- c\n"));
+        List<DiaryDocument> out = diary.readValuesToList();
+        assertEquals(2, out.size(), "the stale edit e3 is dropped, not applied over e2");
+        assertEquals(1, out.get(0).version());
+        assertEquals(2, out.get(1).version());
+        assertEquals("e2", out.get(1).editId());
+        assertEquals("# 2026-11-28\n- a\n- b\n", out.get(1).content());
+
+        // The loser re-reads version 2 and retries: both changes survive.
+        send(edit("e4", 2, "# 2026-11-28\n- a\n- b\n- c\n"));
+        DiaryDocument last = diary.readValue();
+        assertEquals(3, last.version());
+        assertTrue(last.content().contains("- b") && last.content().contains("- c"));
+    }
+
+    @Test
+    void aReplayedEditChangesNothingAndBadEditsAreDeadLettered() throws Exception {
+        send(edit("e1", 0, "first"));
+        send(edit("e1", 0, "first"));
+        assertEquals(1, diary.readValuesToList().size());
+        edits.pipeInput(new TestRecord<>("acme/alice/2026-11-28".getBytes(StandardCharsets.UTF_8),
+                "{oops".getBytes(StandardCharsets.UTF_8), T0));
+        DiaryEdit other = new DiaryEdit("e9", "acme", "bob", "MEMORY", 0, "x", "r", T0);
+        edits.pipeInput(new TestRecord<>("acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8),
+                Json.MAPPER.writeValueAsBytes(other), T0));
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertEquals(2, dead.size());
+        assertEquals("INVALID_CONTENT", DeadLetterHeaders.read(dead.get(1).headers(), DeadLetterHeaders.REASON));
+        assertTrue(diary.isEmpty(), "an edit whose key names another user is never applied");
+    }
+}
