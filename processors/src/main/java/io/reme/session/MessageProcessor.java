@@ -5,6 +5,8 @@ import io.reme.dlq.InvalidInputException;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.tokens.TokenCounter;
+import java.time.Duration;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -24,6 +26,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     private final MessageParser parser;
     private SessionOutputs outputs;
     private SessionState state;
+    private ProcessorContext<Object, Object> context;
 
     private MessageProcessor(SessionSettings settings, TokenCounter tokens) {
         this.settings = settings;
@@ -41,7 +44,12 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context);
         state = new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), settings, tokens, outputs);
+                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.ACTIVITY), settings,
+                tokens, outputs);
+        this.context = context;
+        // Idle sessions are a matter of real time passing, not of records arriving.
+        long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));
+        context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweepIdle);
     }
 
     @Override
@@ -55,7 +63,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             return;
         }
         try {
-            state.append(message, record.timestamp());
+            state.append(message, record.timestamp(), context.currentSystemTimeMs());
         } catch (RuntimeException e) {
             LOG.error("message could not be processed, dead-lettered tenant={} session={} id={}", message.tenant(),
                     message.session(), message.id(), e);

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param liveCount number of live messages
  * @param messageTokens tokens of the live messages
  * @param lastMessageId ID of the last appended message, to drop immediate producer retries
+ * @param lastActiveMs processing time of the last append, for idle detection
+ * @param diaryCoveredSeq the last sequence number already sent for a diary update (-1: none)
  * @param recentToolSeqs live messages whose tool outputs still have the generous recent limit
  * @param planBlocked a plan found no valid cut; replanning waits for a new turn or a result
  * @param summaryTokens tokens of {@code summary}
@@ -31,6 +33,8 @@ public record SessionHeader(
         long messageTokens,
         String lastMessageId,
         Instant lastMessageAt,
+        long lastActiveMs,
+        long diaryCoveredSeq,
         List<Long> recentToolSeqs,
         boolean planBlocked,
         String summary,
@@ -55,8 +59,8 @@ public record SessionHeader(
     }
 
     public static SessionHeader empty(String tenant, String session, String user) {
-        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, List.of(), false, "", 0, 0, null,
-                null, 0, null, null, null, null, SessionCounters.zero());
+        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, 0, -1, List.of(), false, "", 0, 0,
+                null, null, 0, null, null, null, null, SessionCounters.zero());
     }
 
     public SessionKey key() {
@@ -64,9 +68,10 @@ public record SessionHeader(
     }
 
     /** A message was appended at {@code nextSeq}. */
-    public SessionHeader withAppended(int tokens, String messageId, Instant at, List<Long> recentTools) {
+    public SessionHeader withAppended(int tokens, String messageId, Instant at, long activeMs, List<Long> recentTools) {
         return new SessionHeader(tenant, session, user, nextSeq + 1, liveCount == 0 ? nextSeq : firstLiveSeq,
-                liveCount + 1, messageTokens + tokens, messageId, at, recentTools, planBlocked, summary,
+                liveCount + 1, messageTokens + tokens, messageId, at, activeMs, diaryCoveredSeq, recentTools,
+                planBlocked, summary,
                 summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt,
                 lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES));
     }
@@ -74,21 +79,21 @@ public record SessionHeader(
     /** Live messages were rewritten in place (re-truncation), changing their token total by {@code delta}. */
     public SessionHeader withTokenDelta(long delta, List<Long> recentTools) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens + delta,
-                lastMessageId, lastMessageAt, recentTools, planBlocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentTools, planBlocked, summary, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters);
     }
 
     public SessionHeader withPending(PendingCompaction newPending) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, newPending.epoch(), newPending, nextAttemptAt, lastFailure,
                 lastFailureAt, counters);
     }
 
     public SessionHeader withPlanBlocked(boolean blocked) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, recentToolSeqs, blocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, blocked, summary, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters);
     }
@@ -99,7 +104,7 @@ public record SessionHeader(
         Objects.requireNonNull(pending, "no pending compaction");
         List<Long> stillRecent = recentToolSeqs.stream().filter(seq -> seq > pending.toSeq()).toList();
         return new SessionHeader(tenant, session, user, nextSeq, pending.toSeq() + 1, liveCount - archivedCount,
-                messageTokens - archivedTokens, lastMessageId, lastMessageAt, stillRecent, false, newSummary,
+                messageTokens - archivedTokens, lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, stillRecent, false, newSummary,
                 newSummaryTokens, summaryVersion + 1, at, pending.requestId(), epoch, null, nextAttemptAt, lastFailure,
                 lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED));
     }
@@ -107,14 +112,22 @@ public record SessionHeader(
     /** The pending compaction failed (or timed out): keep every message, wait before trying again. */
     public SessionHeader withFailed(String reason, Instant at, Instant retryAt, SessionCounters.Counter counter) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
                 lastSummaryAt, pending == null ? lastResolvedRequestId : pending.requestId(), epoch, null, retryAt, reason,
                 at, counters.plus(counter));
     }
 
+    /** Everything up to {@code seq} has been sent for a diary update. */
+    public SessionHeader withDiaryCovered(long seq) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, lastActiveMs, Math.max(diaryCoveredSeq, seq), recentToolSeqs, planBlocked,
+                summary, summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending,
+                nextAttemptAt, lastFailure, lastFailureAt, counters);
+    }
+
     public SessionHeader withCounter(SessionCounters.Counter counter, long amount) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, recentToolSeqs, planBlocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summary, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters.plus(counter, amount));
     }

@@ -21,7 +21,8 @@ public record SessionSettings(
         Duration pendingTimeout,
         ZoneId zone,
         int maxMessageBytes,
-        int maxSummaryTokens) {
+        int maxSummaryTokens,
+        Duration idleAfter) {
 
     public SessionSettings {
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
@@ -32,6 +33,9 @@ public record SessionSettings(
             throw new IllegalArgumentException("retryBackoff must be >= 0 and pendingTimeout > 0");
         }
         Objects.requireNonNull(zone, "zone");
+        if (idleAfter.isNegative() || idleAfter.isZero()) {
+            throw new IllegalArgumentException("idleAfter must be > 0");
+        }
         if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
             throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
         }
@@ -39,7 +43,8 @@ public record SessionSettings(
 
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
-                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000);
+                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
+                Duration.ofMinutes(30));
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -48,21 +53,26 @@ public record SessionSettings(
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens);
+                maxMessageBytes, maxSummaryTokens, idleAfter);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens);
+                maxMessageBytes, maxSummaryTokens, idleAfter);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens);
+                maxMessageBytes, maxSummaryTokens, idleAfter);
+    }
+
+    public SessionSettings withIdleAfter(Duration idle) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idle);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes, maxSummaryTokens);
+                maxMessageBytes, maxSummaryTokens, idleAfter);
     }
 }

@@ -39,22 +39,30 @@ final class SessionState {
 
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
+    private final KeyValueStore<String, String> activity;
     private final SessionSettings settings;
     private final TokenCounter tokens;
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
 
     SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
-            SessionSettings settings, TokenCounter tokens, SessionOutputs outputs) {
+            KeyValueStore<String, String> activity, SessionSettings settings, TokenCounter tokens,
+            SessionOutputs outputs) {
         this.headers = headers;
         this.messages = messages;
+        this.activity = activity;
         this.settings = settings;
         this.tokens = tokens;
         this.outputs = outputs;
     }
 
-    /** Appends one validated message to its session's window. */
-    void append(Message message, long timestamp) {
+    /**
+     * Appends one validated message to its session's window.
+     *
+     * @param timestamp the record's time
+     * @param processingMs the processor's clock, which idle detection is measured against
+     */
+    void append(Message message, long timestamp, long processingMs) {
         SessionKey key = new SessionKey(message.tenant(), message.session());
         SessionHeader header = headers.get(key.key());
         if (header == null) {
@@ -79,7 +87,11 @@ final class SessionState {
         }
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
-        header = header.withAppended(count, message.id(), message.time(), recent)
+        if (header.lastActiveMs() > 0) {
+            activity.delete(activityKey(header.lastActiveMs(), key));
+        }
+        activity.put(activityKey(processingMs, key), "");
+        header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
         header = maybeCompact(key, header, now, message.startsTurn(), timestamp);
         headers.put(key.key(), header);
@@ -194,12 +206,70 @@ final class SessionState {
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
                 header.user(), fromSeq, toSeq, span, header.summary(), settings.language(), 0, now);
         outputs.request(key, compact, timestamp);
-        outputs.request(key, compact.withKind(LlmKind.DIARY), timestamp);
+        header = requestDiary(key, header, compact, span, timestamp);
         LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
                 key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),
                 cut.get().keptTokens());
         return header.withPending(new PendingCompaction(requestId, epoch, fromSeq, toSeq, span.size(),
                 cut.get().compactedTokens(), now)).withCounter(Counter.COMPACTIONS_REQUESTED, 1);
+    }
+
+    /**
+     * Sends the part of a compaction's span that no diary update has covered yet (all of it, unless
+     * the session went idle in between), with the compaction's request ID and epoch.
+     */
+    private SessionHeader requestDiary(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span,
+            long timestamp) {
+        long from = Math.max(compact.fromSeq(), header.diaryCoveredSeq() + 1);
+        if (from > compact.toSeq()) {
+            return header;
+        }
+        int skip = (int) (from - compact.fromSeq());
+        outputs.request(key, new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
+                compact.session(), compact.user(), from, compact.toSeq(), span.subList(skip, span.size()), "",
+                compact.language(), 0, compact.createdAt()), timestamp);
+        return header.withDiaryCovered(compact.toSeq());
+    }
+
+    /**
+     * Sessions quiet for {@code idleAfter} get a diary update for the live messages no diary update
+     * has covered, so short conversations are remembered too. Each quiet spell is handled once.
+     */
+    void sweepIdle(long nowMs) {
+        String until = activityKey(nowMs - settings.idleAfter().toMillis(), null);
+        List<String> quiet = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = activity.range(activityKey(0, null), until)) {
+            it.forEachRemaining(entry -> quiet.add(entry.key));
+        }
+        for (String entry : quiet) {
+            activity.delete(entry);
+            SessionKey key = SessionKey.parse(entry.substring(20));
+            SessionHeader header = headers.get(key.key());
+            if (header == null) {
+                continue;
+            }
+            long from = Math.max(header.firstLiveSeq(), header.diaryCoveredSeq() + 1);
+            long to = header.nextSeq() - 1;
+            if (header.liveCount() == 0 || from > to) {
+                continue;
+            }
+            List<Message> span = new ArrayList<>();
+            try (KeyValueIterator<String, StoredMessage> it = messages.range(key.messageKey(from), key.messageKey(to))) {
+                it.forEachRemaining(stored -> span.add(stored.value.message()));
+            }
+            String requestId = UUID.nameUUIDFromBytes((key.key() + "#idle#" + to).getBytes(StandardCharsets.UTF_8))
+                    .toString();
+            Instant now = Instant.ofEpochMilli(nowMs);
+            outputs.request(key, new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
+                    header.user(), from, to, span, "", settings.language(), 0, now), nowMs);
+            headers.put(key.key(), header.withDiaryCovered(to));
+            LOG.info("idle session sent for diary tenant={} session={} requestId={} messages={}", key.tenant(),
+                    key.session(), requestId, span.size());
+        }
+    }
+
+    private static String activityKey(long ms, SessionKey key) {
+        return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
     }
 
     /** Live messages in order; read only when a plan is needed, never on a plain append. */

@@ -100,11 +100,40 @@ public final class AppConfig {
             "16777216", "Largest LLM request (a window of messages): max.message.bytes of llm.requests and the "
                     + "producers' max.request.size.", Parsers.intIn(1024 * 1024, 256 * 1024 * 1024));
 
+    public static final ConfigField<String> LLM_BASE_URL = new ConfigField<>("reme.llm.base-url", "",
+            "OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, DashScope ... /v1). With this and the model empty the "
+                    + "offline extractive provider is used.", Parsers.text(), "LLM_BASE_URL");
+    public static final ConfigField<String> LLM_API_KEY = new ConfigField<>("reme.llm.api-key", "",
+            "Key of the LLM endpoint (any non-blank value for a local server that does not check it).", Parsers.text(),
+            "LLM_API_KEY");
+    public static final ConfigField<String> LLM_MODEL = new ConfigField<>("reme.llm.model", "",
+            "Chat model name, e.g. gpt-4o-mini.", Parsers.text(), "LLM_MODEL");
+    public static final ConfigField<Duration> LLM_TIMEOUT = new ConfigField<>("reme.llm.timeout", "120s",
+            "Time one LLM call may take before it is abandoned and retried.", Parsers.positiveDuration());
+    public static final ConfigField<Integer> LLM_MAX_ATTEMPTS = new ConfigField<>("reme.llm.max-attempts", "5",
+            "Attempts per request (timeouts, 5xx, 429, invalid summaries) before a FAILED result and a dead letter.",
+            Parsers.intIn(1, 100));
+    public static final ConfigField<Integer> LLM_CONCURRENCY = new ConfigField<>("reme.llm.concurrency", "4",
+            "LLM calls in flight per worker process.", Parsers.intIn(1, 1024));
+    public static final ConfigField<Duration> LLM_BACKOFF = new ConfigField<>("reme.llm.backoff", "500ms",
+            "Base of the exponential backoff between attempts (full jitter).", Parsers.duration());
+    public static final ConfigField<Duration> LLM_BACKOFF_MAX = new ConfigField<>("reme.llm.backoff-max", "30s",
+            "Longest wait between attempts.", Parsers.duration());
+    public static final ConfigField<Integer> LLM_MAX_OUTPUT_TOKENS = new ConfigField<>("reme.llm.max-output-tokens",
+            "8192", "Largest answer asked of the model.", Parsers.intIn(16, 1_000_000));
+    public static final ConfigField<Boolean> WORKERS_EMBEDDED = new ConfigField<>("reme.workers.embedded", "true",
+            "Run the LLM workers inside this process (false: run them with the 'workers' command).", Parsers.bool());
+    public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>("reme.session.idle-after", "30m",
+            "A session quiet this long gets a diary update for what no diary has covered yet.",
+            Parsers.positiveDuration());
+
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
-            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES);
+            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
+            LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
+            IDLE_AFTER);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -270,7 +299,8 @@ public final class AppConfig {
     public SessionSettings sessionSettings() {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
-                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS));
+                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
+                get(IDLE_AFTER));
     }
 
     /**

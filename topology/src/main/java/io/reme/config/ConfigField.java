@@ -9,7 +9,7 @@ import java.util.function.Function;
  * validate a value, and its documentation. The parser throws {@link IllegalArgumentException} with
  * a message saying what is wrong; {@link AppConfig} prefixes it with the option's name.
  */
-public record ConfigField<T>(String name, String defaultValue, String doc, Function<String, T> parser) {
+public record ConfigField<T>(String name, String defaultValue, String doc, Function<String, T> parser, String env) {
 
     public ConfigField {
         Objects.requireNonNull(name, "name");
@@ -17,9 +17,17 @@ public record ConfigField<T>(String name, String defaultValue, String doc, Funct
         Objects.requireNonNull(parser, "parser");
     }
 
-    /** {@code reme.context.max-input-length} is read from {@code REME_CONTEXT_MAX_INPUT_LENGTH}. */
+    /** An option whose environment variable is derived from its name. */
+    public ConfigField(String name, String defaultValue, String doc, Function<String, T> parser) {
+        this(name, defaultValue, doc, parser, null);
+    }
+
+    /**
+     * {@code reme.context.max-input-length} is read from {@code REME_CONTEXT_MAX_INPUT_LENGTH}; options
+     * with a conventional variable of their own (such as {@code LLM_BASE_URL}) use that.
+     */
     public String envName() {
-        return envNameOf(name);
+        return env != null ? env : envNameOf(name);
     }
 
     static String envNameOf(String property) {

@@ -101,6 +101,18 @@ final class Parsers {
         };
     }
 
+    static Function<String, Boolean> bool() {
+        return value -> {
+            if ("true".equalsIgnoreCase(value)) {
+                return true;
+            }
+            if ("false".equalsIgnoreCase(value)) {
+                return false;
+            }
+            throw new IllegalArgumentException("expected true or false, got '" + value + "'");
+        };
+    }
+
     static Function<String, String> oneOf(String... allowed) {
         return value -> {
             for (String option : allowed) {

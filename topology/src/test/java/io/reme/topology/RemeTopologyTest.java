@@ -383,6 +383,57 @@ class RemeTopologyTest {
     }
 
     @Test
+    void quietSessionsAreSentForADiaryOnceEachQuietSpell() {
+        send("s5", "user", "short question");
+        send("s5", "assistant", "short answer");
+        driver.advanceWallClockTime(Duration.ofMinutes(10));
+        assertTrue(requests.isEmpty(), "not quiet long enough");
+        driver.advanceWallClockTime(Duration.ofMinutes(25));
+        List<LlmRequest> idle = requests.readValuesToList();
+        assertEquals(1, idle.size());
+        assertEquals(LlmKind.DIARY, idle.get(0).kind());
+        assertEquals(0, idle.get(0).fromSeq());
+        assertEquals(1, idle.get(0).toSeq());
+        assertEquals(List.of("short question", "short answer"), idle.get(0).messages().stream()
+                .map(m -> ((Block.Text) m.content().get(0)).text()).toList());
+        driver.advanceWallClockTime(Duration.ofHours(2));
+        assertTrue(requests.isEmpty(), "each quiet spell once");
+
+        send("s5", "user", "follow-up");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        List<LlmRequest> next = requests.readValuesToList();
+        assertEquals(1, next.size());
+        assertEquals(2, next.get(0).fromSeq(), "only what no diary covered yet");
+        assertEquals(2, next.get(0).toSeq());
+        assertEquals(3, live("s5").size(), "messages stay live: a diary does not compact");
+    }
+
+    @Test
+    void aCompactionsDiaryRequestSkipsWhatAnIdleDiaryAlreadyCovered() {
+        // ~200 tokens each: the fifth message crosses 950, and the cut falls before it.
+        send("s6", "user", "question 0" + words(100));
+        send("s6", "assistant", "answer 0" + words(100));
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        assertEquals(1, requests.readValuesToList().size(), "idle diary for seq 0-1");
+        send("s6", "user", "question 1" + words(100));
+        send("s6", "assistant", "answer 1" + words(100));
+        assertTrue(requests.isEmpty());
+        send("s6", "user", "question 2" + words(100));
+        List<LlmRequest> emitted = requests.readValuesToList();
+        assertEquals(2, emitted.size());
+        LlmRequest compact = emitted.get(0);
+        LlmRequest diary = emitted.get(1);
+        assertEquals(LlmKind.COMPACT, compact.kind());
+        assertEquals(LlmKind.DIARY, diary.kind());
+        assertEquals(0, compact.fromSeq());
+        assertEquals(3, compact.toSeq());
+        assertEquals(compact.requestId(), diary.requestId());
+        assertEquals(2, diary.fromSeq(), "seq 0-1 were already in a diary");
+        assertEquals(3, diary.toSeq());
+        assertEquals(List.of(compact.messages().get(2), compact.messages().get(3)), diary.messages());
+    }
+
+    @Test
     void aRetriedMessageIsNotAppendedTwice() {
         String m = message("s3", "user", "hello", T0);
         sendRaw("acme/s3", m, T0);
