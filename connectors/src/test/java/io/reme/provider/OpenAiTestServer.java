@@ -1,0 +1,290 @@
+package io.reme.provider;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * A local stand-in for an OpenAI-compatible endpoint: {@code POST /v1/chat/completions} answered by
+ * a per-test script, every request recorded. Runs on 127.0.0.1 on a free port.
+ */
+final class OpenAiTestServer implements AutoCloseable {
+    static final String API_KEY = "test-key";
+    static final String MODEL = "test-model";
+
+    /** One recorded request: its Authorization header and its JSON body. */
+    record Request(String authorization, JsonNode body) {
+        /** The request's messages. */
+        JsonNode messages() {
+            return body.path("messages");
+        }
+
+        /** The content of the first message with {@code role}, or null. */
+        String content(String role) {
+            for (JsonNode message : messages()) {
+                if (role.equals(message.path("role").asText())) {
+                    return message.path("content").asText();
+                }
+            }
+            return null;
+        }
+
+        boolean hasTools() {
+            return body.path("tools").isArray() && body.path("tools").size() > 0;
+        }
+
+        /** The last message of the request. */
+        JsonNode last() {
+            return messages().get(messages().size() - 1);
+        }
+    }
+
+    /** What the script answers: status and body, sent after {@code delay}. */
+    record Reply(int status, String body, Duration delay) {
+        Reply {
+            Objects.requireNonNull(body, "body");
+            Objects.requireNonNull(delay, "delay");
+        }
+
+        /** This reply, sent only after {@code wait}. */
+        Reply after(Duration wait) {
+            return new Reply(status, body, wait);
+        }
+    }
+
+    /** A function tool call of a scripted answer; {@code arguments} is sent as given (JSON text, or not). */
+    record ToolCall(String id, String name, String arguments) {
+        static ToolCall of(String id, String name, Object... keysAndValues) {
+            ObjectNode args = Json.MAPPER.createObjectNode();
+            for (int i = 0; i < keysAndValues.length; i += 2) {
+                args.put((String) keysAndValues[i], (String) keysAndValues[i + 1]);
+            }
+            return new ToolCall(id, name, args.toString());
+        }
+    }
+
+    private static final AtomicInteger COMPLETION_IDS = new AtomicInteger();
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+        Thread thread = new Thread(r, "openai-test-server");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final CountDownLatch closing = new CountDownLatch(1);
+    private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
+    private final Function<Request, Reply> script;
+
+    /** A server answering each request with {@code script(body)}. */
+    static OpenAiTestServer start(Function<JsonNode, Reply> script) {
+        return new OpenAiTestServer(request -> script.apply(request.body()));
+    }
+
+    /** A server whose script also sees the request's headers. */
+    static OpenAiTestServer startWithRequests(Function<Request, Reply> script) {
+        return new OpenAiTestServer(script);
+    }
+
+    private OpenAiTestServer(Function<Request, Reply> script) {
+        this.script = script;
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** The API root to give the client. */
+    String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+    }
+
+    /** Settings for a client of this server, with a short timeout so a hung test fails fast. */
+    OpenAiSettings settings() {
+        return OpenAiSettings.of(baseUrl(), API_KEY, MODEL).withRequestTimeout(Duration.ofSeconds(10));
+    }
+
+    /** Every request so far, in arrival order. */
+    List<Request> requests() {
+        synchronized (requests) {
+            return List.copyOf(requests);
+        }
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try {
+            if (!exchange.getRequestURI().getPath().equals("/v1/chat/completions")) {
+                send(exchange, new Reply(404, error("no route " + exchange.getRequestURI().getPath()), Duration.ZERO));
+                return;
+            }
+            if (!exchange.getRequestMethod().equals("POST")) {
+                send(exchange, new Reply(405, error("use POST"), Duration.ZERO));
+                return;
+            }
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            Request request = new Request(exchange.getRequestHeaders().getFirst("Authorization"),
+                    Json.MAPPER.readTree(body));
+            requests.add(request);
+            Reply reply;
+            try {
+                reply = script.apply(request);
+            } catch (RuntimeException | AssertionError e) {
+                // Shows up in the client's exception message; 418 so that it is not mistaken for a scripted 5xx.
+                reply = new Reply(418, error("test script failed: " + e), Duration.ZERO);
+            }
+            if (!reply.delay().isZero() && awaitClose(reply.delay())) {
+                return;
+            }
+            send(exchange, reply);
+        } catch (IOException e) {
+            // The client gave up (e.g. timed out): nothing to answer to.
+        } finally {
+            exchange.close();
+        }
+    }
+
+    private boolean awaitClose(Duration delay) {
+        try {
+            return closing.await(delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
+    private static void send(HttpExchange exchange, Reply reply) throws IOException {
+        byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closing.getCount() == 0) {
+            return;
+        }
+        closing.countDown();
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    // ------------------------------------------------------------------ replies
+
+    /** A completion whose answer is {@code content}. */
+    static Reply text(String content) {
+        return new Reply(200, completion(content, List.of(), "stop"), Duration.ZERO);
+    }
+
+    /** A completion whose answer is these tool calls (and no text). */
+    static Reply toolCalls(ToolCall... calls) {
+        return new Reply(200, completion(null, List.of(calls), "tool_calls"), Duration.ZERO);
+    }
+
+    /** An HTTP error in the OpenAI error shape. */
+    static Reply status(int status, String message) {
+        return new Reply(status, error(message), Duration.ZERO);
+    }
+
+    /** A 200 whose body is cut off mid-JSON. */
+    static Reply malformed() {
+        return new Reply(200, "{\"id\": \"chatcmpl-broken\", \"object\": \"chat.completion\", \"choices\": [{\"mess",
+                Duration.ZERO);
+    }
+
+    /** A well-formed completion without any choice. */
+    static Reply noChoices() {
+        ObjectNode root = envelope();
+        root.putArray("choices");
+        return new Reply(200, root.toString(), Duration.ZERO);
+    }
+
+    /**
+     * The JSON of a chat completion as the API sends it.
+     *
+     * @param content the answer's text, or null
+     * @param calls function tool calls, possibly none
+     * @param finishReason e.g. {@code stop}, {@code tool_calls}, {@code length}
+     */
+    static String completion(String content, List<ToolCall> calls, String finishReason) {
+        ObjectNode root = envelope();
+        ObjectNode choice = root.putArray("choices").addObject();
+        choice.put("index", 0);
+        ObjectNode message = choice.putObject("message");
+        message.put("role", "assistant");
+        if (content == null) {
+            message.putNull("content");
+        } else {
+            message.put("content", content);
+        }
+        message.putNull("refusal");
+        if (!calls.isEmpty()) {
+            ArrayNode toolCalls = message.putArray("tool_calls");
+            for (ToolCall call : calls) {
+                ObjectNode node = toolCalls.addObject();
+                node.put("id", call.id());
+                node.put("type", "function");
+                ObjectNode function = node.putObject("function");
+                function.put("name", call.name());
+                function.put("arguments", call.arguments());
+            }
+        }
+        choice.putNull("logprobs");
+        choice.put("finish_reason", finishReason);
+        ObjectNode usage = root.putObject("usage");
+        usage.put("prompt_tokens", 100);
+        usage.put("completion_tokens", 20);
+        usage.put("total_tokens", 120);
+        return root.toString();
+    }
+
+    private static ObjectNode envelope() {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("id", "chatcmpl-test-" + COMPLETION_IDS.incrementAndGet());
+        root.put("object", "chat.completion");
+        root.put("created", 1_764_338_400L);
+        root.put("model", MODEL);
+        return root;
+    }
+
+    private static String error(String message) {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        ObjectNode error = root.putObject("error");
+        error.put("message", message);
+        error.put("type", "test_error");
+        error.putNull("param");
+        error.putNull("code");
+        return root.toString();
+    }
+}
