@@ -1,0 +1,114 @@
+package io.reme.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/** The integration tests' client of the HTTP API's context endpoint. */
+final class ContextApi {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private ContextApi() {
+    }
+
+    /** A response: status and parsed JSON body (missing node when there is none). */
+    record Response(int status, JsonNode body) {
+        long messagesCounted() {
+            return body.path("compaction").path("counters").path("MESSAGES").asLong(0);
+        }
+
+        boolean pending() {
+            JsonNode pending = body.path("compaction").path("pending");
+            return !pending.isMissingNode() && !pending.isNull();
+        }
+    }
+
+    /**
+     * {@code GET /v1/sessions/{session}/context}; {@code token} null sends no Authorization header.
+     * A connection failure is status -1, so pollers simply try again.
+     */
+    static Response get(String baseUrl, String token, String session) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session + "/context"))
+                .timeout(Duration.ofSeconds(15)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        try {
+            HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode body = response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
+            return new Response(response.statusCode(), body);
+        } catch (IOException e) {
+            return new Response(-1, Json.MAPPER.missingNode());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
+     * Polls until every session's context has counted exactly its expected messages and has no
+     * compaction pending (so no result can change it any more), and returns those contexts.
+     * Fails at once if a session counts more messages than were produced.
+     *
+     * @param expected session name to number of messages produced
+     * @param check called on every round, e.g. to fail fast if a helper died
+     */
+    static Map<String, JsonNode> awaitSettled(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
+            Duration timeout, Runnable check) throws InterruptedException {
+        return await(baseUrl, token, expected, true, timeout, check);
+    }
+
+    /** Polls until every session's context has counted exactly its expected messages, pending or not. */
+    static Map<String, JsonNode> awaitCounted(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
+            Duration timeout, Runnable check) throws InterruptedException {
+        return await(baseUrl, token, expected, false, timeout, check);
+    }
+
+    private static Map<String, JsonNode> await(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
+            boolean settled, Duration timeout, Runnable check) throws InterruptedException {
+        Map<String, JsonNode> done = new TreeMap<>();
+        Map<String, String> last = new HashMap<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            check.run();
+            for (Map.Entry<String, Integer> session : expected.entrySet()) {
+                if (done.containsKey(session.getKey())) {
+                    continue;
+                }
+                Response response = get(baseUrl.get(), token, session.getKey());
+                if (response.status() != 200) {
+                    last.put(session.getKey(), "status " + response.status() + " " + response.body());
+                    continue;
+                }
+                long counted = response.messagesCounted();
+                if (counted > session.getValue()) {
+                    throw new AssertionError("session " + session.getKey() + " counted " + counted
+                            + " messages but only " + session.getValue() + " were produced");
+                }
+                last.put(session.getKey(), counted + "/" + session.getValue() + " messages, pending "
+                        + response.pending());
+                if (counted == session.getValue() && !(settled && response.pending())) {
+                    done.put(session.getKey(), response.body());
+                }
+            }
+            if (done.size() == expected.size()) {
+                return done;
+            }
+            if (System.nanoTime() > deadline) {
+                last.keySet().removeAll(done.keySet());
+                throw new AssertionError("sessions not " + (settled ? "settled" : "counted") + " within "
+                        + timeout.toSeconds() + " s: " + last);
+            }
+            Thread.sleep(settled ? 250 : 20);
+        }
+    }
+}

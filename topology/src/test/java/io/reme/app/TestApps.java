@@ -1,0 +1,40 @@
+package io.reme.app;
+
+import io.reme.config.AppConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Settings shared by the integration tests that start {@link RemeApp} against a test broker. */
+final class TestApps {
+    static final String ACME_KEY = "acme-key-0123456789abcdef";
+    static final String GLOBEX_KEY = "globex-key-0123456789abcdef";
+    static final String API_KEYS = "acme:" + ACME_KEY + ",globex:" + GLOBEX_KEY;
+
+    /**
+     * A small context so a few turns cross the threshold: floor(4000 x 0.7 x 0.95) = 2660 tokens,
+     * keep 800. Tool outputs above 12 KB are cut at once, above 2 KB once they age out; a failed
+     * compaction may be retried on the next message.
+     */
+    static final Map<String, String> SMALL_CONTEXT = Map.of(
+            AppConfig.MAX_INPUT_LENGTH.name(), "4000",
+            AppConfig.RESERVE.name(), "800",
+            AppConfig.TOOL_RECENT_BYTES.name(), "12000",
+            AppConfig.TOOL_OLD_BYTES.name(), "2000",
+            AppConfig.RETRY_BACKOFF.name(), "0s");
+
+    private TestApps() {
+    }
+
+    /** An instance on {@code bootstrap} with its own data dir, a free HTTP port, four partitions and explicit keys. */
+    static AppConfig config(String bootstrap, Path dataDir, Map<String, String> extra) {
+        Map<String, String> options = new HashMap<>();
+        options.put(AppConfig.BOOTSTRAP_SERVERS.name(), bootstrap);
+        options.put(AppConfig.DATA_DIR.name(), dataDir.toString());
+        options.put(AppConfig.HTTP_PORT.name(), "0");
+        options.put(AppConfig.PARTITIONS.name(), "4");
+        options.put(AppConfig.API_KEYS.name(), API_KEYS);
+        options.putAll(extra);
+        return AppConfig.of(options);
+    }
+}
