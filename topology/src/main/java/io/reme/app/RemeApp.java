@@ -5,6 +5,7 @@ import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.ContextQueries;
@@ -15,6 +16,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
+import io.reme.worker.LlmWorkerPool;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -57,10 +59,12 @@ public final class RemeApp implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final ApiServer api;
     private final String apiKey;
+    private final LlmClient llm;
+    private final LlmWorkerPool workers;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
-            Producer<byte[], byte[]> producer, ApiServer api, String apiKey) {
+            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -68,6 +72,8 @@ public final class RemeApp implements AutoCloseable {
         this.producer = producer;
         this.api = api;
         this.apiKey = apiKey;
+        this.llm = llm;
+        this.workers = workers;
     }
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
@@ -136,9 +142,17 @@ public final class RemeApp implements AutoCloseable {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");
             }
-            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={}", bootstrap, self.host(), self.port(),
-                    config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE));
-            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey);
+            LlmClient llm = null;
+            LlmWorkerPool workers = null;
+            if (config.get(AppConfig.WORKERS_EMBEDDED)) {
+                llm = Providers.llm(config, tokens);
+                workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
+                        Providers.workers(config), llm, tokens);
+            }
+            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={}", bootstrap, self.host(),
+                    self.port(), config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE),
+                    llm == null ? "separate workers" : llm.id());
+            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker);
@@ -189,7 +203,12 @@ public final class RemeApp implements AutoCloseable {
         return key;
     }
 
-    static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
+    /** The workers' consumer group, derived from the application id so two deployments never share one. */
+    public static String workerGroup(AppConfig config) {
+        return config.get(AppConfig.APPLICATION_ID) + "-llm-workers";
+    }
+
+    public static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
         Map<String, Object> props = new java.util.HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.putAll(config.kafkaOverrides());
@@ -213,6 +232,11 @@ public final class RemeApp implements AutoCloseable {
         return apiKey;
     }
 
+    /** The provider of the in-process workers, or null when workers run separately. */
+    public LlmClient llm() {
+        return llm;
+    }
+
     public KafkaStreams streams() {
         return streams;
     }
@@ -229,6 +253,10 @@ public final class RemeApp implements AutoCloseable {
         closed = true;
         LOG.info("stopping");
         api.close();
+        if (workers != null) {
+            workers.close();
+            llm.close();
+        }
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(Duration.ofSeconds(30)));
         producer.close(Duration.ofSeconds(5));

@@ -238,6 +238,7 @@ class CrashRestartIT {
             Map<String, String> options = new HashMap<>(TestApps.SMALL_CONTEXT);
             options.put(AppConfig.API_KEYS.name(), TestApps.API_KEYS);
             options.put(AppConfig.PARTITIONS.name(), "4");
+            options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
             // Five times the default: more processed-but-uncommitted work is lost at the kill, so a
             // commit that is not atomic with the outputs shows up as duplicates (at_least_once does).
             options.put(AppConfig.COMMIT_INTERVAL_MS.name(), "500");

@@ -34,6 +34,8 @@ final class TestApps {
         options.put(AppConfig.HTTP_PORT.name(), "0");
         options.put(AppConfig.PARTITIONS.name(), "4");
         options.put(AppConfig.API_KEYS.name(), API_KEYS);
+        // These tests play the LLM worker themselves.
+        options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
         options.putAll(extra);
         return AppConfig.of(options);
     }

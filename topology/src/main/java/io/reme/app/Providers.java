@@ -1,0 +1,41 @@
+package io.reme.app;
+
+import io.reme.config.AppConfig;
+import io.reme.config.ConfigException;
+import io.reme.provider.LlmClient;
+import io.reme.provider.OfflineLlmClient;
+import io.reme.provider.OpenAiLlmClient;
+import io.reme.provider.OpenAiSettings;
+import io.reme.tokens.TokenCounter;
+import io.reme.worker.WorkerSettings;
+import java.util.List;
+
+/** Chooses the LLM provider and the worker settings from the configuration. */
+public final class Providers {
+    private Providers() {
+    }
+
+    /** The OpenAI-compatible client when an endpoint or model is configured, else the offline extractive one. */
+    public static LlmClient llm(AppConfig config, TokenCounter tokens) {
+        String baseUrl = config.get(AppConfig.LLM_BASE_URL);
+        String model = config.get(AppConfig.LLM_MODEL);
+        if (baseUrl.isBlank() && model.isBlank()) {
+            return new OfflineLlmClient(tokens);
+        }
+        try {
+            return new OpenAiLlmClient(OpenAiSettings.of(baseUrl.isBlank() ? OpenAiSettings.DEFAULT_BASE_URL : baseUrl,
+                            config.get(AppConfig.LLM_API_KEY), model)
+                    .withRequestTimeout(config.get(AppConfig.LLM_TIMEOUT))
+                    .withMaxOutputTokens(config.get(AppConfig.LLM_MAX_OUTPUT_TOKENS)));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(List.of("LLM_BASE_URL / LLM_API_KEY / LLM_MODEL: " + e.getMessage()));
+        }
+    }
+
+    public static WorkerSettings workers(AppConfig config) {
+        return new WorkerSettings(config.get(AppConfig.LLM_CONCURRENCY), config.get(AppConfig.LLM_TIMEOUT),
+                config.get(AppConfig.LLM_MAX_ATTEMPTS), config.get(AppConfig.LLM_BACKOFF),
+                config.get(AppConfig.LLM_BACKOFF_MAX), config.get(AppConfig.SUMMARY_MAX_TOKENS), 1000, 5,
+                config.get(AppConfig.ZONE));
+    }
+}
