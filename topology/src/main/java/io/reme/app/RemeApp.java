@@ -8,8 +8,6 @@ import io.reme.config.ConfigException;
 import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
-import io.reme.query.ContextQueries;
-import io.reme.query.Health;
 import io.reme.query.MessageIngest;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
@@ -134,10 +132,8 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
-            ApiServer api = ApiServer.start(bound, keys,
-                    new ContextQueries(streams, self, settings, tokens.encodingName()),
-                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new Health(streams));
+            ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
+                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)));
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");

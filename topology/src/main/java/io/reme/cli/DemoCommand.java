@@ -26,15 +26,18 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code demo}: starts the system with a small context window, replays a sample multi-session
- * conversation as tenant {@code demo}, and shows each session's context as the API serves it.
+ * conversation as tenant {@code demo}, waits until its compactions are applied and its sessions
+ * have gone quiet and been written to diaries, and shows contexts and diaries as the API serves them.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start the system and replay a sample conversation so compaction can be seen at work.")
 final class DemoCommand implements Callable<Integer> {
     /** Small enough that the sample crosses the threshold; everything else is the defaults. */
     static final Map<String, String> DEMO_SETTINGS = Map.of(
-            AppConfig.MAX_INPUT_LENGTH.name(), "2500",
-            AppConfig.RESERVE.name(), "500");
+            AppConfig.MAX_INPUT_LENGTH.name(), "3000",
+            AppConfig.RESERVE.name(), "500",
+            AppConfig.SUMMARY_MAX_TOKENS.name(), "900",
+            AppConfig.IDLE_AFTER.name(), "5s");
 
     @Mixin
     CommonOptions options;
@@ -59,17 +62,33 @@ final class DemoCommand implements Callable<Integer> {
                     + "run the demo without reme.api.keys");
             return 2;
         }
-        Map<String, Integer> expected = replay(app);
-        System.out.println("replayed " + expected.values().stream().mapToInt(Integer::intValue).sum() + " messages in "
-                + expected.size() + " sessions as tenant " + RemeApp.DEFAULT_TENANT);
+        Sample sample = replay(app);
+        System.out.println("replayed " + sample.sessions().values().stream().mapToInt(Integer::intValue).sum()
+                + " messages in " + sample.sessions().size() + " sessions as tenant " + RemeApp.DEFAULT_TENANT
+                + "; LLM provider: " + (app.llm() == null ? "separate workers" : app.llm().id()));
         HttpClient http = HttpClient.newHttpClient();
-        for (Map.Entry<String, Integer> session : expected.entrySet()) {
+        for (Map.Entry<String, Integer> session : sample.sessions().entrySet()) {
             JsonNode context = awaitContext(http, app.httpUrl(), key, session.getKey(), session.getValue());
             describe(session.getKey(), context);
+        }
+        for (String document : sample.diaries()) {
+            awaitJson(http, app.httpUrl() + "/v1/diary/" + document, key, d -> true, "the diary " + document);
+        }
+        // Idle sessions are written to diaries a few seconds after the replay: wait until nothing changes.
+        java.util.Set<String> documents = new java.util.TreeSet<>(sample.diaries());
+        sample.diaries().forEach(d -> documents.add(d.substring(0, d.indexOf('/')) + "/MEMORY"));
+        Map<String, JsonNode> shown = settle(http, app.httpUrl(), key, documents,
+                app.config().get(AppConfig.IDLE_AFTER).multipliedBy(2).plusSeconds(3));
+        for (JsonNode diary : shown.values()) {
+            System.out.printf("%n  %s of %s (version %d) ----------------------------------%n",
+                    diary.path("path").asText(), diary.path("user").asText(), diary.path("version").asLong());
+            System.out.println(indent(diary.path("content").asText()));
         }
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/diary/alice/MEMORY");
         if (exit) {
             Runtime.getRuntime().removeShutdownHook(hook);
             app.close();
@@ -79,12 +98,18 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static Map<String, Integer> replay(RemeApp app) throws IOException {
+    /** What was replayed: messages per session, and the diary documents it should produce (user/name). */
+    private record Sample(Map<String, Integer> sessions, java.util.Set<String> diaries) {
+    }
+
+    private static Sample replay(RemeApp app) throws IOException {
         JsonNode sample;
         try (InputStream in = DemoCommand.class.getResourceAsStream("/demo/conversation.json")) {
             sample = Json.MAPPER.readTree(in);
         }
         Map<String, Integer> counts = new LinkedHashMap<>();
+        java.util.Set<String> diaries = new java.util.TreeSet<>();
+        java.time.ZoneId zone = app.config().get(AppConfig.ZONE);
         Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, app.bootstrapServers(),
                 ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer =
@@ -95,33 +120,73 @@ final class DemoCommand implements Callable<Integer> {
                 String session = envelope.get("session").asText();
                 envelope.put("tenant", RemeApp.DEFAULT_TENANT).put("id", session + "-" + index++);
                 counts.merge(session, 1, Integer::sum);
+                diaries.add(envelope.get("user").asText() + "/" + java.time.OffsetDateTime.parse(
+                        envelope.get("time").asText()).atZoneSameInstant(zone).toLocalDate());
                 producer.send(new ProducerRecord<>(app.config().topics().messages(),
                         (RemeApp.DEFAULT_TENANT + "/" + session).getBytes(StandardCharsets.UTF_8),
                         Json.MAPPER.writeValueAsBytes(envelope)));
             }
         }
-        return counts;
+        return new Sample(counts, diaries);
     }
 
+    /** Waits until the session has every message and no compaction in flight. */
     private static JsonNode awaitContext(HttpClient http, String url, String key, String session, int messages)
             throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v1/sessions/" + session + "/context"))
-                .header("Authorization", "Bearer " + key).GET().build();
-        long deadline = System.nanoTime() + 60_000_000_000L;
+        return awaitJson(http, url + "/v1/sessions/" + session + "/context", key,
+                context -> context.path("compaction").path("counters").path("MESSAGES").asInt() >= messages
+                        && context.path("compaction").path("pending").isNull(),
+                "session " + session);
+    }
+
+    private static JsonNode awaitJson(HttpClient http, String url, String key,
+            java.util.function.Predicate<JsonNode> done, String what) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key).GET()
+                .build();
+        long deadline = System.nanoTime() + 90_000_000_000L;
         while (true) {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
             if (response.statusCode() == 200) {
-                JsonNode context = Json.MAPPER.readTree(response.body());
-                if (context.path("compaction").path("counters").path("MESSAGES").asInt() >= messages) {
-                    return context;
+                JsonNode body = Json.MAPPER.readTree(response.body());
+                if (done.test(body)) {
+                    return body;
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("session " + session + " was not processed within 60 s (last status "
+                throw new IllegalStateException(what + " was not ready within 90 s (last status "
                         + response.statusCode() + ")");
             }
-            Thread.sleep(200);
+            Thread.sleep(250);
         }
+    }
+
+    /** Reads the documents until none has changed for {@code quiet}; absent ones are left out. */
+    private static Map<String, JsonNode> settle(HttpClient http, String url, String key, java.util.Set<String> documents,
+            java.time.Duration quiet) throws IOException, InterruptedException {
+        Map<String, JsonNode> last = new LinkedHashMap<>();
+        long stableSince = System.nanoTime();
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() - stableSince < quiet.toNanos() && System.nanoTime() < deadline) {
+            Map<String, JsonNode> now = new LinkedHashMap<>();
+            for (String document : documents) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v1/diary/" + document))
+                        .header("Authorization", "Bearer " + key).GET().build();
+                HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                if (response.statusCode() == 200) {
+                    now.put(document, Json.MAPPER.readTree(response.body()));
+                }
+            }
+            if (!now.equals(last)) {
+                last = now;
+                stableSince = System.nanoTime();
+            }
+            Thread.sleep(500);
+        }
+        return last;
+    }
+
+    private static String indent(String text) {
+        return "    " + text.strip().replace("\n", "\n    ");
     }
 
     private static void describe(String session, JsonNode context) {
@@ -132,15 +197,12 @@ final class DemoCommand implements Callable<Integer> {
         System.out.printf("    live messages %d, tokens: messages %d + summary %d = %d; threshold %d (%s)%n",
                 context.path("messages").size(), tokens.path("messages").asLong(), tokens.path("summary").asLong(),
                 tokens.path("total").asLong(), tokens.path("threshold").asLong(), tokens.path("encoding").asText());
-        System.out.printf("    tool outputs truncated %d%n", counters.path("TRUNCATED_OUTPUTS").asLong());
-        JsonNode pending = compaction.path("pending");
-        if (pending.isObject()) {
-            System.out.printf("    compaction requested: %d messages (seq %d-%d, %d tokens), request %s, epoch %d%n",
-                    pending.path("messageCount").asInt(), pending.path("fromSeq").asLong(), pending.path("toSeq").asLong(),
-                    pending.path("tokens").asLong(), pending.path("requestId").asText(), pending.path("epoch").asLong());
-            System.out.println("    (it waits on the llm.requests topic for an LLM worker)");
-        } else {
-            System.out.println("    under threshold: no compaction needed");
+        System.out.printf("    tool outputs truncated %d; compactions applied %d (requested %d, failed %d)%n",
+                counters.path("TRUNCATED_OUTPUTS").asLong(), counters.path("COMPACTIONS_APPLIED").asLong(),
+                counters.path("COMPACTIONS_REQUESTED").asLong(), counters.path("COMPACTIONS_FAILED").asLong());
+        String summary = context.path("summary").asText();
+        if (!summary.isBlank()) {
+            System.out.printf("    summary (version %d):%n%s%n", context.path("summaryVersion").asInt(), indent(summary));
         }
     }
 }

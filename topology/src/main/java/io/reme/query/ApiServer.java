@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.reme.json.Json;
+import io.reme.session.SessionSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final Pattern CONTEXT = Pattern.compile("/v1/sessions/([^/]+)/context");
+    private static final Pattern DIARY = Pattern.compile("/v1/diary/([^/]+)/([^/]+)");
     /** Request bodies above this are refused before they are read. */
     private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -31,15 +35,19 @@ public final class ApiServer implements AutoCloseable {
     private final ExecutorService executor;
     private final ApiKeys keys;
     private final ContextQueries contexts;
+    private final DiaryQueries diaries;
     private final MessageIngest ingest;
     private final Health health;
 
-    private ApiServer(HttpServer server, ApiKeys keys, ContextQueries contexts, MessageIngest ingest, Health health) {
+    private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
+            String encoding, MessageIngest ingest) {
         this.server = server;
         this.keys = keys;
-        this.contexts = contexts;
+        OwnerRouting routing = new OwnerRouting(streams, self);
+        this.contexts = new ContextQueries(streams, routing, settings, encoding);
+        this.diaries = new DiaryQueries(streams, routing);
         this.ingest = ingest;
-        this.health = health;
+        this.health = new Health(streams);
         this.executor = Executors.newFixedThreadPool(8, runnable -> {
             Thread thread = new Thread(runnable, "reme-http");
             thread.setDaemon(true);
@@ -57,10 +65,14 @@ public final class ApiServer implements AutoCloseable {
         return HttpServer.create(new InetSocketAddress(host, port), 128);
     }
 
-    /** Starts serving on a socket from {@link #bind}. */
-    public static ApiServer start(HttpServer bound, ApiKeys keys, ContextQueries contexts, MessageIngest ingest,
-            Health health) {
-        ApiServer api = new ApiServer(bound, keys, contexts, ingest, health);
+    /**
+     * Starts serving on a socket from {@link #bind}.
+     *
+     * @param self this instance's address as other instances reach it (Streams' application.server)
+     */
+    public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
+            SessionSettings settings, String encoding, MessageIngest ingest) {
+        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest);
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;
@@ -108,10 +120,17 @@ public final class ApiServer implements AutoCloseable {
         if (context.matches()) {
             requireMethod(method, "GET");
             String tenant = authenticate(exchange);
-            boolean forwarded = exchange.getRequestHeaders().containsKey(ContextQueries.FORWARDED_HEADER);
-            ContextQueries.Answer answer = contexts.context(tenant, context.group(1), forwarded,
+            OwnerRouting.Answer answer = contexts.context(tenant, context.group(1), forwarded(exchange),
                     exchange.getRequestHeaders().getFirst("Authorization"));
-            send(exchange, answer.status(), answer.body());
+            relay(exchange, answer);
+            return;
+        }
+        Matcher diary = DIARY.matcher(path);
+        if (diary.matches()) {
+            requireMethod(method, "GET");
+            String tenant = authenticate(exchange);
+            relay(exchange, diaries.document(tenant, diary.group(1), diary.group(2), forwarded(exchange),
+                    exchange.getRequestHeaders().getFirst("Authorization")));
             return;
         }
         if (path.equals("/v1/messages")) {
@@ -121,6 +140,17 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+    }
+
+    private static boolean forwarded(HttpExchange exchange) {
+        return exchange.getRequestHeaders().containsKey(OwnerRouting.FORWARDED_HEADER);
+    }
+
+    private static void relay(HttpExchange exchange, OwnerRouting.Answer answer) throws IOException {
+        if (answer.retryAfter() != null) {
+            exchange.getResponseHeaders().set("Retry-After", answer.retryAfter());
+        }
+        send(exchange, answer.status(), answer.body());
     }
 
     private String authenticate(HttpExchange exchange) {

@@ -1,0 +1,105 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.IntFunction;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves a keyed read from the instance that owns the key's active task: reads locally when that is
+ * this instance, otherwise forwards the request once (marked, so a moving assignment answers 503
+ * with Retry-After instead of looping). Streams not running, an unknown owner or a store that is
+ * not queryable are 503 too.
+ */
+final class OwnerRouting {
+    static final String FORWARDED_HEADER = "X-Reme-Forwarded";
+    private static final Logger LOG = LoggerFactory.getLogger(OwnerRouting.class);
+
+    private final KafkaStreams streams;
+    private final HostInfo self;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    OwnerRouting(KafkaStreams streams, HostInfo self) {
+        this.streams = streams;
+        this.self = self;
+    }
+
+    /** A JSON body with its status, either read here or relayed from the owner. */
+    record Answer(int status, byte[] body, String retryAfter) {
+        Answer(int status, byte[] body) {
+            this(status, body, null);
+        }
+    }
+
+    /**
+     * @param store a store partitioned like {@code key}
+     * @param path the request path, to forward
+     * @param local reads the key from the given partition of the local store
+     */
+    Answer route(String store, String key, String path, boolean forwarded, String authorization,
+            IntFunction<Answer> local) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
+        }
+        KeyQueryMetadata owner = streams.queryMetadataForKey(store, key, new StringSerializer());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("the owner of this key is not known yet; try again shortly");
+        }
+        if (owner.activeHost().equals(self)) {
+            try {
+                return local.apply(owner.partition());
+            } catch (InvalidStateStoreException e) {
+                throw ApiException.unavailable("the store is not queryable right now: " + e.getMessage());
+            }
+        }
+        if (forwarded) {
+            throw ApiException.unavailable("ownership is moving; try again shortly");
+        }
+        return forward(owner.activeHost(), path, authorization);
+    }
+
+    private Answer forward(HostInfo owner, String path, String authorization) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + owner.host() + ":" + owner.port() + path))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", authorization)
+                .header(FORWARDED_HEADER, self.host() + ":" + self.port())
+                .GET()
+                .build();
+        try {
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return new Answer(response.statusCode(), response.body(),
+                    response.headers().firstValue("Retry-After").orElse(null));
+        } catch (IOException e) {
+            LOG.warn("forward failed owner={}:{} error={}", owner.host(), owner.port(), e.toString());
+            throw ApiException.unavailable("the instance owning this key did not answer; try again shortly");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted");
+        }
+    }
+
+    static byte[] json(Object value) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Answer notFound(String code, String message) {
+        return new Answer(404, json(java.util.Map.of("error", java.util.Map.of("code", code, "message", message))));
+    }
+}
