@@ -17,9 +17,11 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -60,18 +62,36 @@ final class PipelineChecks {
             errors.add("requests committed more than once: " + worker.duplicateRequests());
         }
 
-        // Every compaction request travels with its diary twin over the same span.
+        // A compaction's diary twin covers the part of its span no earlier diary request covered (a
+        // retried compaction's span was already sent): a suffix of the span, same request and epoch.
+        // Over a session, no message is sent to a diary twice.
         Map<String, LlmRequest> diaries = new HashMap<>();
-        worker.requests().stream().filter(r -> r.kind() == LlmKind.DIARY).forEach(r -> diaries.put(r.requestId(), r));
+        Map<String, Set<String>> diarised = new HashMap<>();
+        for (LlmRequest diary : worker.requests().stream().filter(r -> r.kind() == LlmKind.DIARY).toList()) {
+            if (diaries.put(diary.requestId(), diary) != null) {
+                errors.add("two DIARY requests share request id " + diary.requestId());
+            }
+            Set<String> seen = diarised.computeIfAbsent(diary.tenant() + "/" + diary.session(), k -> new HashSet<>());
+            for (Message message : diary.messages()) {
+                if (!seen.add(message.id())) {
+                    errors.add("message " + message.id() + " was sent to a diary twice");
+                }
+            }
+        }
         for (TestWorker.Answer answer : worker.answers().values()) {
             LlmRequest compact = answer.request();
             LlmRequest diary = diaries.get(compact.requestId());
-            if (diary == null || diary.fromSeq() != compact.fromSeq() || diary.toSeq() != compact.toSeq()
-                    || diary.epoch() != compact.epoch()) {
-                errors.add("compaction " + compact.requestId() + " has no matching DIARY request: " + diary);
+            if (diary == null) {
+                continue;
+            }
+            int skip = (int) (diary.fromSeq() - compact.fromSeq());
+            if (diary.toSeq() != compact.toSeq() || diary.epoch() != compact.epoch() || skip < 0
+                    || !diary.messages().equals(compact.messages().subList(skip, compact.messages().size()))) {
+                errors.add("compaction " + compact.requestId() + " has a DIARY request that is not a suffix of its span: "
+                        + diary.fromSeq() + ".." + diary.toSeq() + " vs " + compact.fromSeq() + ".." + compact.toSeq());
             }
         }
-        if (diaries.size() != worker.answers().size()) {
+        if (diaries.size() > worker.answers().size()) {
             errors.add(diaries.size() + " DIARY requests for " + worker.answers().size() + " COMPACT requests");
         }
 
@@ -86,6 +106,9 @@ final class PipelineChecks {
                 errors.add("dialog holds a message of a session never produced: " + key);
             }
             archivedBySession.computeIfAbsent(key, k -> new ArrayList<>()).add(archived);
+            if (!diarised.getOrDefault(key, Set.of()).contains(archived.message().id())) {
+                errors.add("archived message " + archived.message().id() + " was never sent to a diary");
+            }
         }
 
         List<SessionOutcome> outcomes = new ArrayList<>();

@@ -115,15 +115,20 @@ public final class TestWorker implements AutoCloseable {
         return worker;
     }
 
-    /** The summary this worker writes for a request: Markdown sections naming the request and its messages. */
+    /**
+     * The summary this worker writes for a request: every required section, the goal naming the
+     * request and its span, the critical context listing the covered message ids.
+     */
     public static String summaryFor(LlmRequest request) {
         StringBuilder text = new StringBuilder();
-        text.append("## Summary\n").append("Request ").append(request.requestId()).append(" epoch ")
+        text.append("## Goal\n").append("Request ").append(request.requestId()).append(" epoch ")
                 .append(request.epoch()).append(" covers seq ").append(request.fromSeq()).append('-')
                 .append(request.toSeq()).append(".\n");
-        text.append("## Messages\n");
+        text.append("## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] summarised\n")
+                .append("### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n")
+                .append("## Next Steps\n1. continue\n## Critical Context\n");
         for (Message message : request.messages()) {
-            text.append(message.id()).append('\n');
+            text.append("- ").append(message.id()).append('\n');
         }
         return text.toString();
     }

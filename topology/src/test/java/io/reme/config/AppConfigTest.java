@@ -84,12 +84,27 @@ class AppConfigTest {
         assertEquals("REME_TOOL_RESULT_RECENT_BYTES", AppConfig.TOOL_RECENT_BYTES.envName());
         assertEquals("REME_HTTP_ADVERTISED_HOST", AppConfig.ADVERTISED_HOST.envName());
         Set<String> envNames = new HashSet<>();
+        Set<String> conventional = Set.of("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL");
         for (ConfigField<?> field : AppConfig.FIELDS) {
             String env = field.envName();
-            assertTrue(env.matches("REME_[A-Z0-9_]+"), env);
-            assertEquals(field.name().toUpperCase().replace('.', '_').replace('-', '_'), env);
+            if (field.env() == null) {
+                assertTrue(env.matches("REME_[A-Z0-9_]+"), env);
+                assertEquals(field.name().toUpperCase().replace('.', '_').replace('-', '_'), env);
+            } else {
+                assertTrue(conventional.contains(env), "only the LLM endpoint options keep their usual names: " + env);
+            }
             assertTrue(envNames.add(env), "two options share " + env);
         }
+        assertEquals("LLM_BASE_URL", AppConfig.LLM_BASE_URL.envName());
+    }
+
+    @Test
+    void theLlmEndpointIsReadFromItsConventionalVariables() {
+        AppConfig config = AppConfig.load(Map.of(), Map.of("LLM_BASE_URL", "http://127.0.0.1:9/v1",
+                "LLM_MODEL", "m", "LLM_API_KEY", "k"), Map.of());
+        assertEquals("http://127.0.0.1:9/v1", config.get(AppConfig.LLM_BASE_URL));
+        assertEquals("m", config.get(AppConfig.LLM_MODEL));
+        assertEquals("k", config.get(AppConfig.LLM_API_KEY));
     }
 
     @Test
