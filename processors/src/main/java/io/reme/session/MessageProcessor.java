@@ -44,7 +44,8 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context);
         state = new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.ACTIVITY), settings,
+                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
+                context.getStateStore(SessionStores.ACTIVITY), settings,
                 tokens, outputs);
         this.context = context;
         // Idle sessions are a matter of real time passing, not of records arriving.

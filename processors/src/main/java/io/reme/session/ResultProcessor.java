@@ -39,7 +39,8 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context);
         state = new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.ACTIVITY), settings,
+                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
+                context.getStateStore(SessionStores.ACTIVITY), settings,
                 tokens, outputs);
     }
 

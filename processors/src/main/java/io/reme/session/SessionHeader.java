@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The small per-session record kept beside the live messages: window totals, the summary, the
- * pending compaction and counters. It is rewritten on every message, so it never holds messages.
+ * The small per-session record kept beside the live messages: window totals, the summary's size and
+ * version, the pending compaction and counters. It is rewritten on every message, so it holds
+ * neither messages nor the summary text (kept in its own store, written only when it changes).
  *
  * @param nextSeq sequence number the next message gets
  * @param firstLiveSeq oldest sequence number still live (everything before it is archived)
@@ -18,7 +19,7 @@ import java.util.Objects;
  * @param diaryCoveredSeq the last sequence number already sent for a diary update (-1: none)
  * @param recentToolSeqs live messages whose tool outputs still have the generous recent limit
  * @param planBlocked a plan found no valid cut; replanning waits for a new turn or a result
- * @param summaryTokens tokens of {@code summary}
+ * @param summaryTokens tokens of the current summary
  * @param epoch the last epoch issued to a request of this session
  * @param pending the compaction in flight, or null
  * @param nextAttemptAt no new compaction is planned before this time (backoff after a failure)
@@ -37,7 +38,6 @@ public record SessionHeader(
         long diaryCoveredSeq,
         List<Long> recentToolSeqs,
         boolean planBlocked,
-        String summary,
         long summaryTokens,
         int summaryVersion,
         Instant lastSummaryAt,
@@ -54,12 +54,11 @@ public record SessionHeader(
         SafeId.require("session", session);
         SafeId.require("user", user);
         recentToolSeqs = recentToolSeqs == null ? List.of() : List.copyOf(recentToolSeqs);
-        summary = summary == null ? "" : summary;
         counters = counters == null ? SessionCounters.zero() : counters;
     }
 
     public static SessionHeader empty(String tenant, String session, String user) {
-        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, 0, -1, List.of(), false, "", 0, 0,
+        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, 0, -1, List.of(), false, 0, 0,
                 null, null, 0, null, null, null, null, SessionCounters.zero());
     }
 
@@ -71,7 +70,7 @@ public record SessionHeader(
     public SessionHeader withAppended(int tokens, String messageId, Instant at, long activeMs, List<Long> recentTools) {
         return new SessionHeader(tenant, session, user, nextSeq + 1, liveCount == 0 ? nextSeq : firstLiveSeq,
                 liveCount + 1, messageTokens + tokens, messageId, at, activeMs, diaryCoveredSeq, recentTools,
-                planBlocked, summary,
+                planBlocked,
                 summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt,
                 lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES));
     }
@@ -79,32 +78,31 @@ public record SessionHeader(
     /** Live messages were rewritten in place (re-truncation), changing their token total by {@code delta}. */
     public SessionHeader withTokenDelta(long delta, List<Long> recentTools) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens + delta,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentTools, planBlocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentTools, planBlocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters);
     }
 
     public SessionHeader withPending(PendingCompaction newPending) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, newPending.epoch(), newPending, nextAttemptAt, lastFailure,
                 lastFailureAt, counters);
     }
 
     public SessionHeader withPlanBlocked(boolean blocked) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, blocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, blocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters);
     }
 
     /** The pending compaction succeeded: the new summary replaces the old one and its span left the window. */
-    public SessionHeader withApplied(String newSummary, long newSummaryTokens, int archivedCount, long archivedTokens,
-            Instant at) {
+    public SessionHeader withApplied(long newSummaryTokens, int archivedCount, long archivedTokens, Instant at) {
         Objects.requireNonNull(pending, "no pending compaction");
         List<Long> stillRecent = recentToolSeqs.stream().filter(seq -> seq > pending.toSeq()).toList();
         return new SessionHeader(tenant, session, user, nextSeq, pending.toSeq() + 1, liveCount - archivedCount,
-                messageTokens - archivedTokens, lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, stillRecent, false, newSummary,
+                messageTokens - archivedTokens, lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, stillRecent, false,
                 newSummaryTokens, summaryVersion + 1, at, pending.requestId(), epoch, null, nextAttemptAt, lastFailure,
                 lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED));
     }
@@ -112,7 +110,7 @@ public record SessionHeader(
     /** The pending compaction failed (or timed out): keep every message, wait before trying again. */
     public SessionHeader withFailed(String reason, Instant at, Instant retryAt, SessionCounters.Counter counter) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
                 lastSummaryAt, pending == null ? lastResolvedRequestId : pending.requestId(), epoch, null, retryAt, reason,
                 at, counters.plus(counter));
     }
@@ -121,13 +119,13 @@ public record SessionHeader(
     public SessionHeader withDiaryCovered(long seq) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, Math.max(diaryCoveredSeq, seq), recentToolSeqs, planBlocked,
-                summary, summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending,
+                summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending,
                 nextAttemptAt, lastFailure, lastFailureAt, counters);
     }
 
     public SessionHeader withCounter(SessionCounters.Counter counter, long amount) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summary, summaryTokens, summaryVersion,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
                 counters.plus(counter, amount));
     }

@@ -40,16 +40,18 @@ final class SessionState {
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
     private final KeyValueStore<String, String> activity;
+    private final KeyValueStore<String, String> summaries;
     private final SessionSettings settings;
     private final TokenCounter tokens;
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
 
     SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
-            KeyValueStore<String, String> activity, SessionSettings settings, TokenCounter tokens,
-            SessionOutputs outputs) {
+            KeyValueStore<String, String> summaries, KeyValueStore<String, String> activity, SessionSettings settings,
+            TokenCounter tokens, SessionOutputs outputs) {
         this.headers = headers;
         this.messages = messages;
+        this.summaries = summaries;
         this.activity = activity;
         this.settings = settings;
         this.tokens = tokens;
@@ -151,7 +153,8 @@ final class SessionState {
             }
         }
         covered.forEach(messages::delete);
-        header = header.withApplied(result.payload(), tokens.count(result.payload()), archived, archivedTokens, now);
+        summaries.put(key.key(), result.payload());
+        header = header.withApplied(tokens.count(result.payload()), archived, archivedTokens, now);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
                 result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
@@ -204,7 +207,7 @@ final class SessionState {
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
-                header.user(), fromSeq, toSeq, span, header.summary(), settings.language(), 0, now);
+                header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now);
         outputs.request(key, compact, timestamp);
         header = requestDiary(key, header, compact, span, timestamp);
         LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
@@ -270,6 +273,11 @@ final class SessionState {
 
     private static String activityKey(long ms, SessionKey key) {
         return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
+    }
+
+    private String summary(SessionKey key) {
+        String summary = summaries.get(key.key());
+        return summary == null ? "" : summary;
     }
 
     /** Live messages in order; read only when a plan is needed, never on a plain append. */

@@ -15,6 +15,8 @@ import org.apache.kafka.streams.state.Stores;
 public final class SessionStores {
     public static final String HEADERS = "session-headers";
     public static final String MESSAGES = "session-messages";
+    /** {@code tenant/session} → the current summary text, written only when a compaction is applied. */
+    public static final String SUMMARIES = "session-summaries";
     /** {@code <19-digit last active ms>/tenant/session} → "": sessions in the order they went quiet. */
     public static final String ACTIVITY = "session-activity";
 
@@ -24,6 +26,11 @@ public final class SessionStores {
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HEADERS), Serdes.String(),
                 JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of());
+    }
+
+    public static StoreBuilder<KeyValueStore<String, String>> summaries() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SUMMARIES), Serdes.String(), Serdes.String())
+                .withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, String>> activity() {

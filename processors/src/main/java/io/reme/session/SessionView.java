@@ -35,8 +35,8 @@ public record SessionView(
 
     /** Reads one session; empty if the session has no state on this instance. */
     public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
-            ReadOnlyKeyValueStore<String, StoredMessage> messages, SessionKey key, ContextPolicy policy,
-            String encoding) {
+            ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
+            SessionKey key, ContextPolicy policy, String encoding) {
         SessionHeader header = headers.get(key.key());
         if (header == null) {
             return Optional.empty();
@@ -54,7 +54,8 @@ public record SessionView(
                 threshold <= 0 ? 1.0 : (double) header.messageTokens() / threshold);
         Compaction compaction = new Compaction(header.pending(), header.lastSummaryAt(), header.nextAttemptAt(),
                 header.lastFailure(), header.lastFailureAt(), header.epoch(), header.counters().values());
-        return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), header.summary(),
+        String summary = summaries.get(key.key());
+        return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), summary == null ? "" : summary,
                 header.summaryVersion(), live, tokens, compaction));
     }
 }

@@ -44,7 +44,11 @@ public final class ContextQueries {
         ReadOnlyKeyValueStore<String, StoredMessage> messages = streams.store(StoreQueryParameters
                 .fromNameAndType(SessionStores.MESSAGES, QueryableStoreTypes.<String, StoredMessage>keyValueStore())
                 .withPartition(partition));
-        Optional<SessionView> view = SessionView.read(headers, messages, key, settings.policyFor(key.tenant()), encoding);
+        ReadOnlyKeyValueStore<String, String> summaries = streams.store(StoreQueryParameters
+                .fromNameAndType(SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
+                .withPartition(partition));
+        Optional<SessionView> view = SessionView.read(headers, messages, summaries, key,
+                settings.policyFor(key.tenant()), encoding);
         return view.map(v -> new OwnerRouting.Answer(200, OwnerRouting.json(v)))
                 .orElseGet(() -> OwnerRouting.notFound("session_not_found",
                         "no session '" + key.session() + "' for this tenant"));

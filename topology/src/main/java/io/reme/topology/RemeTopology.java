@@ -43,6 +43,7 @@ public final class RemeTopology {
                 SessionNodes.RESULTS_SOURCE);
         topology.addStateStore(SessionStores.headers(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
         topology.addStateStore(SessionStores.messages(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.summaries(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
         topology.addStateStore(SessionStores.activity(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
 
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
