@@ -6,21 +6,32 @@ public final class ApiException extends RuntimeException {
     private final int status;
     private final String code;
     private final Integer retryAfterSeconds;
+    private final String allow;
 
     public ApiException(int status, String code, String message) {
-        this(status, code, message, null);
+        this(status, code, message, null, null);
     }
 
-    private ApiException(int status, String code, String message, Integer retryAfterSeconds) {
+    private ApiException(int status, String code, String message, Integer retryAfterSeconds, String allow) {
         super(message, null, false, false);
         this.status = status;
         this.code = code;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.allow = allow;
     }
 
     /** 503 with {@code Retry-After}: the store is moving (rebalance, restore); asking again soon will work. */
     public static ApiException unavailable(String message) {
-        return new ApiException(503, "unavailable", message, 1);
+        return new ApiException(503, "unavailable", message, 1, null);
+    }
+
+    /** 405 with the {@code Allow} header naming the method the route takes. */
+    public static ApiException methodNotAllowed(String allowed) {
+        return new ApiException(405, "method_not_allowed", "use " + allowed, null, allowed);
+    }
+
+    public String allow() {
+        return allow;
     }
 
     public int status() {

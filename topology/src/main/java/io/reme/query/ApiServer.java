@@ -87,6 +87,9 @@ public final class ApiServer implements AutoCloseable {
             try {
                 route(exchange);
             } catch (ApiException e) {
+                if (e.allow() != null) {
+                    exchange.getResponseHeaders().set("Allow", e.allow());
+                }
                 if (e.retryAfterSeconds() != null) {
                     exchange.getResponseHeaders().set("Retry-After", Integer.toString(e.retryAfterSeconds()));
                 }
@@ -161,7 +164,7 @@ public final class ApiServer implements AutoCloseable {
 
     private static void requireMethod(String actual, String expected) {
         if (!expected.equals(actual)) {
-            throw new ApiException(405, "method_not_allowed", "use " + expected);
+            throw ApiException.methodNotAllowed(expected);
         }
     }
 

@@ -72,7 +72,7 @@ class ApiIT {
 
     // ---- helpers -------------------------------------------------------------------------------
 
-    private record Reply(int status, String contentType, String text) {
+    private record Reply(int status, String contentType, String text, String allow) {
         JsonNode json() {
             try {
                 return Json.MAPPER.readTree(text);
@@ -106,7 +106,7 @@ class ApiIT {
             HttpResponse<String> response = HTTP.send(request.build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null),
-                    response.body());
+                    response.body(), response.headers().firstValue("Allow").orElse(null));
         } catch (IOException e) {
             throw new AssertionError(method + " " + path + " failed", e);
         } catch (InterruptedException e) {
@@ -216,6 +216,8 @@ class ApiIT {
         assertError(get("/v1/sessions/s1/context/extra", ACME_KEY), 404, "not_found");
 
         assertError(get("/v1/messages", ACME_KEY), 405, "method_not_allowed");
+        assertEquals("POST", get("/v1/messages", ACME_KEY).allow(), "a 405 says which method the route takes");
+        assertEquals("GET", send(app, "POST", "/health/live", null, "{}").allow());
         assertError(send(app, "DELETE", "/v1/messages", bearer(ACME_KEY), null), 405, "method_not_allowed");
         assertError(send(app, "POST", "/v1/sessions/s1/context", bearer(ACME_KEY), "{}"), 405,
                 "method_not_allowed");
