@@ -1,0 +1,12 @@
+package io.reme.search;
+
+import java.util.List;
+
+/**
+ * Turns texts into vectors, one per text and in the same order. Implementations wrap a local model
+ * or an embedding endpoint; callers pass {@code null} where no embedding is available (BM25 only).
+ */
+@FunctionalInterface
+public interface EmbeddingFunction {
+    List<float[]> embed(List<String> texts);
+}

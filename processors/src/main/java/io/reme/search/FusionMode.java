@@ -1,0 +1,9 @@
+package io.reme.search;
+
+/** How the text (BM25) and vector (kNN) candidate lists are combined; see {@link HybridFusion}. */
+public enum FusionMode {
+    /** 0.7 x min-max normalised vector score + 0.3 x min-max normalised text score. */
+    WEIGHTED,
+    /** Reciprocal rank fusion with k = 60. */
+    RRF
+}

@@ -1,0 +1,42 @@
+package io.reme.search;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One search result: the memory (without its vector) and its scores. {@code score} is the fused
+ * score in [0, 1] (see {@link HybridFusion}); {@code textScore} is the raw BM25 score and
+ * {@code vectorScore} the cosine similarity, each null when the hit was not in that list. The raw
+ * scores let a coordinator that merges several partitions' answers fuse them again.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Hit(
+        String id,
+        MemoryType type,
+        String text,
+        double score,
+        Double textScore,
+        Double vectorScore,
+        String tenant,
+        String user,
+        String session,
+        Instant createdAt,
+        Instant updatedAt,
+        Instant conversationTime,
+        Map<String, String> metadata,
+        String vectorModel) {
+
+    public Hit {
+        metadata = metadata == null || metadata.isEmpty()
+                ? Map.of()
+                : Collections.unmodifiableMap(new TreeMap<>(metadata));
+    }
+
+    static Hit of(MemoryRecord r, HybridFusion.Fused f) {
+        return new Hit(r.id(), r.type(), r.text(), f.score(), f.textScore(), f.vectorScore(), r.tenant(), r.user(),
+                r.session(), r.createdAt(), r.updatedAt(), r.conversationTime(), r.metadata(), r.vectorModel());
+    }
+}

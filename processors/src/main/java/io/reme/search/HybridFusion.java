@@ -1,0 +1,168 @@
+package io.reme.search;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Combines a text (BM25) and a vector (kNN) candidate list into one ranking. Pure functions.
+ *
+ * <h2>Inputs</h2>
+ * Either list may be null or empty. A list holding the same id more than once keeps that id's
+ * highest score. Within a list, rank 1 is the highest score, ties ordered by id.
+ *
+ * <h2>Scores, and what {@code minScore} means</h2>
+ * Every fused score is in [0, 1], and 1 means "best in every list that has candidates". The
+ * threshold {@code minScore} is applied to that fused score, after fusion, and has the same
+ * meaning whether one list or both have candidates: a list with no candidates takes no part (its
+ * weight is left out of the normalisation rather than counted as zeros for everyone).
+ * <ul>
+ *   <li>{@link FusionMode#WEIGHTED}: each list is min-max normalised over its own candidates (the
+ *       top one gets 1, the last one 0; a list whose scores are all equal gives everyone 1). A hit
+ *       missing from a list gets 0 there. Fused = sum of weight x normalised score, divided by the
+ *       sum of the weights of the lists that have candidates (vector {@value #VECTOR_WEIGHT},
+ *       text {@value #TEXT_WEIGHT}). With text only, the fused score is the normalised BM25 score.</li>
+ *   <li>{@link FusionMode#RRF}: sum over lists of 1 / ({@value #RRF_K} + rank), divided by the
+ *       largest possible value for the lists that have candidates (1 / 61 each), so rank 1 in
+ *       every list gives 1. Scaling does not change the RRF order.</li>
+ * </ul>
+ * Min-max scores are relative to the candidate set, so a threshold filters relative quality, not an
+ * absolute similarity; the raw scores are kept on every result for callers that need those.
+ *
+ * <h2>Order</h2>
+ * By fused score, highest first; equal scores by id (ascending), so the order never depends on
+ * the input order.
+ */
+public final class HybridFusion {
+    public static final double VECTOR_WEIGHT = 0.7;
+    public static final double TEXT_WEIGHT = 0.3;
+    public static final int RRF_K = 60;
+
+    /** A candidate from one list: its id and the list's raw score for it. */
+    public record Scored(String id, double score) {
+        public Scored {
+            Objects.requireNonNull(id, "id");
+            if (!Double.isFinite(score)) {
+                throw new IllegalArgumentException("score must be finite (id " + id + ")");
+            }
+        }
+    }
+
+    /** A fused result: fused score in [0, 1], and the raw score from each list (null when absent there). */
+    public record Fused(String id, double score, Double textScore, Double vectorScore) {
+    }
+
+    private static final Comparator<Scored> BY_SCORE_THEN_ID =
+            Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id);
+    private static final Comparator<Fused> FUSED_ORDER =
+            Comparator.comparingDouble(Fused::score).reversed().thenComparing(Fused::id);
+
+    private HybridFusion() {
+    }
+
+    /** Fuses, drops results below {@code minScore} and keeps the best {@code k}. */
+    public static List<Fused> fuse(FusionMode mode, List<Scored> text, List<Scored> vector, double minScore, int k) {
+        List<Fused> all = switch (mode) {
+            case WEIGHTED -> weighted(text, vector, TEXT_WEIGHT, VECTOR_WEIGHT);
+            case RRF -> rrf(text, vector);
+        };
+        List<Fused> out = new ArrayList<>(Math.min(k, all.size()));
+        for (Fused f : all) {
+            if (out.size() == k) {
+                break;
+            }
+            if (f.score() >= minScore) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** Weighted sum of min-max normalised scores; all candidates, in fused order. */
+    public static List<Fused> weighted(List<Scored> text, List<Scored> vector, double textWeight,
+            double vectorWeight) {
+        if (!(textWeight >= 0 && vectorWeight >= 0 && textWeight + vectorWeight > 0)) {
+            throw new IllegalArgumentException("weights must be >= 0 and not both 0");
+        }
+        List<Scored> t = dedup(text);
+        List<Scored> v = dedup(vector);
+        double weights = (t.isEmpty() ? 0 : textWeight) + (v.isEmpty() ? 0 : vectorWeight);
+        Map<String, Double> tn = minMax(t);
+        Map<String, Double> vn = minMax(v);
+        return combine(t, v, id -> weights == 0 ? 0
+                : (textWeight * tn.getOrDefault(id, 0.0) + vectorWeight * vn.getOrDefault(id, 0.0)) / weights);
+    }
+
+    /** Reciprocal rank fusion (k = 60), scaled to [0, 1]; all candidates, in fused order. */
+    public static List<Fused> rrf(List<Scored> text, List<Scored> vector) {
+        List<Scored> t = dedup(text);
+        List<Scored> v = dedup(vector);
+        int lists = (t.isEmpty() ? 0 : 1) + (v.isEmpty() ? 0 : 1);
+        double best = lists / (double) (RRF_K + 1);
+        Map<String, Double> tr = reciprocalRanks(t);
+        Map<String, Double> vr = reciprocalRanks(v);
+        return combine(t, v, id -> (tr.getOrDefault(id, 0.0) + vr.getOrDefault(id, 0.0)) / best);
+    }
+
+    private static List<Fused> combine(List<Scored> t, List<Scored> v, ToDoubleFunction<String> f) {
+        Map<String, Double> rawText = toMap(t);
+        Map<String, Double> rawVector = toMap(v);
+        Set<String> ids = new LinkedHashSet<>();
+        t.forEach(s -> ids.add(s.id()));
+        v.forEach(s -> ids.add(s.id()));
+        List<Fused> out = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            out.add(new Fused(id, f.applyAsDouble(id), rawText.get(id), rawVector.get(id)));
+        }
+        out.sort(FUSED_ORDER);
+        return out;
+    }
+
+    /** One entry per id (its highest score), sorted by score descending then id. */
+    static List<Scored> dedup(List<Scored> list) {
+        if (list == null || list.isEmpty()) {
+            return List.of();
+        }
+        Map<String, Scored> best = new HashMap<>();
+        for (Scored s : list) {
+            best.merge(s.id(), s, (a, b) -> b.score() > a.score() ? b : a);
+        }
+        List<Scored> out = new ArrayList<>(best.values());
+        out.sort(BY_SCORE_THEN_ID);
+        return out;
+    }
+
+    private static Map<String, Double> minMax(List<Scored> sorted) {
+        Map<String, Double> out = new HashMap<>();
+        if (sorted.isEmpty()) {
+            return out;
+        }
+        double max = sorted.get(0).score();
+        double min = sorted.get(sorted.size() - 1).score();
+        double range = max - min;
+        for (Scored s : sorted) {
+            out.put(s.id(), range > 0 ? (s.score() - min) / range : 1.0);
+        }
+        return out;
+    }
+
+    private static Map<String, Double> reciprocalRanks(List<Scored> sorted) {
+        Map<String, Double> out = new HashMap<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            out.put(sorted.get(i).id(), 1.0 / (RRF_K + i + 1));
+        }
+        return out;
+    }
+
+    private static Map<String, Double> toMap(List<Scored> list) {
+        Map<String, Double> out = new HashMap<>();
+        list.forEach(s -> out.put(s.id(), s.score()));
+        return out;
+    }
+}

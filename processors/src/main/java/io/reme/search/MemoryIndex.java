@@ -1,0 +1,438 @@
+package io.reme.search;
+
+import io.reme.json.Json;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.Tokenizer;
+import org.apache.lucene.analysis.cjk.CJKBigramFilter;
+import org.apache.lucene.analysis.cjk.CJKWidthFilter;
+import org.apache.lucene.analysis.core.LowerCaseFilter;
+import org.apache.lucene.analysis.core.TypeTokenFilter;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.analysis.miscellaneous.PerFieldAnalyzerWrapper;
+import org.apache.lucene.analysis.standard.StandardTokenizer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SortedDocValues;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.search.similarities.Similarity;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.QueryBuilder;
+
+/**
+ * One Lucene index of {@link MemoryRecord}s, searched with BM25, kNN or both.
+ *
+ * <h2>Lifecycle</h2>
+ * <ol>
+ *   <li><b>Open</b> with {@link #open(Path)} (an {@link FSDirectory}; an existing index there is
+ *       appended to), {@link #inMemory()} (a {@link ByteBuffersDirectory}, for tests and
+ *       throwaway indexes) or {@link #open(Directory)} (the caller keeps ownership of the
+ *       directory).</li>
+ *   <li><b>Write</b> with {@link #upsert} and {@link #delete}. Both are keyed by the record id: an
+ *       upsert replaces whatever was indexed under that id, so replaying the same records (a
+ *       changelog restore) leaves the same index content and the same search results.</li>
+ *   <li><b>Refresh</b> ({@link #refresh()}) makes the writes so far visible to {@link #search} and
+ *       {@link #count()}; until then searches see the previous state. Refresh is cheap relative
+ *       to a commit; call it after a batch, not per record.</li>
+ *   <li><b>Commit</b> ({@link #commit()}) makes the writes durable on disk. Commit on the owner's
+ *       commit (the Streams commit), not per record: on a crash, what was not committed is
+ *       replayed from the topic.</li>
+ *   <li><b>Close</b> ({@link #close()}) commits, then releases the writer, the searchers and the
+ *       directory if this instance opened it.</li>
+ * </ol>
+ * All methods are safe to call from several threads; searches run concurrently with writes.
+ *
+ * <h2>Fields</h2>
+ * {@code id}, {@code tenant}, {@code user}, {@code session}, {@code type}: exact terms.
+ * {@code time}: a long point (epoch millis of {@link MemoryRecord#effectiveTime()}).
+ * {@code text_en}: the text through {@link EnglishAnalyzer} (stop words, Porter stemming).
+ * {@code text_cjk}: only the CJK runs of the text, as overlapping bigrams (a lone CJK character as a
+ * unigram); other scripts are left to {@code text_en}. {@code vec}: the vector, normalised to
+ * unit length, in an HNSW graph compared by dot product (= cosine). {@code src}: the record as JSON
+ * without its vector, to rebuild hits. Similarity is {@link BM25Similarity} with default
+ * parameters (k1 1.2, b 0.75).
+ *
+ * <h2>Search</h2>
+ * Every query is restricted to {@link SearchQuery#tenant()} and the query's other filters. The
+ * text runs as one disjunction of its analysed terms over both text fields (scores add up). The
+ * vector runs as an HNSW kNN search restricted by the same filter. Each list asks for
+ * {@link SearchQuery#candidates()} = max(100, 10k) candidates (HNSW asked for only k misses
+ * true neighbours), then {@link HybridFusion} fuses, applies {@code minScore} and keeps k. A query
+ * vector against an index that holds no vectors yet runs as text only.
+ *
+ * <p>All vectors of one index must have the same dimension (the first one indexed fixes it, at
+ * most 1024); they are meant to come from one model.
+ */
+public final class MemoryIndex implements Closeable {
+    static final String F_ID = "id";
+    static final String F_TENANT = "tenant";
+    static final String F_USER = "user";
+    static final String F_SESSION = "session";
+    static final String F_TYPE = "type";
+    static final String F_TIME = "time";
+    static final String F_TEXT_EN = "text_en";
+    static final String F_TEXT_CJK = "text_cjk";
+    static final String F_VECTOR = "vec";
+    static final String F_SOURCE = "src";
+    static final int MAX_DIMENSION = 1024;
+
+    private static final Set<String> SOURCE_ONLY = Set.of(F_SOURCE);
+
+    private final Directory directory;
+    private final boolean ownsDirectory;
+    private final Analyzer analyzer;
+    private final Similarity similarity = new BM25Similarity();
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private final QueryBuilder queryBuilder;
+    /** Dimension of the indexed vectors, 0 until the first vector. */
+    private final AtomicInteger dimension = new AtomicInteger();
+
+    private MemoryIndex(Directory directory, boolean ownsDirectory) throws IOException {
+        this.directory = directory;
+        this.ownsDirectory = ownsDirectory;
+        this.analyzer = new PerFieldAnalyzerWrapper(new EnglishAnalyzer(),
+                Map.of(F_TEXT_CJK, new CjkBigramAnalyzer()));
+        IndexWriterConfig config = new IndexWriterConfig(analyzer)
+                .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
+                .setSimilarity(similarity)
+                .setRAMBufferSizeMB(64);
+        this.writer = new IndexWriter(directory, config);
+        this.searchers = new SearcherManager(writer, true, false, new SearcherFactory() {
+            @Override
+            public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                searcher.setSimilarity(similarity);
+                return searcher;
+            }
+        });
+        this.queryBuilder = new QueryBuilder(analyzer);
+        this.dimension.set(indexedDimension());
+    }
+
+    /** Opens (or creates) the index in a folder. */
+    public static MemoryIndex open(Path folder) throws IOException {
+        FSDirectory dir = FSDirectory.open(folder);
+        try {
+            return new MemoryIndex(dir, true);
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    /** Opens (or creates) the index in a directory the caller keeps and closes. */
+    public static MemoryIndex open(Directory directory) throws IOException {
+        return new MemoryIndex(directory, false);
+    }
+
+    /** A new empty index in memory. */
+    public static MemoryIndex inMemory() {
+        try {
+            return new MemoryIndex(new ByteBuffersDirectory(), true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- writes ---------------------------------------------------------------------------------
+
+    /**
+     * Indexes the record, replacing any record with the same id. Visible to searches after
+     * {@link #refresh()}, durable after {@link #commit()}.
+     *
+     * @throws IllegalArgumentException if its vector's dimension differs from the index's
+     */
+    public void upsert(MemoryRecord record) throws IOException {
+        writer.updateDocument(new Term(F_ID, record.id()), toDocument(record));
+    }
+
+    /** Removes the record with this id, if any. Visible after {@link #refresh()}. */
+    public void delete(String id) throws IOException {
+        writer.deleteDocuments(new Term(F_ID, id));
+    }
+
+    /** Makes every write so far durable. */
+    public void commit() throws IOException {
+        writer.commit();
+    }
+
+    /** Makes every write so far visible to searches; blocks until it is. */
+    public void refresh() throws IOException {
+        searchers.maybeRefreshBlocking();
+    }
+
+    /** Number of records visible to searches (as of the last refresh). */
+    public int count() throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            return searcher.getIndexReader().numDocs();
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Dimension of the indexed vectors, 0 when no vector was indexed. */
+    public int vectorDimension() {
+        return dimension.get();
+    }
+
+    private Document toDocument(MemoryRecord r) {
+        Document doc = new Document();
+        doc.add(new StringField(F_ID, r.id(), Field.Store.NO));
+        doc.add(new SortedDocValuesField(F_ID, new BytesRef(r.id())));
+        doc.add(new StringField(F_TENANT, r.tenant(), Field.Store.NO));
+        if (r.user() != null) {
+            doc.add(new StringField(F_USER, r.user(), Field.Store.NO));
+        }
+        if (r.session() != null) {
+            doc.add(new StringField(F_SESSION, r.session(), Field.Store.NO));
+        }
+        doc.add(new StringField(F_TYPE, r.type().name(), Field.Store.NO));
+        if (r.effectiveTime() != null) {
+            doc.add(new LongPoint(F_TIME, r.effectiveTime().toEpochMilli()));
+        }
+        doc.add(new TextField(F_TEXT_EN, r.text(), Field.Store.NO));
+        doc.add(new TextField(F_TEXT_CJK, r.text(), Field.Store.NO));
+        float[] vector = r.vector();
+        if (vector != null) {
+            checkDimension(vector.length, true);
+            doc.add(new KnnFloatVectorField(F_VECTOR, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
+        }
+        try {
+            doc.add(new StoredField(F_SOURCE, Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel()))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return doc;
+    }
+
+    private void checkDimension(int length, boolean fix) {
+        if (length > MAX_DIMENSION) {
+            throw new IllegalArgumentException("vector dimension " + length + " is above " + MAX_DIMENSION);
+        }
+        int current = fix ? dimension.updateAndGet(d -> d == 0 ? length : d) : dimension.get();
+        if (current != 0 && current != length) {
+            throw new IllegalArgumentException(
+                    "vector dimension " + length + " differs from the index's dimension " + current);
+        }
+    }
+
+    private int indexedDimension() throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+                FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(F_VECTOR);
+                if (info != null && info.getVectorDimension() > 0) {
+                    return info.getVectorDimension();
+                }
+            }
+            return 0;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    static float[] unit(float[] v) {
+        double sum = 0;
+        for (float x : v) {
+            sum += (double) x * x;
+        }
+        double norm = Math.sqrt(sum);
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = (float) (v[i] / norm);
+        }
+        return out;
+    }
+
+    // ---- search ---------------------------------------------------------------------------------
+
+    /** Runs the query against the state of the last refresh. */
+    public SearchResult search(SearchQuery q) throws IOException {
+        long start = System.nanoTime();
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            Query filter = filter(q);
+            int n = q.candidates();
+            Map<String, Integer> docsById = new HashMap<>();
+
+            long t0 = System.nanoTime();
+            List<HybridFusion.Scored> text = null;
+            Query textQuery = textQuery(q.text());
+            if (textQuery != null) {
+                Query full = new BooleanQuery.Builder()
+                        .add(textQuery, Occur.MUST)
+                        .add(filter, Occur.FILTER)
+                        .build();
+                text = scored(searcher, searcher.search(full, n), docsById, false);
+            }
+            long t1 = System.nanoTime();
+            List<HybridFusion.Scored> vector = null;
+            float[] target = q.vector();
+            if (target != null && dimension.get() != 0) {
+                checkDimension(target.length, false);
+                Query knn = new KnnFloatVectorQuery(F_VECTOR, unit(target), n, filter);
+                vector = scored(searcher, searcher.search(knn, n), docsById, true);
+            }
+            long t2 = System.nanoTime();
+            List<HybridFusion.Fused> fused = HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
+            long t3 = System.nanoTime();
+            List<Hit> hits = new ArrayList<>(fused.size());
+            StoredFields stored = searcher.storedFields();
+            for (HybridFusion.Fused f : fused) {
+                byte[] json = stored.document(docsById.get(f.id()), SOURCE_ONLY).getBinaryValue(F_SOURCE).bytes;
+                hits.add(Hit.of(Json.MAPPER.readValue(json, MemoryRecord.class), f));
+            }
+            long t4 = System.nanoTime();
+            return new SearchResult(hits, new SearchResult.Timings(micros(t1 - t0), micros(t2 - t1),
+                    micros(t3 - t2), micros(t4 - t3), micros(t4 - start),
+                    text == null ? 0 : text.size(), vector == null ? 0 : vector.size()));
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    private static long micros(long nanos) {
+        return nanos / 1000;
+    }
+
+    private Query filter(SearchQuery q) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        b.add(new TermQuery(new Term(F_TENANT, q.tenant())), Occur.FILTER);
+        if (!q.types().isEmpty()) {
+            b.add(termSet(F_TYPE, q.types().stream().map(Enum::name).toList()), Occur.FILTER);
+        }
+        if (!q.users().isEmpty()) {
+            b.add(termSet(F_USER, q.users()), Occur.FILTER);
+        }
+        if (!q.sessions().isEmpty()) {
+            b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);
+        }
+        if (q.from() != null || q.to() != null) {
+            long lo = q.from() == null ? Long.MIN_VALUE : q.from().toEpochMilli();
+            long hi = q.to() == null ? Long.MAX_VALUE : q.to().toEpochMilli() - 1;
+            b.add(LongPoint.newRangeQuery(F_TIME, lo, hi), Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    private static Query termSet(String field, Collection<String> values) {
+        return new TermInSetQuery(field, values.stream().sorted().map(BytesRef::new).toList());
+    }
+
+    /** BM25 over both text fields; null when the text has no searchable term (empty, only stop words). */
+    Query textQuery(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        Query en = queryBuilder.createBooleanQuery(F_TEXT_EN, text, Occur.SHOULD);
+        Query cjk = queryBuilder.createBooleanQuery(F_TEXT_CJK, text, Occur.SHOULD);
+        if (en == null || cjk == null) {
+            return en != null ? en : cjk;
+        }
+        return new BooleanQuery.Builder().add(en, Occur.SHOULD).add(cjk, Occur.SHOULD).build();
+    }
+
+    /**
+     * The ids and scores of the top docs (a vector score is turned back from Lucene's
+     * (1 + cos) / 2 into the cosine); remembers each id's doc for fetching the hits.
+     */
+    private static List<HybridFusion.Scored> scored(IndexSearcher searcher, TopDocs top, Map<String, Integer> docsById,
+            boolean vector) throws IOException {
+        ScoreDoc[] docs = top.scoreDocs.clone();
+        Arrays.sort(docs, (a, b) -> Integer.compare(a.doc, b.doc));
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        List<HybridFusion.Scored> out = new ArrayList<>(docs.length);
+        LeafReaderContext leaf = null;
+        SortedDocValues ids = null;
+        for (ScoreDoc sd : docs) {
+            if (leaf == null || sd.doc >= leaf.docBase + leaf.reader().maxDoc()) {
+                leaf = leaves.get(ReaderUtil.subIndex(sd.doc, leaves));
+                ids = leaf.reader().getSortedDocValues(F_ID);
+            }
+            if (ids == null || !ids.advanceExact(sd.doc - leaf.docBase)) {
+                throw new IllegalStateException("document " + sd.doc + " has no id");
+            }
+            String id = ids.lookupOrd(ids.ordValue()).utf8ToString();
+            docsById.put(id, sd.doc);
+            out.add(new HybridFusion.Scored(id, vector ? 2.0 * sd.score - 1.0 : sd.score));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            searchers.close();
+        } finally {
+            try {
+                writer.close();
+            } finally {
+                analyzer.close();
+                if (ownsDirectory) {
+                    directory.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * CJK text as overlapping bigrams (a lone CJK character as a unigram), full-width forms folded;
+     * every other token is dropped, since the English field already covers it.
+     */
+    static final class CjkBigramAnalyzer extends Analyzer {
+        private static final Set<String> CJK_TYPES = Set.of(CJKBigramFilter.DOUBLE_TYPE, CJKBigramFilter.SINGLE_TYPE);
+
+        @Override
+        protected TokenStreamComponents createComponents(String fieldName) {
+            Tokenizer source = new StandardTokenizer();
+            TokenStream stream = new CJKWidthFilter(source);
+            stream = new LowerCaseFilter(stream);
+            stream = new CJKBigramFilter(stream);
+            stream = new TypeTokenFilter(stream, CJK_TYPES, true);
+            return new TokenStreamComponents(source, stream);
+        }
+    }
+}

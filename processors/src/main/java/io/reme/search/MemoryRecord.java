@@ -1,0 +1,140 @@
+package io.reme.search;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.reme.message.SafeId;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One memory, the value of the compacted {@code memories} topic (keyed by {@link #id}) and the unit
+ * of the search index. Plain JSON through {@link io.reme.json.Json#MAPPER}: instants as ISO-8601,
+ * the vector as a number array, null fields left out.
+ *
+ * <p>{@code id} is unique across tenants (it is the topic key). {@code user} and {@code session}
+ * are optional. {@code conversationTime} is when the remembered thing was said or happened;
+ * {@code createdAt}/{@code updatedAt} are when the record was written. The time filter of a search
+ * uses {@link #effectiveTime()}. The vector, when present, was produced by the model named
+ * {@code vectorModel}; it must be non-empty, finite and not all zeros (the index normalises it).
+ * Metadata is kept sorted by key so that serialisation is deterministic.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record MemoryRecord(
+        String id,
+        String tenant,
+        String user,
+        String session,
+        MemoryType type,
+        String text,
+        Instant createdAt,
+        Instant updatedAt,
+        Instant conversationTime,
+        Map<String, String> metadata,
+        float[] vector,
+        String vectorModel) {
+
+    public MemoryRecord {
+        if (id == null || id.isBlank()) {
+            throw new IllegalArgumentException("id is required");
+        }
+        SafeId.require("tenant", tenant);
+        if (user != null) {
+            SafeId.require("user", user);
+        }
+        if (session != null) {
+            SafeId.require("session", session);
+        }
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(text, "text");
+        metadata = metadata == null || metadata.isEmpty()
+                ? Map.of()
+                : Collections.unmodifiableMap(new TreeMap<>(metadata));
+        if (vector != null) {
+            vector = vector.clone();
+            checkVector("vector", vector);
+        }
+    }
+
+    /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
+    public static MemoryRecord of(String id, String tenant, String user, String session, MemoryType type, String text,
+            Instant createdAt) {
+        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, createdAt, null, Map.of(), null, null);
+    }
+
+    @Override
+    public float[] vector() {
+        return vector == null ? null : vector.clone();
+    }
+
+    /** The time the search's time filter applies to: the conversation time if known, else the creation time. */
+    @JsonIgnore
+    public Instant effectiveTime() {
+        return conversationTime != null ? conversationTime : createdAt;
+    }
+
+    public MemoryRecord withVector(float[] newVector, String model) {
+        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
+                newVector, model);
+    }
+
+    public MemoryRecord withMetadata(Map<String, String> newMetadata) {
+        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime,
+                newMetadata, vector, vectorModel);
+    }
+
+    public MemoryRecord withConversationTime(Instant time) {
+        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, time, metadata, vector,
+                vectorModel);
+    }
+
+    public MemoryRecord withText(String newText, Instant newUpdatedAt) {
+        return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, newUpdatedAt, conversationTime,
+                metadata, vector, vectorModel);
+    }
+
+    /** Vector present, non-empty, every component finite and not all zeros. */
+    static void checkVector(String field, float[] v) {
+        if (v.length == 0) {
+            throw new IllegalArgumentException(field + " must not be empty");
+        }
+        double sum = 0;
+        for (float x : v) {
+            if (!Float.isFinite(x)) {
+                throw new IllegalArgumentException(field + " has a non-finite component");
+            }
+            sum += (double) x * x;
+        }
+        if (sum == 0) {
+            throw new IllegalArgumentException(field + " is all zeros");
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MemoryRecord r
+                && id.equals(r.id) && tenant.equals(r.tenant) && Objects.equals(user, r.user)
+                && Objects.equals(session, r.session) && type == r.type && text.equals(r.text)
+                && Objects.equals(createdAt, r.createdAt) && Objects.equals(updatedAt, r.updatedAt)
+                && Objects.equals(conversationTime, r.conversationTime) && metadata.equals(r.metadata)
+                && Arrays.equals(vector, r.vector) && Objects.equals(vectorModel, r.vectorModel);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
+                Arrays.hashCode(vector), vectorModel);
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRecord[id=" + id + ", tenant=" + tenant + ", user=" + user + ", session=" + session
+                + ", type=" + type + ", text=" + text + ", createdAt=" + createdAt + ", updatedAt=" + updatedAt
+                + ", conversationTime=" + conversationTime + ", metadata=" + metadata
+                + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]")
+                + ", vectorModel=" + vectorModel + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package io.reme.search;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.reme.message.SafeId;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A search over one tenant's memories. The tenant is required: no query runs without it.
+ *
+ * <ul>
+ *   <li>{@code text} runs BM25 over the English and CJK text fields; {@code vector} runs kNN. At
+ *       least one of them is required; with both, the lists are fused with {@code fusion}.</li>
+ *   <li>{@code k}: hits to return, 1..{@value #MAX_K}; 0 means {@value #DEFAULT_K}.</li>
+ *   <li>{@code types}, {@code users}, {@code sessions}: exact filters, empty means any; within a
+ *       set the values are alternatives.</li>
+ *   <li>{@code from} (inclusive) and {@code to} (exclusive) bound {@link MemoryRecord#effectiveTime()};
+ *       a bound set excludes records with no time.</li>
+ *   <li>{@code minScore}: threshold in [0, 1] on the fused score, see {@link HybridFusion}; 0 keeps all.</li>
+ * </ul>
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record SearchQuery(
+        String tenant,
+        String text,
+        float[] vector,
+        int k,
+        Set<MemoryType> types,
+        Set<String> users,
+        Set<String> sessions,
+        Instant from,
+        Instant to,
+        double minScore,
+        FusionMode fusion) {
+
+    public static final int DEFAULT_K = 10;
+    public static final int MAX_K = 1000;
+
+    public SearchQuery {
+        SafeId.require("tenant", tenant);
+        text = text == null ? "" : text;
+        if (vector != null) {
+            vector = vector.clone();
+            MemoryRecord.checkVector("query vector", vector);
+        }
+        if (text.isBlank() && vector == null) {
+            throw new IllegalArgumentException("a search needs text or a vector");
+        }
+        if (k == 0) {
+            k = DEFAULT_K;
+        }
+        if (k < 1 || k > MAX_K) {
+            throw new IllegalArgumentException("k must be in [1, " + MAX_K + "] (got " + k + ")");
+        }
+        types = types == null ? Set.of() : Set.copyOf(types);
+        users = users == null ? Set.of() : Set.copyOf(new TreeSet<>(users));
+        sessions = sessions == null ? Set.of() : Set.copyOf(new TreeSet<>(sessions));
+        if (from != null && to != null && !from.isBefore(to)) {
+            throw new IllegalArgumentException("from must be before to");
+        }
+        if (!(minScore >= 0 && minScore <= 1)) {
+            throw new IllegalArgumentException("minScore must be in [0, 1] (got " + minScore + ")");
+        }
+        fusion = fusion == null ? FusionMode.WEIGHTED : fusion;
+    }
+
+    /** A text query with no filters beyond the tenant. */
+    public static SearchQuery text(String tenant, String text, int k) {
+        return new SearchQuery(tenant, text, null, k, null, null, null, null, null, 0, null);
+    }
+
+    /** A vector query with no filters beyond the tenant. */
+    public static SearchQuery vector(String tenant, float[] vector, int k) {
+        return new SearchQuery(tenant, null, vector, k, null, null, null, null, null, 0, null);
+    }
+
+    @Override
+    public float[] vector() {
+        return vector == null ? null : vector.clone();
+    }
+
+    public SearchQuery withText(String newText) {
+        return new SearchQuery(tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withVector(float[] newVector) {
+        return new SearchQuery(tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withK(int newK) {
+        return new SearchQuery(tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withTypes(Set<MemoryType> newTypes) {
+        return new SearchQuery(tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withUsers(Set<String> newUsers) {
+        return new SearchQuery(tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withSessions(Set<String> newSessions) {
+        return new SearchQuery(tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion);
+    }
+
+    public SearchQuery withTimeRange(Instant newFrom, Instant newTo) {
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, newFrom, newTo, minScore, fusion);
+    }
+
+    public SearchQuery withMinScore(double newMinScore) {
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion);
+    }
+
+    public SearchQuery withFusion(FusionMode newFusion) {
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion);
+    }
+
+    /** Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. */
+    public int candidates() {
+        return Math.min(10 * MAX_K, Math.max(100, k * 10));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SearchQuery q
+                && tenant.equals(q.tenant) && text.equals(q.text) && Arrays.equals(vector, q.vector) && k == q.k
+                && types.equals(q.types) && users.equals(q.users) && sessions.equals(q.sessions)
+                && Objects.equals(from, q.from) && Objects.equals(to, q.to)
+                && Double.compare(minScore, q.minScore) == 0 && fusion == q.fusion;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tenant, text, Arrays.hashCode(vector), k, types, users, sessions, from, to, minScore,
+                fusion);
+    }
+
+    @Override
+    public String toString() {
+        return "SearchQuery[tenant=" + tenant + ", text=" + text
+                + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]") + ", k=" + k
+                + ", types=" + types + ", users=" + users + ", sessions=" + sessions + ", from=" + from
+                + ", to=" + to + ", minScore=" + minScore + ", fusion=" + fusion + "]";
+    }
+}

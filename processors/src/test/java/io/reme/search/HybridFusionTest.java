@@ -1,0 +1,186 @@
+package io.reme.search;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.search.HybridFusion.Fused;
+import io.reme.search.HybridFusion.Scored;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Fusion arithmetic on hand-built score lists. */
+class HybridFusionTest {
+    private static final double EPS = 1e-12;
+
+    private static List<Scored> list(Object... idScore) {
+        List<Scored> out = new ArrayList<>();
+        for (int i = 0; i < idScore.length; i += 2) {
+            out.add(new Scored((String) idScore[i], ((Number) idScore[i + 1]).doubleValue()));
+        }
+        return out;
+    }
+
+    private static List<String> ids(List<Fused> fused) {
+        return fused.stream().map(Fused::id).toList();
+    }
+
+    private static Fused get(List<Fused> fused, String id) {
+        return fused.stream().filter(f -> f.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    // ---- weighted -------------------------------------------------------------------------------
+
+    @Test
+    void weightedNormalisesEachListAndMissingCountsAsZero() {
+        List<Scored> text = list("a", 10, "b", 5, "c", 0);       // normalised a 1, b 0.5, c 0
+        List<Scored> vector = list("b", 0.9, "d", 0.5, "a", 0.1); // normalised b 1, d 0.5, a 0
+        List<Fused> fused = HybridFusion.fuse(FusionMode.WEIGHTED, text, vector, 0, 10);
+
+        assertEquals(List.of("b", "d", "a", "c"), ids(fused));
+        assertEquals(0.3 * 0.5 + 0.7 * 1.0, get(fused, "b").score(), EPS);
+        assertEquals(0.7 * 0.5, get(fused, "d").score(), EPS);
+        assertEquals(0.3 * 1.0, get(fused, "a").score(), EPS);
+        assertEquals(0.0, get(fused, "c").score(), EPS);
+        // raw scores travel with the hit; absent from a list means null there
+        assertEquals(5.0, get(fused, "b").textScore());
+        assertEquals(0.9, get(fused, "b").vectorScore());
+        assertNull(get(fused, "d").textScore());
+        assertNull(get(fused, "c").vectorScore());
+    }
+
+    @Test
+    void weightedTopOfBothListsScoresOne() {
+        List<Fused> fused = HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 3, "b", 1), list("a", 0.8, "b", 0.2), 0, 10);
+        assertEquals(1.0, fused.get(0).score(), EPS);
+        assertEquals(0.0, fused.get(1).score(), EPS);
+    }
+
+    @Test
+    void weightedWithOneListIsThatListNormalised() {
+        List<Scored> text = list("a", 8, "b", 6, "c", 4);
+        List<Fused> textOnly = HybridFusion.fuse(FusionMode.WEIGHTED, text, null, 0, 10);
+        assertEquals(List.of("a", "b", "c"), ids(textOnly));
+        assertEquals(1.0, textOnly.get(0).score(), EPS);
+        assertEquals(0.5, textOnly.get(1).score(), EPS);
+        assertEquals(0.0, textOnly.get(2).score(), EPS);
+
+        // an empty list takes no part, the same as an absent one
+        assertEquals(textOnly, HybridFusion.fuse(FusionMode.WEIGHTED, text, List.of(), 0, 10));
+        List<Fused> vectorOnly = HybridFusion.fuse(FusionMode.WEIGHTED, List.of(), text, 0, 10);
+        assertEquals(List.of(1.0, 0.5, 0.0), vectorOnly.stream().map(Fused::score).toList());
+    }
+
+    @Test
+    void weightedSingleCandidateOrAllEqualScoresGetOne() {
+        assertEquals(1.0, HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 0.3), null, 0, 10).get(0).score(), EPS);
+        List<Fused> flat = HybridFusion.fuse(FusionMode.WEIGHTED, list("b", 2, "a", 2), null, 0, 10);
+        assertEquals(List.of("a", "b"), ids(flat)); // tie broken by id
+        assertEquals(1.0, flat.get(1).score(), EPS);
+    }
+
+    @Test
+    void customWeightsAreRenormalised() {
+        List<Fused> fused = HybridFusion.weighted(list("a", 1, "b", 0), list("b", 1, "a", 0), 1, 3);
+        assertEquals(0.75, get(fused, "b").score(), EPS);
+        assertEquals(0.25, get(fused, "a").score(), EPS);
+        assertThrows(IllegalArgumentException.class, () -> HybridFusion.weighted(null, null, 0, 0));
+    }
+
+    // ---- RRF ------------------------------------------------------------------------------------
+
+    @Test
+    void rrfSumsReciprocalRanksScaledToOne() {
+        List<Scored> text = list("a", 10, "b", 5, "c", 1);
+        List<Scored> vector = list("b", 0.9, "d", 0.5, "a", 0.1);
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, text, vector, 0, 10);
+        double best = 2.0 / 61;
+        assertEquals(List.of("b", "a", "d", "c"), ids(fused));
+        assertEquals((1.0 / 62 + 1.0 / 61) / best, get(fused, "b").score(), EPS);
+        assertEquals((1.0 / 61 + 1.0 / 63) / best, get(fused, "a").score(), EPS);
+        assertEquals((1.0 / 62) / best, get(fused, "d").score(), EPS);
+        assertEquals((1.0 / 63) / best, get(fused, "c").score(), EPS);
+    }
+
+    @Test
+    void rrfTopOfEveryPresentListScoresOne() {
+        assertEquals(1.0, HybridFusion.fuse(FusionMode.RRF, list("a", 2, "b", 1), list("a", 0.9), 0, 10).get(0).score(),
+                EPS);
+        List<Fused> one = HybridFusion.fuse(FusionMode.RRF, null, list("x", 0.2, "y", 0.1), 0, 10);
+        assertEquals(1.0, one.get(0).score(), EPS);
+        assertEquals(61.0 / 62, one.get(1).score(), EPS);
+    }
+
+    @Test
+    void rrfRanksTiesById() {
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, list("z", 1, "m", 1, "a", 1), null, 0, 10);
+        assertEquals(List.of("a", "m", "z"), ids(fused));
+    }
+
+    // ---- common ---------------------------------------------------------------------------------
+
+    @Test
+    void duplicateIdsInAListKeepTheirBestScore() {
+        for (FusionMode mode : FusionMode.values()) {
+            List<Fused> fused = HybridFusion.fuse(mode, list("a", 1, "b", 3, "a", 5), list("b", 0.5, "b", 0.7), 0, 10);
+            assertEquals(2, fused.size(), mode.name());
+            assertEquals(5.0, get(fused, "a").textScore());
+            assertEquals(0.7, get(fused, "b").vectorScore());
+        }
+    }
+
+    @Test
+    void orderDoesNotDependOnInputOrder() {
+        List<Scored> text = new ArrayList<>();
+        List<Scored> vector = new ArrayList<>();
+        Random random = new Random(7);
+        for (int i = 0; i < 60; i++) {
+            text.add(new Scored("t" + (i % 40), random.nextInt(5)));     // many ties, some duplicates
+            vector.add(new Scored("t" + (i % 25 + 20), random.nextInt(3) / 2.0));
+        }
+        for (FusionMode mode : FusionMode.values()) {
+            List<Fused> expected = HybridFusion.fuse(mode, text, vector, 0, 100);
+            for (int round = 0; round < 5; round++) {
+                List<Scored> t = new ArrayList<>(text);
+                List<Scored> v = new ArrayList<>(vector);
+                Collections.shuffle(t, random);
+                Collections.shuffle(v, random);
+                assertEquals(expected, HybridFusion.fuse(mode, t, v, 0, 100), mode.name());
+            }
+            for (int i = 1; i < expected.size(); i++) {
+                Fused prev = expected.get(i - 1);
+                Fused cur = expected.get(i);
+                assertTrue(prev.score() > cur.score()
+                        || (prev.score() == cur.score() && prev.id().compareTo(cur.id()) < 0), mode + " at " + i);
+            }
+        }
+    }
+
+    @Test
+    void minScoreFiltersAfterFusionThenKTruncates() {
+        List<Scored> text = list("a", 10, "b", 5, "c", 0);
+        List<Scored> vector = list("b", 0.9, "d", 0.5, "a", 0.1);
+        // fused: b 0.85, d 0.35, a 0.30, c 0
+        assertEquals(List.of("b", "d"), ids(HybridFusion.fuse(FusionMode.WEIGHTED, text, vector, 0.34, 10)));
+        assertEquals(List.of("b"), ids(HybridFusion.fuse(FusionMode.WEIGHTED, text, vector, 0.31, 1)));
+        assertEquals(List.of(), ids(HybridFusion.fuse(FusionMode.WEIGHTED, text, vector, 0.9, 10)));
+        // the same threshold means the same thing with one list: relative to the best possible
+        assertEquals(List.of("a", "b"), ids(HybridFusion.fuse(FusionMode.WEIGHTED, text, null, 0.5, 10)));
+        assertEquals(List.of("b", "d"), ids(HybridFusion.fuse(FusionMode.WEIGHTED, null, vector, 0.5, 10)));
+        assertEquals(List.of("x"), ids(HybridFusion.fuse(FusionMode.RRF, list("x", 2, "y", 1), null, 1.0, 10)));
+    }
+
+    @Test
+    void emptyInputsGiveNothingAndBadScoresAreRejected() {
+        for (FusionMode mode : FusionMode.values()) {
+            assertEquals(List.of(), HybridFusion.fuse(mode, null, null, 0, 10));
+            assertEquals(List.of(), HybridFusion.fuse(mode, List.of(), List.of(), 0, 10));
+        }
+        assertThrows(IllegalArgumentException.class, () -> new Scored("a", Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> new Scored("a", Double.POSITIVE_INFINITY));
+    }
+}

@@ -1,0 +1,359 @@
+package io.reme.search;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.json.Json;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Writes, filters, analysis, kNN and determinism of {@link MemoryIndex}, on in-memory indexes. */
+class MemoryIndexTest {
+    private static final Instant T0 = Instant.parse("2024-03-01T10:00:00Z");
+
+    private final List<MemoryIndex> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws IOException {
+        for (MemoryIndex index : open) {
+            index.close();
+        }
+    }
+
+    private MemoryIndex index(MemoryRecord... records) throws IOException {
+        MemoryIndex index = MemoryIndex.inMemory();
+        open.add(index);
+        for (MemoryRecord r : records) {
+            index.upsert(r);
+        }
+        index.refresh();
+        return index;
+    }
+
+    private static MemoryRecord rec(String id, String tenant, String user, MemoryType type, String text, Instant time) {
+        return MemoryRecord.of(id, tenant, user, "s1", type, text, time);
+    }
+
+    private static MemoryRecord rec(String id, String text) {
+        return rec(id, "acme", "alice", MemoryType.PERSONAL, text, T0);
+    }
+
+    private static List<String> ids(SearchResult result) {
+        return result.hits().stream().map(Hit::id).toList();
+    }
+
+    private static SearchResult text(MemoryIndex index, String text) throws IOException {
+        return index.search(SearchQuery.text("acme", text, 10));
+    }
+
+    // ---- writes ---------------------------------------------------------------------------------
+
+    @Test
+    void upsertReplacesByIdAndDeleteRemoves() throws IOException {
+        MemoryIndex index = index(rec("m1", "alice likes green tea"), rec("m2", "alice owns a bicycle"));
+        assertEquals(2, index.count());
+        assertEquals(List.of("m1"), ids(text(index, "tea")));
+
+        index.upsert(rec("m1", "alice switched to black coffee"));
+        assertEquals(List.of("m1"), ids(text(index, "tea")), "not visible before refresh");
+        index.refresh();
+        assertEquals(2, index.count());
+        assertEquals(List.of(), ids(text(index, "tea")));
+        assertEquals(List.of("m1"), ids(text(index, "coffee")));
+        assertEquals("alice switched to black coffee", text(index, "coffee").hits().get(0).text());
+
+        index.delete("m2");
+        index.delete("never-there");
+        index.refresh();
+        assertEquals(1, index.count());
+        assertEquals(List.of(), ids(text(index, "bicycle")));
+    }
+
+    @Test
+    void replayingTheSameRecordsChangesNothing() throws IOException {
+        List<MemoryRecord> records = corpus(60, 11);
+        MemoryIndex index = index(records.toArray(MemoryRecord[]::new));
+        List<SearchResult> before = probe(index);
+        int count = index.count();
+
+        for (int round = 0; round < 2; round++) {
+            for (MemoryRecord r : records) {
+                index.upsert(r);
+            }
+            index.refresh();
+            assertEquals(count, index.count());
+            assertEquals(hitsOf(before), hitsOf(probe(index)));
+        }
+    }
+
+    @Test
+    void rebuildingFromTheSameRecordsGivesIdenticalResults() throws IOException {
+        List<MemoryRecord> records = corpus(200, 5);
+        MemoryIndex first = index(records.toArray(MemoryRecord[]::new));
+        MemoryIndex second = index(records.toArray(MemoryRecord[]::new));
+        List<SearchResult> a = probe(first);
+        List<SearchResult> b = probe(second);
+        assertEquals(hitsOf(a), hitsOf(b));
+        assertTrue(a.stream().allMatch(r -> !r.hits().isEmpty()), "probes must hit something");
+    }
+
+    @Test
+    void committedIndexSurvivesReopen(@TempDir Path dir) throws IOException {
+        try (MemoryIndex index = MemoryIndex.open(dir)) {
+            index.upsert(rec("m1", "the deploy pipeline broke on friday").withVector(new float[] {1, 0, 0}, "m"));
+            index.upsert(rec("m2", "lunch is at noon"));
+            index.commit();
+        }
+        try (MemoryIndex index = MemoryIndex.open(dir)) {
+            assertEquals(2, index.count());
+            assertEquals(3, index.vectorDimension());
+            assertEquals(List.of("m1"), ids(index.search(SearchQuery.text("acme", "pipeline", 5))));
+            assertEquals(List.of("m1"), ids(index.search(SearchQuery.vector("acme", new float[] {1, 0.1f, 0}, 5))));
+        }
+    }
+
+    // ---- filters --------------------------------------------------------------------------------
+
+    @Test
+    void tenantsNeverSeeEachOther() throws IOException {
+        float[] v = {0.2f, 0.9f, 0.1f};
+        MemoryIndex index = index(
+                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"),
+                rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"));
+        for (String tenant : List.of("acme", "bolt")) {
+            String expected = tenant.equals("acme") ? "a1" : "b1";
+            SearchQuery q = SearchQuery.text(tenant, "launch code blue", 10);
+            assertEquals(List.of(expected), ids(index.search(q)));
+            assertEquals(List.of(expected), ids(index.search(SearchQuery.vector(tenant, v, 10))));
+            assertEquals(List.of(expected), ids(index.search(q.withVector(v).withFusion(FusionMode.RRF))));
+            assertEquals(tenant, index.search(q).hits().get(0).tenant());
+        }
+        assertEquals(List.of(), ids(index.search(SearchQuery.text("other", "launch code blue", 10))));
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text(null, "launch", 10));
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("", "launch", 10));
+    }
+
+    @Test
+    void typeUserAndSessionFilters() throws IOException {
+        MemoryIndex index = index(
+                rec("p", "acme", "alice", MemoryType.PERSONAL, "kafka broker notes", T0),
+                rec("t", "acme", "alice", MemoryType.TOOL, "kafka broker notes", T0),
+                rec("d", "acme", "bob", MemoryType.DIARY_CHUNK, "kafka broker notes", T0),
+                MemoryRecord.of("x", "acme", null, null, MemoryType.PROCEDURAL, "kafka broker notes", T0));
+        SearchQuery q = SearchQuery.text("acme", "kafka", 10);
+        assertEquals(Set.of("p", "t", "d", "x"), Set.copyOf(ids(index.search(q))));
+        assertEquals(List.of("t"), ids(index.search(q.withTypes(Set.of(MemoryType.TOOL)))));
+        assertEquals(Set.of("t", "d"),
+                Set.copyOf(ids(index.search(q.withTypes(Set.of(MemoryType.TOOL, MemoryType.DIARY_CHUNK))))));
+        assertEquals(Set.of("p", "t"), Set.copyOf(ids(index.search(q.withUsers(Set.of("alice"))))));
+        assertEquals(List.of("d"), ids(index.search(q.withUsers(Set.of("bob", "carol")))));
+        assertEquals(List.of("p"), ids(index.search(q.withUsers(Set.of("alice")).withTypes(Set.of(MemoryType.PERSONAL)))));
+        assertEquals(Set.of("p", "t", "d"), Set.copyOf(ids(index.search(q.withSessions(Set.of("s1"))))));
+    }
+
+    @Test
+    void timeRangeIsFromInclusiveToExclusiveOnConversationTimeElseCreation() throws IOException {
+        Instant day1 = T0;
+        Instant day2 = T0.plusSeconds(86_400);
+        Instant day3 = T0.plusSeconds(2 * 86_400);
+        MemoryIndex index = index(
+                rec("d1", "acme", "u", MemoryType.PERSONAL, "went hiking", day1),
+                rec("d2", "acme", "u", MemoryType.PERSONAL, "went hiking", day2),
+                // written on day 3 about something that happened on day 1
+                rec("late", "acme", "u", MemoryType.PERSONAL, "went hiking", day3).withConversationTime(day1),
+                MemoryRecord.of("none", "acme", "u", null, MemoryType.PERSONAL, "went hiking", null));
+        SearchQuery q = SearchQuery.text("acme", "hiking", 10);
+        assertEquals(4, index.search(q).hits().size());
+        assertEquals(Set.of("d1", "late"), Set.copyOf(ids(index.search(q.withTimeRange(day1, day2)))));
+        assertEquals(List.of("d2"), ids(index.search(q.withTimeRange(day2, day3))));
+        assertEquals(List.of("d2"), ids(index.search(q.withTimeRange(day2, null))));
+        assertEquals(Set.of("d1", "late"), Set.copyOf(ids(index.search(q.withTimeRange(null, day2)))));
+        assertThrows(IllegalArgumentException.class, () -> q.withTimeRange(day2, day1));
+    }
+
+    // ---- text analysis --------------------------------------------------------------------------
+
+    @Test
+    void englishStemmingMatchesOtherWordForms() throws IOException {
+        MemoryIndex index = index(rec("m1", "We deployed the payment service to production"),
+                rec("m2", "The cat sat on the mat"));
+        assertEquals(List.of("m1"), ids(text(index, "deploying")));
+        assertEquals(List.of("m1"), ids(text(index, "services deployment")));
+        assertEquals(List.of(), ids(text(index, "the on")), "stop words alone match nothing");
+        SearchResult r = text(index, "deploying");
+        assertNotNull(r.hits().get(0).textScore());
+        assertNull(r.hits().get(0).vectorScore());
+        assertEquals(1.0, r.hits().get(0).score(), 1e-9);
+    }
+
+    @Test
+    void cjkTextIsFoundByATwoCharacterQuery() throws IOException {
+        MemoryIndex index = index(
+                rec("beijing", "我们明天去北京开会"),
+                rec("north", "北方的天气很冷"),
+                rec("tokyo", "東京タワーに行きました"),
+                rec("english", "meeting in the capital tomorrow"));
+        List<String> hits = ids(text(index, "北京"));
+        assertEquals("beijing", hits.get(0));
+        assertFalse(hits.contains("english"));
+        if (hits.contains("north")) { // shares one character: ranks below the bigram match
+            SearchResult r = text(index, "北京");
+            assertTrue(r.hits().get(0).score() > r.hits().get(1).score());
+        }
+        assertEquals("tokyo", ids(text(index, "東京")).get(0));
+        assertEquals(List.of("beijing"), ids(text(index, "开会")));
+    }
+
+    // ---- vectors --------------------------------------------------------------------------------
+
+    @Test
+    void knnFindsTheNearestVectorWithinTheFilter() throws IOException {
+        MemoryIndex index = index(
+                rec("x", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0, 0}, "m"),
+                rec("y", "acme", "u", MemoryType.PERSONAL, "two", T0).withVector(new float[] {0, 1, 0, 0}, "m"),
+                rec("xy", "acme", "u", MemoryType.TOOL, "three", T0).withVector(new float[] {5, 4, 0, 0}, "m"),
+                rec("z", "acme", "u", MemoryType.PERSONAL, "four", T0).withVector(new float[] {0, 0, 0, 3}, "m"),
+                rec("plain", "acme", "u", MemoryType.PERSONAL, "no vector", T0));
+        SearchResult r = index.search(SearchQuery.vector("acme", new float[] {0.9f, 0.8f, 0, 0}, 2));
+        assertEquals(List.of("xy", "x"), ids(r));
+        // vector scores are cosine similarities (vectors are normalised, so length does not matter)
+        double expected = (0.9 * 5 + 0.8 * 4) / (Math.hypot(0.9, 0.8) * Math.hypot(5, 4));
+        assertEquals(expected, r.hits().get(0).vectorScore(), 1e-5);
+        assertNull(r.hits().get(0).textScore());
+
+        SearchQuery personal = SearchQuery.vector("acme", new float[] {0.9f, 0.8f, 0, 0}, 10)
+                .withTypes(Set.of(MemoryType.PERSONAL));
+        assertEquals(List.of("x", "y", "z"), ids(index.search(personal)));
+        assertEquals(List.of("z"), ids(index.search(SearchQuery.vector("acme", new float[] {0, 0, 0, 1}, 1))));
+    }
+
+    @Test
+    void hybridPrefersWhatBothListsAgreeOn() throws IOException {
+        MemoryIndex index = index(
+                rec("both", "rust compiler errors").withVector(new float[] {1, 0.1f, 0}, "m"),
+                rec("textonly", "rust compiler errors everywhere").withVector(new float[] {0, 0, 1}, "m"),
+                rec("vectoronly", "gardening tips").withVector(new float[] {1, 0, 0}, "m"));
+        for (FusionMode mode : FusionMode.values()) {
+            SearchQuery q = SearchQuery.text("acme", "rust compiler", 3).withVector(new float[] {1, 0.05f, 0})
+                    .withFusion(mode);
+            SearchResult r = index.search(q);
+            assertEquals("both", r.hits().get(0).id(), mode.name());
+            assertNotNull(r.hits().get(0).textScore());
+            assertNotNull(r.hits().get(0).vectorScore());
+            assertEquals(Set.of("both", "textonly", "vectoronly"), Set.copyOf(ids(r)));
+            assertTrue(r.timings().textCandidates() == 2 && r.timings().vectorCandidates() == 3, r.toString());
+        }
+    }
+
+    @Test
+    void minScoreAndKApplyAfterFusion() throws IOException {
+        List<MemoryRecord> records = corpus(40, 3);
+        MemoryIndex index = index(records.toArray(MemoryRecord[]::new));
+        SearchQuery q = SearchQuery.text("acme", "blue river stone", 40);
+        SearchResult all = index.search(q);
+        assertTrue(all.hits().size() > 3);
+        SearchResult strict = index.search(q.withMinScore(0.5));
+        assertTrue(strict.hits().stream().allMatch(h -> h.score() >= 0.5));
+        assertEquals(all.hits().stream().filter(h -> h.score() >= 0.5).map(Hit::id).toList(), ids(strict));
+        assertEquals(ids(all).subList(0, 3), ids(index.search(q.withK(3))));
+    }
+
+    @Test
+    void vectorDimensionsMustAgree() throws IOException {
+        MemoryIndex index = index(rec("a", "x").withVector(new float[] {1, 2, 3}, "m"));
+        assertThrows(IllegalArgumentException.class, () -> index.upsert(rec("b", "y").withVector(new float[] {1, 2}, "m")));
+        assertThrows(IllegalArgumentException.class,
+                () -> index.search(SearchQuery.vector("acme", new float[] {1, 2}, 3)));
+        assertThrows(IllegalArgumentException.class, () -> rec("c", "z").withVector(new float[] {0, 0, 0}, "m"));
+        assertThrows(IllegalArgumentException.class, () -> rec("c", "z").withVector(new float[] {1, Float.NaN}, "m"));
+    }
+
+    @Test
+    void queriesNeedTextOrAVectorAndASaneK() {
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "  ", 5));
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", -1));
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", SearchQuery.MAX_K + 1));
+        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", 5).withMinScore(1.5));
+        assertEquals(SearchQuery.DEFAULT_K, SearchQuery.text("acme", "x", 0).k());
+        assertEquals(100, SearchQuery.text("acme", "x", 7).candidates());
+        assertEquals(500, SearchQuery.text("acme", "x", 50).candidates());
+    }
+
+    @Test
+    void recordsAndQueriesRoundTripThroughJson() throws IOException {
+        MemoryRecord r = new MemoryRecord("m1", "acme", "alice", "s1", MemoryType.TOOL, "grep -r works",
+                T0, T0.plusSeconds(5), T0.minusSeconds(60), Map.of("b", "2", "a", "1"), new float[] {0.5f, -1.25f},
+                "minilm");
+        String json = Json.MAPPER.writeValueAsString(r);
+        assertTrue(json.contains("\"createdAt\":\"2024-03-01T10:00:00Z\""), json);
+        assertTrue(json.contains("\"metadata\":{\"a\":\"1\",\"b\":\"2\"}"), json);
+        assertEquals(r, Json.MAPPER.readValue(json, MemoryRecord.class));
+        MemoryRecord bare = MemoryRecord.of("m2", "acme", null, null, MemoryType.PERSONAL, "x", null);
+        assertFalse(Json.MAPPER.writeValueAsString(bare).contains("vector"));
+        assertEquals(bare, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(bare), MemoryRecord.class));
+
+        SearchQuery q = SearchQuery.text("acme", "tea", 5).withVector(new float[] {1, 2}).withUsers(Set.of("alice"))
+                .withTypes(Set.of(MemoryType.PERSONAL)).withFusion(FusionMode.RRF).withMinScore(0.25);
+        assertEquals(q, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(q), SearchQuery.class));
+    }
+
+    // ---- helpers --------------------------------------------------------------------------------
+
+    private static final String[] WORDS = {"blue", "river", "stone", "kafka", "deploy", "tea", "garden", "paris",
+        "meeting", "budget", "python", "guitar", "winter", "doctor", "train", "coffee"};
+
+    /** Pseudo-random records with overlapping words, some with vectors, over two tenants. */
+    private static List<MemoryRecord> corpus(int n, long seed) {
+        Random random = new Random(seed);
+        List<MemoryRecord> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            StringBuilder text = new StringBuilder();
+            for (int w = 0; w < 4 + random.nextInt(8); w++) {
+                text.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
+            }
+            MemoryRecord r = rec("r" + i, i % 7 == 0 ? "bolt" : "acme", "u" + (i % 3),
+                    MemoryType.values()[i % MemoryType.values().length], text.toString().trim(),
+                    T0.plusSeconds(3600L * i));
+            if (i % 2 == 0) {
+                float[] v = new float[8];
+                for (int d = 0; d < v.length; d++) {
+                    v[d] = (float) random.nextGaussian();
+                }
+                r = r.withVector(v, "m");
+            }
+            out.add(r);
+        }
+        return out;
+    }
+
+    private static List<SearchResult> probe(MemoryIndex index) throws IOException {
+        float[] v = {1, -0.5f, 0.2f, 0, 0.3f, 0.9f, -1, 0.1f};
+        List<SearchResult> out = new ArrayList<>();
+        for (String text : List.of("blue river", "kafka deploy tea", "garden", "doctor train coffee winter")) {
+            SearchQuery q = SearchQuery.text("acme", text, 10);
+            out.add(index.search(q));
+            out.add(index.search(q.withVector(v)));
+            out.add(index.search(q.withVector(v).withFusion(FusionMode.RRF).withUsers(Set.of("u1"))));
+        }
+        out.add(index.search(SearchQuery.vector("acme", v, 10)));
+        return out;
+    }
+
+    /** Hits without timings, for comparing results. */
+    private static List<List<Hit>> hitsOf(List<SearchResult> results) {
+        return results.stream().map(SearchResult::hits).toList();
+    }
+}
