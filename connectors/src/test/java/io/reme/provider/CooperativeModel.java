@@ -12,13 +12,13 @@ import java.util.regex.Pattern;
  * by reading the day's document, then writing it (if empty) or appending a bullet with an edit,
  * then replying with a sentence.
  */
-final class CooperativeModel {
+public final class CooperativeModel {
     private static final Pattern TRANSCRIPT_HEADER = Pattern.compile("^\\[\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}] .*:$");
 
     private CooperativeModel() {
     }
 
-    static OpenAiTestServer.Reply answer(JsonNode request) {
+    public static OpenAiTestServer.Reply answer(JsonNode request) {
         OpenAiTestServer.Request wrapped = new OpenAiTestServer.Request(null, request);
         return wrapped.hasTools() ? diary(wrapped) : OpenAiTestServer.text(summary(wrapped));
     }

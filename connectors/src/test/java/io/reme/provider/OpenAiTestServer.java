@@ -27,21 +27,22 @@ import java.util.function.Function;
 
 /**
  * A local stand-in for an OpenAI-compatible endpoint: {@code POST /v1/chat/completions} answered by
- * a per-test script, every request recorded. Runs on 127.0.0.1 on a free port.
+ * a per-test script, every request recorded. Runs on 127.0.0.1 on a free port. Public, like
+ * {@link CooperativeModel}, so that the topology tests can use it through this module's test-jar.
  */
-final class OpenAiTestServer implements AutoCloseable {
-    static final String API_KEY = "test-key";
-    static final String MODEL = "test-model";
+public final class OpenAiTestServer implements AutoCloseable {
+    public static final String API_KEY = "test-key";
+    public static final String MODEL = "test-model";
 
     /** One recorded request: its Authorization header and its JSON body. */
-    record Request(String authorization, JsonNode body) {
+    public record Request(String authorization, JsonNode body) {
         /** The request's messages. */
-        JsonNode messages() {
+        public JsonNode messages() {
             return body.path("messages");
         }
 
         /** The content of the first message with {@code role}, or null. */
-        String content(String role) {
+        public String content(String role) {
             for (JsonNode message : messages()) {
                 if (role.equals(message.path("role").asText())) {
                     return message.path("content").asText();
@@ -50,32 +51,32 @@ final class OpenAiTestServer implements AutoCloseable {
             return null;
         }
 
-        boolean hasTools() {
+        public boolean hasTools() {
             return body.path("tools").isArray() && body.path("tools").size() > 0;
         }
 
         /** The last message of the request. */
-        JsonNode last() {
+        public JsonNode last() {
             return messages().get(messages().size() - 1);
         }
     }
 
     /** What the script answers: status and body, sent after {@code delay}. */
-    record Reply(int status, String body, Duration delay) {
-        Reply {
+    public record Reply(int status, String body, Duration delay) {
+        public Reply {
             Objects.requireNonNull(body, "body");
             Objects.requireNonNull(delay, "delay");
         }
 
         /** This reply, sent only after {@code wait}. */
-        Reply after(Duration wait) {
+        public Reply after(Duration wait) {
             return new Reply(status, body, wait);
         }
     }
 
     /** A function tool call of a scripted answer; {@code arguments} is sent as given (JSON text, or not). */
-    record ToolCall(String id, String name, String arguments) {
-        static ToolCall of(String id, String name, Object... keysAndValues) {
+    public record ToolCall(String id, String name, String arguments) {
+        public static ToolCall of(String id, String name, Object... keysAndValues) {
             ObjectNode args = Json.MAPPER.createObjectNode();
             for (int i = 0; i < keysAndValues.length; i += 2) {
                 args.put((String) keysAndValues[i], (String) keysAndValues[i + 1]);
@@ -97,12 +98,12 @@ final class OpenAiTestServer implements AutoCloseable {
     private final Function<Request, Reply> script;
 
     /** A server answering each request with {@code script(body)}. */
-    static OpenAiTestServer start(Function<JsonNode, Reply> script) {
+    public static OpenAiTestServer start(Function<JsonNode, Reply> script) {
         return new OpenAiTestServer(request -> script.apply(request.body()));
     }
 
     /** A server whose script also sees the request's headers. */
-    static OpenAiTestServer startWithRequests(Function<Request, Reply> script) {
+    public static OpenAiTestServer startWithRequests(Function<Request, Reply> script) {
         return new OpenAiTestServer(script);
     }
 
@@ -119,17 +120,17 @@ final class OpenAiTestServer implements AutoCloseable {
     }
 
     /** The API root to give the client. */
-    String baseUrl() {
+    public String baseUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
     }
 
     /** Settings for a client of this server, with a short timeout so a hung test fails fast. */
-    OpenAiSettings settings() {
+    public OpenAiSettings settings() {
         return OpenAiSettings.of(baseUrl(), API_KEY, MODEL).withRequestTimeout(Duration.ofSeconds(10));
     }
 
     /** Every request so far, in arrival order. */
-    List<Request> requests() {
+    public List<Request> requests() {
         synchronized (requests) {
             return List.copyOf(requests);
         }
@@ -203,28 +204,28 @@ final class OpenAiTestServer implements AutoCloseable {
     // ------------------------------------------------------------------ replies
 
     /** A completion whose answer is {@code content}. */
-    static Reply text(String content) {
+    public static Reply text(String content) {
         return new Reply(200, completion(content, List.of(), "stop"), Duration.ZERO);
     }
 
     /** A completion whose answer is these tool calls (and no text). */
-    static Reply toolCalls(ToolCall... calls) {
+    public static Reply toolCalls(ToolCall... calls) {
         return new Reply(200, completion(null, List.of(calls), "tool_calls"), Duration.ZERO);
     }
 
     /** An HTTP error in the OpenAI error shape. */
-    static Reply status(int status, String message) {
+    public static Reply status(int status, String message) {
         return new Reply(status, error(message), Duration.ZERO);
     }
 
     /** A 200 whose body is cut off mid-JSON. */
-    static Reply malformed() {
+    public static Reply malformed() {
         return new Reply(200, "{\"id\": \"chatcmpl-broken\", \"object\": \"chat.completion\", \"choices\": [{\"mess",
                 Duration.ZERO);
     }
 
     /** A well-formed completion without any choice. */
-    static Reply noChoices() {
+    public static Reply noChoices() {
         ObjectNode root = envelope();
         root.putArray("choices");
         return new Reply(200, root.toString(), Duration.ZERO);
@@ -237,7 +238,7 @@ final class OpenAiTestServer implements AutoCloseable {
      * @param calls function tool calls, possibly none
      * @param finishReason e.g. {@code stop}, {@code tool_calls}, {@code length}
      */
-    static String completion(String content, List<ToolCall> calls, String finishReason) {
+    public static String completion(String content, List<ToolCall> calls, String finishReason) {
         ObjectNode root = envelope();
         ObjectNode choice = root.putArray("choices").addObject();
         choice.put("index", 0);

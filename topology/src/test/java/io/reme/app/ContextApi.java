@@ -55,6 +55,25 @@ final class ContextApi {
     }
 
     /**
+     * {@code GET /v1/diary/{user}/{name}} ({@code name} a date or {@code MEMORY}); a connection
+     * failure is status -1.
+     */
+    static Response diary(String baseUrl, String token, String user, String name) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/diary/" + user + "/" + name))
+                .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer " + token).GET().build();
+        try {
+            HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode body = response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
+            return new Response(response.statusCode(), body);
+        } catch (IOException e) {
+            return new Response(-1, Json.MAPPER.missingNode());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
      * Polls until every session's context has counted exactly its expected messages and has no
      * compaction pending (so no result can change it any more), and returns those contexts.
      * Fails at once if a session counts more messages than were produced.

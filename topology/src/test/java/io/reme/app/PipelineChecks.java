@@ -124,6 +124,78 @@ final class PipelineChecks {
         return outcomes;
     }
 
+    /**
+     * Checks only where the messages went, for tests whose worker is not a {@link TestWorker}: every
+     * produced message is in exactly one place (archived once in the dialog, or live in the context),
+     * seq {@code i} holds the {@code i}-th message produced, and everything archived precedes
+     * everything live. Returns the problems found, empty if none.
+     *
+     * @param produced session key ({@code tenant/session}) to the envelopes produced, in order
+     * @param contexts session name to the context served once settled
+     * @param dialog every committed record of the dialog topic
+     */
+    static List<String> placementProblems(Map<String, List<Envelope>> produced, Map<String, JsonNode> contexts,
+            List<ConsumerRecord<String, byte[]>> dialog) {
+        List<String> errors = new ArrayList<>();
+        Map<String, List<ArchivedMessage>> archivedBySession = new HashMap<>();
+        for (ConsumerRecord<String, byte[]> record : dialog) {
+            ArchivedMessage archived = read(record.value(), ArchivedMessage.class);
+            String key = archived.tenant() + "/" + archived.session();
+            if (!produced.containsKey(key)) {
+                errors.add("dialog holds a message of a session never produced: " + key);
+            }
+            archivedBySession.computeIfAbsent(key, k -> new ArrayList<>()).add(archived);
+        }
+        for (Map.Entry<String, List<Envelope>> session : produced.entrySet()) {
+            String key = session.getKey();
+            JsonNode context = contexts.get(key.substring(key.indexOf('/') + 1));
+            if (context == null) {
+                errors.add(key + ": no context");
+                continue;
+            }
+            Map<Long, String> bySeq = new TreeMap<>();
+            Map<String, Integer> occurrences = new HashMap<>();
+            long maxArchivedSeq = -1;
+            for (ArchivedMessage message : archivedBySession.getOrDefault(key, List.of())) {
+                if (bySeq.put(message.seq(), message.message().id()) != null) {
+                    errors.add(key + ": seq " + message.seq() + " archived more than once");
+                }
+                occurrences.merge(message.message().id(), 1, Integer::sum);
+                maxArchivedSeq = Math.max(maxArchivedSeq, message.seq());
+            }
+            long minLiveSeq = Long.MAX_VALUE;
+            for (JsonNode entry : context.path("messages")) {
+                long seq = entry.path("seq").asLong();
+                String id = entry.path("message").path("id").asText();
+                if (bySeq.put(seq, id) != null) {
+                    errors.add(key + ": seq " + seq + " is both archived and live (or live twice)");
+                }
+                occurrences.merge(id, 1, Integer::sum);
+                minLiveSeq = Math.min(minLiveSeq, seq);
+            }
+            if (maxArchivedSeq >= minLiveSeq) {
+                errors.add(key + ": archived seq " + maxArchivedSeq + " is not before the first live seq " + minLiveSeq);
+            }
+            List<Envelope> envelopes = session.getValue();
+            for (int i = 0; i < envelopes.size(); i++) {
+                String id = envelopes.get(i).id();
+                int seen = occurrences.getOrDefault(id, 0);
+                if (seen != 1) {
+                    errors.add(key + ": message " + id + " found " + seen + " times");
+                }
+                String atSeq = bySeq.get((long) i);
+                if (atSeq != null && !atSeq.equals(id)) {
+                    errors.add(key + ": seq " + i + " holds " + atSeq + " but the " + i + "th message produced is " + id);
+                }
+            }
+            if (occurrences.size() != envelopes.size()) {
+                errors.add(key + ": " + occurrences.size() + " distinct messages observed, " + envelopes.size()
+                        + " produced");
+            }
+        }
+        return errors;
+    }
+
     private static SessionOutcome verifySession(String key, List<Envelope> produced, JsonNode context,
             List<ArchivedMessage> archived, TestWorker worker, List<String> errors) {
         if (context == null) {
