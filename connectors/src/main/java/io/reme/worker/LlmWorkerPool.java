@@ -204,9 +204,16 @@ public final class LlmWorkerPool implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
-                // The result could not be written: leave the offset uncommitted so the request comes back.
-                LOG.error("request not answered, it will be re-delivered tenant={} session={} requestId={}",
+                // The result could not be written. Its offset stays uncommitted (so a crash re-delivers it)
+                // and the request goes back in the queue, so the partition's commits do not stall behind it.
+                LOG.error("request not answered, queued again tenant={} session={} requestId={}",
                         job.request().tenant(), job.request().session(), job.request().requestId(), e);
+                try {
+                    Thread.sleep(settings.backoffMax().toMillis());
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                queue.put(job.request().tenant(), job);
             }
         }
     }
