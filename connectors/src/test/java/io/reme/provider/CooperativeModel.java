@@ -19,7 +19,7 @@ public final class CooperativeModel {
     }
 
     public static OpenAiTestServer.Reply answer(JsonNode request) {
-        OpenAiTestServer.Request wrapped = new OpenAiTestServer.Request(null, request);
+        OpenAiTestServer.Request wrapped = new OpenAiTestServer.Request(OpenAiTestServer.CHAT_PATH, null, request);
         return wrapped.hasTools() ? diary(wrapped) : OpenAiTestServer.text(summary(wrapped));
     }
 

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -26,16 +27,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * A local stand-in for an OpenAI-compatible endpoint: {@code POST /v1/chat/completions} answered by
- * a per-test script, every request recorded. Runs on 127.0.0.1 on a free port. Public, like
- * {@link CooperativeModel}, so that the topology tests can use it through this module's test-jar.
+ * A local stand-in for an OpenAI-compatible endpoint: {@code POST /v1/chat/completions} and
+ * {@code POST /v1/embeddings} answered by a per-test script, every request recorded. Runs on
+ * 127.0.0.1 on a free port. Public, like {@link CooperativeModel}, so that the embedding tests of
+ * another package and the topology tests (through this module's test-jar) can use it.
  */
 public final class OpenAiTestServer implements AutoCloseable {
     public static final String API_KEY = "test-key";
     public static final String MODEL = "test-model";
+    public static final String CHAT_PATH = "/v1/chat/completions";
+    public static final String EMBEDDINGS_PATH = "/v1/embeddings";
 
-    /** One recorded request: its Authorization header and its JSON body. */
-    public record Request(String authorization, JsonNode body) {
+    /** One recorded request: its path, its Authorization header and its JSON body. */
+    public record Request(String path, String authorization, JsonNode body) {
         /** The request's messages. */
         public JsonNode messages() {
             return body.path("messages");
@@ -102,7 +106,7 @@ public final class OpenAiTestServer implements AutoCloseable {
         return new OpenAiTestServer(request -> script.apply(request.body()));
     }
 
-    /** A server whose script also sees the request's headers. */
+    /** A server whose script also sees the request's path and headers. */
     public static OpenAiTestServer startWithRequests(Function<Request, Reply> script) {
         return new OpenAiTestServer(script);
     }
@@ -138,8 +142,9 @@ public final class OpenAiTestServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try {
-            if (!exchange.getRequestURI().getPath().equals("/v1/chat/completions")) {
-                send(exchange, new Reply(404, error("no route " + exchange.getRequestURI().getPath()), Duration.ZERO));
+            String path = exchange.getRequestURI().getPath();
+            if (!path.equals(CHAT_PATH) && !path.equals(EMBEDDINGS_PATH)) {
+                send(exchange, new Reply(404, error("no route " + path), Duration.ZERO));
                 return;
             }
             if (!exchange.getRequestMethod().equals("POST")) {
@@ -150,7 +155,7 @@ public final class OpenAiTestServer implements AutoCloseable {
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
             }
-            Request request = new Request(exchange.getRequestHeaders().getFirst("Authorization"),
+            Request request = new Request(path, exchange.getRequestHeaders().getFirst("Authorization"),
                     Json.MAPPER.readTree(body));
             requests.add(request);
             Reply reply;
@@ -268,6 +273,95 @@ public final class OpenAiTestServer implements AutoCloseable {
         usage.put("completion_tokens", 20);
         usage.put("total_tokens", 120);
         return root.toString();
+    }
+
+    // ------------------------------------------------------------- embeddings
+
+    /**
+     * An embeddings answer as the API sends it: for each input text, a deterministic vector of
+     * {@code dimensions} floats (the request's {@code dimensions}, else {@code defaultDimensions}) made
+     * by hashing its lower-cased words into signed buckets and normalising, so that texts sharing words
+     * are close. Answers only {@code encoding_format: float}: a request for base64 gets a 400.
+     */
+    public static Reply embeddings(JsonNode body, int defaultDimensions) {
+        String format = body.path("encoding_format").asText("base64");
+        if (!format.equals("float")) {
+            return status(400, "this test server answers encoding_format float only, got " + format);
+        }
+        JsonNode input = body.path("input");
+        List<String> texts = new ArrayList<>();
+        if (input.isTextual()) {
+            texts.add(input.asText());
+        } else {
+            for (JsonNode text : input) {
+                texts.add(text.asText());
+            }
+        }
+        int dimensions = body.path("dimensions").asInt(defaultDimensions);
+        List<float[]> vectors = new ArrayList<>();
+        for (String text : texts) {
+            vectors.add(hashedVector(text, dimensions));
+        }
+        return new Reply(200, embeddingsBody(body.path("model").asText(MODEL), vectors, false), Duration.ZERO);
+    }
+
+    /**
+     * The JSON of an embeddings answer with these vectors as floats, indexed in order (or listed in
+     * reverse order when {@code reversed}, each keeping its index).
+     */
+    public static String embeddingsBody(String model, List<float[]> vectors, boolean reversed) {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("object", "list");
+        ArrayNode data = root.putArray("data");
+        for (int k = 0; k < vectors.size(); k++) {
+            int i = reversed ? vectors.size() - 1 - k : k;
+            ObjectNode item = data.addObject();
+            item.put("object", "embedding");
+            item.put("index", i);
+            ArrayNode values = item.putArray("embedding");
+            for (float value : vectors.get(i)) {
+                values.add(value);
+            }
+        }
+        root.put("model", model);
+        ObjectNode usage = root.putObject("usage");
+        usage.put("prompt_tokens", 8 * vectors.size());
+        usage.put("total_tokens", 8 * vectors.size());
+        return root.toString();
+    }
+
+    /** Feature hashing of the text's lower-cased words (letters and digits), L2-normalised. */
+    public static float[] hashedVector(String text, int dimensions) {
+        float[] vector = new float[dimensions];
+        for (String word : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
+            if (word.isEmpty()) {
+                continue;
+            }
+            int hash = mix(word.hashCode());
+            int bucket = Math.floorMod(hash, dimensions);
+            vector[bucket] += (hash & 0x4000_0000) == 0 ? 1f : -1f;
+        }
+        double norm = 0;
+        for (float x : vector) {
+            norm += x * x;
+        }
+        if (norm == 0) {
+            vector[0] = 1f;
+            return vector;
+        }
+        for (int i = 0; i < dimensions; i++) {
+            vector[i] = (float) (vector[i] / Math.sqrt(norm));
+        }
+        return vector;
+    }
+
+    private static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85eb_ca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2_ae35;
+        h ^= h >>> 16;
+        return h;
     }
 
     private static ObjectNode envelope() {

@@ -1,0 +1,45 @@
+package io.reme.embedding;
+
+import java.util.List;
+
+/**
+ * Turns texts into vectors for similarity search: the seam between the memory pipeline and an
+ * embedding provider (the local ONNX model by default, an OpenAI-compatible endpoint as an option;
+ * tests use fakes).
+ *
+ * <p>Every implementation returns L2-normalised vectors, so the dot product of two of them is their
+ * cosine similarity. Vectors of different models (or versions) are not comparable: store
+ * {@link #id()} with every vector and re-embed when it changes.
+ *
+ * <p>Implementations are safe for use by several threads at once.
+ */
+public interface EmbeddingModel extends AutoCloseable {
+
+    /**
+     * Names the model and its version, e.g. {@code all-minilm-l6-v2-q@1.19.0-beta29} or
+     * {@code openai:text-embedding-3-small/512}; recorded with every vector.
+     */
+    String id();
+
+    /** The length of every vector this model returns. */
+    int dimensions();
+
+    /**
+     * Embeds the texts, batching internally as the model needs.
+     *
+     * @param texts the texts, none null; an empty list gives an empty list
+     * @return one L2-normalised vector of {@link #dimensions()} floats per text, in the same order
+     * @throws EmbeddingException when the model or the provider fails; {@link EmbeddingException#retryable()}
+     *         says whether trying again can help
+     */
+    List<float[]> embed(List<String> texts) throws EmbeddingException;
+
+    /** Embeds one text: {@code embed(List.of(text)).get(0)}. */
+    default float[] embed(String text) throws EmbeddingException {
+        return embed(List.of(text)).get(0);
+    }
+
+    /** Frees the model's resources; later calls to {@link #embed(List)} fail. */
+    @Override
+    void close();
+}

@@ -1,0 +1,144 @@
+package io.reme.embedding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default local model (quantised, one text per run) passes the contract; padded batches are
+ * checked on the float32 model, where they must not change a vector at all.
+ */
+class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
+
+    @Override
+    protected EmbeddingModel openModel() throws EmbeddingException {
+        return LocalOnnxEmbeddingModel.create();
+    }
+
+    @Test
+    void isTheQuantisedMiniLmWithItsArtifactVersion() {
+        LocalOnnxEmbeddingModel local = (LocalOnnxEmbeddingModel) model;
+        assertEquals(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q, local.variant());
+        assertTrue(model.id().matches("all-minilm-l6-v2-q@\\d+\\.\\d+\\.\\d+.*"), model.id());
+        assertEquals(384, model.dimensions());
+        assertEquals(LocalOnnxEmbeddingModel.DEFAULT_MAX_TOKENS, local.maxTokens());
+        assertEquals(1, local.batchSize());
+    }
+
+    @Test
+    void paddedBatchesOfTheFloatModelGiveTheVectorsOfSingleTexts() throws EmbeddingException {
+        try (LocalOnnxEmbeddingModel exact = LocalOnnxEmbeddingModel.builder()
+                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2).batchSize(3).build()) {
+            assertTrue(exact.id().startsWith("all-minilm-l6-v2@"), exact.id());
+            List<float[]> batched = exact.embed(TEXTS);
+            List<float[]> quantised = model.embed(TEXTS);
+            for (int i = 0; i < TEXTS.size(); i++) {
+                float[] alone = exact.embed(TEXTS.get(i));
+                assertTrue(Vectors.dot(batched.get(i), alone) > 0.9999, TEXTS.get(i));
+                // The quantised model is a close copy of this one.
+                assertTrue(Vectors.dot(quantised.get(i), alone) > 0.95, TEXTS.get(i));
+            }
+        }
+    }
+
+    @Test
+    void batchesOfTheQuantisedModelMoveVectorsALittle() throws EmbeddingException {
+        try (LocalOnnxEmbeddingModel batching = LocalOnnxEmbeddingModel.builder().batchSize(4).build()) {
+            assertEquals(4, batching.batchSize());
+            List<float[]> batched = batching.embed(TEXTS);
+            double sum = 0;
+            for (int i = 0; i < TEXTS.size(); i++) {
+                double cosine = Vectors.dot(batched.get(i), model.embed(TEXTS.get(i)));
+                assertTrue(cosine > 0.9, TEXTS.get(i) + ": cosine " + cosine);
+                sum += cosine;
+            }
+            assertTrue(sum / TEXTS.size() > 0.97, "mean cosine " + sum / TEXTS.size());
+        }
+    }
+
+    @Test
+    void aLongTextIsCutToMaxTokensNotRejected() throws EmbeddingException {
+        StringBuilder words = new StringBuilder();
+        for (int i = 0; i < 600; i++) {
+            words.append("word").append(i % 50).append(' ');
+        }
+        String long1 = words.toString();
+        String long2 = long1 + " and a different ending that lies far beyond the limit";
+        float[] a = model.embed(long1);
+        float[] b = model.embed(long2);
+        // Both are cut at the same token: the ending does not count.
+        assertTrue(Vectors.dot(a, b) > 0.99999, "cosine " + Vectors.dot(a, b));
+        assertEquals(LocalOnnxEmbeddingModel.DEFAULT_MAX_TOKENS,
+                ((LocalOnnxEmbeddingModel) model).countTokens(List.of(long1)));
+    }
+
+    @Test
+    void emptyTextGetsAVector() throws EmbeddingException {
+        float[] vector = model.embed("");
+        assertEquals(1.0, Vectors.norm(vector), 1e-3);
+    }
+
+    @Test
+    void concurrentCallsGetTheSameVectorsAsSequentialOnes() throws Exception {
+        List<float[]> expected = model.embed(TEXTS);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<List<float[]>>> futures = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Callable<List<float[]>> call = () -> model.embed(TEXTS);
+                futures.add(pool.submit(call));
+            }
+            for (Future<List<float[]>> future : futures) {
+                List<float[]> got = future.get();
+                for (int i = 0; i < TEXTS.size(); i++) {
+                    assertTrue(Vectors.dot(expected.get(i), got.get(i)) > 0.99999, TEXTS.get(i));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void builderRejectsBadSettings() {
+        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().batchSize(-1));
+        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().maxTokens(513));
+        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().threads(-1));
+    }
+
+    @Test
+    void anExplicitNativeCacheSettingWins() throws EmbeddingException {
+        // The build sets DJL_CACHE_DIR for tests, so a directory given in code must not replace it.
+        String before = System.getProperty("DJL_CACHE_DIR");
+        Assumptions.assumeTrue(before != null, "run by Maven, which sets DJL_CACHE_DIR");
+        LocalOnnxEmbeddingModel.configureNativeCache(Path.of("target", "elsewhere"));
+        assertEquals(before, System.getProperty("DJL_CACHE_DIR"));
+    }
+
+    @Test
+    void djlStaysOffline() {
+        // Set by the model unless the environment says otherwise: DJL must not report usage over the network.
+        Assumptions.assumeTrue(System.getenv("OPT_OUT_TRACKING") == null && System.getenv("DJL_OFFLINE") == null);
+        assertEquals("true", System.getProperty("OPT_OUT_TRACKING"));
+        assertEquals("true", System.getProperty("ai.djl.offline"));
+    }
+
+    @Test
+    void aClosedModelRefusesWork() throws EmbeddingException {
+        LocalOnnxEmbeddingModel other = LocalOnnxEmbeddingModel.builder().build();
+        assertEquals(384, other.embed("hello").length);
+        other.close();
+        other.close();
+        assertThrows(IllegalStateException.class, () -> other.embed("hello"));
+    }
+}
