@@ -4,7 +4,14 @@ import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
 import java.io.IOException;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -16,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The single writer of each document: applies an edit only if its base version is the current one
  * and publishes the new version to {@code diary}; a stale edit is dropped, and its author, seeing a
- * newer version by someone else, re-reads and retries. Replaying the same edit is a no-op.
+ * newer version by someone else, re-reads and retries. Replaying the same edit is a no-op. Each new
+ * version's changed chunks go out for embedding and indexing; chunks it no longer has are deleted.
  */
 public final class DiaryEditProcessor implements Processor<byte[], byte[], Object, Object> {
     public static final String SOURCE = "diary-edits-source";
@@ -24,8 +32,11 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     public static final String STORE = "diary-documents";
     public static final String SINK = "diary-sink";
     public static final String DLQ_SINK = "diary-dlq-sink";
+    /** Chunks of changed documents, to be embedded into {@code memories}. */
+    public static final String CHUNKS_SINK = "diary-chunks-sink";
     private static final Logger LOG = LoggerFactory.getLogger(DiaryEditProcessor.class);
 
+    private final DiaryChunker chunker = DiaryChunker.defaults();
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
@@ -67,6 +78,39 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                 currentVersion + 1, edit.editId(), edit.author(), edit.at());
         documents.put(key, next);
         context.forward(new Record<>(key, next, record.timestamp()), SINK);
+        forwardChunks(current, next, record.timestamp());
+    }
+
+    /**
+     * Sends the chunks that changed for indexing and deletes the ones the new version no longer has,
+     * so search always reflects the latest version and unchanged chunks are not embedded again.
+     */
+    private void forwardChunks(DiaryDocument previous, DiaryDocument next, long timestamp) {
+        List<DiaryChunker.Chunk> before = previous == null ? List.of() : chunker.chunk(previous.content());
+        List<DiaryChunker.Chunk> after = chunker.chunk(next.content());
+        DocumentKey key = next.key();
+        Instant day = DocumentKey.LONG_TERM.equals(key.name()) ? next.updatedAt()
+                : LocalDate.parse(key.name()).atStartOfDay(ZoneOffset.UTC).toInstant();
+        for (DiaryChunker.Chunk chunk : after) {
+            if (chunk.index() < before.size() && before.get(chunk.index()).equals(chunk)) {
+                continue;
+            }
+            String id = chunkId(key, chunk.index());
+            MemoryRecord memory = new MemoryRecord(id, key.tenant(), key.user(), null, MemoryType.DIARY_CHUNK,
+                    chunk.text(), next.updatedAt(), next.updatedAt(), day, Map.of("path", key.path(),
+                            "startLine", Integer.toString(chunk.startLine()),
+                            "endLine", Integer.toString(chunk.endLine()),
+                            "version", Long.toString(next.version())), null, null);
+            context.forward(new Record<>(key.tenant() + "/" + id, memory, timestamp), CHUNKS_SINK);
+        }
+        for (int index = after.size(); index < before.size(); index++) {
+            context.forward(new Record<>(key.tenant() + "/" + chunkId(key, index), null, timestamp), CHUNKS_SINK);
+        }
+    }
+
+    /** Stable per document and position; ':' cannot occur in IDs, so it cannot be confused. */
+    public static String chunkId(DocumentKey key, int index) {
+        return "diary:" + key.user() + ":" + key.name() + ":" + index;
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String detail) {

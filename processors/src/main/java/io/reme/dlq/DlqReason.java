@@ -22,6 +22,8 @@ public enum DlqReason {
     INVALID_RESULT,
     /** An LLM request failed after all retries. */
     LLM_FAILED,
+    /** A memory could not be embedded after all retries. */
+    EMBEDDING_FAILED,
     /** An unexpected error while processing a valid-looking record; the record is kept here for replay. */
     PROCESSING_ERROR
 }

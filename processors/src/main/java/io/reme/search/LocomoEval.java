@@ -13,7 +13,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -390,41 +389,5 @@ public final class LocomoEval {
             }
         }
         return out;
-    }
-
-    // ---- command line ---------------------------------------------------------------------------
-
-    /**
-     * {@code --data FILE [--date|--no-date] [--captions|--no-captions] [--context N]
-     * [--fusion weighted|rrf] [--quiet]}, starting from {@link Options#defaults()}: BM25 only (no
-     * embedding model here, so the fusion mode does not change the ranking).
-     */
-    public static void main(String[] args) throws IOException {
-        Path data = null;
-        Options d = Options.defaults();
-        boolean date = d.sessionDate();
-        boolean captions = d.imageCaptions();
-        int context = d.context();
-        FusionMode fusion = d.fusion();
-        boolean progress = true;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--data" -> data = Path.of(args[++i]);
-                case "--date" -> date = true;
-                case "--no-date" -> date = false;
-                case "--captions" -> captions = true;
-                case "--no-captions" -> captions = false;
-                case "--context" -> context = Integer.parseInt(args[++i]);
-                case "--fusion" -> fusion = FusionMode.valueOf(args[++i].toUpperCase(Locale.ROOT));
-                case "--quiet" -> progress = false;
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-                        + "--data FILE [--date|--no-date] [--captions|--no-captions] [--context N] "
-                        + "[--fusion weighted|rrf] [--quiet]; ks " + Arrays.toString(KS));
-            }
-        }
-        if (data == null) {
-            throw new IllegalArgumentException("--data FILE is required");
-        }
-        run(data, null, new Options(date, captions, context, fusion, progress), System.out);
     }
 }

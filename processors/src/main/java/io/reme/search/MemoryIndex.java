@@ -106,6 +106,8 @@ import org.apache.lucene.util.QueryBuilder;
  */
 public final class MemoryIndex implements Closeable {
     static final String F_ID = "id";
+    /** tenant/id: the identity of a document, so two tenants' equal ids never replace each other. */
+    static final String F_KEY = "key";
     static final String F_TENANT = "tenant";
     static final String F_USER = "user";
     static final String F_SESSION = "session";
@@ -185,12 +187,16 @@ public final class MemoryIndex implements Closeable {
      * @throws IllegalArgumentException if its vector's dimension differs from the index's
      */
     public void upsert(MemoryRecord record) throws IOException {
-        writer.updateDocument(new Term(F_ID, record.id()), toDocument(record));
+        writer.updateDocument(new Term(F_KEY, key(record.tenant(), record.id())), toDocument(record));
     }
 
-    /** Removes the record with this id, if any. Visible after {@link #refresh()}. */
-    public void delete(String id) throws IOException {
-        writer.deleteDocuments(new Term(F_ID, id));
+    /** Removes the tenant's record with this id, if any. Visible after {@link #refresh()}. */
+    public void delete(String tenant, String id) throws IOException {
+        writer.deleteDocuments(new Term(F_KEY, key(tenant, id)));
+    }
+
+    private static String key(String tenant, String id) {
+        return tenant + "/" + id;
     }
 
     /** Makes every write so far durable. */
@@ -221,6 +227,7 @@ public final class MemoryIndex implements Closeable {
     private Document toDocument(MemoryRecord r) {
         Document doc = new Document();
         doc.add(new StringField(F_ID, r.id(), Field.Store.NO));
+        doc.add(new StringField(F_KEY, key(r.tenant(), r.id()), Field.Store.NO));
         doc.add(new SortedDocValuesField(F_ID, new BytesRef(r.id())));
         doc.add(new StringField(F_TENANT, r.tenant(), Field.Store.NO));
         if (r.user() != null) {

@@ -51,6 +51,11 @@ public record Topics(String prefix) {
         return prefix + "diary.edits";
     }
 
+    /** Memories waiting for their embedding (same key and partition as in {@code memories}). */
+    public String memoriesPending() {
+        return prefix + "memories.pending";
+    }
+
     public String memories() {
         return prefix + "memories";
     }
@@ -84,6 +89,7 @@ public record Topics(String prefix) {
                         "max.message.bytes", inputLimit, "compression.type", "zstd")),
                 new TopicSpec(diary(), partitions, compacted),
                 new TopicSpec(diaryEdits(), partitions, append),
+                new TopicSpec(memoriesPending(), partitions, append),
                 new TopicSpec(memories(), partitions, compacted),
                 new TopicSpec(dlq(), partitions, Map.of("cleanup.policy", "delete",
                         "max.message.bytes", requestLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));

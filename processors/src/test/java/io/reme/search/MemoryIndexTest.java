@@ -75,8 +75,8 @@ class MemoryIndexTest {
         assertEquals(List.of("m1"), ids(text(index, "coffee")));
         assertEquals("alice switched to black coffee", text(index, "coffee").hits().get(0).text());
 
-        index.delete("m2");
-        index.delete("never-there");
+        index.delete("acme", "m2");
+        index.delete("acme", "never-there");
         index.refresh();
         assertEquals(1, index.count());
         assertEquals(List.of(), ids(text(index, "bicycle")));

@@ -2,6 +2,9 @@ package io.reme.app;
 
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.provider.LlmClient;
 import io.reme.provider.OfflineLlmClient;
 import io.reme.provider.OpenAiLlmClient;
@@ -29,6 +32,22 @@ public final class Providers {
                     .withMaxOutputTokens(config.get(AppConfig.LLM_MAX_OUTPUT_TOKENS)));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(List.of("LLM_BASE_URL / LLM_API_KEY / LLM_MODEL: " + e.getMessage()));
+        }
+    }
+
+    /** The model that embeds memories and queries, or null when search is text only. */
+    public static EmbeddingModel embeddings(AppConfig config) {
+        return switch (config.get(AppConfig.EMBEDDING)) {
+            case "none" -> null;
+            default -> createLocal();
+        };
+    }
+
+    private static EmbeddingModel createLocal() {
+        try {
+            return LocalOnnxEmbeddingModel.create();
+        } catch (EmbeddingException e) {
+            throw new IllegalStateException("cannot load the local embedding model: " + e.getMessage(), e);
         }
     }
 

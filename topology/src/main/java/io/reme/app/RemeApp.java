@@ -5,7 +5,10 @@ import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.index.MemoryPartitioning;
 import io.reme.provider.LlmClient;
+import io.reme.query.SearchSetup;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.MessageIngest;
@@ -15,6 +18,7 @@ import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
 import io.reme.worker.LlmWorkerPool;
+import io.reme.worker.MemoryEmbedder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -59,10 +63,13 @@ public final class RemeApp implements AutoCloseable {
     private final String apiKey;
     private final LlmClient llm;
     private final LlmWorkerPool workers;
+    private final MemoryEmbedder embedder;
+    private final EmbeddingModel embeddings;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
-            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers) {
+            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
+            MemoryEmbedder embedder, EmbeddingModel embeddings) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -72,6 +79,8 @@ public final class RemeApp implements AutoCloseable {
         this.apiKey = apiKey;
         this.llm = llm;
         this.workers = workers;
+        this.embedder = embedder;
+        this.embeddings = embeddings;
     }
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
@@ -79,6 +88,7 @@ public final class RemeApp implements AutoCloseable {
         Path dataDir = config.dataDir();
         EmbeddedKafka broker = null;
         KafkaStreams streams = null;
+        EmbeddingModel embeddings = null;
         Producer<byte[], byte[]> producer = null;
         HttpServer bound = null;
         try {
@@ -109,10 +119,17 @@ public final class RemeApp implements AutoCloseable {
             HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
 
             SessionSettings settings = config.sessionSettings();
+            MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
+            int memoryPartitions;
+            try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
+                memoryPartitions = admin.describeTopics(java.util.List.of(topics.memories())).allTopicNames().get()
+                        .get(topics.memories()).partitions().size();
+            }
+            embeddings = Providers.embeddings(config);
             TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
                     config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
-            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens), props);
+            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning), props);
             streams.setUncaughtExceptionHandler(e -> {
                 LOG.error("stream thread failed; replacing it", e);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -133,26 +150,36 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
-                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)));
+                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings));
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");
             }
             LlmClient llm = null;
             LlmWorkerPool workers = null;
+            MemoryEmbedder embedder = null;
             if (config.get(AppConfig.WORKERS_EMBEDDED)) {
                 llm = Providers.llm(config, tokens);
                 workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
                         Providers.workers(config), llm, tokens);
+                if (embeddings != null) {
+                    embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
+                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);
+                }
             }
             LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={}", bootstrap, self.host(),
                     self.port(), config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE),
                     llm == null ? "separate workers" : llm.id());
-            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers);
+            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
+                    embeddings);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker);
             throw new IllegalStateException("interrupted during start", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            closeQuietly(streams, producer, bound, broker);
+            throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
         } catch (IOException e) {
             closeQuietly(streams, producer, bound, broker);
             throw new UncheckedIOException(e);
@@ -253,11 +280,21 @@ public final class RemeApp implements AutoCloseable {
             workers.close();
             llm.close();
         }
+        if (embedder != null) {
+            embedder.close();
+        }
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(Duration.ofSeconds(30)));
         producer.close(Duration.ofSeconds(5));
         if (broker != null) {
             broker.close();
+        }
+        if (embeddings != null) {
+            try {
+                embeddings.close();
+            } catch (Exception e) {
+                LOG.debug("embedding model close failed error={}", e.toString());
+            }
         }
         LOG.info("stopped");
     }

@@ -84,9 +84,21 @@ final class DemoCommand implements Callable<Integer> {
                     diary.path("path").asText(), diary.path("user").asText(), diary.path("version").asLong());
             System.out.println(indent(diary.path("content").asText()));
         }
+        String question = "which kafka consumer settings did we decide on?";
+        JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
+        System.out.printf("%n  search \"%s\" (%s ms) ----------------------------------%n", question,
+                found.path("timings").path("totalMs").asText());
+        for (JsonNode hit : found.path("hits")) {
+            JsonNode meta = hit.path("metadata");
+            System.out.printf("    %.3f  %s %s:%s-%s  %s%n", hit.path("score").asDouble(), hit.path("user").asText(),
+                    meta.path("path").asText(), meta.path("startLine").asText(), meta.path("endLine").asText(),
+                    firstLine(hit.path("text").asText()));
+        }
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/search -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/diary/alice/MEMORY");
         if (exit) {
@@ -183,6 +195,37 @@ final class DemoCommand implements Callable<Integer> {
             Thread.sleep(500);
         }
         return last;
+    }
+
+    /** Diary chunks are embedded and indexed shortly after the diaries settle. */
+    private static JsonNode awaitSearch(HttpClient http, String url, String key, String question)
+            throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v1/search"))
+                .header("Authorization", "Bearer " + key)
+                .POST(HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(
+                        Map.of("query", question, "k", 3))))
+                .build();
+        long deadline = System.nanoTime() + 90_000_000_000L;
+        while (true) {
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 200) {
+                JsonNode body = Json.MAPPER.readTree(response.body());
+                if (body.path("hits").size() > 0 || System.nanoTime() > deadline) {
+                    return body;
+                }
+            } else if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("search did not answer within 90 s (status " + response.statusCode() + ")");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** The first line with content (not a heading or the offline marker), shortened. */
+    private static String firstLine(String text) {
+        String line = text.strip().lines().map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#") && !l.startsWith("_("))
+                .findFirst().orElse(text.strip());
+        return line.length() > 90 ? line.substring(0, 90) + "…" : line;
     }
 
     private static String indent(String text) {

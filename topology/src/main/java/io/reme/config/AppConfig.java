@@ -127,13 +127,19 @@ public final class AppConfig {
             "A session quiet this long gets a diary update for what no diary has covered yet.",
             Parsers.positiveDuration());
 
+    public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
+            "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
+    public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
+            "local (the ONNX sentence model shipped in the jar), or none (text search only).",
+            Parsers.oneOf("local", "none"));
+
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER);
+            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");

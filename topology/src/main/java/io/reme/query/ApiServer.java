@@ -36,16 +36,19 @@ public final class ApiServer implements AutoCloseable {
     private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
+    private final SearchQueries searches;
     private final MessageIngest ingest;
     private final Health health;
 
     private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
-            String encoding, MessageIngest ingest) {
+            String encoding, MessageIngest ingest, SearchSetup search) {
         this.server = server;
         this.keys = keys;
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
         this.diaries = new DiaryQueries(streams, routing);
+        this.searches = new SearchQueries(streams, self, search.memoriesTopic(), search.partitions(),
+                search.partitioning(), search.embeddings());
         this.ingest = ingest;
         this.health = new Health(streams);
         this.executor = Executors.newFixedThreadPool(8, runnable -> {
@@ -71,8 +74,8 @@ public final class ApiServer implements AutoCloseable {
      * @param self this instance's address as other instances reach it (Streams' application.server)
      */
     public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
-            SessionSettings settings, String encoding, MessageIngest ingest) {
-        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest);
+            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search) {
+        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search);
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;
@@ -134,6 +137,23 @@ public final class ApiServer implements AutoCloseable {
             String tenant = authenticate(exchange);
             relay(exchange, diaries.document(tenant, diary.group(1), diary.group(2), forwarded(exchange),
                     exchange.getRequestHeaders().getFirst("Authorization")));
+            return;
+        }
+        if (path.equals("/v1/search")) {
+            requireMethod(method, "POST");
+            String tenant = authenticate(exchange);
+            SearchQueries.Answer answer = searches.search(tenant, readJson(exchange),
+                    exchange.getRequestHeaders().getFirst("Authorization"));
+            sendJson(exchange, 200, answer);
+            return;
+        }
+        if (path.equals(SearchQueries.INTERNAL_PATH)) {
+            requireMethod(method, "POST");
+            String tenant = authenticate(exchange);
+            if (!forwarded(exchange)) {
+                throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+            }
+            sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
             return;
         }
         if (path.equals("/v1/messages")) {

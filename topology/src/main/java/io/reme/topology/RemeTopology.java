@@ -2,7 +2,11 @@ package io.reme.topology;
 
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEditProcessor;
+import io.reme.index.MemoryIndexStoreBuilder;
+import io.reme.index.MemoryIndexUpdater;
+import io.reme.index.MemoryPartitioning;
 import io.reme.json.JsonSerde;
+import io.reme.search.MemoryRecord;
 import io.reme.llm.LlmRequest;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.MessageProcessor;
@@ -15,6 +19,7 @@ import io.reme.topic.Topics;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
@@ -26,13 +31,20 @@ import org.apache.kafka.streams.state.Stores;
  * {@code llm.results} as raw bytes (so malformed input can be dead-lettered, not crash the
  * deserialiser), keeps the window in two logged stores shared by its two processors, and writes
  * LLM requests, archived dialog, full tool outputs and dead letters. The diary sub-topology is
- * the single writer of diary documents (versioned edits in, documents out).
+ * the single writer of diary documents (versioned edits in, documents and their changed chunks out);
+ * the memory index keeps a Lucene index per task of the {@code memories} topic.
  */
 public final class RemeTopology {
     private RemeTopology() {
     }
 
     public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens) {
+        return build(topics, settings, tokens, new MemoryPartitioning(1));
+    }
+
+    /** @param memories how memories are spread over partitions (by tenant, in buckets) */
+    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
+            MemoryPartitioning memories) {
         Topology topology = new Topology();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         topology.addSource(SessionNodes.MESSAGES_SOURCE, bytesIn, bytesIn, topics.messages());
@@ -66,6 +78,13 @@ public final class RemeTopology {
                 untyped(JsonSerde.of(DiaryDocument.class).serializer()), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
                 untyped(new ByteArraySerializer()), DiaryEditProcessor.NAME);
+        topology.addSink(DiaryEditProcessor.CHUNKS_SINK, topics.memoriesPending(), keys,
+                untyped(JsonSerde.of(MemoryRecord.class).serializer()), memories, DiaryEditProcessor.NAME);
+
+        // The memory index: a Lucene store per task, the memories topic as its changelog.
+        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE), MemoryIndexUpdater.SOURCE,
+                new StringDeserializer(), new ByteArrayDeserializer(), topics.memories(), MemoryIndexUpdater.NAME,
+                MemoryIndexUpdater.supplier());
         return topology;
     }
 

@@ -84,7 +84,7 @@ class DiaryRaceIT {
         final AtomicInteger updatesStarted = new AtomicInteger();
 
         OpenAiTestServer.Reply answer(JsonNode body) {
-            OpenAiTestServer.Request request = new OpenAiTestServer.Request(null, body);
+            OpenAiTestServer.Request request = new OpenAiTestServer.Request(OpenAiTestServer.CHAT_PATH, null, body);
             if (!request.hasTools()) {
                 throw new AssertionError("only diary updates are expected");
             }

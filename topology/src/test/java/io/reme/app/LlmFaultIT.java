@@ -85,7 +85,7 @@ class LlmFaultIT {
         final Set<String> invalidSummaries = ConcurrentHashMap.newKeySet();
 
         OpenAiTestServer.Reply answer(JsonNode body) {
-            OpenAiTestServer.Request request = new OpenAiTestServer.Request(null, body);
+            OpenAiTestServer.Request request = new OpenAiTestServer.Request(OpenAiTestServer.CHAT_PATH, null, body);
             if (request.hasTools()) {
                 diaryCalls.incrementAndGet();
                 return CooperativeModel.answer(body);

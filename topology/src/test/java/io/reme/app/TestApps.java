@@ -36,6 +36,8 @@ final class TestApps {
         options.put(AppConfig.API_KEYS.name(), API_KEYS);
         // These tests play the LLM worker themselves.
         options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
+        // Text search is enough here; the local model is exercised by the search and API tests.
+        options.put(AppConfig.EMBEDDING.name(), "none");
         options.putAll(extra);
         return AppConfig.of(options);
     }

@@ -8,6 +8,8 @@ import io.reme.diary.DiaryEdit;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.json.Json;
 import io.reme.json.JsonSerde;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -80,6 +82,44 @@ class DiaryEditTopologyTest {
         DiaryDocument last = diary.readValue();
         assertEquals(3, last.version());
         assertTrue(last.content().contains("- b") && last.content().contains("- c"));
+    }
+
+    @Test
+    void changedChunksGoOutForIndexingAndRemovedOnesAreDeleted() throws Exception {
+        TestOutputTopic<String, MemoryRecord> pending = driver.createOutputTopic(TOPICS.memoriesPending(),
+                new StringDeserializer(), JsonSerde.of(MemoryRecord.class).deserializer());
+        StringBuilder longDay = new StringBuilder("# 2026-11-28\n");
+        for (int i = 0; i < 120; i++) {
+            longDay.append("- note ").append(i).append(": the orders-service migration step ").append(i).append('\n');
+        }
+        send(edit("e1", 0, longDay.toString()));
+        List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> first = pending.readKeyValuesToList();
+        assertTrue(first.size() >= 3, "a long document is several chunks: " + first.size());
+        MemoryRecord chunk0 = first.get(0).value;
+        assertEquals("acme/diary:alice:2026-11-28:0", first.get(0).key);
+        assertEquals(MemoryType.DIARY_CHUNK, chunk0.type());
+        assertEquals("acme", chunk0.tenant());
+        assertEquals("alice", chunk0.user());
+        assertEquals("memory/2026-11-28.md", chunk0.metadata().get("path"));
+        assertEquals("1", chunk0.metadata().get("startLine"));
+        assertTrue(chunk0.text().startsWith("# 2026-11-28"));
+        assertEquals(null, chunk0.vector(), "vectors are added by the embedder");
+
+        // Append to the end: only the last chunk(s) change.
+        String version2 = longDay + "- note 120: appended later\n";
+        send(edit("e2", 1, version2));
+        List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> second = pending.readKeyValuesToList();
+        assertTrue(second.size() < first.size(), "unchanged chunks are not sent again: " + second.size());
+        assertTrue(second.stream().noneMatch(kv -> kv.key.endsWith(":0")));
+
+        // Shrink to one chunk: the others are deleted with tombstones.
+        send(edit("e3", 2, "# 2026-11-28\n- only this\n"));
+        List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> third = pending.readKeyValuesToList();
+        assertEquals("acme/diary:alice:2026-11-28:0", third.get(0).key);
+        List<String> deleted = third.stream().filter(kv -> kv.value == null).map(kv -> kv.key).toList();
+        int chunksOfVersion2 = io.reme.diary.DiaryChunker.defaults().chunk(version2).size();
+        assertEquals(chunksOfVersion2 - 1, deleted.size(), "every chunk beyond the first is deleted");
+        assertEquals("acme/diary:alice:2026-11-28:" + (chunksOfVersion2 - 1), deleted.get(deleted.size() - 1));
     }
 
     @Test

@@ -1,0 +1,199 @@
+package io.reme.worker;
+
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.json.Json;
+import io.reme.search.MemoryRecord;
+import io.reme.topic.Topics;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives memories their vectors: reads records without vectors from {@code memories.pending}, embeds
+ * them in batches and writes them, vector and model id included, to {@code memories} under the same
+ * key and partition; tombstones pass through. A failing batch is retried with backoff; a record that
+ * still fails goes to the dead-letter topic alone, so one bad record never disables vectors for
+ * everyone. Offsets are committed after the writes are acknowledged (at-least-once; writes are
+ * upserts by id, so a repeat is harmless). Lifecycle: {@link #start}, {@link #close}.
+ */
+public final class MemoryEmbedder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryEmbedder.class);
+    private static final int MAX_ATTEMPTS = 4;
+
+    private final Topics topics;
+    private final EmbeddingModel model;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final KafkaProducer<String, byte[]> producer;
+    private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new java.util.Random());
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    private MemoryEmbedder(Map<String, Object> clientProps, Topics topics, String groupId, EmbeddingModel model) {
+        this.topics = topics;
+        this.model = model;
+        Map<String, Object> consumerProps = new HashMap<>(clientProps);
+        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 256);
+        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> producerProps = new HashMap<>(clientProps);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
+        this.thread = new Thread(this::run, "reme-embedder");
+        this.thread.setDaemon(true);
+    }
+
+    public static MemoryEmbedder start(Map<String, Object> clientProps, Topics topics, String groupId,
+            EmbeddingModel model) {
+        MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model);
+        embedder.consumer.subscribe(List.of(topics.memoriesPending()));
+        embedder.thread.start();
+        LOG.info("memory embedder started model={} dimensions={}", model.id(), model.dimensions());
+        return embedder;
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>();
+                records.forEach(batch::add);
+                handle(batch);
+                consumer.commitSync();
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                LOG.error("memory embedder woken unexpectedly", e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("memory embedder stopped; pending memories wait for a restart", e);
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private void handle(List<ConsumerRecord<String, byte[]>> batch) throws InterruptedException {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        List<ConsumerRecord<String, byte[]>> toEmbed = new ArrayList<>();
+        List<MemoryRecord> memories = new ArrayList<>();
+        for (ConsumerRecord<String, byte[]> record : batch) {
+            if (record.value() == null) {
+                sent.add(producer.send(new ProducerRecord<>(topics.memories(), record.partition(), record.key(), null)));
+                continue;
+            }
+            try {
+                memories.add(Json.MAPPER.readValue(record.value(), MemoryRecord.class));
+                toEmbed.add(record);
+            } catch (IOException | RuntimeException e) {
+                deadLetter(record, "unreadable memory: " + e.getMessage());
+            }
+        }
+        List<float[]> vectors = embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
+        for (int i = 0; i < toEmbed.size(); i++) {
+            ConsumerRecord<String, byte[]> record = toEmbed.get(i);
+            float[] vector = vectors == null ? embedOne(record, memories.get(i)) : vectors.get(i);
+            if (vector == null) {
+                continue;
+            }
+            sent.add(producer.send(new ProducerRecord<>(topics.memories(), record.partition(), record.key(),
+                    json(memories.get(i).withVector(vector, model.id())))));
+        }
+        for (Future<RecordMetadata> future : sent) {
+            try {
+                future.get(60, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The whole batch's vectors, or null if the batch kept failing (then each record is tried alone). */
+    private List<float[]> embedWithRetries(List<String> texts) throws InterruptedException {
+        if (texts.isEmpty()) {
+            return List.of();
+        }
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            Thread.sleep(backoff.before(attempt).toMillis());
+            try {
+                return model.embed(texts);
+            } catch (EmbeddingException e) {
+                LOG.warn("embedding batch failed size={} attempt={} retryable={} error={}", texts.size(), attempt,
+                        e.retryable(), e.getMessage());
+                if (!e.retryable()) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    private float[] embedOne(ConsumerRecord<String, byte[]> record, MemoryRecord memory) throws InterruptedException {
+        List<float[]> one = embedWithRetries(List.of(memory.text()));
+        if (one == null) {
+            deadLetter(record, "embedding failed after " + MAX_ATTEMPTS + " attempts");
+            return null;
+        }
+        return one.get(0);
+    }
+
+    private void deadLetter(ConsumerRecord<String, byte[]> record, String detail) {
+        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(record.headers(), DlqReason.EMBEDDING_FAILED,
+                detail, record.topic(), record.partition(), record.offset(), record.timestamp());
+        producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), record.value(), headers));
+    }
+
+    private static byte[] json(Object value) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,169 @@
+package io.reme.index;
+
+import io.reme.json.Json;
+import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
+import io.reme.search.SearchResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Lucene {@link MemoryIndex} as a state store, one per task, in the task's state directory.
+ * Writes are upserts by memory id and deletes by tombstone, so replaying the {@code memories} topic
+ * (restore, standby) is idempotent and needs no model call: records carry their vectors. Lucene is
+ * committed when Streams flushes the store (before it writes a checkpoint), not per record; a search
+ * first refreshes the searcher if anything was written since, so it sees every applied record.
+ * Used by its task's thread for writes; searches may come from any thread.
+ */
+public final class MemoryIndexStore implements StateStore {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexStore.class);
+
+    private final String name;
+    private MemoryIndex index;
+    private Position position = Position.emptyPosition();
+    private volatile boolean open;
+    /** Written since the last Lucene commit (made durable on flush). */
+    private boolean dirty;
+    /** Written since the last searcher refresh (made visible by the next search). */
+    private volatile boolean unseen;
+
+    MemoryIndexStore(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        Path folder = context.stateDir().toPath().resolve(name);
+        try {
+            index = MemoryIndex.open(folder);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the memory index in " + folder, e);
+        }
+        context.register(root, (key, value) -> apply(key == null ? null : new String(key, StandardCharsets.UTF_8),
+                value));
+        open = true;
+        LOG.info("memory index opened task={} documents={}", context.taskId(), count());
+    }
+
+    /** Applies one record of the {@code memories} topic: a record upserts, a tombstone deletes. */
+    void apply(String key, byte[] value) {
+        try {
+            int slash = key == null ? -1 : key.indexOf('/');
+            if (slash <= 0) {
+                LOG.warn("memory record without a tenant/id key skipped key={}", key);
+                return;
+            }
+            String tenant = key.substring(0, slash);
+            String id = key.substring(slash + 1);
+            if (value == null) {
+                index.delete(tenant, id);
+                dirty = true;
+                unseen = true;
+                return;
+            }
+            MemoryRecord record = Json.MAPPER.readValue(value, MemoryRecord.class);
+            if (!tenant.equals(record.tenant()) || !id.equals(record.id())) {
+                // The key decides the tenant: a record claiming another one is never indexed.
+                LOG.warn("memory record whose key does not match its tenant/id skipped key={}", key);
+                return;
+            }
+            index.upsert(record);
+            dirty = true;
+            unseen = true;
+        } catch (IOException | RuntimeException e) {
+            // Records come from our own writers; one that cannot be read must not stop the index.
+            LOG.warn("memory record skipped key={} error={}", key, e.toString());
+        }
+    }
+
+    void position(String topic, int partition, long offset) {
+        position = position.withComponent(topic, partition, offset);
+    }
+
+    @Override
+    public void flush() {
+        if (!dirty) {
+            return;
+        }
+        try {
+            index.commit();
+            index.refresh();
+            dirty = false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot commit the memory index " + name, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        if (index != null) {
+            try {
+                flush();
+                index.close();
+            } catch (IOException e) {
+                LOG.warn("memory index close failed store={} error={}", name, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R> QueryResult<R> query(Query<R> query, PositionBound bound, QueryConfig config) {
+        if (!(query instanceof MemorySearch search)) {
+            return QueryResult.forUnknownQueryType(query, this);
+        }
+        try {
+            if (unseen) {
+                // Near-real-time: a search sees every write applied so far, without a Lucene commit.
+                unseen = false;
+                index.refresh();
+            }
+            QueryResult<SearchResult> result = QueryResult.forResult(index.search(search.query()));
+            result.setPosition(position);
+            return (QueryResult<R>) result;
+        } catch (IOException | RuntimeException e) {
+            return QueryResult.forFailure(FailureReason.STORE_EXCEPTION, e.toString());
+        }
+    }
+
+    int count() {
+        try {
+            return index.count();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.reme.index;
+
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+
+/** Feeds the {@code memories} topic into the task's {@link MemoryIndexStore} (the store's only writer). */
+public final class MemoryIndexUpdater implements Processor<String, byte[], Void, Void> {
+    public static final String STORE = "memory-index";
+    public static final String SOURCE = "memories-source";
+    public static final String NAME = "memory-index-updater";
+
+    private ProcessorContext<Void, Void> context;
+    private MemoryIndexStore store;
+
+    public static ProcessorSupplier<String, byte[], Void, Void> supplier() {
+        return MemoryIndexUpdater::new;
+    }
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+        this.context = context;
+        this.store = context.getStateStore(STORE);
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        store.apply(record.key(), record.value());
+        context.recordMetadata().ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));
+    }
+}

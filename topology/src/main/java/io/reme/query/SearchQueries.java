@@ -1,0 +1,230 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.index.MemoryIndexUpdater;
+import io.reme.index.MemoryPartitioning;
+import io.reme.index.MemorySearch;
+import io.reme.json.Json;
+import io.reme.search.FusionMode;
+import io.reme.search.Hit;
+import io.reme.search.MemoryType;
+import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.query.StateQueryResult;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/search}: embeds the query once, asks only the partitions that can hold the
+ * tenant's memories (locally through interactive queries, on other instances through one internal
+ * call per instance), and merges the hits. A partition that cannot answer makes the result
+ * {@code partial} with its number listed, never silently short. The tenant is always the token's.
+ */
+public final class SearchQueries {
+    static final String INTERNAL_PATH = "/v1/internal/search";
+    private static final Logger LOG = LoggerFactory.getLogger(SearchQueries.class);
+
+    private final KafkaStreams streams;
+    private final HostInfo self;
+    private final String memoriesTopic;
+    private final int partitions;
+    private final MemoryPartitioning partitioning;
+    private final EmbeddingModel embeddings;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    SearchQueries(KafkaStreams streams, HostInfo self, String memoriesTopic, int partitions,
+            MemoryPartitioning partitioning, EmbeddingModel embeddings) {
+        this.streams = streams;
+        this.self = self;
+        this.memoriesTopic = memoriesTopic;
+        this.partitions = partitions;
+        this.partitioning = partitioning;
+        this.embeddings = embeddings;
+    }
+
+    /** The answer to one search across partitions. */
+    record Answer(List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {
+    }
+
+    Answer search(String tenant, JsonNode body, String authorization) {
+        long start = System.nanoTime();
+        SearchQuery query = parse(tenant, body);
+        long embedded = System.nanoTime();
+        Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
+        Map<HostInfo, Set<Integer>> byHost = new HashMap<>();
+        Set<Integer> missing = new TreeSet<>(wanted);
+        for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
+            for (TopicPartition partition : client.topicPartitions()) {
+                if (partition.topic().equals(memoriesTopic) && wanted.contains(partition.partition())) {
+                    byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>()).add(partition.partition());
+                }
+            }
+        }
+        List<Hit> hits = new ArrayList<>();
+        for (Map.Entry<HostInfo, Set<Integer>> host : byHost.entrySet()) {
+            PartitionHits found = host.getKey().equals(self) ? local(query, host.getValue())
+                    : remote(host.getKey(), query, host.getValue(), authorization);
+            hits.addAll(found.hits());
+            missing.removeAll(found.answered());
+        }
+        List<Hit> merged = merge(hits, query.k());
+        Map<String, Object> timings = new LinkedHashMap<>();
+        timings.put("embedMs", (embedded - start) / 1e6);
+        timings.put("searchMs", (System.nanoTime() - embedded) / 1e6);
+        timings.put("totalMs", (System.nanoTime() - start) / 1e6);
+        if (!missing.isEmpty()) {
+            LOG.warn("partial search tenant={} missingPartitions={}", tenant, missing);
+        }
+        return new Answer(merged, !missing.isEmpty(), missing, timings);
+    }
+
+    /** Hits of some partitions, and which partitions answered. */
+    record PartitionHits(List<Hit> hits, Set<Integer> answered) {
+    }
+
+    /** Runs the search on this instance's active tasks for {@code wanted}. */
+    PartitionHits local(SearchQuery query, Set<Integer> wanted) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return new PartitionHits(List.of(), Set.of());
+        }
+        StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+                .withQuery(new MemorySearch(query)).withPartitions(wanted).requireActive());
+        List<Hit> hits = new ArrayList<>();
+        Set<Integer> answered = new TreeSet<>();
+        for (Map.Entry<Integer, QueryResult<SearchResult>> partition : result.getPartitionResults().entrySet()) {
+            if (partition.getValue().isSuccess()) {
+                hits.addAll(partition.getValue().getResult().hits());
+                answered.add(partition.getKey());
+            }
+        }
+        return new PartitionHits(hits, answered);
+    }
+
+    private PartitionHits remote(HostInfo host, SearchQuery query, Set<Integer> wanted, String authorization) {
+        try {
+            Map<String, Object> body = Map.of("query", query, "partitions", wanted);
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port()
+                            + INTERNAL_PATH))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Authorization", authorization)
+                    .header(OwnerRouting.FORWARDED_HEADER, self.host() + ":" + self.port())
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(Json.MAPPER.writeValueAsBytes(body)))
+                    .build();
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) {
+                LOG.warn("remote search failed host={}:{} status={}", host.host(), host.port(), response.statusCode());
+                return new PartitionHits(List.of(), Set.of());
+            }
+            return Json.MAPPER.readValue(response.body(), PartitionHits.class);
+        } catch (IOException e) {
+            LOG.warn("remote search failed host={}:{} error={}", host.host(), host.port(), e.toString());
+            return new PartitionHits(List.of(), Set.of());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new PartitionHits(List.of(), Set.of());
+        }
+    }
+
+    /** {@code POST /v1/internal/search} from another instance: the query must be for the caller's tenant. */
+    PartitionHits internal(String tenant, JsonNode body) {
+        try {
+            SearchQuery query = Json.MAPPER.treeToValue(body.get("query"), SearchQuery.class);
+            Set<Integer> wanted = new TreeSet<>();
+            body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+            if (!tenant.equals(query.tenant())) {
+                throw new ApiException(403, "tenant_mismatch", "the query names another tenant than the API key");
+            }
+            wanted.retainAll(partitioning.partitionsOf(tenant, partitions));
+            return local(query, wanted);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
+        }
+    }
+
+    static List<Hit> merge(List<Hit> hits, int k) {
+        Map<String, Hit> best = new LinkedHashMap<>();
+        for (Hit hit : hits) {
+            best.merge(hit.id(), hit, (a, b) -> a.score() >= b.score() ? a : b);
+        }
+        return best.values().stream()
+                .sorted(Comparator.comparingDouble(Hit::score).reversed().thenComparing(Hit::id))
+                .limit(k)
+                .toList();
+    }
+
+    private SearchQuery parse(String tenant, JsonNode body) {
+        if (body == null || !body.isObject()) {
+            throw new ApiException(400, "invalid_query", "the body must be a JSON object with at least 'query'");
+        }
+        String text = body.path("query").asText("");
+        if (text.isBlank()) {
+            throw new ApiException(400, "invalid_query", "'query' is required");
+        }
+        float[] vector = null;
+        if (embeddings != null) {
+            try {
+                vector = embeddings.embed(List.of(text)).get(0);
+            } catch (EmbeddingException e) {
+                // Text search still answers; the vector half of this one query is lost, nothing else.
+                LOG.warn("query embedding failed, searching text only error={}", e.getMessage());
+            }
+        }
+        try {
+            return new SearchQuery(tenant, text, vector, body.path("k").asInt(SearchQuery.DEFAULT_K),
+                    enums(body.get("types")), strings(body.get("users")), strings(body.get("sessions")),
+                    instant(body.get("from")), instant(body.get("to")), body.path("minScore").asDouble(0),
+                    body.hasNonNull("fusion") ? FusionMode.valueOf(body.get("fusion").asText().toUpperCase(Locale.ROOT))
+                            : null);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(400, "invalid_query", e.getMessage());
+        }
+    }
+
+    private static Set<MemoryType> enums(JsonNode node) {
+        Set<MemoryType> types = new LinkedHashSet<>();
+        for (String value : strings(node)) {
+            types.add(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+        }
+        return types;
+    }
+
+    private static Set<String> strings(JsonNode node) {
+        Set<String> values = new LinkedHashSet<>();
+        if (node != null && node.isArray()) {
+            node.forEach(v -> values.add(v.asText()));
+        } else if (node != null && node.isTextual()) {
+            values.add(node.asText());
+        }
+        return values;
+    }
+
+    private static Instant instant(JsonNode node) {
+        return node == null || node.isNull() ? null : Instant.parse(node.asText());
+    }
+}

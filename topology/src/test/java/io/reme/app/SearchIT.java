@@ -1,0 +1,184 @@
+package io.reme.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.broker.EmbeddedKafka;
+import io.reme.config.AppConfig;
+import io.reme.index.MemoryPartitioning;
+import io.reme.json.Json;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import io.reme.topic.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Memory search on two instances: memories of several tenants spread over the partitions (by
+ * tenant); a search sent to either instance gives the same hits, only the caller's tenant's, and an
+ * instance going away makes answers partial or moves them, never wrong.
+ */
+class SearchIT {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final int TENANTS = 8;
+    private static final int PARTITIONS = 4;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path dir;
+    static EmbeddedKafka broker;
+
+    @BeforeAll
+    static void startBroker() {
+        broker = EmbeddedKafka.start(dir.resolve("broker"));
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private static String key(int tenant) {
+        return "tenant" + tenant + "-key-0123456789abcdef";
+    }
+
+    private static AppConfig config(String name) {
+        StringJoiner keys = new StringJoiner(",");
+        for (int t = 0; t < TENANTS; t++) {
+            keys.add("t" + t + ":" + key(t));
+        }
+        return TestApps.config(broker.bootstrapServers(), dir.resolve(name), Map.of(
+                AppConfig.API_KEYS.name(), keys.toString(),
+                AppConfig.PARTITIONS.name(), Integer.toString(PARTITIONS),
+                AppConfig.STREAM_THREADS.name(), "1",
+                AppConfig.EMBEDDING.name(), "none"));
+    }
+
+    private static JsonNode search(RemeApp app, int tenant, String query) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
+                .header("Authorization", "Bearer " + key(tenant))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"" + query + "\",\"k\":20}")).build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        return Json.MAPPER.readTree(response.body());
+    }
+
+    private static Set<String> ids(JsonNode answer) {
+        Set<String> ids = new HashSet<>();
+        answer.path("hits").forEach(hit -> ids.add(hit.path("id").asText()));
+        return ids;
+    }
+
+    @Test
+    void eitherInstanceAnswersTheSameTenantOnlyAndNeverWrong() throws Exception {
+        RemeApp a = RemeApp.start(config("a"));
+        RemeApp b = RemeApp.start(config("b"));
+        try {
+            MemoryPartitioning partitioning = new MemoryPartitioning(1);
+            Map<Integer, Set<String>> expected = new HashMap<>();
+            Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                    new StringSerializer(), new ByteArraySerializer())) {
+                for (int t = 0; t < TENANTS; t++) {
+                    String tenant = "t" + t;
+                    for (int m = 0; m < 5; m++) {
+                        String id = "m" + m;
+                        // Every tenant has the same words: only the tenant filter keeps them apart.
+                        MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
+                                "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
+                                null, null);
+                        producer.send(new ProducerRecord<>(TOPICS.memories(),
+                                partitioning.partition(tenant, id, PARTITIONS), tenant + "/" + id,
+                                Json.MAPPER.writeValueAsBytes(memory)));
+                        expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
+                    }
+                }
+            }
+            Set<Integer> owners = new HashSet<>();
+            for (int t = 0; t < TENANTS; t++) {
+                owners.addAll(partitioning.partitionsOf("t" + t, PARTITIONS));
+            }
+            assertTrue(owners.size() > 1, "the tenants spread over several partitions");
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            for (int t = 0; t < TENANTS; t++) {
+                JsonNode fromA;
+                JsonNode fromB;
+                do {
+                    fromA = search(a, t, "trains");
+                    fromB = search(b, t, "trains");
+                    if (ids(fromA).equals(expected.get(t)) && ids(fromB).equals(expected.get(t))) {
+                        break;
+                    }
+                    Thread.sleep(200);
+                } while (System.nanoTime() < deadline);
+                assertEquals(expected.get(t), ids(fromA), "tenant t" + t + " via A: " + fromA);
+                assertEquals(expected.get(t), ids(fromB), "tenant t" + t + " via B: " + fromB);
+                assertFalse(fromA.path("partial").asBoolean());
+                for (JsonNode hit : fromA.path("hits")) {
+                    assertEquals("t" + t, hit.path("tenant").asText(), "never another tenant's memory");
+                    assertTrue(hit.path("text").asText().endsWith("of t" + t));
+                }
+            }
+
+            b.close();
+            List<String> seen = new ArrayList<>();
+            for (int round = 0; round < 20; round++) {
+                for (int t = 0; t < TENANTS; t++) {
+                    JsonNode answer = search(a, t, "trains");
+                    Set<String> got = ids(answer);
+                    assertTrue(expected.get(t).containsAll(got), "never a wrong hit: " + answer);
+                    if (!answer.path("partial").asBoolean()) {
+                        assertEquals(expected.get(t), got, "a complete answer is the full answer: " + answer);
+                    } else {
+                        seen.add("partial t" + t);
+                    }
+                }
+                Thread.sleep(250);
+            }
+            // After the rebalance A holds every partition and every answer is complete again.
+            deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            for (int t = 0; t < TENANTS; t++) {
+                JsonNode answer;
+                do {
+                    answer = search(a, t, "trains");
+                    if (!answer.path("partial").asBoolean() && ids(answer).equals(expected.get(t))) {
+                        break;
+                    }
+                    Thread.sleep(250);
+                } while (System.nanoTime() < deadline);
+                assertEquals(expected.get(t), ids(answer), "after the move: " + answer + " (" + seen.size()
+                        + " partial answers seen on the way)");
+            }
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+}
