@@ -41,6 +41,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "llm: worker concurrencies to measure (default 1,4,16).")
     List<Integer> concurrencies = List.of(1, 4, 16);
 
+    @Option(names = "--commit-interval-ms", description = "Streams commit interval for bench ingest (default 100, as the app).")
+    int commitIntervalMs = 100;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Scratch directory (default: a new temp dir).")
     Path dataDir;
 
@@ -64,7 +67,7 @@ final class BenchCommand implements Callable<Integer> {
             parsed.add(shape(shape));
         }
         System.out.printf("bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%n", partitions, threads, dir);
-        new IngestBenchmark(dir, partitions, threads, System.out).run(shape(warmUp), parsed);
+        new IngestBenchmark(dir, partitions, threads, commitIntervalMs, System.out).run(shape(warmUp), parsed);
         return 0;
     }
 
