@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,25 @@ public final class TopicProvisioner {
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
     private TopicProvisioner() {
+    }
+
+    /**
+     * The partition count of a topic. Right after creation the broker may not know the topic yet
+     * ("does not host this topic-partition"), so that answer is retried for up to ten seconds.
+     */
+    public static int partitions(Admin admin, String topic) throws InterruptedException, ExecutionException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            try {
+                Map<String, TopicDescription> described = admin.describeTopics(List.of(topic)).allTopicNames().get();
+                return described.get(topic).partitions().size();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** @param replicationFactor -1 for the broker default */
@@ -48,10 +68,8 @@ public final class TopicProvisioner {
                 }
                 LOG.info("topics created names={}", missing.stream().map(NewTopic::name).collect(Collectors.joining(",")));
             }
-            Map<String, TopicDescription> described =
-                    admin.describeTopics(List.of(topics.messages(), topics.llmResults())).allTopicNames().get();
-            int messages = described.get(topics.messages()).partitions().size();
-            int results = described.get(topics.llmResults()).partitions().size();
+            int messages = partitions(admin, topics.messages());
+            int results = partitions(admin, topics.llmResults());
             if (messages != results) {
                 throw new IllegalStateException("topics " + topics.messages() + " (" + messages + " partitions) and "
                         + topics.llmResults() + " (" + results + " partitions) must have the same partition count");

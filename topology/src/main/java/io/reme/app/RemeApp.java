@@ -122,8 +122,7 @@ public final class RemeApp implements AutoCloseable {
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
             int memoryPartitions;
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
-                memoryPartitions = admin.describeTopics(java.util.List.of(topics.memories())).allTopicNames().get()
-                        .get(topics.memories()).partitions().size();
+                memoryPartitions = TopicProvisioner.partitions(admin, topics.memories());
             }
             embeddings = Providers.embeddings(config);
             TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
