@@ -66,7 +66,7 @@ public final class LocomoEval {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
             }
-            fusion = fusion == null ? FusionMode.WEIGHTED : fusion;
+            fusion = fusion == null ? FusionMode.RRF : fusion;
         }
 
         /**
@@ -74,7 +74,7 @@ public final class LocomoEval {
          * recall at 1 is lower than for bare turns): captions, session date, one neighbour each side.
          */
         public static Options defaults() {
-            return new Options(true, true, 1, FusionMode.WEIGHTED, true);
+            return new Options(true, true, 1, FusionMode.RRF, true);
         }
 
         public String describe() {

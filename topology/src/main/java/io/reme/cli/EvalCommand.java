@@ -38,8 +38,8 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--no-captions", description = "Leave image captions out of the turn text.")
     boolean noCaptions;
 
-    @Option(names = "--fusion", description = "weighted (default) or rrf.")
-    String fusion = "weighted";
+    @Option(names = "--fusion", description = "rrf (default) or weighted.")
+    String fusion = "rrf";
 
     @Option(names = "--embedding", description = "local (default): hybrid search with the local model; none: BM25 only.")
     String embedding = "local";
