@@ -1,8 +1,6 @@
 package io.reme.embedding;
 
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.Timeout;
 import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIInvalidDataException;
 import com.openai.errors.OpenAIIoException;
@@ -11,7 +9,6 @@ import com.openai.errors.OpenAIServiceException;
 import com.openai.models.embeddings.CreateEmbeddingResponse;
 import com.openai.models.embeddings.Embedding;
 import com.openai.models.embeddings.EmbeddingCreateParams;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,6 @@ import java.util.Objects;
  * failures such as timeouts are retryable).
  */
 public final class OpenAiEmbeddingModel implements EmbeddingModel {
-    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_ERROR_CHARS = 500;
 
     private final OpenAiEmbeddingSettings settings;
@@ -38,16 +34,7 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
 
     public OpenAiEmbeddingModel(OpenAiEmbeddingSettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        Duration timeout = settings.connection().requestTimeout();
-        this.client = OpenAIOkHttpClient.builder()
-                .baseUrl(settings.connection().baseUrl())
-                .apiKey(settings.connection().apiKey())
-                .maxRetries(0)
-                .timeout(Timeout.builder()
-                        .request(timeout)
-                        .connect(timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout : MAX_CONNECT_TIMEOUT)
-                        .build())
-                .build();
+        this.client = settings.connection().newClient();
     }
 
     /** A model configured by {@link OpenAiEmbeddingSettings#fromEnv(Map)}. */

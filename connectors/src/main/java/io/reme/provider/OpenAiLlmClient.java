@@ -3,9 +3,7 @@ package io.reme.provider;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
-import com.openai.core.Timeout;
 import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIInvalidDataException;
 import com.openai.errors.OpenAIIoException;
@@ -25,7 +23,6 @@ import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import io.reme.json.Json;
 import io.reme.message.Transcript;
 import io.reme.summary.SummaryFormat;
-import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,7 +46,6 @@ public final class OpenAiLlmClient implements LlmClient {
     /** Most model calls one diary update may take. */
     public static final int MAX_TOOL_ROUNDS = 8;
 
-    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_ERROR_CHARS = 500;
 
     private final OpenAiSettings settings;
@@ -58,16 +54,7 @@ public final class OpenAiLlmClient implements LlmClient {
 
     public OpenAiLlmClient(OpenAiSettings settings) {
         this.settings = settings;
-        Duration timeout = settings.requestTimeout();
-        this.client = OpenAIOkHttpClient.builder()
-                .baseUrl(settings.baseUrl())
-                .apiKey(settings.apiKey())
-                .maxRetries(0)
-                .timeout(Timeout.builder()
-                        .request(timeout)
-                        .connect(timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout : MAX_CONNECT_TIMEOUT)
-                        .build())
-                .build();
+        this.client = settings.newClient();
     }
 
     /** A client configured by {@link OpenAiSettings#fromEnv(Map)}. */

@@ -1,5 +1,8 @@
 package io.reme.provider;
 
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.Timeout;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -23,6 +26,7 @@ public record OpenAiSettings(String baseUrl, String apiKey, String model, Durati
 
     public static final String DEFAULT_BASE_URL = "https://api.openai.com/v1";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 
     public static final String ENV_BASE_URL = "LLM_BASE_URL";
@@ -130,6 +134,20 @@ public record OpenAiSettings(String baseUrl, String apiKey, String model, Durati
             }
         }
         return new OpenAiSettings(baseUrl, apiKey, model, timeout, maxOutput, temperature);
+    }
+
+    /**
+     * A new SDK client for these settings: our own callers retry, so the SDK does not; the connect
+     * timeout is the request timeout, capped at 30 s.
+     */
+    public OpenAIClient newClient() {
+        Duration connect = requestTimeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? requestTimeout : MAX_CONNECT_TIMEOUT;
+        return OpenAIOkHttpClient.builder()
+                .baseUrl(baseUrl)
+                .apiKey(apiKey)
+                .maxRetries(0)
+                .timeout(Timeout.builder().request(requestTimeout).connect(connect).build())
+                .build();
     }
 
     /** Never shows the key. */

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.bench.ConversationGenerator.Envelope;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigField;
 import io.reme.topic.Topics;
@@ -29,10 +28,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,27 +39,11 @@ import org.slf4j.LoggerFactory;
  * directory. Exactly-once processing must show: nothing lost, nothing archived or requested
  * twice, and the same token accounting as a run without a crash.
  */
-class CrashRestartIT {
+class CrashRestartIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(CrashRestartIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int PER_SESSION = 300;
     private static final int CHUNK = 5;
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void aKilledInstanceRestartsWithoutLosingOrDuplicatingAnything() throws Exception {

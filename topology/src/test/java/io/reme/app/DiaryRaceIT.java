@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
@@ -36,10 +35,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,28 +46,12 @@ import org.slf4j.LoggerFactory;
  * writer applies one, and the other worker must notice it lost, read again and re-apply its change
  * on top, so the page ends with both entries at version 2.
  */
-class DiaryRaceIT {
+class DiaryRaceIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(DiaryRaceIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final String USER = "racer";
     private static final String DAY = "2026-03-02";
     private static final String DOCUMENT_KEY = "acme/" + USER + "/" + DAY;
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     /**
      * Cooperative diary answers, except that the answer to each of the first two "read" results (the

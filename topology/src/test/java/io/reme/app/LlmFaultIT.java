@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.bench.ConversationGenerator.Envelope;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
@@ -35,10 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,26 +45,10 @@ import org.slf4j.LoggerFactory;
  * Every compaction must still end OK or FAILED (FAILED ones dead-lettered), no invalid summary may
  * ever be applied, no message may be lost or duplicated, and compactions must get applied regardless.
  */
-class LlmFaultIT {
+class LlmFaultIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(LlmFaultIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int MAX_SUMMARY_TOKENS = 4000;
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     /** What the endpoint answers to summary calls, chosen at random per call; diary calls are always cooperative. */
     static final class FaultyModel {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.bench.ConversationGenerator;
 import io.reme.bench.ConversationGenerator.Envelope;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
@@ -26,10 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * summary, the summary is well formed, no message is lost or duplicated, every request was
  * answered exactly once, and the user's diary of that day remembers the facts.
  */
-class LlmPipelineIT {
+class LlmPipelineIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(LlmPipelineIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final String USER = "pay-user";
@@ -55,22 +51,6 @@ class LlmPipelineIT {
     /** The facts every summary must keep, as they appear in the summary. */
     private static final List<String> FACTS = List.of("/srv/payments/ledger.yaml", "PAY-7731", "max.in.flight=5",
             "use idempotent producers");
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void plantedFactsSurviveRepeatedCompactionAndReachTheDiary() throws Exception {

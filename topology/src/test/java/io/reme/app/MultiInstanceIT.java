@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.bench.ConversationGenerator.Envelope;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.message.Message;
 import io.reme.session.SessionStores;
@@ -26,36 +25,17 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.HostInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two instances of one application on one broker share the sessions' partitions; either answers
  * for any session of the caller's tenant, reading its own store or forwarding to the owner, and
  * neither shows one tenant's session to another.
  */
-class MultiInstanceIT {
+class MultiInstanceIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int SESSIONS = 16;
     private static final int PER_SESSION = 12;
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void eitherInstanceServesEverySessionOfTheCallersTenantOnly() throws Exception {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
@@ -31,37 +30,18 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Memory search on two instances: memories of several tenants spread over the partitions (by
  * tenant); a search sent to either instance gives the same hits, only the caller's tenant's, and an
  * instance going away makes answers partial or moves them, never wrong.
  */
-class SearchIT {
+class SearchIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int TENANTS = 8;
     private static final int PARTITIONS = 4;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private static String key(int tenant) {
         return "tenant" + tenant + "-key-0123456789abcdef";

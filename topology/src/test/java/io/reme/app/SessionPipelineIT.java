@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.bench.ConversationGenerator.Envelope;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.topic.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,10 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,25 +23,9 @@ import org.slf4j.LoggerFactory;
  * on purpose); afterwards each message is in exactly one place and every number the API serves
  * checks out.
  */
-class SessionPipelineIT {
+class SessionPipelineIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(SessionPipelineIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
-
-    @TempDir
-    static Path dir;
-    static EmbeddedKafka broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafka.start(dir.resolve("broker"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void everyMessageIsArchivedOrLiveExactlyOnceWithExactTokensAndTheLatestSummary() throws Exception {
