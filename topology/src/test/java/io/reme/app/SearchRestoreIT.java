@@ -1,0 +1,122 @@
+package io.reme.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.config.AppConfig;
+import io.reme.index.MemoryPartitioning;
+import io.reme.json.Json;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import io.reme.topic.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The memory index is only a view of the memories topic: wiping the state directory and restoring
+ * from the topic gives the same answers, and replaying the same records again changes nothing.
+ */
+class SearchRestoreIT extends WithBroker {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final List<String> QUERIES = List.of("trains", "deploy on fridays", "kyoto trip budget",
+            "coordinator is not aware of this member");
+
+    private AppConfig config() {
+        return TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of(
+                AppConfig.PARTITIONS.name(), "2", AppConfig.STREAM_THREADS.name(), "1"));
+    }
+
+    private static List<String> answers(RemeApp app) throws Exception {
+        List<String> all = new ArrayList<>();
+        for (String query : QUERIES) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
+                    .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(
+                            Map.of("query", query, "k", 10)))).build();
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+            JsonNode body = Json.MAPPER.readTree(response.body());
+            assertFalse(body.path("partial").asBoolean(), response.body());
+            for (JsonNode hit : body.path("hits")) {
+                all.add(query + " -> " + hit.path("id").asText() + " " + hit.path("score").asText());
+            }
+        }
+        return all;
+    }
+
+    private static List<String> awaitAnswers(RemeApp app, int expectedHits) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<String> answers;
+        do {
+            answers = answers(app);
+            if (answers.size() >= expectedHits) {
+                return answers;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        return answers;
+    }
+
+    private static void produce(List<MemoryRecord> records) throws Exception {
+        MemoryPartitioning partitioning = new MemoryPartitioning(1);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(), new ByteArraySerializer())) {
+            for (MemoryRecord record : records) {
+                producer.send(new ProducerRecord<>(TOPICS.memories(), partitioning.partition("acme", record.id(), 2),
+                        "acme/" + record.id(), Json.MAPPER.writeValueAsBytes(record)));
+            }
+        }
+    }
+
+    @Test
+    void wipingTheStateAndRestoringFromTheTopicGivesTheSameAnswers() throws Exception {
+        Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+        String[] texts = {"Alice prefers trains over buses", "The orders service must not deploy on Fridays",
+            "Bob's Kyoto trip budget is 4000 EUR", "Offset commit failed: The coordinator is not aware of this member",
+            "Decision: use idempotent producers for payments", "Bob is vegetarian and his wife has a peanut allergy"};
+        List<MemoryRecord> records = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            records.add(new MemoryRecord("m" + i, "acme", "alice", null, MemoryType.PERSONAL,
+                    texts[i % texts.length] + " (note " + i + ")", t0, t0, t0.plusSeconds(i), Map.of(), null, null));
+        }
+        // Some deletes and an update, so the restore must apply them in order too.
+        records.set(7, records.get(7).withText("Alice now prefers planes", t0.plusSeconds(100)));
+        List<String> before;
+        try (RemeApp app = RemeApp.start(config())) {
+            produce(records);
+            before = awaitAnswers(app, 30);
+            // Replaying the very same records changes nothing.
+            produce(records);
+            Thread.sleep(1_000);
+            assertEquals(before, awaitAnswers(app, before.size()));
+        }
+        Path state = dir.resolve("app").resolve("streams");
+        try (Stream<Path> files = Files.walk(state)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        assertFalse(Files.exists(state), "the state directory is gone");
+        try (RemeApp app = RemeApp.start(config())) {
+            assertEquals(before, awaitAnswers(app, before.size()), "restored from the topic alone");
+        }
+    }
+}
