@@ -63,17 +63,19 @@ class SearchRestoreIT extends WithBroker {
         return all;
     }
 
-    private static List<String> awaitAnswers(RemeApp app, int expectedHits) throws Exception {
+    /** Polls until at least {@code minHits} hits come back and two answers a second apart agree. */
+    private static List<String> awaitAnswers(RemeApp app, int minHits) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<String> answers;
-        do {
-            answers = answers(app);
-            if (answers.size() >= expectedHits) {
+        List<String> previous = List.of();
+        while (System.nanoTime() < deadline) {
+            List<String> answers = answers(app);
+            if (answers.size() >= minHits && answers.equals(previous)) {
                 return answers;
             }
-            Thread.sleep(200);
-        } while (System.nanoTime() < deadline);
-        return answers;
+            previous = answers;
+            Thread.sleep(1_000);
+        }
+        return previous;
     }
 
     private static void produce(List<MemoryRecord> records) throws Exception {
@@ -104,10 +106,11 @@ class SearchRestoreIT extends WithBroker {
         List<String> before;
         try (RemeApp app = RemeApp.start(config())) {
             produce(records);
-            before = awaitAnswers(app, 30);
+            // 4 queries, each matching about ten of the sixty notes.
+            before = awaitAnswers(app, 36);
             // Replaying the very same records changes nothing.
             produce(records);
-            Thread.sleep(1_000);
+            Thread.sleep(2_000);
             assertEquals(before, awaitAnswers(app, before.size()));
         }
         Path state = dir.resolve("app").resolve("streams");
