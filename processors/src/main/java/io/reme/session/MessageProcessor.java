@@ -43,10 +43,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context);
-        state = new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
-                context.getStateStore(SessionStores.ACTIVITY), settings,
-                tokens, outputs);
+        state = SessionState.attach(context, settings, tokens, outputs);
         this.context = context;
         // Idle sessions are a matter of real time passing, not of records arriving.
         long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));

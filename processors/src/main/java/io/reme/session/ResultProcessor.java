@@ -38,10 +38,7 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context);
-        state = new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
-                context.getStateStore(SessionStores.ACTIVITY), settings,
-                tokens, outputs);
+        state = SessionState.attach(context, settings, tokens, outputs);
     }
 
     @Override

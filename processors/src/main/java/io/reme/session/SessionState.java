@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -56,6 +57,14 @@ final class SessionState {
         this.settings = settings;
         this.tokens = tokens;
         this.outputs = outputs;
+    }
+
+    /** The rules over the session stores of the task that {@code context} belongs to. */
+    static SessionState attach(ProcessorContext<?, ?> context, SessionSettings settings, TokenCounter tokens,
+            SessionOutputs outputs) {
+        return new SessionState(context.getStateStore(SessionStores.HEADERS),
+                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
+                context.getStateStore(SessionStores.ACTIVITY), settings, tokens, outputs);
     }
 
     /**
