@@ -140,12 +140,15 @@ public record MemoryRecord(
     }
 
     /**
-     * The next version of this memory: same id, the new content (the vector is dropped, it belonged
-     * to the old text), the old content first in the history, {@code updatedAt} = {@code at}.
+     * The next version of this memory: same id, the new content and metadata, {@code updatedAt} =
+     * {@code at}; the vector is dropped (it belonged to the old text). A changed content puts the
+     * old one first in the history.
      */
     public MemoryRecord revise(String newText, Map<String, String> newMetadata, Instant at) {
         List<Revision> older = new ArrayList<>(history.size() + 1);
-        older.add(new Revision(text, version, at));
+        if (!newText.equals(text)) {
+            older.add(new Revision(text, version, at));
+        }
         older.addAll(history);
         return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, at, conversationTime,
                 newMetadata, null, null, target, version + 1, older);

@@ -11,6 +11,7 @@ import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
+import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
@@ -150,7 +151,9 @@ public final class RemeApp implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings));
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings),
+                    new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
+                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT));
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");

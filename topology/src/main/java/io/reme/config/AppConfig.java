@@ -129,6 +129,10 @@ public final class AppConfig {
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
+    public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
+            "reme.memories.visibility-timeout", "10s",
+            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
+            Parsers.positiveDuration());
     public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
@@ -139,7 +143,7 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING);
+            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, MEMORY_VISIBILITY_TIMEOUT);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");

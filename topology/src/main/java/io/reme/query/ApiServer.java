@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.reme.json.Json;
+import io.reme.message.SafeId;
 import io.reme.session.SessionSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +30,7 @@ public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final Pattern CONTEXT = Pattern.compile("/v1/sessions/([^/]+)/context");
     private static final Pattern DIARY = Pattern.compile("/v1/diary/([^/]+)/([^/]+)");
+    private static final Pattern MEMORY = Pattern.compile("/v1/memories/([^/]+)");
     /** Request bodies above this are refused before they are read. */
     private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -39,9 +42,11 @@ public final class ApiServer implements AutoCloseable {
     private final SearchQueries searches;
     private final MessageIngest ingest;
     private final Health health;
+    private final MemoryQueries memories;
 
     private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
-            String encoding, MessageIngest ingest, SearchSetup search) {
+            String encoding, MessageIngest ingest, SearchSetup search, MemoryWriter writer,
+            Duration visibilityTimeout) {
         this.server = server;
         this.keys = keys;
         OwnerRouting routing = new OwnerRouting(streams, self);
@@ -51,6 +56,8 @@ public final class ApiServer implements AutoCloseable {
                 search.partitioning(), search.embeddings());
         this.ingest = ingest;
         this.health = new Health(streams);
+        this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),
+                visibilityTimeout);
         this.executor = Executors.newFixedThreadPool(8, runnable -> {
             Thread thread = new Thread(runnable, "reme-http");
             thread.setDaemon(true);
@@ -74,8 +81,10 @@ public final class ApiServer implements AutoCloseable {
      * @param self this instance's address as other instances reach it (Streams' application.server)
      */
     public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
-            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search) {
-        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search);
+            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search, MemoryWriter writer,
+            Duration visibilityTimeout) {
+        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, writer,
+                visibilityTimeout);
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;
@@ -156,6 +165,10 @@ public final class ApiServer implements AutoCloseable {
             sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
             return;
         }
+        if (path.startsWith("/v1/memories") || path.startsWith("/v1/internal/memories")) {
+            routeMemories(exchange, path, method);
+            return;
+        }
         if (path.equals("/v1/messages")) {
             requireMethod(method, "POST");
             String tenant = authenticate(exchange);
@@ -163,6 +176,61 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+    }
+
+    private void routeMemories(HttpExchange exchange, String path, String method) throws IOException {
+        String tenant = authenticate(exchange);
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        if (path.equals("/v1/memories")) {
+            if (method.equals("GET")) {
+                sendJson(exchange, 200, memories.list(tenant, exchange.getRequestURI().getRawQuery(), authorization));
+            } else {
+                requireMethod(method, "POST");
+                reply(exchange, memories.create(tenant, readJson(exchange), authorization));
+            }
+            return;
+        }
+        Matcher memory = MEMORY.matcher(path);
+        if (memory.matches()) {
+            String id = memoryId(memory.group(1));
+            switch (method) {
+                case "GET" -> sendJson(exchange, 200, memories.get(tenant, id, authorization));
+                case "PUT" -> reply(exchange, memories.update(tenant, id, readJson(exchange), authorization));
+                case "DELETE" -> reply(exchange, memories.delete(tenant, id, authorization));
+                default -> throw ApiException.methodNotAllowed("GET, PUT, DELETE");
+            }
+            return;
+        }
+        // Calls between instances only: a client never reaches them directly.
+        if (!forwarded(exchange)) {
+            throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+        }
+        if (path.startsWith(MemoryQueries.INTERNAL_GET)) {
+            requireMethod(method, "GET");
+            relay(exchange, memories.internalGet(tenant, memoryId(path.substring(MemoryQueries.INTERNAL_GET.length())),
+                    authorization));
+        } else if (path.startsWith(MemoryQueries.INTERNAL_PROGRESS)) {
+            requireMethod(method, "GET");
+            relay(exchange, memories.progress(tenant,
+                    memoryId(path.substring(MemoryQueries.INTERNAL_PROGRESS.length())), authorization));
+        } else if (path.equals(MemoryQueries.INTERNAL_LIST)) {
+            requireMethod(method, "POST");
+            sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
+        } else {
+            throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+        }
+    }
+
+    private static String memoryId(String id) {
+        String problem = SafeId.problem("memory id", id);
+        if (problem != null) {
+            throw new ApiException(400, "invalid_memory", problem);
+        }
+        return id;
+    }
+
+    private static void reply(HttpExchange exchange, MemoryQueries.Reply reply) throws IOException {
+        sendJson(exchange, reply.status(), reply.body());
     }
 
     private static boolean forwarded(HttpExchange exchange) {
