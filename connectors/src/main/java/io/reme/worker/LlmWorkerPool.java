@@ -2,11 +2,13 @@ package io.reme.worker;
 
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
+import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.provider.LlmClient;
+import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.io.IOException;
@@ -66,14 +68,17 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final Thread poller;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final MemoryPartitioning partitioning;
+    private volatile int memoryPartitions;
     private volatile boolean running = true;
 
     private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
     }
 
     private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens) {
+            LlmClient client, TokenCounter tokens, ExtractionSetup extraction) {
         this.topics = topics;
+        this.partitioning = extraction.partitioning();
         this.settings = settings;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -95,7 +100,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(client, tokens, settings, documents, calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC());
+                Clock.systemUTC(), extraction.lookup());
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -108,7 +113,13 @@ public final class LlmWorkerPool implements AutoCloseable {
      */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
             WorkerSettings settings, LlmClient client, TokenCounter tokens) {
-        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens);
+        return start(clientProps, topics, groupId, settings, client, tokens, ExtractionSetup.withoutLookup(1));
+    }
+
+    /** As above, with the existing memories EXTRACT requests merge with and the memories' partitioning. */
+    public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, ExtractionSetup extraction) {
+        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, extraction);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
@@ -223,6 +234,11 @@ public final class LlmWorkerPool implements AutoCloseable {
         long start = System.nanoTime();
         RequestHandler.Outcome outcome = handler.handle(request);
         LlmResult result = outcome.result();
+        // Memories first: once the result is out the request counts as done and is not re-delivered.
+        for (MemoryRecord memory : outcome.memories()) {
+            send(new ProducerRecord<>(topics.memoriesPending(), partitioning.partition(memory.tenant(), memory.id(),
+                    memoryPartitions()), memory.tenant() + "/" + memory.id(), json(memory)));
+        }
         send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
@@ -238,6 +254,14 @@ public final class LlmWorkerPool implements AutoCloseable {
                     (System.nanoTime() - start) / 1_000_000);
         }
         offsets.done(job.partition(), job.offset());
+    }
+
+    /** Partitions of {@code memories.pending}, asked once (the topic is never resized under a running app). */
+    private int memoryPartitions() {
+        if (memoryPartitions == 0) {
+            memoryPartitions = producer.partitionsFor(topics.memoriesPending()).size();
+        }
+        return memoryPartitions;
     }
 
     private void deadLetter(String key, byte[] value, DlqReason reason, String detail, String topic, int partition,

@@ -100,7 +100,8 @@ class RequestHandlerTest {
         WorkerSettings settings = new WorkerSettings(2, callTimeout, MAX_ATTEMPTS, Duration.ZERO, Duration.ZERO, 2000,
                 100, 5, ZoneId.of("UTC"));
         return new RequestHandler(client, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC));
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC),
+                MemoryLookup.NONE);
     }
 
     private static LlmRequest compact() {
