@@ -57,6 +57,9 @@ final class OfflineMemoryRules {
                     + "(?:like|love|enjoy|want|drink|eat|use|prefer|liking|drinking|eating|using)?\\s*(.+)");
     private static final Pattern POSITIVE = Pattern.compile(
             "(?i)\\bI (?:really |also |still |now |actually )?(like|love|enjoy|prefer|hate|dislike|always) (.+)");
+    private static final Pattern I_AM = Pattern.compile(
+            "(?i)\\bI(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|allergic to [\\p{L} -]+|lactose intolerant"
+                    + "|left-handed|colou?r-blind)");
     private static final Pattern OBJECT_END = Pattern.compile(
             "(?i)\\s+(?:anymore|any more|now|because|but|since|when|as|over|instead|these days)\\b.*|[,;:.!?].*");
     private static final Pattern ERROR = Pattern.compile(
@@ -99,6 +102,10 @@ final class OfflineMemoryRules {
         Matcher my = MY_X_IS.matcher(sentence);
         if (my.find()) {
             return "my " + my.group(1).toLowerCase(Locale.ROOT);
+        }
+        Matcher diet = I_AM.matcher(sentence);
+        if (diet.find()) {
+            return object(diet.group(1));
         }
         Matcher negative = NEGATIVE.matcher(sentence);
         if (negative.find()) {

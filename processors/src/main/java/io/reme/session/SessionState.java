@@ -228,7 +228,10 @@ final class SessionState {
 
     /**
      * Sends the part of a compaction's span that no diary update has covered yet (all of it, unless
-     * the session went idle in between), with the compaction's request ID and epoch.
+     * the session went idle in between), with the compaction's request ID and epoch, for a diary
+     * update and for memory extraction. Both go out with the compaction request rather than when its
+     * result is applied: the span is the same dialog however the compaction ends, and one coverage
+     * mark keeps either from reading a message twice.
      */
     private SessionHeader requestDiary(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span,
             long timestamp) {
@@ -237,15 +240,18 @@ final class SessionState {
             return header;
         }
         int skip = (int) (from - compact.fromSeq());
-        outputs.request(key, new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
+        LlmRequest diary = new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
                 compact.session(), compact.user(), from, compact.toSeq(), span.subList(skip, span.size()), "",
-                compact.language(), 0, compact.createdAt()), timestamp);
+                compact.language(), 0, compact.createdAt());
+        outputs.request(key, diary, timestamp);
+        outputs.request(key, diary.withKind(LlmKind.EXTRACT), timestamp);
         return header.withDiaryCovered(compact.toSeq());
     }
 
     /**
-     * Sessions quiet for {@code idleAfter} get a diary update for the live messages no diary update
-     * has covered, so short conversations are remembered too. Each quiet spell is handled once.
+     * Sessions quiet for {@code idleAfter} get a diary update and a memory extraction for the live
+     * messages no diary update has covered, so short conversations are remembered too. Each quiet
+     * spell is handled once.
      */
     void sweepIdle(long nowMs) {
         String until = activityKey(nowMs - settings.idleAfter().toMillis(), null);
@@ -272,8 +278,10 @@ final class SessionState {
             String requestId = UUID.nameUUIDFromBytes((key.key() + "#idle#" + to).getBytes(StandardCharsets.UTF_8))
                     .toString();
             Instant now = Instant.ofEpochMilli(nowMs);
-            outputs.request(key, new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
-                    header.user(), from, to, span, "", settings.language(), 0, now), nowMs);
+            LlmRequest diary = new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
+                    header.user(), from, to, span, "", settings.language(), 0, now);
+            outputs.request(key, diary, nowMs);
+            outputs.request(key, diary.withKind(LlmKind.EXTRACT), nowMs);
             headers.put(key.key(), header.withDiaryCovered(to));
             LOG.info("idle session sent for diary tenant={} session={} requestId={} messages={}", key.tenant(),
                     key.session(), requestId, span.size());

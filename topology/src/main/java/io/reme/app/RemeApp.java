@@ -18,6 +18,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
+import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
 import java.io.IOException;
@@ -164,7 +165,8 @@ public final class RemeApp implements AutoCloseable {
             if (config.get(AppConfig.WORKERS_EMBEDDED)) {
                 llm = Providers.llm(config, tokens);
                 workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
-                        Providers.workers(config), llm, tokens);
+                        Providers.workers(config), llm, tokens, new ExtractionSetup(api.memoryLookup(),
+                                memoryPartitioning));
                 if (embeddings != null) {
                     embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
                             config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);

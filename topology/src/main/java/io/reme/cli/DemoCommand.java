@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code demo}: starts the system with a small context window, replays a sample multi-session
  * conversation as tenant {@code demo}, waits until its compactions are applied and its sessions
- * have gone quiet and been written to diaries, and shows contexts and diaries as the API serves them.
+ * have gone quiet and been written to diaries, and shows contexts, diaries and the personal memories
+ * extracted from the conversation as the API serves them.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start the system and replay a sample conversation so compaction can be seen at work.")
@@ -94,8 +95,21 @@ final class DemoCommand implements Callable<Integer> {
                     meta.path("path").asText(), meta.path("startLine").asText(), meta.path("endLine").asText(),
                     firstLine(hit.path("text").asText()));
         }
+        JsonNode personal = awaitJson(http, app.httpUrl() + "/v1/memories?type=personal&sort=conversation&order=asc",
+                key, listing -> listing.path("memories").size() > 0, "the personal memories");
+        System.out.printf("%n  personal memories (GET /v1/memories?type=personal) ----------------------------------%n");
+        for (JsonNode memory : personal.path("memories")) {
+            System.out.printf("    %s  %-6s v%d  %s%n", memory.path("id").asText(), memory.path("target").asText(),
+                    memory.path("version").asLong(), memory.path("content").asText());
+        }
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories?type=personal");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories/retrieve -d '{\"query\":\"plan a train trip\",\"k\":3}'");
+        System.out.println("         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories/<id> -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/search -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");

@@ -6,6 +6,7 @@ import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
+import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,8 @@ final class WorkersCommand implements Callable<Integer> {
         LlmClient llm = Providers.llm(config, tokens);
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         LlmWorkerPool pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
-                RemeApp.workerGroup(config), Providers.workers(config), llm, tokens);
+                RemeApp.workerGroup(config), Providers.workers(config), llm, tokens,
+                ExtractionSetup.withoutLookup(config.get(AppConfig.MEMORY_BUCKETS)));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             pool.close();

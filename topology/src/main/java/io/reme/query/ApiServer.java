@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.session.SessionSettings;
+import io.reme.worker.MemoryLookup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -43,6 +44,8 @@ public final class ApiServer implements AutoCloseable {
     private final MessageIngest ingest;
     private final Health health;
     private final MemoryQueries memories;
+    private final SearchMemoryLookup lookup;
+    private final MemoryRetrieval retrieval;
 
     private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
             String encoding, MessageIngest ingest, SearchSetup search, MemoryWriter writer,
@@ -56,6 +59,8 @@ public final class ApiServer implements AutoCloseable {
                 search.partitioning(), search.embeddings());
         this.ingest = ingest;
         this.health = new Health(streams);
+        this.lookup = new SearchMemoryLookup(searches, keys);
+        this.retrieval = new MemoryRetrieval(searches);
         this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),
                 visibilityTimeout);
         this.executor = Executors.newFixedThreadPool(8, runnable -> {
@@ -88,6 +93,11 @@ public final class ApiServer implements AutoCloseable {
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;
+    }
+
+    /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
+    public MemoryLookup memoryLookup() {
+        return lookup;
     }
 
     public int port() {
@@ -188,6 +198,11 @@ public final class ApiServer implements AutoCloseable {
                 requireMethod(method, "POST");
                 reply(exchange, memories.create(tenant, readJson(exchange), authorization));
             }
+            return;
+        }
+        if (path.equals("/v1/memories/retrieve")) {
+            requireMethod(method, "POST");
+            sendJson(exchange, 200, retrieval.retrieve(tenant, readJson(exchange), authorization));
             return;
         }
         Matcher memory = MEMORY.matcher(path);

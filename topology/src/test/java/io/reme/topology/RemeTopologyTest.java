@@ -167,6 +167,33 @@ class RemeTopologyTest {
         }
     }
 
+    /**
+     * The requests emitted since the last read, without the EXTRACT requests, after checking that
+     * each DIARY request is followed by an EXTRACT request for exactly the same span.
+     */
+    private List<LlmRequest> requests() {
+        return requestKeyValues().stream().map(kv -> kv.value).toList();
+    }
+
+    private List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> requestKeyValues() {
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all = requests.readKeyValuesToList();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            LlmRequest request = all.get(i).value;
+            if (request.kind() == LlmKind.DIARY) {
+                assertTrue(i + 1 < all.size(), "an EXTRACT request follows the DIARY request " + request.requestId());
+                assertEquals(request.withKind(LlmKind.EXTRACT), all.get(i + 1).value, "same span for extraction");
+                assertEquals(all.get(i).key, all.get(i + 1).key);
+            }
+            if (request.kind() != LlmKind.EXTRACT) {
+                rest.add(all.get(i));
+            } else {
+                assertEquals(LlmKind.DIARY, all.get(i - 1).value.kind(), "an EXTRACT request only with a DIARY one");
+            }
+        }
+        return rest;
+    }
+
     // ---- tests ----
 
     @Test
@@ -174,7 +201,7 @@ class RemeTopologyTest {
         send("s1", "user", "hello" + words(100));
         assertTrue(requests.isEmpty(), "under threshold: no request");
         fillOverThreshold("s1");
-        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requests.readKeyValuesToList();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requestKeyValues();
         assertEquals(2, emitted.size(), "one COMPACT and one DIARY request");
         LlmRequest compact = emitted.get(0).value;
         LlmRequest diary = emitted.get(1).value;
@@ -206,7 +233,7 @@ class RemeTopologyTest {
     @Test
     void anOkResultReplacesTheSummaryAndArchivesTheSpanExactlyOnce() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         long liveBefore = header("s1").messageTokens();
         sendResult(LlmResult.ok(request, summary("ship it"), 1, T0.plusSeconds(60)), T0.plusSeconds(60));
 
@@ -232,7 +259,7 @@ class RemeTopologyTest {
             assertEquals(TOKENS.count(m.message()), m.tokens(), "stored token counts equal jtokkit's");
         }
         // Still over the threshold after the first compaction: the next one is requested at once.
-        List<LlmRequest> next = requests.readValuesToList();
+        List<LlmRequest> next = requests();
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).epoch());
         assertEquals(request.toSeq() + 1, next.get(0).fromSeq());
@@ -243,7 +270,7 @@ class RemeTopologyTest {
     @Test
     void duplicateAndStaleResultsAreDroppedAndCounted() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         LlmResult stale = new LlmResult(request.requestId(), request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
                 io.reme.llm.LlmStatus.OK, summary("wrong"), null, 1, T0);
@@ -266,7 +293,7 @@ class RemeTopologyTest {
     @Test
     void aFailedResultKeepsEveryMessageAndRetriesAfterTheBackoff() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         List<StoredMessage> before = live("s1");
         sendResult(LlmResult.failed(request, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
 
@@ -281,7 +308,7 @@ class RemeTopologyTest {
         sendRaw("acme/s1", message("s1", "user", "within backoff" + words(10), T0.plusSeconds(30)), T0.plusSeconds(30));
         assertTrue(requests.isEmpty(), "no new request within the backoff");
         sendRaw("acme/s1", message("s1", "user", "after backoff" + words(10), T0.plusSeconds(60)), T0.plusSeconds(60));
-        List<LlmRequest> retried = requests.readValuesToList();
+        List<LlmRequest> retried = requests();
         assertEquals(2, retried.size());
         assertEquals(2, retried.get(0).epoch());
         assertFalse(retried.get(0).requestId().equals(request.requestId()));
@@ -290,7 +317,7 @@ class RemeTopologyTest {
     @Test
     void anInvalidSummaryIsNeverApplied() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         sendResult(LlmResult.ok(request, "[Compactor] failed: timeout", 1, T0), T0.plusSeconds(20));
         sendResult(LlmResult.ok(request, summary("x").replace("## Next Steps\n1. more\n", ""), 1, T0),
                 T0.plusSeconds(21));
@@ -305,10 +332,10 @@ class RemeTopologyTest {
     @Test
     void aPendingRequestWithoutResultIsReissuedAfterTheTimeout() {
         fillOverThreshold("s1");
-        LlmRequest first = requests.readValuesToList().get(0);
+        LlmRequest first = requests().get(0);
         sendRaw("acme/s1", message("s1", "user", "later" + words(5), T0.plus(Duration.ofMinutes(11))),
                 T0.plus(Duration.ofMinutes(11)));
-        List<LlmRequest> again = requests.readValuesToList();
+        List<LlmRequest> again = requests();
         assertEquals(2, again.size());
         assertEquals(first.epoch() + 1, again.get(0).epoch());
         sendResult(LlmResult.ok(first, summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
@@ -395,7 +422,7 @@ class RemeTopologyTest {
         driver.advanceWallClockTime(Duration.ofMinutes(10));
         assertTrue(requests.isEmpty(), "not quiet long enough");
         driver.advanceWallClockTime(Duration.ofMinutes(25));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = requests();
         assertEquals(1, idle.size());
         assertEquals(LlmKind.DIARY, idle.get(0).kind());
         assertEquals(0, idle.get(0).fromSeq());
@@ -407,7 +434,7 @@ class RemeTopologyTest {
 
         send("s5", "user", "follow-up");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> next = requests.readValuesToList();
+        List<LlmRequest> next = requests();
         assertEquals(1, next.size());
         assertEquals(2, next.get(0).fromSeq(), "only what no diary covered yet");
         assertEquals(2, next.get(0).toSeq());
@@ -420,12 +447,12 @@ class RemeTopologyTest {
         send("s6", "user", "question 0" + words(100));
         send("s6", "assistant", "answer 0" + words(100));
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        assertEquals(1, requests.readValuesToList().size(), "idle diary for seq 0-1");
+        assertEquals(1, requests().size(), "idle diary for seq 0-1");
         send("s6", "user", "question 1" + words(100));
         send("s6", "assistant", "answer 1" + words(100));
         assertTrue(requests.isEmpty());
         send("s6", "user", "question 2" + words(100));
-        List<LlmRequest> emitted = requests.readValuesToList();
+        List<LlmRequest> emitted = requests();
         assertEquals(2, emitted.size());
         LlmRequest compact = emitted.get(0);
         LlmRequest diary = emitted.get(1);
@@ -463,6 +490,6 @@ class RemeTopologyTest {
         send("s4", "assistant", "a" + words(200));
         assertTrue(requests.isEmpty(), "no valid cut yet: only one turn");
         send("s4", "user", "q2" + words(10));
-        assertEquals(2, requests.readValuesToList().size(), "380 tokens is over acme's 380-token threshold");
+        assertEquals(2, requests().size(), "380 tokens is over acme's 380-token threshold");
     }
 }
