@@ -100,7 +100,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(client, tokens, settings, documents, calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC(), extraction.lookup());
+                Clock.systemUTC(), extraction.enabled() ? extraction.lookup() : null);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -113,7 +113,7 @@ public final class LlmWorkerPool implements AutoCloseable {
      */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
             WorkerSettings settings, LlmClient client, TokenCounter tokens) {
-        return start(clientProps, topics, groupId, settings, client, tokens, ExtractionSetup.withoutLookup(1));
+        return start(clientProps, topics, groupId, settings, client, tokens, ExtractionSetup.withoutLookup(true, 1));
     }
 
     /** As above, with the existing memories EXTRACT requests merge with and the memories' partitioning. */

@@ -50,6 +50,7 @@ final class RequestHandler {
 
     RequestHandler(LlmClient client, TokenCounter tokens, WorkerSettings settings, DiaryDocuments documents,
             ExecutorService calls, Backoff backoff, Clock clock, MemoryLookup lookup) {
+        // lookup null: memory extraction is off.
         this.client = client;
         this.tokens = tokens;
         this.settings = settings;
@@ -57,7 +58,7 @@ final class RequestHandler {
         this.calls = calls;
         this.backoff = backoff;
         this.clock = clock;
-        this.merger = new MemoryMerger(lookup);
+        this.merger = lookup == null ? null : new MemoryMerger(lookup);
     }
 
     /** How a request ended, with what the caller needs to report it and the memories it must write first. */
@@ -166,6 +167,9 @@ final class RequestHandler {
      * the same thing see each other.
      */
     private Outcome extract(LlmRequest request) throws InterruptedException {
+        if (merger == null) {
+            return new Outcome(LlmResult.ok(request, "extraction is off", 0, clock.instant()), 0);
+        }
         List<MemoryType> types = List.of(MemoryType.PERSONAL, MemoryType.PROCEDURAL, MemoryType.TOOL);
         AtomicInteger attempts = new AtomicInteger();
         try {

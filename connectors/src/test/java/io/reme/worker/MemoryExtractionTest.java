@@ -198,6 +198,36 @@ class MemoryExtractionTest {
     }
 
     @Test
+    void extractionOffAnswersAtOnceWithoutAModelCall() throws Exception {
+        LlmClient refusing = new LlmClient() {
+            @Override
+            public String id() {
+                return "refusing";
+            }
+
+            @Override
+            public String summarize(io.reme.provider.SummaryTask task) {
+                throw new AssertionError("not called");
+            }
+
+            @Override
+            public String updateDiary(io.reme.provider.DiaryTask task, io.reme.provider.DocumentEditor editor) {
+                throw new AssertionError("not called");
+            }
+        };
+        WorkerSettings settings = new WorkerSettings(2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000,
+                100, 5, ZoneId.of("UTC"));
+        RequestHandler off = new RequestHandler(refusing, TOKENS, settings, null, calls,
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), null);
+        RequestHandler.Outcome outcome = off.handle(request("r1", user("I like green tea.")));
+        assertEquals(LlmStatus.OK, outcome.result().status());
+        assertEquals(List.of(), outcome.memories());
+        // With extraction on, the same client cannot extract: the request fails instead of passing silently.
+        assertEquals(LlmStatus.FAILED, handler(refusing).handle(request("r2", user("I like green tea."))).result()
+                .status());
+    }
+
+    @Test
     void sentencesWithoutPreferencesAreNotRemembered() throws Exception {
         RequestHandler.Outcome outcome = run(handler(new OfflineLlmClient(TOKENS)),
                 request("r1", user("What time is it in Tokyo?"), user("Thanks, that helps.")), true);

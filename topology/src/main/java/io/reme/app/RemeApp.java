@@ -165,8 +165,8 @@ public final class RemeApp implements AutoCloseable {
             if (config.get(AppConfig.WORKERS_EMBEDDED)) {
                 llm = Providers.llm(config, tokens);
                 workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
-                        Providers.workers(config), llm, tokens, new ExtractionSetup(api.memoryLookup(),
-                                memoryPartitioning));
+                        Providers.workers(config), llm, tokens, new ExtractionSetup(
+                                config.get(AppConfig.MEMORY_EXTRACT), api.memoryLookup(), memoryPartitioning));
                 if (embeddings != null) {
                     embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
                             config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);

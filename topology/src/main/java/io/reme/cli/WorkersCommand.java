@@ -35,7 +35,8 @@ final class WorkersCommand implements Callable<Integer> {
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         LlmWorkerPool pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
                 RemeApp.workerGroup(config), Providers.workers(config), llm, tokens,
-                ExtractionSetup.withoutLookup(config.get(AppConfig.MEMORY_BUCKETS)));
+                ExtractionSetup.withoutLookup(config.get(AppConfig.MEMORY_EXTRACT),
+                        config.get(AppConfig.MEMORY_BUCKETS)));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             pool.close();

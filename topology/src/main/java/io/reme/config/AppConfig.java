@@ -133,6 +133,9 @@ public final class AppConfig {
             "reme.memories.visibility-timeout", "10s",
             "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
             Parsers.positiveDuration());
+    public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>("reme.memories.extract", "true",
+            "Extract personal, procedural and tool memories from conversations (false: workers answer EXTRACT requests "
+                    + "at once, without a model call).", Parsers.bool());
     public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
@@ -143,7 +146,8 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, MEMORY_VISIBILITY_TIMEOUT);
+            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, MEMORY_VISIBILITY_TIMEOUT,
+            MEMORY_EXTRACT);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");

@@ -70,10 +70,6 @@ class LlmFaultIT extends WithBroker {
                 diaryCalls.incrementAndGet();
                 return CooperativeModel.answer(body);
             }
-            if (request.content("system").startsWith("You maintain")) {
-                // Memory extraction is not what this test disturbs: it finds nothing, at once.
-                return OpenAiTestServer.text("{\"memories\": []}");
-            }
             String prompt = request.content("user");
             if (prompt.contains("Your previous answer to this request was refused: missing section '## Key Decisions'")) {
                 retriesWithReason.incrementAndGet();
@@ -184,6 +180,9 @@ class LlmFaultIT extends WithBroker {
             options.put(AppConfig.LLM_API_KEY.name(), OpenAiTestServer.API_KEY);
             options.put(AppConfig.LLM_MODEL.name(), OpenAiTestServer.MODEL);
             options.put(AppConfig.LLM_TIMEOUT.name(), "2s");
+            // Extraction would add three model calls per span; with 2-second timeouts on a loaded machine
+            // they starve the diary calls this test expects to pass undisturbed. It has its own tests.
+            options.put(AppConfig.MEMORY_EXTRACT.name(), "false");
             options.put(AppConfig.LLM_BACKOFF.name(), "50ms");
             options.put(AppConfig.LLM_BACKOFF_MAX.name(), "400ms");
             options.put(AppConfig.LLM_MAX_ATTEMPTS.name(), "4");

@@ -227,6 +227,54 @@ class MemoryApiIT extends WithBroker {
                 .json().path("id").asText())));
     }
 
+    @Test
+    void retrieveAnswersPerTypeWithinTheTenant() {
+        String marker = "zanzibar" + System.nanoTime();
+        String personal = created(a, memory("personal", "bob", "Bob flies to " + marker + " in May"));
+        String tool = created(b, memory("tool", "flights-api", "flights-api needs the " + marker + " airport code"));
+        created(a, memory("procedural", "book a flight", "search " + marker + " fares before booking"));
+        MemoryApi.Response other = MemoryApi.send(a, "POST", "/v1/memories", TestApps.GLOBEX_KEY,
+                memory("personal", "bob", "Globex's Bob also flies to " + marker));
+        assertEquals(201, other.status(), other.text());
+
+        JsonNode answer = call(b, "POST", "/v1/memories/retrieve", Map.of("query", marker, "types",
+                List.of("personal", "tool"), "k", 3)).json();
+        assertEquals(List.of("personal", "tool"), fieldNames(answer.path("results")));
+        assertEquals(List.of(personal), hitIds(answer.path("results").path("personal")), "never globex's: " + answer);
+        assertEquals(List.of(tool), hitIds(answer.path("results").path("tool")));
+        assertFalse(answer.path("partial").asBoolean());
+
+        JsonNode all = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker)).json();
+        assertEquals(List.of("personal", "procedural", "tool"), fieldNames(all.path("results")),
+                "all three types by default");
+        JsonNode targeted = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker, "targets",
+                List.of("flights-api"))).json();
+        assertEquals(List.of(), hitIds(targeted.path("results").path("personal")));
+        assertEquals(List.of(tool), hitIds(targeted.path("results").path("tool")));
+        JsonNode past = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker, "timeRange",
+                Map.of("to", "2020-01-01T00:00:00Z"))).json();
+        assertEquals(List.of(), hitIds(past.path("results").path("personal")), "created now, not before 2020");
+
+        for (Object bad : List.of(Map.of(), Map.of("query", " "), Map.of("query", "x", "types", List.of("diary_chunk")),
+                Map.of("query", "x", "k", 0), Map.of("query", "x", "k", 51), Map.of("query", "x", "colour", "red"),
+                Map.of("query", "x", "timeRange", Map.of("from", "soon")))) {
+            MemoryApi.Response response = call(a, "POST", "/v1/memories/retrieve", bad);
+            assertEquals(400, response.status(), bad + " -> " + response.text());
+        }
+    }
+
+    private static List<String> hitIds(JsonNode hits) {
+        List<String> ids = new ArrayList<>();
+        hits.forEach(h -> ids.add(h.path("id").asText()));
+        return ids;
+    }
+
+    private static List<String> fieldNames(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
     private static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
