@@ -60,7 +60,8 @@ public final class MemoryIndexStore implements StateStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the memory index in " + folder, e);
         }
-        // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after it.
+        // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
+        // it. Only the batching callback of Streams' internals sees offsets; the public ones see key and value.
         context.register(root, (RecordBatchingStateRestoreCallback) records -> {
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());

@@ -33,7 +33,7 @@ public record Hit(
         String vectorModel,
         String target,
         long version,
-        List<MemoryRecord.Revision> history) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<MemoryRecord.Revision> history) {
 
     public Hit {
         metadata = metadata == null || metadata.isEmpty()

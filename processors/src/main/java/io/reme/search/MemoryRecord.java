@@ -45,7 +45,7 @@ public record MemoryRecord(
         String vectorModel,
         String target,
         long version,
-        List<Revision> history) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
