@@ -17,7 +17,11 @@ public final class SessionStores {
     public static final String MESSAGES = "session-messages";
     /** {@code tenant/session} → the current summary text, written only when a compaction is applied. */
     public static final String SUMMARIES = "session-summaries";
-    /** {@code <19-digit last active ms>/tenant/session} → "": sessions in the order they went quiet. */
+    /**
+     * {@code <19-digit last active ms>/tenant/session} → "": sessions in the order they went quiet;
+     * once a quiet spell has been handled the entry moves to {@code x<19-digit ms>/tenant/session},
+     * the order in which sessions expire.
+     */
     public static final String ACTIVITY = "session-activity";
 
     private SessionStores() {
