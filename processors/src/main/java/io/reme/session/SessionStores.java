@@ -28,8 +28,9 @@ public final class SessionStores {
     }
 
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
+        // Rewritten on every message: the cache turns a commit interval's rewrites into one changelog record.
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HEADERS), Serdes.String(),
-                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of());
+                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of()).withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, String>> summaries() {
@@ -39,7 +40,7 @@ public final class SessionStores {
 
     public static StoreBuilder<KeyValueStore<String, String>> activity() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVITY), Serdes.String(), Serdes.String())
-                .withLoggingEnabled(Map.of());
+                .withLoggingEnabled(Map.of()).withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {
