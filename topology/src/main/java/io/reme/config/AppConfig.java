@@ -133,13 +133,23 @@ public final class AppConfig {
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
 
+    public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
+            "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
+                    + "<data-dir>/workspace.", Parsers.text());
+    public static final ConfigField<Boolean> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "true",
+            "Run the file sink connectors in an in-process Kafka Connect worker (false: deploy them in a Connect "
+                    + "cluster).", Parsers.bool());
+    public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
+            "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
+                    + "as new versions; 0 turns the watch off.", Parsers.duration());
+
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING);
+            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -279,6 +289,12 @@ public final class AppConfig {
 
     public Path dataDir() {
         return Path.of(get(DATA_DIR)).toAbsolutePath().normalize();
+    }
+
+    /** The working directory the file sinks write and the watch reads. */
+    public Path workspaceDir() {
+        String configured = get(WORKSPACE_DIR);
+        return configured.isBlank() ? dataDir().resolve("workspace") : Path.of(configured).toAbsolutePath().normalize();
     }
 
     public boolean embeddedBroker() {
