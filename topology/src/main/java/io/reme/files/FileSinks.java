@@ -104,18 +104,20 @@ public final class FileSinks implements AutoCloseable {
     public static Map<String, Map<String, String>> connectorConfigs(Settings settings) {
         Topics topics = settings.topics();
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
-        connectors.put(settings.name() + "-dialog-files",
-                connector(DialogSinkConnector.class, topics.dialog(), settings));
-        connectors.put(settings.name() + "-diary-files",
-                connector(DiarySinkConnector.class, topics.diary(), settings));
-        Map<String, String> toolResults = connector(ToolResultSinkConnector.class, topics.toolResults(), settings);
+        String dialog = settings.name() + "-dialog-files";
+        connectors.put(dialog, connector(dialog, DialogSinkConnector.class, topics.dialog(), settings));
+        String diary = settings.name() + "-diary-files";
+        connectors.put(diary, connector(diary, DiarySinkConnector.class, topics.diary(), settings));
+        String tools = settings.name() + "-tool-result-files";
+        Map<String, String> toolResults = connector(tools, ToolResultSinkConnector.class, topics.toolResults(), settings);
         toolResults.put("retention.ms", Long.toString(settings.toolResultRetention().toMillis()));
-        connectors.put(settings.name() + "-tool-result-files", toolResults);
+        connectors.put(tools, toolResults);
         return connectors;
     }
 
-    private static Map<String, String> connector(Class<?> type, String topic, Settings settings) {
+    private static Map<String, String> connector(String name, Class<?> type, String topic, Settings settings) {
         Map<String, String> config = new LinkedHashMap<>();
+        config.put("name", name);
         config.put("connector.class", type.getName());
         config.put("topics", topic);
         config.put("tasks.max", "1");
