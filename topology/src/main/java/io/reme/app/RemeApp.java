@@ -174,7 +174,7 @@ public final class RemeApp implements AutoCloseable {
                             config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);
                 }
             }
-            FileSinks sinks = config.get(AppConfig.SINKS_EMBEDDED) ? FileSinks.start(clientProps(config, bootstrap),
+            FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
                     dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
                             config.get(AppConfig.TOOL_RETENTION))) : null;
             DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null

@@ -204,7 +204,7 @@ final class DemoCommand implements Callable<Integer> {
      */
     private static void showFiles(RemeApp app, java.util.Collection<JsonNode> diaries)
             throws IOException, InterruptedException {
-        if (!app.config().get(AppConfig.SINKS_EMBEDDED)) {
+        if (!app.config().sinksEmbedded()) {
             return;
         }
         java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);

@@ -136,9 +136,10 @@ public final class AppConfig {
     public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
             "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
                     + "<data-dir>/workspace.", Parsers.text());
-    public static final ConfigField<Boolean> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "true",
-            "Run the file sink connectors in an in-process Kafka Connect worker (false: deploy them in a Connect "
-                    + "cluster).", Parsers.bool());
+    public static final ConfigField<String> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "auto",
+            "Run the file sink connectors in an in-process Kafka Connect worker: true, false (deploy them in a Connect "
+                    + "cluster) or auto (only with the embedded broker, where there is one instance).",
+            Parsers.oneOf("auto", "true", "false"));
     public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
             "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
                     + "as new versions; 0 turns the watch off.", Parsers.duration());
@@ -295,6 +296,12 @@ public final class AppConfig {
     public Path workspaceDir() {
         String configured = get(WORKSPACE_DIR);
         return configured.isBlank() ? dataDir().resolve("workspace") : Path.of(configured).toAbsolutePath().normalize();
+    }
+
+    /** Whether this instance runs the file sinks in-process. */
+    public boolean sinksEmbedded() {
+        String value = get(SINKS_EMBEDDED);
+        return value.equals("auto") ? embeddedBroker() : Boolean.parseBoolean(value);
     }
 
     public boolean embeddedBroker() {

@@ -70,6 +70,7 @@ class EditsFlowBackIT extends WithBroker {
                 AppConfig.STREAM_THREADS.name(), "1",
                 AppConfig.WORKERS_EMBEDDED.name(), "true",
                 AppConfig.EMBEDDING.name(), "local",
+                AppConfig.SINKS_EMBEDDED.name(), "true",
                 AppConfig.WATCH_INTERVAL.name(), "200ms"));
         try (RemeApp app = RemeApp.start(config);
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
