@@ -139,7 +139,10 @@ public final class DiaryFileWatcher implements AutoCloseable {
         long base = written.map(DocumentLedger.Written::version).orElse(0L);
         Optional<DiaryDocument> held = ledger.held(key);
         if (held.isPresent() && held.get().version() > base) {
-            text = KeepBothMerge.merge(ledger.base(key), text, held.get().content(), held.get().version());
+            // A held version of the person's own earlier save is no conflict: the file is newer.
+            if (!DocumentFiles.isHumanEdit(held.get().editId())) {
+                text = KeepBothMerge.merge(ledger.base(key), text, held.get().content(), held.get().version());
+            }
             base = held.get().version();
         }
         DiaryEdit edit = new DiaryEdit(DocumentFiles.humanEditId(content, base), key.tenant(), key.user(), key.name(),
@@ -158,7 +161,7 @@ public final class DiaryFileWatcher implements AutoCloseable {
             throw new IllegalStateException("cannot publish the edit of " + key.key() + ": " + e.getCause(), e);
         }
         LOG.info("hand edit published tenant={} user={} document={} base={} merged={}", key.tenant(), key.user(),
-                key.name(), base, held.isPresent() && held.get().version() == base);
+                key.name(), base, !text.equals(new String(content, StandardCharsets.UTF_8)));
         return Optional.of(edit);
     }
 

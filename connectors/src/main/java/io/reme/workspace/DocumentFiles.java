@@ -65,6 +65,10 @@ public final class DocumentFiles {
         return humanEditPrefix(fileContent) + baseVersion;
     }
 
+    public static boolean isHumanEdit(String editId) {
+        return editId.startsWith(HUMAN);
+    }
+
     private static String humanEditPrefix(byte[] fileContent) {
         return HUMAN + DocumentLedger.sha256(fileContent).substring(0, 16) + "-";
     }

@@ -137,6 +137,23 @@ class DiaryFileWatcherTest {
     }
 
     @Test
+    void savingAgainBeforeTheFirstSaveIsWrittenBackIsNoConflict() throws IOException {
+        files.apply(version(1, "e1", "# Memory\n- one\n"));
+        Files.writeString(file(), "# Memory\n- one\n- draft line\n");
+        DiaryEdit first = pollTwice().get(0);
+        // The first save is applied as version 2, but the person saves again (dropping the draft line)
+        // before the sink writes it: version 2 is held, and the second save replaces it unmerged.
+        String second = "# Memory\n- one\n- final line\n";
+        Files.writeString(file(), second);
+        assertEquals(DocumentFiles.Outcome.HELD, files.apply(new DiaryDocument("acme", "alice", "MEMORY",
+                first.content(), 2, first.editId(), DiaryFileWatcher.AUTHOR, NOW)));
+        List<DiaryEdit> edits = pollTwice();
+        assertEquals(1, edits.size());
+        assertEquals(2, edits.get(0).baseVersion());
+        assertEquals(second, edits.get(0).content(), "the draft line the person removed does not come back");
+    }
+
+    @Test
     void aNewFileByHandIsPublishedAsTheFirstVersion() throws IOException {
         Path day = workspace.documentFile(DocumentKey.parse("acme/bob/2026-11-29"));
         Files.createDirectories(day.getParent());
