@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class EditsFlowBackIT extends WithBroker {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String MODEL_VERSION = "# Long-term memory\n\n- Alice prefers green tea in the afternoon.\n";
+    private static final String HUMAN_FACT = "- Alice is on call the first week of December.\n";
+    private static final String MODEL_FACT = "- Alice moved the orders topic to 12 partitions.\n";
     private static final String FACT = "- The staging Kafka cluster is called bluefin-42 and runs in Frankfurt.\n";
 
     private static JsonNode call(RemeApp app, String path, String body) throws Exception {
@@ -71,7 +73,8 @@ class EditsFlowBackIT extends WithBroker {
                 AppConfig.WORKERS_EMBEDDED.name(), "true",
                 AppConfig.EMBEDDING.name(), "local",
                 AppConfig.SINKS_EMBEDDED.name(), "true",
-                AppConfig.WATCH_INTERVAL.name(), "200ms"));
+                // Slow enough that the model edit in the race below lands before the person's save is published.
+                AppConfig.WATCH_INTERVAL.name(), "2s"));
         try (RemeApp app = RemeApp.start(config);
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             // The model's version 1, submitted to the single writer as a worker does.
@@ -90,7 +93,7 @@ class EditsFlowBackIT extends WithBroker {
             await("the model's version indexed", app, "/v1/search", "{\"query\":\"green tea\",\"k\":5}",
                     s -> mentions(s, "green tea"));
             assertTrue(!mentions(call(app, "/v1/search", question), "bluefin-42"), "not known before the edit");
-            Thread.sleep(1000);
+            Thread.sleep(4500);
             assertEquals(1, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
                     "the sink's own write did not come back as an edit");
 
@@ -102,10 +105,27 @@ class EditsFlowBackIT extends WithBroker {
             assertEquals(2, document.path("version").asLong());
             assertEquals(DiaryFileWatcher.AUTHOR, document.path("author").asText());
             assertEquals(MODEL_VERSION + FACT, document.path("content").asText());
-            Thread.sleep(1000);
+            Thread.sleep(4500);
             assertEquals(2, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
                     "writing the published edit back to the file is not another edit");
             assertEquals(MODEL_VERSION + FACT, Files.readString(file));
+
+            // A race: the person saves again while a model edit of version 2 gets in first.
+            String human = MODEL_VERSION + FACT + HUMAN_FACT;
+            Files.writeString(file, human);
+            DiaryEdit racing = new DiaryEdit("model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT,
+                    "req-3", Instant.now());
+            producer.send(new ProducerRecord<>(config.topics().diaryEdits(),
+                    "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(racing))).get();
+            String merged = human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;
+            JsonNode both = await("the merge of both edits", app, "/v1/diary/alice/MEMORY", null,
+                    d -> d.path("version").asLong() == 4);
+            assertEquals(merged, both.path("content").asText(), "neither the person's line nor the model's is lost");
+            deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!Files.readString(file).equals(merged)) {
+                assertTrue(System.nanoTime() < deadline, "the merge was not written back: " + Files.readString(file));
+                Thread.sleep(100);
+            }
         }
     }
 }
