@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -105,12 +107,17 @@ public final class DiaryFileWatcher implements AutoCloseable {
         if (!Files.isDirectory(workspace.root())) {
             return List.of();
         }
-        List<DiaryEdit> edits = new java.util.ArrayList<>();
+        List<DiaryEdit> edits = new ArrayList<>();
         try (Stream<Path> files = Files.walk(workspace.root(), 4)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 Optional<DocumentKey> key = workspace.documentAt(file);
                 if (key.isPresent() && Files.isRegularFile(file)) {
-                    check(file, key.get()).ifPresent(edits::add);
+                    try {
+                        check(file, key.get()).ifPresent(edits::add);
+                    } catch (IOException e) {
+                        // One unreadable file (removed mid-walk, no permission) must not hide the others.
+                        LOG.warn("cannot check document file={} error={}", file, e.toString());
+                    }
                 }
             }
         } catch (IOException e) {
@@ -157,6 +164,12 @@ public final class DiaryFileWatcher implements AutoCloseable {
             submitted.remove(edit.editId());
             return Optional.empty();
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof RecordTooLargeException) {
+                // Not retried: the same content would be refused again. A smaller save is a new edit.
+                LOG.error("hand edit too large to publish tenant={} user={} document={} bytes={}", key.tenant(),
+                        key.user(), key.name(), content.length);
+                return Optional.empty();
+            }
             submitted.remove(edit.editId());
             throw new IllegalStateException("cannot publish the edit of " + key.key() + ": " + e.getCause(), e);
         }

@@ -1,6 +1,7 @@
 package io.reme.workspace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.diary.DiaryDocument;
@@ -15,8 +16,12 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -151,6 +156,48 @@ class DiaryFileWatcherTest {
         assertEquals(1, edits.size());
         assertEquals(2, edits.get(0).baseVersion());
         assertEquals(second, edits.get(0).content(), "the draft line the person removed does not come back");
+    }
+
+    @Test
+    void aFailedPublishIsRetriedAndATooLargeOneIsNot() throws Exception {
+        MockProducer<String, byte[]> manual = new MockProducer<>(false, null, new StringSerializer(),
+                new ByteArraySerializer());
+        DiaryFileWatcher slow = new DiaryFileWatcher(workspace, manual, "reme.diary.edits",
+                Clock.fixed(NOW, ZoneOffset.UTC), Executors.newSingleThreadScheduledExecutor());
+        try {
+            files.apply(version(1, "e1", "# Memory\n"));
+            Files.writeString(file(), "# Memory\n- edited\n");
+            slow.poll();
+            CompletableFuture<List<DiaryEdit>> failing = CompletableFuture.supplyAsync(slow::poll);
+            awaitSends(manual, 1);
+            manual.errorNext(new TimeoutException("broker away"));
+            ExecutionException failed = assertThrows(ExecutionException.class, failing::get);
+            assertTrue(failed.getCause() instanceof IllegalStateException, failed.toString());
+
+            CompletableFuture<List<DiaryEdit>> retried = CompletableFuture.supplyAsync(slow::poll);
+            awaitSends(manual, 2);
+            manual.completeNext();
+            assertEquals(1, retried.get().size(), "the same edit is sent again after a failure");
+
+            Files.writeString(file(), "# Memory\n- edited\n" + "x".repeat(100) + "\n");
+            slow.poll();
+            CompletableFuture<List<DiaryEdit>> tooLarge = CompletableFuture.supplyAsync(slow::poll);
+            awaitSends(manual, 3);
+            manual.errorNext(new RecordTooLargeException("too large"));
+            assertEquals(List.of(), tooLarge.get());
+            assertEquals(List.of(), slow.poll());
+            assertEquals(3, manual.history().size(), "a refused size is not retried forever");
+        } finally {
+            slow.close();
+        }
+    }
+
+    private static void awaitSends(MockProducer<String, byte[]> producer, int sends) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (producer.history().size() < sends) {
+            assertTrue(System.nanoTime() < deadline, "the watch did not send");
+            Thread.sleep(10);
+        }
     }
 
     @Test
