@@ -6,6 +6,7 @@ import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
 import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
@@ -21,6 +22,8 @@ import io.reme.topology.StreamsSettings;
 import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
+import io.reme.workspace.DiaryFileWatcher;
+import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -67,11 +70,13 @@ public final class RemeApp implements AutoCloseable {
     private final LlmWorkerPool workers;
     private final MemoryEmbedder embedder;
     private final EmbeddingModel embeddings;
+    private final FileSinks sinks;
+    private final DiaryFileWatcher watcher;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
             Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
-            MemoryEmbedder embedder, EmbeddingModel embeddings) {
+            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -83,6 +88,8 @@ public final class RemeApp implements AutoCloseable {
         this.workers = workers;
         this.embedder = embedder;
         this.embeddings = embeddings;
+        this.sinks = sinks;
+        this.watcher = watcher;
     }
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
@@ -172,11 +179,18 @@ public final class RemeApp implements AutoCloseable {
                             config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);
                 }
             }
-            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={}", bootstrap, self.host(),
-                    self.port(), config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE),
-                    llm == null ? "separate workers" : llm.id());
+            FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
+                    dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
+                            config.get(AppConfig.TOOL_RETENTION))) : null;
+            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null
+                    : DiaryFileWatcher.start(clientProps(config, bootstrap), topics.diaryEdits(),
+                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL));
+            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
+                    self.host(), self.port(), config.get(AppConfig.PARTITIONS),
+                    config.get(AppConfig.PROCESSING_GUARANTEE), llm == null ? "separate workers" : llm.id(),
+                    config.workspaceDir());
             return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
-                    embeddings);
+                    embeddings, sinks, watcher);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker);
@@ -280,6 +294,12 @@ public final class RemeApp implements AutoCloseable {
         closed = true;
         LOG.info("stopping");
         api.close();
+        if (watcher != null) {
+            watcher.close();
+        }
+        if (sinks != null) {
+            sinks.close();
+        }
         if (workers != null) {
             workers.close();
             llm.close();
