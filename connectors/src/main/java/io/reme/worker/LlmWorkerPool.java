@@ -6,6 +6,7 @@ import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -59,6 +60,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
+    private final PipelineMetrics metrics;
     private final FairQueue<Job> queue = new FairQueue<>();
     private final OffsetTracker offsets = new OffsetTracker();
     private final ExecutorService workers;
@@ -72,9 +74,10 @@ public final class LlmWorkerPool implements AutoCloseable {
     }
 
     private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens) {
+            LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
         this.topics = topics;
         this.settings = settings;
+        this.metrics = metrics;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -95,7 +98,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(client, tokens, settings, documents, calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC());
+                Clock.systemUTC(), metrics);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -105,10 +108,11 @@ public final class LlmWorkerPool implements AutoCloseable {
      * Starts polling and the workers.
      *
      * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
+     * @param metrics where calls, answered requests and dead letters are reported
      */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens) {
-        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens);
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
+        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
@@ -224,6 +228,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         RequestHandler.Outcome outcome = handler.handle(request);
         LlmResult result = outcome.result();
         send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
             LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
@@ -245,6 +250,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
                 System.currentTimeMillis());
         send(new ProducerRecord<>(topics.dlq(), null, key, value, headers));
+        metrics.deadLetter(reason);
     }
 
     private void send(ProducerRecord<String, byte[]> record) {

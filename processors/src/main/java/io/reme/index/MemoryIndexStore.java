@@ -3,7 +3,6 @@ package io.reme.index;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
-import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -142,16 +141,18 @@ public final class MemoryIndexStore implements StateStore {
     @Override
     @SuppressWarnings("unchecked")
     public <R> QueryResult<R> query(Query<R> query, PositionBound bound, QueryConfig config) {
-        if (!(query instanceof MemorySearch search)) {
+        if (!(query instanceof MemorySearch) && !(query instanceof MemoryCount)) {
             return QueryResult.forUnknownQueryType(query, this);
         }
         try {
             if (unseen) {
-                // Near-real-time: a search sees every write applied so far, without a Lucene commit.
+                // Near-real-time: a query sees every write applied so far, without a Lucene commit.
                 unseen = false;
                 index.refresh();
             }
-            QueryResult<SearchResult> result = QueryResult.forResult(index.search(search.query()));
+            QueryResult<?> result = query instanceof MemorySearch search
+                    ? QueryResult.forResult(index.search(search.query()))
+                    : QueryResult.forResult(index.count());
             result.setPosition(position);
             return (QueryResult<R>) result;
         } catch (IOException | RuntimeException e) {

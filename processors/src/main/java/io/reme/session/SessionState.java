@@ -10,6 +10,7 @@ import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
+import io.reme.metrics.PipelineMetrics.Compaction;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
@@ -98,6 +99,7 @@ final class SessionState {
         }
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
+        outputs.messageIn(key.tenant(), count);
         if (header.lastActiveMs() > 0) {
             activity.delete(activityKey(header.lastActiveMs(), key));
         }
@@ -133,6 +135,7 @@ final class SessionState {
                     key.session(), result.requestId(), result.attempts(), result.error());
             headers.put(key.key(), header.withFailed(String.valueOf(result.error()), now,
                     now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
+            outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
         List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.maxSummaryTokens());
@@ -142,6 +145,7 @@ final class SessionState {
                     key.session(), result.requestId(), problem);
             headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
                     now.plus(settings.retryBackoff()), Counter.INVALID_SUMMARIES));
+            outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
         int archived = 0;
@@ -164,6 +168,7 @@ final class SessionState {
         covered.forEach(messages::delete);
         summaries.put(key.key(), result.payload());
         header = header.withApplied(tokens.count(result.payload()), archived, archivedTokens, now);
+        outputs.compaction(key.tenant(), Compaction.APPLIED);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
                 result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
@@ -186,6 +191,7 @@ final class SessionState {
                     pending.requestId(), pending.epoch());
             header = header.withFailed("no result within " + settings.pendingTimeout(), now, now,
                     Counter.COMPACTIONS_TIMED_OUT);
+            outputs.compaction(key.tenant(), Compaction.TIMED_OUT);
         }
         if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
             return header;
@@ -218,6 +224,7 @@ final class SessionState {
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
                 header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now);
         outputs.request(key, compact, timestamp);
+        outputs.compaction(key.tenant(), Compaction.REQUESTED);
         header = requestDiary(key, header, compact, span, timestamp);
         LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
                 key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),

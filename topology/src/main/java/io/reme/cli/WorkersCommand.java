@@ -4,6 +4,7 @@ import io.reme.app.Providers;
 import io.reme.app.RemeApp;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.LlmWorkerPool;
@@ -33,7 +34,7 @@ final class WorkersCommand implements Callable<Integer> {
         LlmClient llm = Providers.llm(config, tokens);
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         LlmWorkerPool pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
-                RemeApp.workerGroup(config), Providers.workers(config), llm, tokens);
+                RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, PipelineMetrics.NONE);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             pool.close();

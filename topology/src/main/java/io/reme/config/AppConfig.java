@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -133,13 +134,17 @@ public final class AppConfig {
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
 
+    public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>("reme.metrics.tenant-labels", "",
+            "Tenants (tenant,tenant) that get their own 'tenant' label value in /metrics; all others are counted as "
+                    + "'other', so label values stay bounded.", Parsers.tenantList());
+
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING);
+            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, METRICS_TENANTS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -283,6 +288,12 @@ public final class AppConfig {
 
     public boolean embeddedBroker() {
         return get(BOOTSTRAP_SERVERS).isBlank();
+    }
+
+    /** The tenants named in {@link #METRICS_TENANTS}. */
+    public Set<String> metricsTenants() {
+        String value = get(METRICS_TENANTS);
+        return value.isEmpty() ? Set.of() : Set.copyOf(List.of(value.split(",")));
     }
 
     public Topics topics() {

@@ -4,12 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.reme.json.Json;
+import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -22,14 +28,40 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP server: authenticates the bearer token, routes to the handlers, and turns every failure
- * into a JSON error. Lifecycle: {@link #start} once, {@link #close} once.
+ * into a JSON error. {@link #ROUTES} is the one list of what the server answers; the OpenAPI
+ * description ({@code /openapi.json}) is checked against it. Lifecycle: {@link #start} once,
+ * {@link #close} once.
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
-    private static final Pattern CONTEXT = Pattern.compile("/v1/sessions/([^/]+)/context");
-    private static final Pattern DIARY = Pattern.compile("/v1/diary/([^/]+)/([^/]+)");
     /** Request bodies above this are refused before they are read. */
     private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
+    private static final String OPENAPI_RESOURCE = "/openapi.json";
+
+    /** Handles one matched request; {@code params} are the path's {@code {name}} segments in order. */
+    @FunctionalInterface
+    private interface Handler {
+        void handle(ApiServer api, HttpExchange exchange, List<String> params) throws IOException;
+    }
+
+    /** A method and a path template whose {@code {name}} segments match one non-empty path segment each. */
+    private record Route(String method, String path, Pattern pattern, Handler handler) {
+        static Route of(String method, String path, Handler handler) {
+            return new Route(method, path, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
+        }
+    }
+
+    private static final List<Route> ROUTES = List.of(
+            Route.of("GET", "/health/live", (api, exchange, params) ->
+                    sendJson(exchange, 200, Map.of("status", "UP"))),
+            Route.of("GET", "/health/ready", ApiServer::ready),
+            Route.of("GET", "/metrics", ApiServer::metrics),
+            Route.of("GET", "/openapi.json", ApiServer::openApi),
+            Route.of("GET", "/v1/sessions/{session}/context", ApiServer::context),
+            Route.of("GET", "/v1/diary/{user}/{document}", ApiServer::diary),
+            Route.of("POST", "/v1/search", ApiServer::search),
+            Route.of("POST", SearchQueries.INTERNAL_PATH, ApiServer::internalSearch),
+            Route.of("POST", "/v1/messages", ApiServer::messages));
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -39,11 +71,15 @@ public final class ApiServer implements AutoCloseable {
     private final SearchQueries searches;
     private final MessageIngest ingest;
     private final Health health;
+    private final PrometheusMetrics metrics;
+    private final byte[] openApi;
 
     private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
-            String encoding, MessageIngest ingest, SearchSetup search) {
+            String encoding, MessageIngest ingest, SearchSetup search, PrometheusMetrics metrics) throws IOException {
         this.server = server;
         this.keys = keys;
+        this.metrics = metrics;
+        this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
         this.diaries = new DiaryQueries(streams, routing);
@@ -72,10 +108,12 @@ public final class ApiServer implements AutoCloseable {
      * Starts serving on a socket from {@link #bind}.
      *
      * @param self this instance's address as other instances reach it (Streams' application.server)
+     * @param metrics what {@code /metrics} exports; searches are timed into it
      */
     public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
-            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search) {
-        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search);
+            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search,
+            PrometheusMetrics metrics) throws IOException {
+        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, metrics);
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;
@@ -83,6 +121,21 @@ public final class ApiServer implements AutoCloseable {
 
     public int port() {
         return server.getAddress().getPort();
+    }
+
+    /** Every route the server answers, as {@code METHOD /path/{param}}, in table order. */
+    public static List<String> routes() {
+        return ROUTES.stream().map(route -> route.method() + " " + route.path()).toList();
+    }
+
+    /** The OpenAPI description served at {@code /openapi.json}, from the classpath. */
+    public static byte[] openApiDocument() throws IOException {
+        try (InputStream in = ApiServer.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) {
+                throw new IOException("resource " + OPENAPI_RESOURCE + " is missing from the classpath");
+            }
+            return in.readAllBytes();
+        }
     }
 
     private void handle(HttpExchange exchange) {
@@ -111,58 +164,79 @@ public final class ApiServer implements AutoCloseable {
     private void route(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         String method = exchange.getRequestMethod();
-        if (path.equals("/health/live")) {
-            requireMethod(method, "GET");
-            sendJson(exchange, 200, Map.of("status", "UP"));
-            return;
-        }
-        if (path.equals("/health/ready")) {
-            requireMethod(method, "GET");
-            Health.Status status = health.readiness();
-            sendJson(exchange, status.ready() ? 200 : 503, status);
-            return;
-        }
-        Matcher context = CONTEXT.matcher(path);
-        if (context.matches()) {
-            requireMethod(method, "GET");
-            String tenant = authenticate(exchange);
-            OwnerRouting.Answer answer = contexts.context(tenant, context.group(1), forwarded(exchange),
-                    exchange.getRequestHeaders().getFirst("Authorization"));
-            relay(exchange, answer);
-            return;
-        }
-        Matcher diary = DIARY.matcher(path);
-        if (diary.matches()) {
-            requireMethod(method, "GET");
-            String tenant = authenticate(exchange);
-            relay(exchange, diaries.document(tenant, diary.group(1), diary.group(2), forwarded(exchange),
-                    exchange.getRequestHeaders().getFirst("Authorization")));
-            return;
-        }
-        if (path.equals("/v1/search")) {
-            requireMethod(method, "POST");
-            String tenant = authenticate(exchange);
-            SearchQueries.Answer answer = searches.search(tenant, readJson(exchange),
-                    exchange.getRequestHeaders().getFirst("Authorization"));
-            sendJson(exchange, 200, answer);
-            return;
-        }
-        if (path.equals(SearchQueries.INTERNAL_PATH)) {
-            requireMethod(method, "POST");
-            String tenant = authenticate(exchange);
-            if (!forwarded(exchange)) {
-                throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+        Set<String> allowed = new LinkedHashSet<>();
+        for (Route route : ROUTES) {
+            Matcher matcher = route.pattern().matcher(path);
+            if (!matcher.matches()) {
+                continue;
             }
-            sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
+            if (!route.method().equals(method)) {
+                allowed.add(route.method());
+                continue;
+            }
+            List<String> params = new ArrayList<>(matcher.groupCount());
+            for (int group = 1; group <= matcher.groupCount(); group++) {
+                params.add(matcher.group(group));
+            }
+            route.handler().handle(this, exchange, params);
             return;
         }
-        if (path.equals("/v1/messages")) {
-            requireMethod(method, "POST");
-            String tenant = authenticate(exchange);
-            sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
-            return;
+        if (!allowed.isEmpty()) {
+            throw ApiException.methodNotAllowed(String.join(", ", allowed));
         }
-        throw new ApiException(404, "not_found", "no route for " + method + " " + path);
+        throw notFound(method, path);
+    }
+
+    private static ApiException notFound(String method, String path) {
+        return new ApiException(404, "not_found", "no route for " + method + " " + path);
+    }
+
+    private void ready(HttpExchange exchange, List<String> params) throws IOException {
+        Health.Status status = health.readiness();
+        sendJson(exchange, status.ready() ? 200 : 503, status);
+    }
+
+    private void metrics(HttpExchange exchange, List<String> params) throws IOException {
+        byte[] body = metrics.scrape().getBytes(StandardCharsets.UTF_8);
+        send(exchange, 200, PrometheusMetrics.CONTENT_TYPE, body);
+    }
+
+    private void openApi(HttpExchange exchange, List<String> params) throws IOException {
+        send(exchange, 200, "application/json", openApi);
+    }
+
+    private void context(HttpExchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        relay(exchange, contexts.context(tenant, params.get(0), forwarded(exchange),
+                exchange.getRequestHeaders().getFirst("Authorization")));
+    }
+
+    private void diary(HttpExchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        relay(exchange, diaries.document(tenant, params.get(0), params.get(1), forwarded(exchange),
+                exchange.getRequestHeaders().getFirst("Authorization")));
+    }
+
+    private void search(HttpExchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        long start = System.nanoTime();
+        SearchQueries.Answer answer = searches.search(tenant, readJson(exchange),
+                exchange.getRequestHeaders().getFirst("Authorization"));
+        metrics.search(System.nanoTime() - start, answer.partial());
+        sendJson(exchange, 200, answer);
+    }
+
+    private void internalSearch(HttpExchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        if (!forwarded(exchange)) {
+            throw notFound(exchange.getRequestMethod(), exchange.getRequestURI().getPath());
+        }
+        sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
+    }
+
+    private void messages(HttpExchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
     }
 
     private static boolean forwarded(HttpExchange exchange) {
@@ -180,12 +254,6 @@ public final class ApiServer implements AutoCloseable {
         return keys.tenantOf(exchange.getRequestHeaders().getFirst("Authorization"))
                 .orElseThrow(() -> new ApiException(401, "unauthorized",
                         "send the tenant's API key as 'Authorization: Bearer <key>'"));
-    }
-
-    private static void requireMethod(String actual, String expected) {
-        if (!expected.equals(actual)) {
-            throw ApiException.methodNotAllowed(expected);
-        }
     }
 
     private static JsonNode readJson(HttpExchange exchange) throws IOException {
@@ -212,7 +280,11 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        send(exchange, status, "application/json", body);
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
         if (body.length > 0) {
             try (OutputStream out = exchange.getResponseBody()) {
