@@ -48,9 +48,9 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         outputs = new SessionOutputs(context, metrics);
         state = SessionState.attach(context, settings, tokens, outputs);
         this.context = context;
-        // Idle sessions are a matter of real time passing, not of records arriving.
+        // Idle and expired sessions are a matter of real time passing, not of records arriving.
         long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));
-        context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweepIdle);
+        context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweep);
     }
 
     @Override

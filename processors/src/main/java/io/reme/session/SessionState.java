@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionState {
     private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
+    private static final String EXPIRY_PREFIX = "x";
 
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
@@ -100,9 +101,7 @@ final class SessionState {
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
         outputs.messageIn(key.tenant(), count);
-        if (header.lastActiveMs() > 0) {
-            activity.delete(activityKey(header.lastActiveMs(), key));
-        }
+        forgetActivity(key, header.lastActiveMs());
         activity.put(activityKey(processingMs, key), "");
         header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
@@ -252,17 +251,20 @@ final class SessionState {
 
     /**
      * Sessions quiet for {@code idleAfter} get a diary update for the live messages no diary update
-     * has covered, so short conversations are remembered too. Each quiet spell is handled once.
+     * has covered, so short conversations are remembered too; each quiet spell is handled once, after
+     * which the session waits in the expiry index. Sessions quiet for {@code retention} expire.
      */
-    void sweepIdle(long nowMs) {
-        String until = activityKey(nowMs - settings.idleAfter().toMillis(), null);
-        List<String> quiet = new ArrayList<>();
-        try (KeyValueIterator<String, String> it = activity.range(activityKey(0, null), until)) {
-            it.forEachRemaining(entry -> quiet.add(entry.key));
-        }
-        for (String entry : quiet) {
+    void sweep(long nowMs) {
+        sweepIdle(nowMs);
+        sweepExpired(nowMs);
+    }
+
+    private void sweepIdle(long nowMs) {
+        for (String entry : keysBefore(activityKey(0, null), activityKey(nowMs - settings.idleAfter().toMillis(), null))) {
             activity.delete(entry);
+            long lastActiveMs = Long.parseLong(entry.substring(0, 19));
             SessionKey key = SessionKey.parse(entry.substring(20));
+            activity.put(expiryKey(lastActiveMs, key), "");
             SessionHeader header = headers.get(key.key());
             if (header == null) {
                 continue;
@@ -287,8 +289,63 @@ final class SessionState {
         }
     }
 
+    /**
+     * Deletes the state of sessions quiet for longer than the retention. Live messages that no
+     * compaction archived are archived now (without a summary request ID), so expiry loses nothing
+     * that was said; the summary is not archived, the diary already holds what it covered.
+     */
+    private void sweepExpired(long nowMs) {
+        String until = expiryKey(nowMs - settings.retention().toMillis(), null);
+        for (String entry : keysBefore(expiryKey(0, null), until)) {
+            activity.delete(entry);
+            SessionKey key = SessionKey.parse(entry.substring(EXPIRY_PREFIX.length() + 20));
+            SessionHeader header = headers.get(key.key());
+            if (header == null) {
+                continue;
+            }
+            DateTimeFormatter day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
+            List<StoredMessage> live = window(key, header);
+            for (StoredMessage stored : live) {
+                Message message = stored.message();
+                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
+                        day.format(message.time()), stored.seq(), null, message), nowMs);
+                messages.delete(key.messageKey(stored.seq()));
+            }
+            summaries.delete(key.key());
+            headers.delete(key.key());
+            LOG.info("session expired tenant={} session={} archived={} quietSince={}", key.tenant(), key.session(),
+                    live.size(), Instant.ofEpochMilli(header.lastActiveMs()));
+        }
+    }
+
+    private List<String> keysBefore(String from, String until) {
+        List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = activity.range(from, until)) {
+            it.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        return keys;
+    }
+
+    /** A session is in exactly one of the two indexes: quiet-for-a-while or waiting to expire. */
+    private void forgetActivity(SessionKey key, long lastActiveMs) {
+        if (lastActiveMs <= 0) {
+            return;
+        }
+        String idle = activityKey(lastActiveMs, key);
+        if (activity.get(idle) != null) {
+            activity.delete(idle);
+        } else {
+            activity.delete(expiryKey(lastActiveMs, key));
+        }
+    }
+
     private static String activityKey(long ms, SessionKey key) {
         return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
+    }
+
+    /** Sorts after every idle key (digits), so the idle range never reaches into the expiry index. */
+    private static String expiryKey(long ms, SessionKey key) {
+        return EXPIRY_PREFIX + activityKey(ms, key);
     }
 
     private String summary(SessionKey key) {

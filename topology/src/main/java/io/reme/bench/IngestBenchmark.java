@@ -3,11 +3,14 @@ package io.reme.bench;
 import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
+import io.reme.dlq.InvalidInputException;
+import io.reme.message.MessageParser;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,6 +34,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * {@code bench ingest}: messages/s through the session processor (exactly-once, RocksDB) against a
@@ -61,8 +67,12 @@ public final class IngestBenchmark {
         }
     }
 
-    /** The outcome of one shape. */
-    public record Result(Shape shape, double sessionRate, double passThroughRate, long inputBytes) {
+    /**
+     * The outcome of one shape. {@code parseCountRate} is a stateless topology that only parses each
+     * envelope and counts its tokens: the CPU floor of the session processor without any state.
+     */
+    public record Result(Shape shape, double sessionRate, double passThroughRate, double parseCountRate,
+            long inputBytes) {
         double ratio() {
             return sessionRate / passThroughRate;
         }
@@ -105,13 +115,23 @@ public final class IngestBenchmark {
                 double passRate = measure(admin, broker.bootstrapServers(), passThrough, "bench-pass-" + index,
                         topics.messages(), shape.total());
                 AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve("app" + index).toString()));
-                Topology session = RemeTopology.build(topics, config.sessionSettings(),
-                        TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)));
+                TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
+                        config.get(AppConfig.IMAGE_TOKENS));
+                Topology parseCount = new Topology();
+                parseCount.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                        topics.messages());
+                parseCount.addProcessor("bench-parse-count", () -> new ParseAndCount(tokens,
+                        config.sessionSettings().maxMessageBytes()), "bench-source");
+                parseCount.addSink("bench-sink", passThroughOut, new ByteArraySerializer(), new ByteArraySerializer(),
+                        "bench-parse-count");
+                double parseCountRate = measure(admin, broker.bootstrapServers(), parseCount, "bench-parse-" + index,
+                        topics.messages(), shape.total());
+                Topology session = RemeTopology.build(topics, config.sessionSettings(), tokens);
                 double sessionRate = measure(admin, broker.bootstrapServers(), session, "bench-session-" + index,
                         topics.messages(), shape.total());
-                Result result = new Result(shape, sessionRate, passRate, bytes);
-                out.printf("  pass-through %,.0f msg/s   session processor %,.0f msg/s   ratio %.2f%n", passRate,
-                        sessionRate, result.ratio());
+                Result result = new Result(shape, sessionRate, passRate, parseCountRate, bytes);
+                out.printf("  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
+                        + "ratio %.2f%n", passRate, parseCountRate, sessionRate, result.ratio());
                 results.add(result);
                 index++;
             }
@@ -137,7 +157,7 @@ public final class IngestBenchmark {
                 for (List<ConversationGenerator.Envelope> session : sessions) {
                     ConversationGenerator.Envelope envelope = session.get(m);
                     bytes += envelope.value().length;
-                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(StandardCharsets.UTF_8),
                             envelope.value()));
                 }
             }
@@ -188,6 +208,33 @@ public final class IngestBenchmark {
                         + " of " + total + " records after the first commit); use a larger shape");
             }
             return (total - firstDone) / ((endNs - firstNs) / 1e9);
+        }
+    }
+
+    /** Parses an envelope and counts its tokens, forwarding the count: no stores, no truncation. */
+    private static final class ParseAndCount implements Processor<byte[], byte[], byte[], byte[]> {
+        private final TokenCounter tokens;
+        private final MessageParser parser;
+        private ProcessorContext<byte[], byte[]> context;
+
+        ParseAndCount(TokenCounter tokens, int maxMessageBytes) {
+            this.tokens = tokens;
+            this.parser = new MessageParser(maxMessageBytes);
+        }
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<byte[], byte[]> record) {
+            try {
+                int count = tokens.count(parser.parse(record.key(), record.value(), record.timestamp(), "bench"));
+                context.forward(record.withValue(Integer.toString(count).getBytes(StandardCharsets.UTF_8)));
+            } catch (InvalidInputException e) {
+                throw new IllegalStateException("the generator produced an invalid message", e);
+            }
         }
     }
 

@@ -127,6 +127,10 @@ public final class AppConfig {
     public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>("reme.session.idle-after", "30m",
             "A session quiet this long gets a diary update for what no diary has covered yet.",
             Parsers.positiveDuration());
+    public static final ConfigField<Duration> SESSION_RETENTION = new ConfigField<>("reme.session.retention", "30d",
+            "A session quiet this long expires: its live messages are archived to the dialog topic and its state is "
+                    + "deleted. Must be longer than reme.session.idle-after.",
+            Parsers.positiveDuration());
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
@@ -144,7 +148,7 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING, METRICS_TENANTS);
+            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, METRICS_TENANTS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -317,7 +321,7 @@ public final class AppConfig {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER));
+                get(IDLE_AFTER), get(SESSION_RETENTION));
     }
 
     /**

@@ -175,6 +175,19 @@ class RemeTopologyTest {
         return summary == null ? "" : summary;
     }
 
+    private List<String> activityOf(String session) {
+        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.ACTIVITY);
+        List<String> out = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = store.all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.key.endsWith("/acme/" + session)) {
+                    out.add(kv.key);
+                }
+            });
+        }
+        return out;
+    }
+
     private List<StoredMessage> live(String session) {
         KeyValueStore<String, StoredMessage> store = driver.getKeyValueStore(SessionStores.MESSAGES);
         List<StoredMessage> out = new ArrayList<>();
@@ -481,6 +494,53 @@ class RemeTopologyTest {
         assertEquals(2, next.get(0).fromSeq(), "only what no diary covered yet");
         assertEquals(2, next.get(0).toSeq());
         assertEquals(3, live("s5").size(), "messages stay live: a diary does not compact");
+    }
+
+    @Test
+    void aSessionQuietForTheRetentionIsArchivedAndDeleted() {
+        send("s7", "user", "remember the blue deploy");
+        send("s7", "assistant", "noted");
+        send("s7", "user", "thanks");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        assertEquals(1, requests.readValuesToList().size(), "the idle diary comes first");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        assertNotNull(header("s7"), "quiet for less than the retention");
+        assertTrue(dialog.isEmpty());
+
+        driver.advanceWallClockTime(Duration.ofDays(11));
+        List<ArchivedMessage> archived = dialog.readValuesToList();
+        assertEquals(List.of(0L, 1L, 2L), archived.stream().map(ArchivedMessage::seq).toList(),
+                "every live message is archived, in order, before the state goes");
+        assertEquals("remember the blue deploy", ((Block.Text) archived.get(0).message().content().get(0)).text());
+        assertTrue(archived.stream().allMatch(m -> m.summaryRequestId() == null), "archived by expiry, not a summary");
+        assertNull(header("s7"));
+        assertTrue(live("s7").isEmpty());
+        assertEquals("", summaryOf("s7"));
+        assertTrue(activityOf("s7").isEmpty(), "nothing left to sweep");
+        driver.advanceWallClockTime(Duration.ofDays(40));
+        assertTrue(dialog.isEmpty(), "expires once");
+        assertTrue(requests.isEmpty());
+    }
+
+    @Test
+    void aMessageBeforeTheRetentionEndsKeepsTheSessionAndAfterItStartsAFreshOne() {
+        send("s8", "user", "first");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        send("s8", "user", "back again");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        assertEquals(2, live("s8").size(), "the clock restarted at the second message");
+        assertTrue(dialog.isEmpty());
+        assertEquals(1, activityOf("s8").size(), "one index entry per session");
+
+        driver.advanceWallClockTime(Duration.ofDays(11));
+        assertEquals(2, dialog.readValuesToList().size());
+        assertNull(header("s8"));
+
+        send("s8", "user", "a new start");
+        SessionHeader fresh = header("s8");
+        assertEquals(1, fresh.liveCount());
+        assertEquals(TOKENS.count("a new start"), fresh.messageTokens());
+        assertEquals(0, live("s8").get(0).seq());
     }
 
     @Test
