@@ -6,6 +6,7 @@ import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
@@ -20,6 +21,8 @@ import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
+import io.reme.workspace.DiaryFileWatcher;
+import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -66,12 +69,15 @@ public final class RemeApp implements AutoCloseable {
     private final LlmWorkerPool workers;
     private final MemoryEmbedder embedder;
     private final EmbeddingModel embeddings;
+    private final FileSinks sinks;
+    private final DiaryFileWatcher watcher;
     private final PrometheusMetrics metrics;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
             Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
-            MemoryEmbedder embedder, EmbeddingModel embeddings, PrometheusMetrics metrics) {
+            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher,
+            PrometheusMetrics metrics) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -83,6 +89,8 @@ public final class RemeApp implements AutoCloseable {
         this.workers = workers;
         this.embedder = embedder;
         this.embeddings = embeddings;
+        this.sinks = sinks;
+        this.watcher = watcher;
         this.metrics = metrics;
     }
 
@@ -173,11 +181,18 @@ public final class RemeApp implements AutoCloseable {
                             config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
                 }
             }
-            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={}", bootstrap, self.host(),
-                    self.port(), config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE),
-                    llm == null ? "separate workers" : llm.id());
+            FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
+                    dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
+                            config.get(AppConfig.TOOL_RETENTION))) : null;
+            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null
+                    : DiaryFileWatcher.start(clientProps(config, bootstrap), topics.diaryEdits(),
+                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL));
+            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
+                    self.host(), self.port(), config.get(AppConfig.PARTITIONS),
+                    config.get(AppConfig.PROCESSING_GUARANTEE), llm == null ? "separate workers" : llm.id(),
+                    config.workspaceDir());
             return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
-                    embeddings, metrics);
+                    embeddings, sinks, watcher, metrics);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker, metrics);
@@ -282,6 +297,12 @@ public final class RemeApp implements AutoCloseable {
         closed = true;
         LOG.info("stopping");
         api.close();
+        if (watcher != null) {
+            watcher.close();
+        }
+        if (sinks != null) {
+            sinks.close();
+        }
         if (workers != null) {
             workers.close();
             llm.close();

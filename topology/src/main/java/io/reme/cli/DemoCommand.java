@@ -84,6 +84,7 @@ final class DemoCommand implements Callable<Integer> {
                     diary.path("path").asText(), diary.path("user").asText(), diary.path("version").asLong());
             System.out.println(indent(diary.path("content").asText()));
         }
+        showFiles(app, shown.values());
         String question = "which kafka consumer settings did we decide on?";
         JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
         System.out.printf("%n  search \"%s\" (%s ms) ----------------------------------%n", question,
@@ -195,6 +196,36 @@ final class DemoCommand implements Callable<Integer> {
             Thread.sleep(500);
         }
         return last;
+    }
+
+    /**
+     * Waits until the file sinks have written the documents shown (when they run in this process)
+     * and lists the working directory, where the same memory can be read and edited as files.
+     */
+    private static void showFiles(RemeApp app, java.util.Collection<JsonNode> diaries)
+            throws IOException, InterruptedException {
+        if (!app.config().sinksEmbedded()) {
+            return;
+        }
+        java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        for (JsonNode diary : diaries) {
+            java.nio.file.Path file = root.resolve(diary.path("user").asText()).resolve(diary.path("path").asText());
+            while (!(java.nio.file.Files.exists(file)
+                    && java.nio.file.Files.readString(file).equals(diary.path("content").asText()))
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+        }
+        System.out.printf("%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
+                app.config().workspaceDir());
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files.filter(java.nio.file.Files::isRegularFile)
+                    .sorted()::iterator) {
+                System.out.printf("    %-60s %,9d bytes%n", app.config().workspaceDir().relativize(file),
+                        java.nio.file.Files.size(file));
+            }
+        }
     }
 
     /** Diary chunks are embedded and indexed shortly after the diaries settle. */

@@ -138,6 +138,16 @@ public final class AppConfig {
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
 
+    public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
+            "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
+                    + "<data-dir>/workspace.", Parsers.text());
+    public static final ConfigField<String> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "auto",
+            "Run the file sink connectors in an in-process Kafka Connect worker: true, false (deploy them in a Connect "
+                    + "cluster) or auto (only with the embedded broker, where there is one instance).",
+            Parsers.oneOf("auto", "true", "false"));
+    public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
+            "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
+                    + "as new versions; 0 turns the watch off.", Parsers.duration());
     public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>("reme.metrics.tenant-labels", "",
             "Tenants (tenant,tenant) that get their own 'tenant' label value in /metrics; all others are counted as "
                     + "'other', so label values stay bounded.", Parsers.tenantList());
@@ -148,7 +158,8 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, METRICS_TENANTS);
+            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
+            METRICS_TENANTS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -288,6 +299,18 @@ public final class AppConfig {
 
     public Path dataDir() {
         return Path.of(get(DATA_DIR)).toAbsolutePath().normalize();
+    }
+
+    /** The working directory the file sinks write and the watch reads. */
+    public Path workspaceDir() {
+        String configured = get(WORKSPACE_DIR);
+        return configured.isBlank() ? dataDir().resolve("workspace") : Path.of(configured).toAbsolutePath().normalize();
+    }
+
+    /** Whether this instance runs the file sinks in-process. */
+    public boolean sinksEmbedded() {
+        String value = get(SINKS_EMBEDDED);
+        return value.equals("auto") ? embeddedBroker() : Boolean.parseBoolean(value);
     }
 
     public boolean embeddedBroker() {

@@ -29,6 +29,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.connect.sink.SinkConnector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -153,8 +154,9 @@ class ComposeDeploymentIT extends WithBroker {
             advertised.add(config.get(AppConfig.ADVERTISED_HOST));
             assertEquals(config.get(AppConfig.HTTP_PORT) + "", strings(app, "ports").get(0).split(":")[1],
                     app + " publishes the API port");
-            assertTrue(strings(app, "volumes").contains("workspace:" + config.get(AppConfig.DATA_DIR) + "/workspace"),
-                    app + " shares the working directory volume at <data-dir>/workspace");
+            assertTrue(strings(app, "volumes").contains("workspace:" + config.get(AppConfig.WORKSPACE_DIR)),
+                    app + " has the shared working directory volume where it watches for hand edits");
+            assertEquals("false", config.get(AppConfig.SINKS_EMBEDDED), "the sinks run in the Connect worker");
         }
         assertEquals(appServices.size(), advertised.size(), "each instance is advertised under its own name");
         assertEquals(1, appServices.stream().map(app -> environment(app).get("REME_APPLICATION_ID")).distinct().count(),
@@ -203,8 +205,9 @@ class ComposeDeploymentIT extends WithBroker {
     }
 
     @Test
-    void theConnectorsReadTheApplicationsTopicsAndWriteTheSharedWorkingDirectory() throws IOException {
-        Topics topics = AppConfig.load(Map.of(), containerEnvironment("app1"), bootstrapFromCommand("app1")).topics();
+    void theConnectorsReadTheApplicationsTopicsAndWriteTheSharedWorkingDirectory() throws Exception {
+        AppConfig app = AppConfig.load(Map.of(), containerEnvironment("app1"), bootstrapFromCommand("app1"));
+        Topics topics = app.topics();
         String workspace = strings("connect", "volumes").stream().filter(v -> v.startsWith("workspace:"))
                 .map(v -> v.substring("workspace:".length())).findFirst()
                 .orElseThrow(() -> new AssertionError("connect mounts the workspace volume"));
@@ -216,10 +219,12 @@ class ComposeDeploymentIT extends WithBroker {
                 read.add(connector.path("topics").asText());
                 assertEquals(workspace, connector.path("workspace.dir").asText(), file + " writes the shared volume");
                 assertEquals(topics.dlq(), connector.path("errors.deadletterqueue.topic.name").asText(), file.toString());
-                assertTrue(connector.path("connector.class").asText().startsWith("io.reme.sink."), file.toString());
+                assertTrue(SinkConnector.class.isAssignableFrom(Class.forName(connector.path("connector.class").asText())),
+                        file + " names one of our sink connectors");
             }
         }
         assertEquals(Set.of(topics.dialog(), topics.diary(), topics.toolResults()), read);
+        assertEquals(app.get(AppConfig.WORKSPACE_DIR), workspace, "the sinks write where the instances watch");
         String dockerfile = Files.readString(DOCKER.resolve("Dockerfile"));
         String pluginPath = environment("connect").get("CONNECT_PLUGIN_PATH");
         assertTrue(dockerfile.contains("reme-streams.jar " + pluginPath + "/"),
@@ -230,10 +235,11 @@ class ComposeDeploymentIT extends WithBroker {
     @Test
     void anInstanceStartsWithExactlyTheComposeEnvironment() throws Exception {
         Map<String, String> env = containerEnvironment("app1");
-        // Only what the test machine has to differ in: its broker, a fresh directory, a free port.
+        // Only what the test machine has to differ in: its broker, fresh directories, a free port.
         Map<String, String> here = Map.of(
                 AppConfig.BOOTSTRAP_SERVERS.name(), broker.bootstrapServers(),
                 AppConfig.DATA_DIR.name(), dir.resolve("compose-app1").toString(),
+                AppConfig.WORKSPACE_DIR.name(), dir.resolve("compose-workspace").toString(),
                 AppConfig.HTTP_PORT.name(), "0");
         HttpClient http = HttpClient.newHttpClient();
         try (RemeApp app = RemeApp.start(AppConfig.load(Map.of(), env, here))) {
