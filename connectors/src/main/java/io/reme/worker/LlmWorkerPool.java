@@ -7,6 +7,7 @@ import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
@@ -61,6 +62,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
+    private final PipelineMetrics metrics;
     private final FairQueue<Job> queue = new FairQueue<>();
     private final OffsetTracker offsets = new OffsetTracker();
     private final ExecutorService workers;
@@ -76,10 +78,11 @@ public final class LlmWorkerPool implements AutoCloseable {
     }
 
     private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens, ExtractionSetup extraction) {
+            LlmClient client, TokenCounter tokens, PipelineMetrics metrics, ExtractionSetup extraction) {
         this.topics = topics;
         this.partitioning = extraction.partitioning();
         this.settings = settings;
+        this.metrics = metrics;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -100,7 +103,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(client, tokens, settings, documents, calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC(), extraction.enabled() ? extraction.lookup() : null);
+                Clock.systemUTC(), metrics, extraction.enabled() ? extraction.lookup() : null);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -110,16 +113,20 @@ public final class LlmWorkerPool implements AutoCloseable {
      * Starts polling and the workers.
      *
      * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
+     * @param metrics where calls, answered requests and dead letters are reported
      */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens) {
-        return start(clientProps, topics, groupId, settings, client, tokens, ExtractionSetup.withoutLookup(true, 1));
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
+        return start(clientProps, topics, groupId, settings, client, tokens, metrics,
+                ExtractionSetup.withoutLookup(true, 1));
     }
 
     /** As above, with the existing memories EXTRACT requests merge with and the memories' partitioning. */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens, ExtractionSetup extraction) {
-        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, extraction);
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics,
+            ExtractionSetup extraction) {
+        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics,
+                extraction);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
@@ -240,6 +247,7 @@ public final class LlmWorkerPool implements AutoCloseable {
                     memoryPartitions()), memory.tenant() + "/" + memory.id(), json(memory)));
         }
         send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
             LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
@@ -269,6 +277,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
                 System.currentTimeMillis());
         send(new ProducerRecord<>(topics.dlq(), null, key, value, headers));
+        metrics.deadLetter(reason);
     }
 
     private void send(ProducerRecord<String, byte[]> record) {

@@ -1,8 +1,11 @@
 package io.reme.worker;
 
+import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.message.Message;
+import io.reme.metrics.PipelineMetrics;
+import io.reme.metrics.PipelineMetrics.CallOutcome;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.ExtractTask;
 import io.reme.provider.LlmClient;
@@ -46,10 +49,11 @@ final class RequestHandler {
     private final ExecutorService calls;
     private final Backoff backoff;
     private final Clock clock;
+    private final PipelineMetrics metrics;
     private final MemoryMerger merger;
 
     RequestHandler(LlmClient client, TokenCounter tokens, WorkerSettings settings, DiaryDocuments documents,
-            ExecutorService calls, Backoff backoff, Clock clock, MemoryLookup lookup) {
+            ExecutorService calls, Backoff backoff, Clock clock, PipelineMetrics metrics, MemoryLookup lookup) {
         // lookup null: memory extraction is off.
         this.client = client;
         this.tokens = tokens;
@@ -58,6 +62,7 @@ final class RequestHandler {
         this.calls = calls;
         this.backoff = backoff;
         this.clock = clock;
+        this.metrics = metrics;
         this.merger = lookup == null ? null : new MemoryMerger(lookup);
     }
 
@@ -84,8 +89,11 @@ final class RequestHandler {
             sleep(backoff.before(attempt));
             SummaryTask current = task;
             try {
-                String summary = call(() -> client.summarize(current)).strip();
+                long started = System.nanoTime();
+                String summary = call(LlmKind.COMPACT, () -> client.summarize(current)).strip();
                 List<String> problems = SummaryFormat.problems(summary, tokens, settings.maxSummaryTokens());
+                metrics.llmCall(LlmKind.COMPACT, problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
+                        System.nanoTime() - started);
                 if (problems.isEmpty()) {
                     return new Outcome(LlmResult.ok(request, summary, attempt, clock.instant()), attempt);
                 }
@@ -137,7 +145,9 @@ final class RequestHandler {
             sleep(backoff.before(attempt));
             VersionedDocumentEditor editor = new VersionedDocumentEditor(task, documents);
             try {
-                String account = call(() -> client.updateDiary(task, editor));
+                long started = System.nanoTime();
+                String account = call(LlmKind.DIARY, () -> client.updateDiary(task, editor));
+                metrics.llmCall(LlmKind.DIARY, CallOutcome.OK, System.nanoTime() - started);
                 int lost = editor.commit(request.requestId(), clock.instant(), EDIT_TIMEOUT);
                 if (lost == 0) {
                     return new DayOutcome(account, null, attempt);
@@ -204,8 +214,11 @@ final class RequestHandler {
         for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
             sleep(backoff.before(attempt));
             attempts.incrementAndGet();
+            long started = System.nanoTime();
             try {
-                return call(work);
+                T answer = call(LlmKind.EXTRACT, work);
+                metrics.llmCall(LlmKind.EXTRACT, CallOutcome.OK, System.nanoTime() - started);
+                return answer;
             } catch (LlmException e) {
                 last = e;
                 if (!e.retryable()) {
@@ -220,15 +233,21 @@ final class RequestHandler {
         return new Outcome(LlmResult.failed(request, error, attempts, clock.instant()), attempts);
     }
 
-    /** Runs a provider call with the timeout; a timeout is a retryable failure and the call is cancelled. */
-    private <T> T call(Callable<T> work) throws LlmException, InterruptedException {
+    /**
+     * Runs a provider call with the timeout; a timeout is a retryable failure and the call is cancelled.
+     * Failed calls are reported here; a successful one by the caller, who knows whether the answer is usable.
+     */
+    private <T> T call(LlmKind kind, Callable<T> work) throws LlmException, InterruptedException {
+        long started = System.nanoTime();
         Future<T> future = calls.submit(work);
         try {
             return future.get(settings.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             future.cancel(true);
+            metrics.llmCall(kind, CallOutcome.TIMEOUT, System.nanoTime() - started);
             throw new LlmException("no answer within " + settings.callTimeout(), true, e);
         } catch (ExecutionException e) {
+            metrics.llmCall(kind, CallOutcome.ERROR, System.nanoTime() - started);
             Throwable cause = e.getCause();
             if (cause instanceof LlmException llm) {
                 throw llm;

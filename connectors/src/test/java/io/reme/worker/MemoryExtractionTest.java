@@ -12,6 +12,7 @@ import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.provider.MergeTask;
 import io.reme.provider.OfflineLlmClient;
@@ -81,7 +82,8 @@ class MemoryExtractionTest {
         WorkerSettings settings = new WorkerSettings(2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000,
                 100, 5, ZoneId.of("UTC"));
         return new RequestHandler(client, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), lookup);
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), PipelineMetrics.NONE,
+                lookup);
     }
 
     private Message user(String text) {
@@ -218,7 +220,8 @@ class MemoryExtractionTest {
         WorkerSettings settings = new WorkerSettings(2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000,
                 100, 5, ZoneId.of("UTC"));
         RequestHandler off = new RequestHandler(refusing, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), null);
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC),
+                PipelineMetrics.NONE, null);
         RequestHandler.Outcome outcome = off.handle(request("r1", user("I like green tea.")));
         assertEquals(LlmStatus.OK, outcome.result().status());
         assertEquals(List.of(), outcome.memories());

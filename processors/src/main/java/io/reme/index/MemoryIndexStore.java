@@ -167,6 +167,9 @@ public final class MemoryIndexStore implements StateStore {
             } else if (query instanceof MemoryList list) {
                 refreshIfWritten();
                 answer = index.list(list.query());
+            } else if (query instanceof MemoryCount) {
+                refreshIfWritten();
+                answer = index.count();
             } else {
                 return QueryResult.forUnknownQueryType(query, this);
             }

@@ -10,6 +10,7 @@ import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
+import io.reme.metrics.PipelineMetrics.Compaction;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
@@ -99,6 +100,7 @@ final class SessionState {
         }
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
+        outputs.messageIn(key.tenant(), count);
         forgetActivity(key, header.lastActiveMs());
         activity.put(activityKey(processingMs, key), "");
         header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
@@ -132,6 +134,7 @@ final class SessionState {
                     key.session(), result.requestId(), result.attempts(), result.error());
             headers.put(key.key(), header.withFailed(String.valueOf(result.error()), now,
                     now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
+            outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
         List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.maxSummaryTokens());
@@ -141,6 +144,7 @@ final class SessionState {
                     key.session(), result.requestId(), problem);
             headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
                     now.plus(settings.retryBackoff()), Counter.INVALID_SUMMARIES));
+            outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
         int archived = 0;
@@ -163,6 +167,7 @@ final class SessionState {
         covered.forEach(messages::delete);
         summaries.put(key.key(), result.payload());
         header = header.withApplied(tokens.count(result.payload()), archived, archivedTokens, now);
+        outputs.compaction(key.tenant(), Compaction.APPLIED);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
                 result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
@@ -185,6 +190,7 @@ final class SessionState {
                     pending.requestId(), pending.epoch());
             header = header.withFailed("no result within " + settings.pendingTimeout(), now, now,
                     Counter.COMPACTIONS_TIMED_OUT);
+            outputs.compaction(key.tenant(), Compaction.TIMED_OUT);
         }
         if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
             return header;
@@ -217,6 +223,7 @@ final class SessionState {
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
                 header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now);
         outputs.request(key, compact, timestamp);
+        outputs.compaction(key.tenant(), Compaction.REQUESTED);
         header = requestDiary(key, header, compact, span, timestamp);
         LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
                 key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),

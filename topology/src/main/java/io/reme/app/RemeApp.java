@@ -8,6 +8,7 @@ import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
+import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
 import io.reme.query.ApiKeys;
@@ -72,11 +73,13 @@ public final class RemeApp implements AutoCloseable {
     private final EmbeddingModel embeddings;
     private final FileSinks sinks;
     private final DiaryFileWatcher watcher;
+    private final PrometheusMetrics metrics;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
             Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
-            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher) {
+            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher,
+            PrometheusMetrics metrics) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -90,6 +93,7 @@ public final class RemeApp implements AutoCloseable {
         this.embeddings = embeddings;
         this.sinks = sinks;
         this.watcher = watcher;
+        this.metrics = metrics;
     }
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
@@ -100,6 +104,7 @@ public final class RemeApp implements AutoCloseable {
         EmbeddingModel embeddings = null;
         Producer<byte[], byte[]> producer = null;
         HttpServer bound = null;
+        PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             Files.createDirectories(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
@@ -137,7 +142,9 @@ public final class RemeApp implements AutoCloseable {
             TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
                     config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
-            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning), props);
+            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics),
+                    props);
+            metrics.bind(streams);
             streams.setUncaughtExceptionHandler(e -> {
                 LOG.error("stream thread failed; replacing it", e);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -159,7 +166,7 @@ public final class RemeApp implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings),
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings), metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT));
             if (!running.await(120, TimeUnit.SECONDS)) {
@@ -172,11 +179,11 @@ public final class RemeApp implements AutoCloseable {
             if (config.get(AppConfig.WORKERS_EMBEDDED)) {
                 llm = Providers.llm(config, tokens);
                 workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
-                        Providers.workers(config), llm, tokens, new ExtractionSetup(
+                        Providers.workers(config), llm, tokens, metrics, new ExtractionSetup(
                                 config.get(AppConfig.MEMORY_EXTRACT), api.memoryLookup(), memoryPartitioning));
                 if (embeddings != null) {
                     embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
-                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);
+                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
                 }
             }
             FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
@@ -190,25 +197,26 @@ public final class RemeApp implements AutoCloseable {
                     config.get(AppConfig.PROCESSING_GUARANTEE), llm == null ? "separate workers" : llm.id(),
                     config.workspaceDir());
             return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
-                    embeddings, sinks, watcher);
+                    embeddings, sinks, watcher, metrics);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("interrupted during start", e);
         } catch (java.util.concurrent.ExecutionException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
         } catch (IOException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new UncheckedIOException(e);
         } catch (RuntimeException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw e;
         }
     }
 
     private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, HttpServer bound,
-            EmbeddedKafka broker) {
+            EmbeddedKafka broker, PrometheusMetrics metrics) {
+        metrics.close();
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));
         }
@@ -320,6 +328,7 @@ public final class RemeApp implements AutoCloseable {
                 LOG.debug("embedding model close failed error={}", e.toString());
             }
         }
+        metrics.close();
         LOG.info("stopped");
     }
 }

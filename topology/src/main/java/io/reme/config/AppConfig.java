@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -154,6 +155,9 @@ public final class AppConfig {
     public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
             "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
                     + "as new versions; 0 turns the watch off.", Parsers.duration());
+    public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>("reme.metrics.tenant-labels", "",
+            "Tenants (tenant,tenant) that get their own 'tenant' label value in /metrics; all others are counted as "
+                    + "'other', so label values stay bounded.", Parsers.tenantList());
 
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
@@ -162,7 +166,7 @@ public final class AppConfig {
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
             IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
-            MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
+            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -318,6 +322,12 @@ public final class AppConfig {
 
     public boolean embeddedBroker() {
         return get(BOOTSTRAP_SERVERS).isBlank();
+    }
+
+    /** The tenants named in {@link #METRICS_TENANTS}. */
+    public Set<String> metricsTenants() {
+        String value = get(METRICS_TENANTS);
+        return value.isEmpty() ? Set.of() : Set.copyOf(List.of(value.split(",")));
     }
 
     public Topics topics() {

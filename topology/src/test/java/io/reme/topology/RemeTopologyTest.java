@@ -9,12 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.message.Block;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
@@ -30,6 +33,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -64,6 +69,25 @@ class RemeTopologyTest {
     private TestOutputTopic<String, String> toolResults;
     private TestOutputTopic<byte[], byte[]> dlq;
     private int sent;
+    /** What the processors reported to the metrics, counted per event. */
+    private final Map<String, Long> reported = new ConcurrentHashMap<>();
+    private final PipelineMetrics metrics = new PipelineMetrics() {
+        @Override
+        public void messageIn(String tenant, int tokens) {
+            reported.merge("messages " + tenant, 1L, Long::sum);
+            reported.merge("tokens " + tenant, (long) tokens, Long::sum);
+        }
+
+        @Override
+        public void compaction(String tenant, Compaction event) {
+            reported.merge(tenant + " " + event, 1L, Long::sum);
+        }
+
+        @Override
+        public void deadLetter(DlqReason reason) {
+            reported.merge("dlq " + reason, 1L, Long::sum);
+        }
+    };
 
     @BeforeEach
     void start() {
@@ -72,7 +96,8 @@ class RemeTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS), props);
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS,
+                new MemoryPartitioning(1), metrics), props);
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
@@ -354,6 +379,50 @@ class RemeTopologyTest {
         sendResult(LlmResult.ok(first, summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
         assertEquals("", summaryOf("s1"), "the abandoned request's late result is stale");
         assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_TIMED_OUT));
+    }
+
+    @Test
+    void theMetricsHearOfEveryCompactionOutcomeAndDeadLetter() {
+        fillOverThreshold("s1");
+        LlmRequest first = requests.readValuesToList().get(0);
+        sendResult(LlmResult.failed(first, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
+        sendRaw("acme/s1", message("s1", "user", "after the backoff" + words(10), T0.plusSeconds(60)),
+                T0.plusSeconds(60));
+        LlmRequest second = requests.readValuesToList().get(0);
+        sendResult(LlmResult.ok(second, "no structure at all", 1, T0), T0.plusSeconds(61));
+        sendRaw("acme/s1", message("s1", "user", "after the next backoff" + words(10), T0.plusSeconds(100)),
+                T0.plusSeconds(100));
+        assertEquals(LlmKind.COMPACT, requests.readValuesToList().get(0).kind(), "a third request, never answered");
+        Instant late = T0.plusSeconds(100).plus(Duration.ofMinutes(11));
+        sendRaw("acme/s1", message("s1", "user", "much later" + words(10), late), late);
+        LlmRequest fourth = requests.readValuesToList().get(0);
+        sendResult(LlmResult.ok(fourth, summary("done"), 1, late), late.plusSeconds(1));
+        sendRaw("acme/s1", "not json", late);
+        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                "{broken".getBytes(StandardCharsets.UTF_8), late));
+
+        Map<Counter, Long> counters = header("s1").counters().values();
+        assertEquals(counters.get(Counter.MESSAGES), reported.get("messages acme"));
+        assertEquals(live("s1").stream().mapToLong(StoredMessage::tokens).sum()
+                + dialogTokens(), reported.get("tokens acme"), "tokens of every message appended");
+        assertEquals(counters.get(Counter.COMPACTIONS_REQUESTED), reported.get("acme REQUESTED"));
+        assertTrue(reported.get("acme REQUESTED") >= 4, reported.toString());
+        assertEquals(1, reported.get("acme FAILED"));
+        assertEquals(1, reported.get("acme INVALID_SUMMARY"));
+        assertEquals(1, reported.get("acme TIMED_OUT"));
+        assertEquals(1, reported.get("acme APPLIED"));
+        assertEquals(counters.get(Counter.COMPACTIONS_FAILED), reported.get("acme FAILED"));
+        assertEquals(counters.get(Counter.INVALID_SUMMARIES), reported.get("acme INVALID_SUMMARY"));
+        assertEquals(counters.get(Counter.COMPACTIONS_TIMED_OUT), reported.get("acme TIMED_OUT"));
+        assertEquals(counters.get(Counter.COMPACTIONS_APPLIED), reported.get("acme APPLIED"));
+        assertEquals(1, reported.get("dlq MALFORMED_JSON"));
+        assertEquals(1, reported.get("dlq INVALID_RESULT"));
+        assertEquals(2, dlq.readRecordsToList().size(), "one report per dead letter");
+    }
+
+    /** Tokens of the archived messages, as counted when they arrived (nothing here is truncated). */
+    private long dialogTokens() {
+        return dialog.readValuesToList().stream().mapToLong(archived -> TOKENS.count(archived.message())).sum();
     }
 
     private static String message(String session, String role, String content, Instant time) {
