@@ -36,6 +36,12 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     }
 
     @Test
+    void aQueryIsEmbeddedAsAnyText() throws EmbeddingException {
+        String question = "Where does Alice want to travel next summer?";
+        assertTrue(Vectors.dot(model.embedQuery(question), model.embed(question)) > 0.99999);
+    }
+
+    @Test
     void paddedBatchesOfTheFloatModelGiveTheVectorsOfSingleTexts() throws EmbeddingException {
         try (LocalOnnxEmbeddingModel exact = LocalOnnxEmbeddingModel.builder()
                 .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2).batchSize(3).build()) {

@@ -151,7 +151,8 @@ public final class MemoryIndexStore implements StateStore {
                 unseen = false;
                 index.refresh();
             }
-            QueryResult<SearchResult> result = QueryResult.forResult(index.search(search.query()));
+            QueryResult<SearchResult> result = QueryResult.forResult(search.candidates()
+                    ? index.candidates(search.query()) : index.search(search.query()));
             result.setPosition(position);
             return (QueryResult<R>) result;
         } catch (IOException | RuntimeException e) {

@@ -298,6 +298,20 @@ public final class MemoryIndex implements Closeable {
 
     /** Runs the query against the state of the last refresh. */
     public SearchResult search(SearchQuery q) throws IOException {
+        return run(q, false);
+    }
+
+    /**
+     * Every candidate of both lists (up to {@link SearchQuery#candidates()} each), with its raw
+     * scores, for a coordinator that fuses several indexes' candidates again
+     * ({@link PartitionMerge}): neither {@code k} nor {@code minScore} is applied here, since both
+     * only mean something after the final fusion.
+     */
+    public SearchResult candidates(SearchQuery q) throws IOException {
+        return run(q, true);
+    }
+
+    private SearchResult run(SearchQuery q, boolean allCandidates) throws IOException {
         long start = System.nanoTime();
         IndexSearcher searcher = searchers.acquire();
         try {
@@ -324,7 +338,9 @@ public final class MemoryIndex implements Closeable {
                 vector = scored(searcher, searcher.search(knn, n), docsById, true);
             }
             long t2 = System.nanoTime();
-            List<HybridFusion.Fused> fused = HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
+            List<HybridFusion.Fused> fused = allCandidates
+                    ? HybridFusion.fuse(q.fusion(), text, vector, 0, Integer.MAX_VALUE)
+                    : HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
             long t3 = System.nanoTime();
             List<Hit> hits = new ArrayList<>(fused.size());
             StoredFields stored = searcher.storedFields();
