@@ -131,7 +131,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
     }
 
     /** The variant {@link #create()} loads (chosen by measurement: see the package documentation). */
-    public static final Variant DEFAULT_VARIANT = Variant.MINILM_L6_V2_Q;
+    public static final Variant DEFAULT_VARIANT = Variant.BGE_SMALL_EN_V15_Q;
     /**
      * Word pieces per text, {@code [CLS]} and {@code [SEP]} included: the limit sentence-transformers
      * sets for all-MiniLM-L6-v2 (the bundled tokenizer.json says 128, the training length).

@@ -45,9 +45,9 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--embedding", description = "local (default): hybrid search with the local model; none: BM25 only.")
     String embedding = "local";
 
-    @Option(names = "--model", description = "With --embedding local: the model, minilm-q (default) or bge-small-q "
-            + "(needs its model jar on the classpath).")
-    String modelName = "minilm-q";
+    @Option(names = "--model", description = "With --embedding local: the model, bge-small-q (default, shipped) or "
+            + "minilm-q (needs its model jar on the classpath).")
+    String modelName = "bge-small-q";
 
     @Option(names = "--no-query-prefix", description = "Embed questions without the model's query instruction (bge).")
     boolean noQueryPrefix;
