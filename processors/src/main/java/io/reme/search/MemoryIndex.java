@@ -315,7 +315,7 @@ public final class MemoryIndex implements Closeable {
         long start = System.nanoTime();
         IndexSearcher searcher = searchers.acquire();
         try {
-            Query filter = filter(q);
+            Query filter = filter(q, searcher.getIndexReader());
             int n = q.candidates();
             Map<String, Integer> docsById = new HashMap<>();
 
@@ -323,7 +323,7 @@ public final class MemoryIndex implements Closeable {
             List<HybridFusion.Scored> text = null;
             Query textQuery = textQuery(q.text());
             if (textQuery != null) {
-                Query full = new BooleanQuery.Builder()
+                Query full = filter == null ? textQuery : new BooleanQuery.Builder()
                         .add(textQuery, Occur.MUST)
                         .add(filter, Occur.FILTER)
                         .build();
@@ -361,9 +361,22 @@ public final class MemoryIndex implements Closeable {
         return nanos / 1000;
     }
 
-    private Query filter(SearchQuery q) {
+    /**
+     * The query's filters; null when they match every document, which is common (a partition holding
+     * one tenant's memories and no other filter) and worth knowing: a kNN search with a filter first
+     * collects the filter's documents into a bit set and a BM25 search intersects with it, both
+     * costs growing with the index, for nothing. Deleted documents count as the tenant's only if they
+     * were, so the shortcut never lets another tenant's memory through.
+     */
+    private Query filter(SearchQuery q, IndexReader reader) throws IOException {
+        Term tenant = new Term(F_TENANT, q.tenant());
+        boolean onlyTenant = q.types().isEmpty() && q.users().isEmpty() && q.sessions().isEmpty()
+                && q.from() == null && q.to() == null;
+        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(tenant) == reader.maxDoc()) {
+            return null;
+        }
         BooleanQuery.Builder b = new BooleanQuery.Builder();
-        b.add(new TermQuery(new Term(F_TENANT, q.tenant())), Occur.FILTER);
+        b.add(new TermQuery(tenant), Occur.FILTER);
         if (!q.types().isEmpty()) {
             b.add(termSet(F_TYPE, q.types().stream().map(Enum::name).toList()), Occur.FILTER);
         }
