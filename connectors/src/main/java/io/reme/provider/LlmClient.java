@@ -1,5 +1,7 @@
 package io.reme.provider;
 
+import java.util.List;
+
 /**
  * One LLM provider, at the level of the tasks we need rather than raw chat, so a provider without a
  * model (the offline extractive one) can implement it too. Implementations are thread-safe; every
@@ -23,6 +25,23 @@ public interface LlmClient extends AutoCloseable {
      * @return a short account of what was done, or {@code [SILENT]} when nothing was worth keeping
      */
     String updateDiary(DiaryTask task, DocumentEditor editor) throws LlmException;
+
+    /**
+     * Finds candidates of {@code task.type()} in the span: what to remember about the user
+     * (personal), how a task succeeded or failed (procedural), how a tool behaved (tool).
+     * An empty list when there is nothing of that kind.
+     */
+    default List<MemoryCandidate> extractMemories(ExtractTask task) throws LlmException {
+        throw new LlmException(id() + " does not extract memories", false, null);
+    }
+
+    /**
+     * Decides whether the candidate is new (ADD), rewrites one of {@code task.neighbours()}
+     * (UPDATE, naming its id), or is already known (NOOP).
+     */
+    default MergeDecision mergeMemory(MergeTask task) throws LlmException {
+        throw new LlmException(id() + " does not merge memories", false, null);
+    }
 
     @Override
     default void close() {

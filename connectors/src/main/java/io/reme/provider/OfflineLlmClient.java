@@ -128,6 +128,16 @@ public final class OfflineLlmClient implements LlmClient {
     }
 
     @Override
+    public List<MemoryCandidate> extractMemories(ExtractTask task) {
+        return OfflineMemoryRules.extract(task);
+    }
+
+    @Override
+    public MergeDecision mergeMemory(MergeTask task) {
+        return OfflineMemoryRules.merge(task);
+    }
+
+    @Override
     public String summarize(SummaryTask task) {
         Extraction extraction = new Extraction();
         extraction.mergePrevious(task.previousSummary());

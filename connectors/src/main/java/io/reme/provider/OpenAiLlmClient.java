@@ -295,6 +295,30 @@ public final class OpenAiLlmClient implements LlmClient {
         return value.asText();
     }
 
+    // --------------------------------------------------------------- memories
+
+    @Override
+    public List<MemoryCandidate> extractMemories(ExtractTask task) throws LlmException {
+        if (task.messages().isEmpty()) {
+            return List.of();
+        }
+        ChatCompletionCreateParams params = request()
+                .addSystemMessage(MemoryPrompts.EXTRACT_SYSTEM)
+                .addUserMessage(MemoryPrompts.extract(task, transcript.render(task.messages())))
+                .build();
+        return MemoryPrompts.candidates(content(firstMessage(complete(params))), task,
+                task.messages().get(task.messages().size() - 1).time());
+    }
+
+    @Override
+    public MergeDecision mergeMemory(MergeTask task) throws LlmException {
+        ChatCompletionCreateParams params = request()
+                .addSystemMessage(MemoryPrompts.MERGE_SYSTEM)
+                .addUserMessage(MemoryPrompts.merge(task))
+                .build();
+        return MemoryPrompts.decision(content(firstMessage(complete(params))), task);
+    }
+
     // --------------------------------------------------------------- transport
 
     private ChatCompletionCreateParams.Builder request() {

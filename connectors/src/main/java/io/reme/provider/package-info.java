@@ -1,5 +1,6 @@
 /**
- * The LLM seam: {@link io.reme.provider.LlmClient} does one task (write a summary, update a diary)
+ * The LLM seam: {@link io.reme.provider.LlmClient} does one task (write a summary, update a diary,
+ * extract memory candidates, decide how one merges with existing memories)
  * and has two implementations that pass the same contract tests: an OpenAI-compatible one and a
  * deterministic offline extractive one.
  */

@@ -2,11 +2,14 @@ package io.reme.worker;
 
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
+import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
+import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.io.IOException;
@@ -59,6 +62,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
+    private final PipelineMetrics metrics;
     private final FairQueue<Job> queue = new FairQueue<>();
     private final OffsetTracker offsets = new OffsetTracker();
     private final ExecutorService workers;
@@ -66,15 +70,19 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final Thread poller;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final MemoryPartitioning partitioning;
+    private volatile int memoryPartitions;
     private volatile boolean running = true;
 
     private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
     }
 
     private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens) {
+            LlmClient client, TokenCounter tokens, PipelineMetrics metrics, ExtractionSetup extraction) {
         this.topics = topics;
+        this.partitioning = extraction.partitioning();
         this.settings = settings;
+        this.metrics = metrics;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -95,7 +103,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(client, tokens, settings, documents, calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC());
+                Clock.systemUTC(), metrics, extraction.enabled() ? extraction.lookup() : null);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -105,10 +113,20 @@ public final class LlmWorkerPool implements AutoCloseable {
      * Starts polling and the workers.
      *
      * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
+     * @param metrics where calls, answered requests and dead letters are reported
      */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens) {
-        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens);
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
+        return start(clientProps, topics, groupId, settings, client, tokens, metrics,
+                ExtractionSetup.withoutLookup(true, 1));
+    }
+
+    /** As above, with the existing memories EXTRACT requests merge with and the memories' partitioning. */
+    public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
+            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics,
+            ExtractionSetup extraction) {
+        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics,
+                extraction);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
@@ -223,7 +241,13 @@ public final class LlmWorkerPool implements AutoCloseable {
         long start = System.nanoTime();
         RequestHandler.Outcome outcome = handler.handle(request);
         LlmResult result = outcome.result();
+        // Memories first: once the result is out the request counts as done and is not re-delivered.
+        for (MemoryRecord memory : outcome.memories()) {
+            send(new ProducerRecord<>(topics.memoriesPending(), partitioning.partition(memory.tenant(), memory.id(),
+                    memoryPartitions()), memory.tenant() + "/" + memory.id(), json(memory)));
+        }
         send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
             LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
@@ -240,11 +264,20 @@ public final class LlmWorkerPool implements AutoCloseable {
         offsets.done(job.partition(), job.offset());
     }
 
+    /** Partitions of {@code memories.pending}, asked once (the topic is never resized under a running app). */
+    private int memoryPartitions() {
+        if (memoryPartitions == 0) {
+            memoryPartitions = producer.partitionsFor(topics.memoriesPending()).size();
+        }
+        return memoryPartitions;
+    }
+
     private void deadLetter(String key, byte[] value, DlqReason reason, String detail, String topic, int partition,
             long offset) {
         RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
                 System.currentTimeMillis());
         send(new ProducerRecord<>(topics.dlq(), null, key, value, headers));
+        metrics.deadLetter(reason);
     }
 
     private void send(ProducerRecord<String, byte[]> record) {

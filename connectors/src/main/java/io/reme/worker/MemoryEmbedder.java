@@ -3,6 +3,7 @@ package io.reme.worker;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import io.reme.dlq.DeadLetterHeaders;
@@ -52,11 +53,14 @@ public final class MemoryEmbedder implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new java.util.Random());
     private final Thread thread;
+    private final PipelineMetrics metrics;
     private volatile boolean running = true;
 
-    private MemoryEmbedder(Map<String, Object> clientProps, Topics topics, String groupId, EmbeddingModel model) {
+    private MemoryEmbedder(Map<String, Object> clientProps, Topics topics, String groupId, EmbeddingModel model,
+            PipelineMetrics metrics) {
         this.topics = topics;
         this.model = model;
+        this.metrics = metrics;
         Map<String, Object> consumerProps = new HashMap<>(clientProps);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -74,8 +78,8 @@ public final class MemoryEmbedder implements AutoCloseable {
     }
 
     public static MemoryEmbedder start(Map<String, Object> clientProps, Topics topics, String groupId,
-            EmbeddingModel model) {
-        MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model);
+            EmbeddingModel model, PipelineMetrics metrics) {
+        MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model, metrics);
         embedder.consumer.subscribe(List.of(topics.memoriesPending()));
         embedder.thread.start();
         LOG.info("memory embedder started model={} dimensions={}", model.id(), model.dimensions());
@@ -175,6 +179,7 @@ public final class MemoryEmbedder implements AutoCloseable {
         RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(record.headers(), DlqReason.EMBEDDING_FAILED,
                 detail, record.topic(), record.partition(), record.offset(), record.timestamp());
         producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), record.value(), headers));
+        metrics.deadLetter(DlqReason.EMBEDDING_FAILED);
     }
 
     private static byte[] json(Object value) {

@@ -11,6 +11,8 @@ import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
+import io.reme.metrics.PipelineMetrics;
+import io.reme.metrics.PipelineMetrics.CallOutcome;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
 import io.reme.provider.LlmClient;
@@ -48,6 +50,15 @@ class RequestHandlerTest {
         thread.setDaemon(true);
         return thread;
     });
+
+    /** Every provider call the handler reported, in order. */
+    private final List<String> reportedCalls = new CopyOnWriteArrayList<>();
+    private final PipelineMetrics metrics = new PipelineMetrics() {
+        @Override
+        public void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {
+            reportedCalls.add(kind + " " + outcome + (nanos >= 0 ? "" : " negative"));
+        }
+    };
 
     @AfterEach
     void stopCalls() {
@@ -100,7 +111,8 @@ class RequestHandlerTest {
         WorkerSettings settings = new WorkerSettings(2, callTimeout, MAX_ATTEMPTS, Duration.ZERO, Duration.ZERO, 2000,
                 100, 5, ZoneId.of("UTC"));
         return new RequestHandler(client, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC));
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), metrics,
+                MemoryLookup.NONE);
     }
 
     private static LlmRequest compact() {
@@ -254,5 +266,19 @@ class RequestHandlerTest {
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(MAX_ATTEMPTS, client.calls());
         assertTrue(outcome.result().error().contains("no answer within PT0.1S"), outcome.result().error());
+    }
+
+    @Test
+    void everyProviderCallIsReportedOnceWithHowItEnded() throws Exception {
+        String valid = validSummary("Rotate the keys.");
+        ScriptedClient client = new ScriptedClient(fail("HTTP 500", true), task -> "no structure", task -> {
+            Thread.sleep(30_000);
+            return valid;
+        }, task -> valid);
+        RequestHandler.Outcome outcome = handler(client, Duration.ofMillis(200)).handle(compact());
+
+        assertEquals(LlmStatus.OK, outcome.result().status());
+        assertEquals(List.of("COMPACT ERROR", "COMPACT INVALID_OUTPUT", "COMPACT TIMEOUT", "COMPACT OK"),
+                reportedCalls);
     }
 }

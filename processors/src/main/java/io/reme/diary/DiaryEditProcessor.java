@@ -3,6 +3,7 @@ package io.reme.diary;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
+import io.reme.metrics.PipelineMetrics;
 import java.io.IOException;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -37,11 +38,16 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     private static final Logger LOG = LoggerFactory.getLogger(DiaryEditProcessor.class);
 
     private final DiaryChunker chunker = DiaryChunker.defaults();
+    private final PipelineMetrics metrics;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier() {
-        return DiaryEditProcessor::new;
+    private DiaryEditProcessor(PipelineMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics) {
+        return () -> new DiaryEditProcessor(metrics);
     }
 
     @Override
@@ -115,5 +121,6 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     private void deadLetter(Record<byte[], byte[]> record, String detail) {
         context.forward(DeadLetters.of(context, record, DlqReason.INVALID_CONTENT, detail), DLQ_SINK);
+        metrics.deadLetter(DlqReason.INVALID_CONTENT);
     }
 }

@@ -3,11 +3,13 @@ package io.reme.index;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
-import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.query.FailureReason;
@@ -38,6 +40,8 @@ public final class MemoryIndexStore implements StateStore {
     private boolean dirty;
     /** Written since the last searcher refresh (made visible by the next search). */
     private volatile boolean unseen;
+    /** Offset of the last applied record of this task's partition (written by the task's thread only). */
+    private volatile long applied = -1;
 
     MemoryIndexStore(String name) {
         this.name = name;
@@ -56,8 +60,14 @@ public final class MemoryIndexStore implements StateStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the memory index in " + folder, e);
         }
-        context.register(root, (key, value) -> apply(key == null ? null : new String(key, StandardCharsets.UTF_8),
-                value));
+        // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
+        // it. Only the batching callback of Streams' internals sees offsets; the public ones see key and value.
+        context.register(root, (RecordBatchingStateRestoreCallback) records -> {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
+                applied = Math.max(applied, record.offset());
+            }
+        });
         open = true;
         LOG.info("memory index opened task={} documents={}", context.taskId(), count());
     }
@@ -95,6 +105,7 @@ public final class MemoryIndexStore implements StateStore {
 
     void position(String topic, int partition, long offset) {
         position = position.withComponent(topic, partition, offset);
+        applied = Math.max(applied, offset);
     }
 
     @Override
@@ -142,21 +153,39 @@ public final class MemoryIndexStore implements StateStore {
     @Override
     @SuppressWarnings("unchecked")
     public <R> QueryResult<R> query(Query<R> query, PositionBound bound, QueryConfig config) {
-        if (!(query instanceof MemorySearch search)) {
-            return QueryResult.forUnknownQueryType(query, this);
+        if (query instanceof MemoryProgress) {
+            return (QueryResult<R>) QueryResult.forResult(applied);
         }
         try {
-            if (unseen) {
-                // Near-real-time: a search sees every write applied so far, without a Lucene commit.
-                unseen = false;
-                index.refresh();
+            Object answer;
+            if (query instanceof MemorySearch search) {
+                refreshIfWritten();
+                answer = search.candidates() ? index.candidates(search.query()) : index.search(search.query());
+            } else if (query instanceof MemoryGet get) {
+                refreshIfWritten();
+                answer = Optional.ofNullable(index.get(get.tenant(), get.id()));
+            } else if (query instanceof MemoryList list) {
+                refreshIfWritten();
+                answer = index.list(list.query());
+            } else if (query instanceof MemoryCount) {
+                refreshIfWritten();
+                answer = index.count();
+            } else {
+                return QueryResult.forUnknownQueryType(query, this);
             }
-            QueryResult<SearchResult> result = QueryResult.forResult(search.candidates()
-                    ? index.candidates(search.query()) : index.search(search.query()));
+            QueryResult<Object> result = QueryResult.forResult(answer);
             result.setPosition(position);
             return (QueryResult<R>) result;
         } catch (IOException | RuntimeException e) {
             return QueryResult.forFailure(FailureReason.STORE_EXCEPTION, e.toString());
+        }
+    }
+
+    /** Near-real-time: a query sees every write applied so far, without a Lucene commit. */
+    private void refreshIfWritten() throws IOException {
+        if (unseen) {
+            unseen = false;
+            index.refresh();
         }
     }
 

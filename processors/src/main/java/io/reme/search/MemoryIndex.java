@@ -27,6 +27,7 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
@@ -43,14 +44,19 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermRangeQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.Similarity;
@@ -89,7 +95,10 @@ import org.apache.lucene.util.QueryBuilder;
  * {@code text_en}: the text through {@link EnglishAnalyzer} (stop words, Porter stemming).
  * {@code text_cjk}: only the CJK runs of the text, as overlapping bigrams (a lone CJK character as a
  * unigram); other scripts are left to {@code text_en}. {@code vec}: the vector, normalised to
- * unit length, in an HNSW graph compared by dot product (= cosine). {@code src}: the record as JSON
+ * unit length, in an HNSW graph compared by dot product (= cosine). {@code target}: exact term;
+ * {@code meta}: each metadata entry as one exact term; {@code created_ms}, {@code updated_ms},
+ * {@code conversation_ms}: long points with doc values, the keys {@link #list} filters and sorts by.
+ * {@code src}: the record as JSON
  * without its vector, to rebuild hits. Similarity is {@link BM25Similarity} with default
  * parameters (k1 1.2, b 0.75).
  *
@@ -117,6 +126,13 @@ public final class MemoryIndex implements Closeable {
     static final String F_TEXT_CJK = "text_cjk";
     static final String F_VECTOR = "vec";
     static final String F_SOURCE = "src";
+    static final String F_TARGET = "target";
+    /** Metadata entries as exact terms {@code key + META_SEPARATOR + value}. */
+    static final String F_META = "meta";
+    static final char META_SEPARATOR = '\u001f';
+    static final String F_CREATED = "created_ms";
+    static final String F_UPDATED = "updated_ms";
+    static final String F_CONVERSATION = "conversation_ms";
     static final int MAX_DIMENSION = 1024;
 
     private static final Set<String> SOURCE_ONLY = Set.of(F_SOURCE);
@@ -237,6 +253,17 @@ public final class MemoryIndex implements Closeable {
             doc.add(new StringField(F_SESSION, r.session(), Field.Store.NO));
         }
         doc.add(new StringField(F_TYPE, r.type().name(), Field.Store.NO));
+        if (r.target() != null) {
+            doc.add(new StringField(F_TARGET, r.target(), Field.Store.NO));
+        }
+        for (Map.Entry<String, String> entry : r.metadata().entrySet()) {
+            doc.add(new StringField(F_META, entry.getKey() + META_SEPARATOR + entry.getValue(), Field.Store.NO));
+        }
+        for (MemoryListQuery.Sort sort : MemoryListQuery.Sort.values()) {
+            long value = sort.valueOf(r);
+            doc.add(new LongPoint(sortField(sort), value));
+            doc.add(new NumericDocValuesField(sortField(sort), value));
+        }
         if (r.effectiveTime() != null) {
             doc.add(new LongPoint(F_TIME, r.effectiveTime().toEpochMilli()));
         }
@@ -345,8 +372,7 @@ public final class MemoryIndex implements Closeable {
             List<Hit> hits = new ArrayList<>(fused.size());
             StoredFields stored = searcher.storedFields();
             for (HybridFusion.Fused f : fused) {
-                byte[] json = stored.document(docsById.get(f.id()), SOURCE_ONLY).getBinaryValue(F_SOURCE).bytes;
-                hits.add(Hit.of(Json.MAPPER.readValue(json, MemoryRecord.class), f));
+                hits.add(Hit.of(source(stored, docsById.get(f.id())), f));
             }
             long t4 = System.nanoTime();
             return new SearchResult(hits, new SearchResult.Timings(micros(t1 - t0), micros(t2 - t1),
@@ -355,6 +381,85 @@ public final class MemoryIndex implements Closeable {
         } finally {
             searchers.release(searcher);
         }
+    }
+
+    /** The tenant's record with this id, without its vector, or null. Sees the state of the last refresh. */
+    public MemoryRecord get(String tenant, String id) throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            TopDocs top = searcher.search(new TermQuery(new Term(F_KEY, key(tenant, id))), 1);
+            if (top.scoreDocs.length == 0) {
+                return null;
+            }
+            return source(searcher.storedFields(), top.scoreDocs[0].doc);
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** One page of the tenant's records (without vectors) in the query's order. Sees the state of the last refresh. */
+    public List<MemoryRecord> list(MemoryListQuery q) throws IOException {
+        String field = sortField(q.sort());
+        BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
+        for (Map.Entry<String, String> entry : q.metadata().entrySet()) {
+            b.add(new TermQuery(new Term(F_META, entry.getKey() + META_SEPARATOR + entry.getValue())), Occur.FILTER);
+        }
+        if (q.from() != null || q.to() != null) {
+            long lo = q.from() == null ? Long.MIN_VALUE : q.from().toEpochMilli();
+            long hi = q.to() == null ? Long.MAX_VALUE : q.to().toEpochMilli() - 1;
+            b.add(LongPoint.newRangeQuery(field, lo, hi), Occur.FILTER);
+        }
+        if (q.after() != null) {
+            b.add(after(field, q.after(), q.descending()), Occur.FILTER);
+        }
+        Sort sort = new Sort(new SortField(field, SortField.Type.LONG, q.descending()),
+                new SortField(F_ID, SortField.Type.STRING, q.descending()));
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            TopDocs top = searcher.search(new ConstantScoreQuery(b.build()), q.limit(), sort);
+            StoredFields stored = searcher.storedFields();
+            List<MemoryRecord> page = new ArrayList<>(top.scoreDocs.length);
+            for (ScoreDoc doc : top.scoreDocs) {
+                page.add(source(stored, doc.doc));
+            }
+            return page;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** What comes strictly after {@code position} in the order: a later value, or the same value and a later id. */
+    private static Query after(String field, MemoryListQuery.Position position, boolean descending) {
+        long v = position.value();
+        BytesRef id = new BytesRef(position.id());
+        Query laterValue = descending
+                ? (v == Long.MIN_VALUE ? new MatchNoDocsQuery() : LongPoint.newRangeQuery(field, Long.MIN_VALUE, v - 1))
+                : (v == Long.MAX_VALUE ? new MatchNoDocsQuery() : LongPoint.newRangeQuery(field, v + 1, Long.MAX_VALUE));
+        Query laterId = descending
+                ? new TermRangeQuery(F_ID, null, id, true, false)
+                : new TermRangeQuery(F_ID, id, null, false, true);
+        Query sameValue = new BooleanQuery.Builder()
+                .add(LongPoint.newExactQuery(field, v), Occur.FILTER)
+                .add(laterId, Occur.FILTER)
+                .build();
+        return new BooleanQuery.Builder()
+                .add(laterValue, Occur.SHOULD)
+                .add(sameValue, Occur.SHOULD)
+                .setMinimumNumberShouldMatch(1)
+                .build();
+    }
+
+    static String sortField(MemoryListQuery.Sort sort) {
+        return switch (sort) {
+            case CREATED -> F_CREATED;
+            case UPDATED -> F_UPDATED;
+            case CONVERSATION -> F_CONVERSATION;
+        };
+    }
+
+    private static MemoryRecord source(StoredFields stored, int doc) throws IOException {
+        byte[] json = stored.document(doc, SOURCE_ONLY).getBinaryValue(F_SOURCE).bytes;
+        return Json.MAPPER.readValue(json, MemoryRecord.class);
     }
 
     private static long micros(long nanos) {
@@ -369,20 +474,12 @@ public final class MemoryIndex implements Closeable {
      * were, so the shortcut never lets another tenant's memory through.
      */
     private Query filter(SearchQuery q, IndexReader reader) throws IOException {
-        Term tenant = new Term(F_TENANT, q.tenant());
-        boolean onlyTenant = q.types().isEmpty() && q.users().isEmpty() && q.sessions().isEmpty()
-                && q.from() == null && q.to() == null;
-        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(tenant) == reader.maxDoc()) {
+        boolean onlyTenant = q.types().isEmpty() && q.users().isEmpty() && q.targets().isEmpty()
+                && q.sessions().isEmpty() && q.from() == null && q.to() == null;
+        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(new Term(F_TENANT, q.tenant())) == reader.maxDoc()) {
             return null;
         }
-        BooleanQuery.Builder b = new BooleanQuery.Builder();
-        b.add(new TermQuery(tenant), Occur.FILTER);
-        if (!q.types().isEmpty()) {
-            b.add(termSet(F_TYPE, q.types().stream().map(Enum::name).toList()), Occur.FILTER);
-        }
-        if (!q.users().isEmpty()) {
-            b.add(termSet(F_USER, q.users()), Occur.FILTER);
-        }
+        BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
         if (!q.sessions().isEmpty()) {
             b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);
         }
@@ -392,6 +489,23 @@ public final class MemoryIndex implements Closeable {
             b.add(LongPoint.newRangeQuery(F_TIME, lo, hi), Occur.FILTER);
         }
         return b.build();
+    }
+
+    /** Tenant, and the type, user and target filters that are not empty. */
+    private static BooleanQuery.Builder exactFilters(String tenant, Set<MemoryType> types, Set<String> users,
+            Set<String> targets) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        b.add(new TermQuery(new Term(F_TENANT, tenant)), Occur.FILTER);
+        if (!types.isEmpty()) {
+            b.add(termSet(F_TYPE, types.stream().map(Enum::name).toList()), Occur.FILTER);
+        }
+        if (!users.isEmpty()) {
+            b.add(termSet(F_USER, users), Occur.FILTER);
+        }
+        if (!targets.isEmpty()) {
+            b.add(termSet(F_TARGET, targets), Occur.FILTER);
+        }
+        return b;
     }
 
     private static Query termSet(String field, Collection<String> values) {

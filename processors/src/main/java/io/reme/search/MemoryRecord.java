@@ -4,8 +4,10 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.reme.message.SafeId;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -21,6 +23,11 @@ import java.util.TreeMap;
  * uses {@link #effectiveTime()}. The vector, when present, was produced by the model named
  * {@code vectorModel}; it must be non-empty, finite and not all zeros (the index normalises it).
  * Metadata is kept sorted by key so that serialisation is deterministic.
+ *
+ * <p>Personal, procedural and tool memories also carry a {@code target} (the user name, task name
+ * or tool name they are about), a {@code version} that starts at 1 and grows with every edit, and
+ * the previous contents, newest first, in {@code history} (at most {@value #MAX_HISTORY}). The id
+ * never changes on an edit: it is generated once, never derived from the content.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MemoryRecord(
@@ -35,7 +42,22 @@ public record MemoryRecord(
         Instant conversationTime,
         Map<String, String> metadata,
         float[] vector,
-        String vectorModel) {
+        String vectorModel,
+        String target,
+        long version,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history) {
+
+    /** Previous contents kept on a record; older ones are dropped. */
+    public static final int MAX_HISTORY = 10;
+    /** Longest accepted target. */
+    public static final int MAX_TARGET_LENGTH = 200;
+
+    /** One earlier content of a memory: what it said as of {@code version}, replaced at {@code replacedAt}. */
+    public record Revision(String text, long version, Instant replacedAt) {
+        public Revision {
+            Objects.requireNonNull(text, "text");
+        }
+    }
 
     public MemoryRecord {
         if (id == null || id.isBlank()) {
@@ -57,6 +79,22 @@ public record MemoryRecord(
             vector = vector.clone();
             checkVector("vector", vector);
         }
+        if (target != null && (target.isBlank() || target.length() > MAX_TARGET_LENGTH
+                || target.chars().anyMatch(Character::isISOControl))) {
+            throw new IllegalArgumentException("target must be 1.." + MAX_TARGET_LENGTH
+                    + " characters without control characters");
+        }
+        // Records written before versions existed read as version 1.
+        version = Math.max(1, version);
+        history = history == null ? List.of() : List.copyOf(history.subList(0, Math.min(MAX_HISTORY, history.size())));
+    }
+
+    /** A first version with no target (diary and dialog chunks). */
+    public MemoryRecord(String id, String tenant, String user, String session, MemoryType type, String text,
+            Instant createdAt, Instant updatedAt, Instant conversationTime, Map<String, String> metadata,
+            float[] vector, String vectorModel) {
+        this(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata, vector,
+                vectorModel, null, 1, List.of());
     }
 
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
@@ -78,22 +116,42 @@ public record MemoryRecord(
 
     public MemoryRecord withVector(float[] newVector, String model) {
         return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                newVector, model);
+                newVector, model, target, version, history);
     }
 
     public MemoryRecord withMetadata(Map<String, String> newMetadata) {
         return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime,
-                newMetadata, vector, vectorModel);
+                newMetadata, vector, vectorModel, target, version, history);
     }
 
     public MemoryRecord withConversationTime(Instant time) {
         return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, time, metadata, vector,
-                vectorModel);
+                vectorModel, target, version, history);
     }
 
     public MemoryRecord withText(String newText, Instant newUpdatedAt) {
         return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, newUpdatedAt, conversationTime,
-                metadata, vector, vectorModel);
+                metadata, vector, vectorModel, target, version, history);
+    }
+
+    public MemoryRecord withTarget(String newTarget) {
+        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
+                vector, vectorModel, newTarget, version, history);
+    }
+
+    /**
+     * The next version of this memory: same id, the new content and metadata, {@code updatedAt} =
+     * {@code at}; the vector is dropped (it belonged to the old text). A changed content puts the
+     * old one first in the history.
+     */
+    public MemoryRecord revise(String newText, Map<String, String> newMetadata, Instant at) {
+        List<Revision> older = new ArrayList<>(history.size() + 1);
+        if (!newText.equals(text)) {
+            older.add(new Revision(text, version, at));
+        }
+        older.addAll(history);
+        return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, at, conversationTime,
+                newMetadata, null, null, target, version + 1, older);
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -120,13 +178,14 @@ public record MemoryRecord(
                 && Objects.equals(session, r.session) && type == r.type && text.equals(r.text)
                 && Objects.equals(createdAt, r.createdAt) && Objects.equals(updatedAt, r.updatedAt)
                 && Objects.equals(conversationTime, r.conversationTime) && metadata.equals(r.metadata)
-                && Arrays.equals(vector, r.vector) && Objects.equals(vectorModel, r.vectorModel);
+                && Arrays.equals(vector, r.vector) && Objects.equals(vectorModel, r.vectorModel)
+                && Objects.equals(target, r.target) && version == r.version && history.equals(r.history);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                Arrays.hashCode(vector), vectorModel);
+                Arrays.hashCode(vector), vectorModel, target, version, history);
     }
 
     @Override
@@ -135,6 +194,7 @@ public record MemoryRecord(
                 + ", type=" + type + ", text=" + text + ", createdAt=" + createdAt + ", updatedAt=" + updatedAt
                 + ", conversationTime=" + conversationTime + ", metadata=" + metadata
                 + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]")
-                + ", vectorModel=" + vectorModel + "]";
+                + ", vectorModel=" + vectorModel + ", target=" + target + ", version=" + version
+                + ", history=" + history.size() + "]";
     }
 }

@@ -20,6 +20,7 @@ import java.util.TreeSet;
  *   <li>{@code from} (inclusive) and {@code to} (exclusive) bound {@link MemoryRecord#effectiveTime()};
  *       a bound set excludes records with no time.</li>
  *   <li>{@code minScore}: threshold in [0, 1] on the fused score, see {@link HybridFusion}; 0 keeps all.</li>
+ *   <li>{@code targets}: exact filter on {@link MemoryRecord#target()}, empty means any.</li>
  * </ul>
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,7 +35,8 @@ public record SearchQuery(
         Instant from,
         Instant to,
         double minScore,
-        FusionMode fusion) {
+        FusionMode fusion,
+        Set<String> targets) {
 
     public static final int DEFAULT_K = 10;
     public static final int MAX_K = 1000;
@@ -67,6 +69,13 @@ public record SearchQuery(
         // RRF is the default: on the LoCoMo evaluation it matched weighted fusion at k <= 10 and beat it
         // at k = 25 and 50 (docs/evaluation.md).
         fusion = fusion == null ? FusionMode.RRF : fusion;
+        targets = targets == null ? Set.of() : Set.copyOf(new TreeSet<>(targets));
+    }
+
+    /** A query without a target filter. */
+    public SearchQuery(String tenant, String text, float[] vector, int k, Set<MemoryType> types, Set<String> users,
+            Set<String> sessions, Instant from, Instant to, double minScore, FusionMode fusion) {
+        this(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, Set.of());
     }
 
     /** A text query with no filters beyond the tenant. */
@@ -85,39 +94,43 @@ public record SearchQuery(
     }
 
     public SearchQuery withText(String newText) {
-        return new SearchQuery(tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withVector(float[] newVector) {
-        return new SearchQuery(tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withK(int newK) {
-        return new SearchQuery(tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withTypes(Set<MemoryType> newTypes) {
-        return new SearchQuery(tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withUsers(Set<String> newUsers) {
-        return new SearchQuery(tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withSessions(Set<String> newSessions) {
-        return new SearchQuery(tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion);
+        return new SearchQuery(tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion, targets);
     }
 
     public SearchQuery withTimeRange(Instant newFrom, Instant newTo) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, newFrom, newTo, minScore, fusion);
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, newFrom, newTo, minScore, fusion, targets);
     }
 
     public SearchQuery withMinScore(double newMinScore) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion);
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion, targets);
+    }
+
+    public SearchQuery withTargets(Set<String> newTargets) {
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, newTargets);
     }
 
     public SearchQuery withFusion(FusionMode newFusion) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion);
+        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion, targets);
     }
 
     /** Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. */
@@ -131,13 +144,13 @@ public record SearchQuery(
                 && tenant.equals(q.tenant) && text.equals(q.text) && Arrays.equals(vector, q.vector) && k == q.k
                 && types.equals(q.types) && users.equals(q.users) && sessions.equals(q.sessions)
                 && Objects.equals(from, q.from) && Objects.equals(to, q.to)
-                && Double.compare(minScore, q.minScore) == 0 && fusion == q.fusion;
+                && Double.compare(minScore, q.minScore) == 0 && fusion == q.fusion && targets.equals(q.targets);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(tenant, text, Arrays.hashCode(vector), k, types, users, sessions, from, to, minScore,
-                fusion);
+                fusion, targets);
     }
 
     @Override
@@ -145,6 +158,6 @@ public record SearchQuery(
         return "SearchQuery[tenant=" + tenant + ", text=" + text
                 + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]") + ", k=" + k
                 + ", types=" + types + ", users=" + users + ", sessions=" + sessions + ", from=" + from
-                + ", to=" + to + ", minScore=" + minScore + ", fusion=" + fusion + "]";
+                + ", to=" + to + ", minScore=" + minScore + ", fusion=" + fusion + ", targets=" + targets + "]";
     }
 }

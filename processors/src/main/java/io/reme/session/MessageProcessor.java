@@ -4,6 +4,7 @@ import io.reme.dlq.DlqReason;
 import io.reme.dlq.InvalidInputException;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.time.Duration;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -23,31 +24,33 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
 
     private final SessionSettings settings;
     private final TokenCounter tokens;
+    private final PipelineMetrics metrics;
     private final MessageParser parser;
     private SessionOutputs outputs;
     private SessionState state;
     private ProcessorContext<Object, Object> context;
 
-    private MessageProcessor(SessionSettings settings, TokenCounter tokens) {
+    private MessageProcessor(SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
         this.settings = settings;
         this.tokens = tokens;
+        this.metrics = metrics;
         this.parser = new MessageParser(settings.maxMessageBytes());
     }
 
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
-            TokenCounter tokens) {
-        return () -> new MessageProcessor(settings, tokens);
+            TokenCounter tokens, PipelineMetrics metrics) {
+        return () -> new MessageProcessor(settings, tokens, metrics);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context);
+        outputs = new SessionOutputs(context, metrics);
         state = SessionState.attach(context, settings, tokens, outputs);
         this.context = context;
-        // Idle sessions are a matter of real time passing, not of records arriving.
+        // Idle and expired sessions are a matter of real time passing, not of records arriving.
         long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));
-        context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweepIdle);
+        context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweep);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.reme.session;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
 import io.reme.llm.LlmResult;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,22 +23,24 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
 
     private final SessionSettings settings;
     private final TokenCounter tokens;
+    private final PipelineMetrics metrics;
     private SessionOutputs outputs;
     private SessionState state;
 
-    private ResultProcessor(SessionSettings settings, TokenCounter tokens) {
+    private ResultProcessor(SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
         this.settings = settings;
         this.tokens = tokens;
+        this.metrics = metrics;
     }
 
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
-            TokenCounter tokens) {
-        return () -> new ResultProcessor(settings, tokens);
+            TokenCounter tokens, PipelineMetrics metrics) {
+        return () -> new ResultProcessor(settings, tokens, metrics);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context);
+        outputs = new SessionOutputs(context, metrics);
         state = SessionState.attach(context, settings, tokens, outputs);
     }
 

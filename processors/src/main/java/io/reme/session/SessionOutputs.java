@@ -3,15 +3,21 @@ package io.reme.session;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.llm.LlmRequest;
+import io.reme.metrics.PipelineMetrics;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
-/** Typed forwarding from the session processors to their sinks; the only place that names children. */
+/**
+ * What leaves the session processors: typed forwarding to their sinks (the only place that names
+ * children) and the events reported to the metrics.
+ */
 final class SessionOutputs {
     private final ProcessorContext<Object, Object> context;
+    private final PipelineMetrics metrics;
 
-    SessionOutputs(ProcessorContext<Object, Object> context) {
+    SessionOutputs(ProcessorContext<Object, Object> context, PipelineMetrics metrics) {
         this.context = context;
+        this.metrics = metrics;
     }
 
     void request(SessionKey key, LlmRequest request, long timestamp) {
@@ -28,6 +34,15 @@ final class SessionOutputs {
 
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {
         context.forward(DeadLetters.of(context, original, reason, detail), SessionNodes.DLQ_SINK);
+        metrics.deadLetter(reason);
+    }
+
+    void messageIn(String tenant, int tokens) {
+        metrics.messageIn(tenant, tokens);
+    }
+
+    void compaction(String tenant, PipelineMetrics.Compaction event) {
+        metrics.compaction(tenant, event);
     }
 
     /** A fallback message ID that is stable across replays of the same input record. */

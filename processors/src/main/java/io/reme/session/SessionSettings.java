@@ -10,7 +10,8 @@ import java.util.Objects;
 /**
  * Everything the session processors need to decide: context policy (with per-tenant overrides),
  * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
- * zone that dates the conversation, and the input size limit.
+ * zone that dates the conversation, the input size limit, when a session counts as idle and how long
+ * a quiet session's state is kept before it expires.
  */
 public record SessionSettings(
         ContextPolicy defaultPolicy,
@@ -22,7 +23,8 @@ public record SessionSettings(
         ZoneId zone,
         int maxMessageBytes,
         int maxSummaryTokens,
-        Duration idleAfter) {
+        Duration idleAfter,
+        Duration retention) {
 
     public SessionSettings {
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
@@ -36,6 +38,10 @@ public record SessionSettings(
         if (idleAfter.isNegative() || idleAfter.isZero()) {
             throw new IllegalArgumentException("idleAfter must be > 0");
         }
+        if (retention.compareTo(idleAfter) <= 0) {
+            throw new IllegalArgumentException("retention (" + retention + ") must be longer than idleAfter ("
+                    + idleAfter + ")");
+        }
         if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
             throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
         }
@@ -44,7 +50,7 @@ public record SessionSettings(
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
                 Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30), Duration.ofDays(30));
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -53,26 +59,31 @@ public record SessionSettings(
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
     }
 
     public SessionSettings withIdleAfter(Duration idle) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idle);
+                maxMessageBytes, maxSummaryTokens, idle, retention);
+    }
+
+    public SessionSettings withRetention(Duration kept) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idleAfter, kept);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
     }
 }

@@ -10,6 +10,7 @@ import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.message.Block;
 import io.reme.message.Message;
+import io.reme.metrics.PipelineMetrics.Compaction;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
@@ -37,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionState {
     private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
+    private static final String EXPIRY_PREFIX = "x";
 
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
@@ -98,9 +100,8 @@ final class SessionState {
         }
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
-        if (header.lastActiveMs() > 0) {
-            activity.delete(activityKey(header.lastActiveMs(), key));
-        }
+        outputs.messageIn(key.tenant(), count);
+        forgetActivity(key, header.lastActiveMs());
         activity.put(activityKey(processingMs, key), "");
         header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
@@ -133,6 +134,7 @@ final class SessionState {
                     key.session(), result.requestId(), result.attempts(), result.error());
             headers.put(key.key(), header.withFailed(String.valueOf(result.error()), now,
                     now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
+            outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
         List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.maxSummaryTokens());
@@ -142,6 +144,7 @@ final class SessionState {
                     key.session(), result.requestId(), problem);
             headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
                     now.plus(settings.retryBackoff()), Counter.INVALID_SUMMARIES));
+            outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
         int archived = 0;
@@ -164,6 +167,7 @@ final class SessionState {
         covered.forEach(messages::delete);
         summaries.put(key.key(), result.payload());
         header = header.withApplied(tokens.count(result.payload()), archived, archivedTokens, now);
+        outputs.compaction(key.tenant(), Compaction.APPLIED);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
                 result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
@@ -186,6 +190,7 @@ final class SessionState {
                     pending.requestId(), pending.epoch());
             header = header.withFailed("no result within " + settings.pendingTimeout(), now, now,
                     Counter.COMPACTIONS_TIMED_OUT);
+            outputs.compaction(key.tenant(), Compaction.TIMED_OUT);
         }
         if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
             return header;
@@ -218,6 +223,7 @@ final class SessionState {
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
                 header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now);
         outputs.request(key, compact, timestamp);
+        outputs.compaction(key.tenant(), Compaction.REQUESTED);
         header = requestDiary(key, header, compact, span, timestamp);
         LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
                 key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),
@@ -228,7 +234,10 @@ final class SessionState {
 
     /**
      * Sends the part of a compaction's span that no diary update has covered yet (all of it, unless
-     * the session went idle in between), with the compaction's request ID and epoch.
+     * the session went idle in between), with the compaction's request ID and epoch, for a diary
+     * update and for memory extraction. Both go out with the compaction request rather than when its
+     * result is applied: the span is the same dialog however the compaction ends, and one coverage
+     * mark keeps either from reading a message twice.
      */
     private SessionHeader requestDiary(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span,
             long timestamp) {
@@ -237,25 +246,31 @@ final class SessionState {
             return header;
         }
         int skip = (int) (from - compact.fromSeq());
-        outputs.request(key, new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
+        LlmRequest diary = new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
                 compact.session(), compact.user(), from, compact.toSeq(), span.subList(skip, span.size()), "",
-                compact.language(), 0, compact.createdAt()), timestamp);
+                compact.language(), 0, compact.createdAt());
+        outputs.request(key, diary, timestamp);
+        outputs.request(key, diary.withKind(LlmKind.EXTRACT), timestamp);
         return header.withDiaryCovered(compact.toSeq());
     }
 
     /**
-     * Sessions quiet for {@code idleAfter} get a diary update for the live messages no diary update
-     * has covered, so short conversations are remembered too. Each quiet spell is handled once.
+     * Sessions quiet for {@code idleAfter} get a diary update and a memory extraction for the live
+     * messages no diary update has covered, so short conversations are remembered too; each quiet
+     * spell is handled once, after which the session waits in the expiry index. Sessions quiet for
+     * {@code retention} expire.
      */
-    void sweepIdle(long nowMs) {
-        String until = activityKey(nowMs - settings.idleAfter().toMillis(), null);
-        List<String> quiet = new ArrayList<>();
-        try (KeyValueIterator<String, String> it = activity.range(activityKey(0, null), until)) {
-            it.forEachRemaining(entry -> quiet.add(entry.key));
-        }
-        for (String entry : quiet) {
+    void sweep(long nowMs) {
+        sweepIdle(nowMs);
+        sweepExpired(nowMs);
+    }
+
+    private void sweepIdle(long nowMs) {
+        for (String entry : keysBefore(activityKey(0, null), activityKey(nowMs - settings.idleAfter().toMillis(), null))) {
             activity.delete(entry);
+            long lastActiveMs = Long.parseLong(entry.substring(0, 19));
             SessionKey key = SessionKey.parse(entry.substring(20));
+            activity.put(expiryKey(lastActiveMs, key), "");
             SessionHeader header = headers.get(key.key());
             if (header == null) {
                 continue;
@@ -272,16 +287,73 @@ final class SessionState {
             String requestId = UUID.nameUUIDFromBytes((key.key() + "#idle#" + to).getBytes(StandardCharsets.UTF_8))
                     .toString();
             Instant now = Instant.ofEpochMilli(nowMs);
-            outputs.request(key, new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
-                    header.user(), from, to, span, "", settings.language(), 0, now), nowMs);
+            LlmRequest diary = new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
+                    header.user(), from, to, span, "", settings.language(), 0, now);
+            outputs.request(key, diary, nowMs);
+            outputs.request(key, diary.withKind(LlmKind.EXTRACT), nowMs);
             headers.put(key.key(), header.withDiaryCovered(to));
             LOG.info("idle session sent for diary tenant={} session={} requestId={} messages={}", key.tenant(),
                     key.session(), requestId, span.size());
         }
     }
 
+    /**
+     * Deletes the state of sessions quiet for longer than the retention. Live messages that no
+     * compaction archived are archived now (without a summary request ID), so expiry loses nothing
+     * that was said; the summary is not archived, the diary already holds what it covered.
+     */
+    private void sweepExpired(long nowMs) {
+        String until = expiryKey(nowMs - settings.retention().toMillis(), null);
+        for (String entry : keysBefore(expiryKey(0, null), until)) {
+            activity.delete(entry);
+            SessionKey key = SessionKey.parse(entry.substring(EXPIRY_PREFIX.length() + 20));
+            SessionHeader header = headers.get(key.key());
+            if (header == null) {
+                continue;
+            }
+            DateTimeFormatter day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
+            List<StoredMessage> live = window(key, header);
+            for (StoredMessage stored : live) {
+                Message message = stored.message();
+                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
+                        day.format(message.time()), stored.seq(), null, message), nowMs);
+                messages.delete(key.messageKey(stored.seq()));
+            }
+            summaries.delete(key.key());
+            headers.delete(key.key());
+            LOG.info("session expired tenant={} session={} archived={} quietSince={}", key.tenant(), key.session(),
+                    live.size(), Instant.ofEpochMilli(header.lastActiveMs()));
+        }
+    }
+
+    private List<String> keysBefore(String from, String until) {
+        List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = activity.range(from, until)) {
+            it.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        return keys;
+    }
+
+    /** A session is in exactly one of the two indexes: quiet-for-a-while or waiting to expire. */
+    private void forgetActivity(SessionKey key, long lastActiveMs) {
+        if (lastActiveMs <= 0) {
+            return;
+        }
+        String idle = activityKey(lastActiveMs, key);
+        if (activity.get(idle) != null) {
+            activity.delete(idle);
+        } else {
+            activity.delete(expiryKey(lastActiveMs, key));
+        }
+    }
+
     private static String activityKey(long ms, SessionKey key) {
         return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
+    }
+
+    /** Sorts after every idle key (digits), so the idle range never reaches into the expiry index. */
+    private static String expiryKey(long ms, SessionKey key) {
+        return EXPIRY_PREFIX + activityKey(ms, key);
     }
 
     private String summary(SessionKey key) {

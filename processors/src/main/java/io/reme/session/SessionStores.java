@@ -17,15 +17,20 @@ public final class SessionStores {
     public static final String MESSAGES = "session-messages";
     /** {@code tenant/session} → the current summary text, written only when a compaction is applied. */
     public static final String SUMMARIES = "session-summaries";
-    /** {@code <19-digit last active ms>/tenant/session} → "": sessions in the order they went quiet. */
+    /**
+     * {@code <19-digit last active ms>/tenant/session} → "": sessions in the order they went quiet;
+     * once a quiet spell has been handled the entry moves to {@code x<19-digit ms>/tenant/session},
+     * the order in which sessions expire.
+     */
     public static final String ACTIVITY = "session-activity";
 
     private SessionStores() {
     }
 
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
+        // Rewritten on every message: the cache turns a commit interval's rewrites into one changelog record.
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HEADERS), Serdes.String(),
-                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of());
+                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of()).withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, String>> summaries() {
@@ -35,7 +40,7 @@ public final class SessionStores {
 
     public static StoreBuilder<KeyValueStore<String, String>> activity() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVITY), Serdes.String(), Serdes.String())
-                .withLoggingEnabled(Map.of());
+                .withLoggingEnabled(Map.of()).withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {

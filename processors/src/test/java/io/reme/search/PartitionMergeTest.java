@@ -18,7 +18,7 @@ class PartitionMergeTest {
 
     private static Hit hit(String id, Double text, Double vector) {
         return new Hit(id, MemoryType.PERSONAL, "text of " + id, 0.5, text, vector, "acme", "alice", "s1", T0, T0, null,
-                Map.of(), "m");
+                Map.of(), "m", null, 1, List.of());
     }
 
     private static SearchQuery query(int k, FusionMode fusion) {

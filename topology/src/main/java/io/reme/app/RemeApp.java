@@ -6,19 +6,25 @@ import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
+import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
+import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
+import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
+import io.reme.workspace.DiaryFileWatcher;
+import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -65,11 +71,15 @@ public final class RemeApp implements AutoCloseable {
     private final LlmWorkerPool workers;
     private final MemoryEmbedder embedder;
     private final EmbeddingModel embeddings;
+    private final FileSinks sinks;
+    private final DiaryFileWatcher watcher;
+    private final PrometheusMetrics metrics;
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
             Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
-            MemoryEmbedder embedder, EmbeddingModel embeddings) {
+            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher,
+            PrometheusMetrics metrics) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -81,6 +91,9 @@ public final class RemeApp implements AutoCloseable {
         this.workers = workers;
         this.embedder = embedder;
         this.embeddings = embeddings;
+        this.sinks = sinks;
+        this.watcher = watcher;
+        this.metrics = metrics;
     }
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
@@ -91,6 +104,7 @@ public final class RemeApp implements AutoCloseable {
         EmbeddingModel embeddings = null;
         Producer<byte[], byte[]> producer = null;
         HttpServer bound = null;
+        PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             Files.createDirectories(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
@@ -128,7 +142,9 @@ public final class RemeApp implements AutoCloseable {
             TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
                     config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
-            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning), props);
+            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics),
+                    props);
+            metrics.bind(streams);
             streams.setUncaughtExceptionHandler(e -> {
                 LOG.error("stream thread failed; replacing it", e);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -150,7 +166,9 @@ public final class RemeApp implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings));
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings), metrics,
+                    new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
+                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT));
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");
@@ -161,35 +179,44 @@ public final class RemeApp implements AutoCloseable {
             if (config.get(AppConfig.WORKERS_EMBEDDED)) {
                 llm = Providers.llm(config, tokens);
                 workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
-                        Providers.workers(config), llm, tokens);
+                        Providers.workers(config), llm, tokens, metrics, new ExtractionSetup(
+                                config.get(AppConfig.MEMORY_EXTRACT), api.memoryLookup(), memoryPartitioning));
                 if (embeddings != null) {
                     embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
-                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings);
+                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
                 }
             }
-            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={}", bootstrap, self.host(),
-                    self.port(), config.get(AppConfig.PARTITIONS), config.get(AppConfig.PROCESSING_GUARANTEE),
-                    llm == null ? "separate workers" : llm.id());
+            FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
+                    dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
+                            config.get(AppConfig.TOOL_RETENTION))) : null;
+            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null
+                    : DiaryFileWatcher.start(clientProps(config, bootstrap), topics.diaryEdits(),
+                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL));
+            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
+                    self.host(), self.port(), config.get(AppConfig.PARTITIONS),
+                    config.get(AppConfig.PROCESSING_GUARANTEE), llm == null ? "separate workers" : llm.id(),
+                    config.workspaceDir());
             return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
-                    embeddings);
+                    embeddings, sinks, watcher, metrics);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("interrupted during start", e);
         } catch (java.util.concurrent.ExecutionException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
         } catch (IOException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw new UncheckedIOException(e);
         } catch (RuntimeException e) {
-            closeQuietly(streams, producer, bound, broker);
+            closeQuietly(streams, producer, bound, broker, metrics);
             throw e;
         }
     }
 
     private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, HttpServer bound,
-            EmbeddedKafka broker) {
+            EmbeddedKafka broker, PrometheusMetrics metrics) {
+        metrics.close();
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));
         }
@@ -275,6 +302,12 @@ public final class RemeApp implements AutoCloseable {
         closed = true;
         LOG.info("stopping");
         api.close();
+        if (watcher != null) {
+            watcher.close();
+        }
+        if (sinks != null) {
+            sinks.close();
+        }
         if (workers != null) {
             workers.close();
             llm.close();
@@ -295,6 +328,7 @@ public final class RemeApp implements AutoCloseable {
                 LOG.debug("embedding model close failed error={}", e.toString());
             }
         }
+        metrics.close();
         LOG.info("stopped");
     }
 }

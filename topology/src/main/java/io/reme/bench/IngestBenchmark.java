@@ -3,11 +3,17 @@ package io.reme.bench;
 import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
+import io.reme.dlq.InvalidInputException;
+import io.reme.message.MessageParser;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,6 +37,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * {@code bench ingest}: messages/s through the session processor (exactly-once, RocksDB) against a
@@ -61,8 +70,12 @@ public final class IngestBenchmark {
         }
     }
 
-    /** The outcome of one shape. */
-    public record Result(Shape shape, double sessionRate, double passThroughRate, long inputBytes) {
+    /**
+     * The outcome of one shape. {@code parseCountRate} is a stateless topology that only parses each
+     * envelope and counts its tokens: the CPU floor of the session processor without any state.
+     */
+    public record Result(Shape shape, double sessionRate, double passThroughRate, double parseCountRate,
+            long inputBytes) {
         double ratio() {
             return sessionRate / passThroughRate;
         }
@@ -105,13 +118,23 @@ public final class IngestBenchmark {
                 double passRate = measure(admin, broker.bootstrapServers(), passThrough, "bench-pass-" + index,
                         topics.messages(), shape.total());
                 AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve("app" + index).toString()));
-                Topology session = RemeTopology.build(topics, config.sessionSettings(),
-                        TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)));
+                TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
+                        config.get(AppConfig.IMAGE_TOKENS));
+                Topology parseCount = new Topology();
+                parseCount.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                        topics.messages());
+                parseCount.addProcessor("bench-parse-count", () -> new ParseAndCount(tokens,
+                        config.sessionSettings().maxMessageBytes()), "bench-source");
+                parseCount.addSink("bench-sink", passThroughOut, new ByteArraySerializer(), new ByteArraySerializer(),
+                        "bench-parse-count");
+                double parseCountRate = measure(admin, broker.bootstrapServers(), parseCount, "bench-parse-" + index,
+                        topics.messages(), shape.total());
+                Topology session = RemeTopology.build(topics, config.sessionSettings(), tokens);
                 double sessionRate = measure(admin, broker.bootstrapServers(), session, "bench-session-" + index,
                         topics.messages(), shape.total());
-                Result result = new Result(shape, sessionRate, passRate, bytes);
-                out.printf("  pass-through %,.0f msg/s   session processor %,.0f msg/s   ratio %.2f%n", passRate,
-                        sessionRate, result.ratio());
+                Result result = new Result(shape, sessionRate, passRate, parseCountRate, bytes);
+                out.printf("  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
+                        + "ratio %.2f%n", passRate, parseCountRate, sessionRate, result.ratio());
                 results.add(result);
                 index++;
             }
@@ -122,7 +145,8 @@ public final class IngestBenchmark {
     private long produce(String bootstrap, String topic, Shape shape) throws Exception {
         Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         ConversationGenerator generator = new ConversationGenerator(42, 25, 150_000);
         List<List<ConversationGenerator.Envelope>> sessions = new ArrayList<>();
         Instant start = Instant.parse("2026-11-30T09:00:00Z");
@@ -137,7 +161,7 @@ public final class IngestBenchmark {
                 for (List<ConversationGenerator.Envelope> session : sessions) {
                     ConversationGenerator.Envelope envelope = session.get(m);
                     bytes += envelope.value().length;
-                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(StandardCharsets.UTF_8),
                             envelope.value()));
                 }
             }
@@ -146,6 +170,12 @@ public final class IngestBenchmark {
         return bytes;
     }
 
+    /**
+     * Runs one topology over the input and returns its rate. It also prints the CPU time spent per
+     * record by the topology's own threads (stream threads and their clients) and by the whole
+     * process (broker included): exact thread clocks, so a loaded machine shows as a lower rate
+     * but not as more CPU per record.
+     */
     private double measure(Admin admin, String bootstrap, Topology topology, String applicationId, String inputTopic,
             int total) throws Exception {
         AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve(applicationId).toString(),
@@ -168,12 +198,16 @@ public final class IngestBenchmark {
             // (while the other threads were still starting) are left out of both count and time.
             long firstNs = 0;
             long firstDone = 0;
+            long firstThreadCpu = 0;
+            long firstProcessCpu = 0;
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             long done;
             while ((done = processed(admin, applicationId, ends)) < total) {
                 if (firstNs == 0 && done > 0) {
                     firstNs = System.nanoTime();
                     firstDone = done;
+                    firstThreadCpu = threadCpuNs(applicationId);
+                    firstProcessCpu = processCpuNs();
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(applicationId + " did not finish within 30 minutes");
@@ -181,14 +215,62 @@ public final class IngestBenchmark {
                 Thread.sleep(20);
             }
             long endNs = System.nanoTime();
+            long threadCpu = threadCpuNs(applicationId) - firstThreadCpu;
+            long processCpu = processCpuNs() - firstProcessCpu;
             streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
             if (firstNs == 0 || total - firstDone < total / 2) {
                 throw new IllegalStateException(applicationId + ": too little was measured (" + (total - firstDone)
                         + " of " + total + " records after the first commit); use a larger shape");
             }
-            return (total - firstDone) / ((endNs - firstNs) / 1e9);
+            long measured = total - firstDone;
+            out.printf("    %s: CPU per message %.0f µs in its own threads, %.0f µs in the process%n", applicationId,
+                    threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
+            return measured / ((endNs - firstNs) / 1e9);
         }
+    }
+
+    /** Parses an envelope and counts its tokens, forwarding the count: no stores, no truncation. */
+    private static final class ParseAndCount implements Processor<byte[], byte[], byte[], byte[]> {
+        private final TokenCounter tokens;
+        private final MessageParser parser;
+        private ProcessorContext<byte[], byte[]> context;
+
+        ParseAndCount(TokenCounter tokens, int maxMessageBytes) {
+            this.tokens = tokens;
+            this.parser = new MessageParser(maxMessageBytes);
+        }
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<byte[], byte[]> record) {
+            try {
+                int count = tokens.count(parser.parse(record.key(), record.value(), record.timestamp(), "bench"));
+                context.forward(record.withValue(Integer.toString(count).getBytes(StandardCharsets.UTF_8)));
+            } catch (InvalidInputException e) {
+                throw new IllegalStateException("the generator produced an invalid message", e);
+            }
+        }
+    }
+
+    private static long threadCpuNs(String applicationId) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().contains(applicationId + "-")) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
+    }
+
+    private static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static Map<TopicPartition, Long> endOffsets(Admin admin, String topic)

@@ -7,6 +7,7 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
 import io.reme.provider.LlmClient;
@@ -125,7 +126,7 @@ public final class LlmBenchmark {
         long end;
         long failed;
         try (LlmWorkerPool pool = LlmWorkerPool.start(clientProps, topics, "llmbench-" + name, workerSettings, client,
-                tokens)) {
+                tokens, PipelineMetrics.NONE)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (pool.completed() + pool.failed() < count) {
                 if (System.nanoTime() > deadline) {

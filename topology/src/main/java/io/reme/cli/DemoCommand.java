@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code demo}: starts the system with a small context window, replays a sample multi-session
  * conversation as tenant {@code demo}, waits until its compactions are applied and its sessions
- * have gone quiet and been written to diaries, and shows contexts and diaries as the API serves them.
+ * have gone quiet and been written to diaries, and shows contexts, diaries and the personal memories
+ * extracted from the conversation as the API serves them.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start the system and replay a sample conversation so compaction can be seen at work.")
@@ -84,6 +85,7 @@ final class DemoCommand implements Callable<Integer> {
                     diary.path("path").asText(), diary.path("user").asText(), diary.path("version").asLong());
             System.out.println(indent(diary.path("content").asText()));
         }
+        showFiles(app, shown.values());
         String question = "which kafka consumer settings did we decide on?";
         JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
         System.out.printf("%n  search \"%s\" (%s ms) ----------------------------------%n", question,
@@ -94,8 +96,21 @@ final class DemoCommand implements Callable<Integer> {
                     meta.path("path").asText(), meta.path("startLine").asText(), meta.path("endLine").asText(),
                     firstLine(hit.path("text").asText()));
         }
+        JsonNode personal = awaitJson(http, app.httpUrl() + "/v1/memories?type=personal&sort=conversation&order=asc",
+                key, listing -> listing.path("memories").size() > 0, "the personal memories");
+        System.out.printf("%n  personal memories (GET /v1/memories?type=personal) ----------------------------------%n");
+        for (JsonNode memory : personal.path("memories")) {
+            System.out.printf("    %s  %-6s v%d  %s%n", memory.path("id").asText(), memory.path("target").asText(),
+                    memory.path("version").asLong(), memory.path("content").asText());
+        }
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories?type=personal");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories/retrieve -d '{\"query\":\"plan a train trip\",\"k\":3}'");
+        System.out.println("         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories/<id> -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/search -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
@@ -195,6 +210,36 @@ final class DemoCommand implements Callable<Integer> {
             Thread.sleep(500);
         }
         return last;
+    }
+
+    /**
+     * Waits until the file sinks have written the documents shown (when they run in this process)
+     * and lists the working directory, where the same memory can be read and edited as files.
+     */
+    private static void showFiles(RemeApp app, java.util.Collection<JsonNode> diaries)
+            throws IOException, InterruptedException {
+        if (!app.config().sinksEmbedded()) {
+            return;
+        }
+        java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        for (JsonNode diary : diaries) {
+            java.nio.file.Path file = root.resolve(diary.path("user").asText()).resolve(diary.path("path").asText());
+            while (!(java.nio.file.Files.exists(file)
+                    && java.nio.file.Files.readString(file).equals(diary.path("content").asText()))
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+        }
+        System.out.printf("%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
+                app.config().workspaceDir());
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files.filter(java.nio.file.Files::isRegularFile)
+                    .sorted()::iterator) {
+                System.out.printf("    %-60s %,9d bytes%n", app.config().workspaceDir().relativize(file),
+                        java.nio.file.Files.size(file));
+            }
+        }
     }
 
     /** Diary chunks are embedded and indexed shortly after the diaries settle. */

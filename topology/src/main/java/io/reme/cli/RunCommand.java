@@ -40,6 +40,8 @@ final class RunCommand implements Callable<Integer> {
                 + config.topics().llmResults() + ", " + config.topics().dialog() + ", " + config.topics().toolResults()
                 + ", " + config.topics().dlq());
         out.println("  state      " + config.dataDir().resolve("streams"));
+        out.println("  files      " + config.workspaceDir() + (config.sinksEmbedded()
+                ? "  (written by the in-process file sinks)" : "  (written by the file sinks of a Connect cluster)"));
         if (app.generatedApiKey() != null) {
             out.println("  tenant     " + RemeApp.DEFAULT_TENANT + ", API key " + app.generatedApiKey() + "  (also in "
                     + config.dataDir().resolve("api-key") + ")");

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -126,12 +127,37 @@ public final class AppConfig {
     public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>("reme.session.idle-after", "30m",
             "A session quiet this long gets a diary update for what no diary has covered yet.",
             Parsers.positiveDuration());
+    public static final ConfigField<Duration> SESSION_RETENTION = new ConfigField<>("reme.session.retention", "30d",
+            "A session quiet this long expires: its live messages are archived to the dialog topic and its state is "
+                    + "deleted. Must be longer than reme.session.idle-after.",
+            Parsers.positiveDuration());
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
+    public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
+            "reme.memories.visibility-timeout", "10s",
+            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
+            Parsers.positiveDuration());
+    public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>("reme.memories.extract", "true",
+            "Extract personal, procedural and tool memories from conversations (false: workers answer EXTRACT requests "
+                    + "at once, without a model call).", Parsers.bool());
     public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
             "local (the ONNX sentence model shipped in the jar), or none (text search only).",
             Parsers.oneOf("local", "none"));
+
+    public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
+            "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
+                    + "<data-dir>/workspace.", Parsers.text());
+    public static final ConfigField<String> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "auto",
+            "Run the file sink connectors in an in-process Kafka Connect worker: true, false (deploy them in a Connect "
+                    + "cluster) or auto (only with the embedded broker, where there is one instance).",
+            Parsers.oneOf("auto", "true", "false"));
+    public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
+            "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
+                    + "as new versions; 0 turns the watch off.", Parsers.duration());
+    public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>("reme.metrics.tenant-labels", "",
+            "Tenants (tenant,tenant) that get their own 'tenant' label value in /metrics; all others are counted as "
+                    + "'other', so label values stay bounded.", Parsers.tenantList());
 
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
@@ -139,7 +165,8 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, MEMORY_BUCKETS, EMBEDDING);
+            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
+            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -281,8 +308,26 @@ public final class AppConfig {
         return Path.of(get(DATA_DIR)).toAbsolutePath().normalize();
     }
 
+    /** The working directory the file sinks write and the watch reads. */
+    public Path workspaceDir() {
+        String configured = get(WORKSPACE_DIR);
+        return configured.isBlank() ? dataDir().resolve("workspace") : Path.of(configured).toAbsolutePath().normalize();
+    }
+
+    /** Whether this instance runs the file sinks in-process. */
+    public boolean sinksEmbedded() {
+        String value = get(SINKS_EMBEDDED);
+        return value.equals("auto") ? embeddedBroker() : Boolean.parseBoolean(value);
+    }
+
     public boolean embeddedBroker() {
         return get(BOOTSTRAP_SERVERS).isBlank();
+    }
+
+    /** The tenants named in {@link #METRICS_TENANTS}. */
+    public Set<String> metricsTenants() {
+        String value = get(METRICS_TENANTS);
+        return value.isEmpty() ? Set.of() : Set.copyOf(List.of(value.split(",")));
     }
 
     public Topics topics() {
@@ -306,7 +351,7 @@ public final class AppConfig {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER));
+                get(IDLE_AFTER), get(SESSION_RETENTION));
     }
 
     /**

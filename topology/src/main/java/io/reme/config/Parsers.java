@@ -1,7 +1,10 @@
 package io.reme.config;
 
+import io.reme.message.SafeId;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 
@@ -121,6 +124,20 @@ final class Parsers {
                 }
             }
             throw new IllegalArgumentException("must be one of " + String.join(", ", allowed) + ", got '" + value + "'");
+        };
+    }
+
+    /** Comma-separated tenant ids (each in the safe id alphabet), normalised to "a,b"; empty for none. */
+    static Function<String, String> tenantList() {
+        return value -> {
+            if (value == null || value.isBlank()) {
+                return "";
+            }
+            List<String> tenants = new ArrayList<>();
+            for (String part : value.split(",")) {
+                tenants.add(SafeId.require("tenant", part.trim()));
+            }
+            return String.join(",", tenants);
         };
     }
 }

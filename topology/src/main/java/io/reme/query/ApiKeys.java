@@ -51,6 +51,15 @@ public final class ApiKeys {
         return parse(tenant + ":" + key);
     }
 
+    /**
+     * The {@code Authorization} header of the tenant's key, for calls between instances made on the
+     * tenant's behalf by the pipeline itself (no client token at hand); empty for an unknown tenant.
+     */
+    public Optional<String> authorizationOf(String tenant) {
+        byte[] key = keysByTenant.get(tenant);
+        return key == null ? Optional.empty() : Optional.of(BEARER + new String(key, StandardCharsets.UTF_8));
+    }
+
     public boolean isEmpty() {
         return keysByTenant.isEmpty();
     }

@@ -14,6 +14,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,10 +52,18 @@ final class OwnerRouting {
      */
     Answer route(String store, String key, String path, boolean forwarded, String authorization,
             IntFunction<Answer> local) {
+        return route(store, key, null, path, forwarded, authorization, local);
+    }
+
+    /** As {@link #route(String, String, String, boolean, String, IntFunction)} for a store partitioned by {@code partitioner}. */
+    Answer route(String store, String key, StreamPartitioner<String, Object> partitioner, String path,
+            boolean forwarded, String authorization, IntFunction<Answer> local) {
         if (streams.state() != KafkaStreams.State.RUNNING) {
             throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
         }
-        KeyQueryMetadata owner = streams.queryMetadataForKey(store, key, new StringSerializer());
+        KeyQueryMetadata owner = partitioner == null
+                ? streams.queryMetadataForKey(store, key, new StringSerializer())
+                : streams.queryMetadataForKey(store, key, partitioner);
         if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
             throw ApiException.unavailable("the owner of this key is not known yet; try again shortly");
         }

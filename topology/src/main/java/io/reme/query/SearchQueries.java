@@ -14,14 +14,8 @@ import io.reme.search.PartitionMerge;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,9 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.StateQueryResult;
@@ -50,18 +42,15 @@ public final class SearchQueries {
     private static final Logger LOG = LoggerFactory.getLogger(SearchQueries.class);
 
     private final KafkaStreams streams;
-    private final HostInfo self;
-    private final String memoriesTopic;
+    private final PartitionFanOut fanOut;
     private final int partitions;
     private final MemoryPartitioning partitioning;
     private final EmbeddingModel embeddings;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     SearchQueries(KafkaStreams streams, HostInfo self, String memoriesTopic, int partitions,
             MemoryPartitioning partitioning, EmbeddingModel embeddings) {
         this.streams = streams;
-        this.self = self;
-        this.memoriesTopic = memoriesTopic;
+        this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
         this.partitions = partitions;
         this.partitioning = partitioning;
         this.embeddings = embeddings;
@@ -76,21 +65,15 @@ public final class SearchQueries {
         SearchQuery query = parse(tenant, body);
         long embedded = System.nanoTime();
         Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
-        Map<HostInfo, Set<Integer>> byHost = new HashMap<>();
         Set<Integer> missing = new TreeSet<>(wanted);
-        for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
-            for (TopicPartition partition : client.topicPartitions()) {
-                if (partition.topic().equals(memoriesTopic) && wanted.contains(partition.partition())) {
-                    byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>()).add(partition.partition());
-                }
-            }
-        }
         // One partition's answer is final; several partitions send their candidates, fused here once.
         boolean candidates = wanted.size() > 1;
         List<Hit> hits = new ArrayList<>();
-        for (Map.Entry<HostInfo, Set<Integer>> host : byHost.entrySet()) {
-            PartitionHits found = host.getKey().equals(self) ? local(query, host.getValue(), candidates)
-                    : remote(host.getKey(), query, host.getValue(), candidates, authorization);
+        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
+            PartitionHits found = fanOut.isSelf(host.getKey()) ? local(query, host.getValue(), candidates)
+                    : fanOut.post(host.getKey(), INTERNAL_PATH, Map.of("query", query, "partitions", host.getValue(),
+                            "candidates", candidates), authorization, PartitionHits.class)
+                            .orElse(new PartitionHits(List.of(), Set.of()));
             hits.addAll(found.hits());
             missing.removeAll(found.answered());
         }
@@ -125,33 +108,6 @@ public final class SearchQueries {
             }
         }
         return new PartitionHits(hits, answered);
-    }
-
-    private PartitionHits remote(HostInfo host, SearchQuery query, Set<Integer> wanted, boolean candidates,
-            String authorization) {
-        try {
-            Map<String, Object> body = Map.of("query", query, "partitions", wanted, "candidates", candidates);
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port()
-                            + INTERNAL_PATH))
-                    .timeout(Duration.ofSeconds(10))
-                    .header("Authorization", authorization)
-                    .header(OwnerRouting.FORWARDED_HEADER, self.host() + ":" + self.port())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(Json.MAPPER.writeValueAsBytes(body)))
-                    .build();
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() != 200) {
-                LOG.warn("remote search failed host={}:{} status={}", host.host(), host.port(), response.statusCode());
-                return new PartitionHits(List.of(), Set.of());
-            }
-            return Json.MAPPER.readValue(response.body(), PartitionHits.class);
-        } catch (IOException e) {
-            LOG.warn("remote search failed host={}:{} error={}", host.host(), host.port(), e.toString());
-            return new PartitionHits(List.of(), Set.of());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new PartitionHits(List.of(), Set.of());
-        }
     }
 
     /** {@code POST /v1/internal/search} from another instance: the query must be for the caller's tenant. */
@@ -192,7 +148,7 @@ public final class SearchQueries {
                     enums(body.get("types")), strings(body.get("users")), strings(body.get("sessions")),
                     instant(body.get("from")), instant(body.get("to")), body.path("minScore").asDouble(0),
                     body.hasNonNull("fusion") ? FusionMode.valueOf(body.get("fusion").asText().toUpperCase(Locale.ROOT))
-                            : null);
+                            : null, strings(body.get("targets")));
         } catch (IllegalArgumentException e) {
             throw new ApiException(400, "invalid_query", e.getMessage());
         }

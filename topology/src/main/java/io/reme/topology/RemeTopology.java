@@ -8,6 +8,7 @@ import io.reme.index.MemoryPartitioning;
 import io.reme.json.JsonSerde;
 import io.reme.search.MemoryRecord;
 import io.reme.llm.LlmRequest;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.MessageProcessor;
 import io.reme.session.ResultProcessor;
@@ -42,16 +43,24 @@ public final class RemeTopology {
         return build(topics, settings, tokens, new MemoryPartitioning(1));
     }
 
-    /** @param memories how memories are spread over partitions (by tenant, in buckets) */
     public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
             MemoryPartitioning memories) {
+        return build(topics, settings, tokens, memories, PipelineMetrics.NONE);
+    }
+
+    /**
+     * @param memories how memories are spread over partitions (by tenant, in buckets)
+     * @param metrics where the processors report messages, tokens, compactions and dead letters
+     */
+    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
+            MemoryPartitioning memories, PipelineMetrics metrics) {
         Topology topology = new Topology();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         topology.addSource(SessionNodes.MESSAGES_SOURCE, bytesIn, bytesIn, topics.messages());
         topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
-        topology.addProcessor(SessionNodes.MESSAGE_PROCESSOR, MessageProcessor.supplier(settings, tokens),
+        topology.addProcessor(SessionNodes.MESSAGE_PROCESSOR, MessageProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.MESSAGES_SOURCE);
-        topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens),
+        topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.RESULTS_SOURCE);
         topology.addStateStore(SessionStores.headers(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
         topology.addStateStore(SessionStores.messages(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
@@ -71,7 +80,7 @@ public final class RemeTopology {
 
         // Diary documents: one writer per document key, versioned edits.
         topology.addSource(DiaryEditProcessor.SOURCE, bytesIn, bytesIn, topics.diaryEdits());
-        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(), DiaryEditProcessor.SOURCE);
+        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(metrics), DiaryEditProcessor.SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
                 Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(Map.of()), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.SINK, topics.diary(), keys,

@@ -33,6 +33,12 @@ public final class StreamsSettings {
         int maxRequest = config.get(AppConfig.REQUEST_MAX_BYTES);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRequest + 64 * 1024);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+        // With transactions v2 the first batch of every transaction can meet CONCURRENT_TRANSACTIONS
+        // while the previous one completes; a later batch sent alongside it then reaches a partition
+        // with no producer state, is refused as out of order, and the two can retry each other
+        // forever (seen on 4.4 under load: a thread stalled for good). One request in flight per
+        // connection keeps batches in order.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
         props.put(StreamsConfig.topicPrefix("max.message.bytes"), Integer.toString(maxRequest + 64 * 1024));
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));

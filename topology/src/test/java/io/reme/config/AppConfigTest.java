@@ -70,6 +70,22 @@ class AppConfigTest {
     }
 
     @Test
+    void theWorkingDirectoryAndItsSinksFollowTheDeployment() {
+        AppConfig embedded = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), "/srv/reme"));
+        assertEquals(Path.of("/srv/reme/workspace"), embedded.workspaceDir());
+        assertTrue(embedded.sinksEmbedded(), "one instance on the embedded broker writes its own files");
+        AppConfig cluster = AppConfig.of(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092",
+                AppConfig.WORKSPACE_DIR.name(), "/mnt/shared/ws"));
+        assertEquals(Path.of("/mnt/shared/ws"), cluster.workspaceDir());
+        assertEquals(false, cluster.sinksEmbedded(), "several instances leave the files to a Connect cluster");
+        assertTrue(AppConfig.of(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092",
+                AppConfig.SINKS_EMBEDDED.name(), "true")).sinksEmbedded());
+        assertEquals(Duration.ZERO, AppConfig.of(Map.of(AppConfig.WATCH_INTERVAL.name(), "0s"))
+                .get(AppConfig.WATCH_INTERVAL));
+        assertThrows(ConfigException.class, () -> AppConfig.of(Map.of(AppConfig.SINKS_EMBEDDED.name(), "maybe")));
+    }
+
+    @Test
     void everyDefaultIsValidOnItsOwn() {
         for (ConfigField<?> field : AppConfig.FIELDS) {
             field.parse(field.defaultValue());

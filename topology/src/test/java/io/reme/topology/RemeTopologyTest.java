@@ -9,12 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.message.Block;
+import io.reme.metrics.PipelineMetrics;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
@@ -30,6 +33,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -64,6 +69,25 @@ class RemeTopologyTest {
     private TestOutputTopic<String, String> toolResults;
     private TestOutputTopic<byte[], byte[]> dlq;
     private int sent;
+    /** What the processors reported to the metrics, counted per event. */
+    private final Map<String, Long> reported = new ConcurrentHashMap<>();
+    private final PipelineMetrics metrics = new PipelineMetrics() {
+        @Override
+        public void messageIn(String tenant, int tokens) {
+            reported.merge("messages " + tenant, 1L, Long::sum);
+            reported.merge("tokens " + tenant, (long) tokens, Long::sum);
+        }
+
+        @Override
+        public void compaction(String tenant, Compaction event) {
+            reported.merge(tenant + " " + event, 1L, Long::sum);
+        }
+
+        @Override
+        public void deadLetter(DlqReason reason) {
+            reported.merge("dlq " + reason, 1L, Long::sum);
+        }
+    };
 
     @BeforeEach
     void start() {
@@ -72,7 +96,8 @@ class RemeTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS), props);
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS,
+                new MemoryPartitioning(1), metrics), props);
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
@@ -150,6 +175,19 @@ class RemeTopologyTest {
         return summary == null ? "" : summary;
     }
 
+    private List<String> activityOf(String session) {
+        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.ACTIVITY);
+        List<String> out = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = store.all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.key.endsWith("/acme/" + session)) {
+                    out.add(kv.key);
+                }
+            });
+        }
+        return out;
+    }
+
     private List<StoredMessage> live(String session) {
         KeyValueStore<String, StoredMessage> store = driver.getKeyValueStore(SessionStores.MESSAGES);
         List<StoredMessage> out = new ArrayList<>();
@@ -167,6 +205,33 @@ class RemeTopologyTest {
         }
     }
 
+    /**
+     * The requests emitted since the last read, without the EXTRACT requests, after checking that
+     * each DIARY request is followed by an EXTRACT request for exactly the same span.
+     */
+    private List<LlmRequest> requests() {
+        return requestKeyValues().stream().map(kv -> kv.value).toList();
+    }
+
+    private List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> requestKeyValues() {
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all = requests.readKeyValuesToList();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            LlmRequest request = all.get(i).value;
+            if (request.kind() == LlmKind.DIARY) {
+                assertTrue(i + 1 < all.size(), "an EXTRACT request follows the DIARY request " + request.requestId());
+                assertEquals(request.withKind(LlmKind.EXTRACT), all.get(i + 1).value, "same span for extraction");
+                assertEquals(all.get(i).key, all.get(i + 1).key);
+            }
+            if (request.kind() != LlmKind.EXTRACT) {
+                rest.add(all.get(i));
+            } else {
+                assertEquals(LlmKind.DIARY, all.get(i - 1).value.kind(), "an EXTRACT request only with a DIARY one");
+            }
+        }
+        return rest;
+    }
+
     // ---- tests ----
 
     @Test
@@ -174,7 +239,7 @@ class RemeTopologyTest {
         send("s1", "user", "hello" + words(100));
         assertTrue(requests.isEmpty(), "under threshold: no request");
         fillOverThreshold("s1");
-        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requests.readKeyValuesToList();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requestKeyValues();
         assertEquals(2, emitted.size(), "one COMPACT and one DIARY request");
         LlmRequest compact = emitted.get(0).value;
         LlmRequest diary = emitted.get(1).value;
@@ -206,7 +271,7 @@ class RemeTopologyTest {
     @Test
     void anOkResultReplacesTheSummaryAndArchivesTheSpanExactlyOnce() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         long liveBefore = header("s1").messageTokens();
         sendResult(LlmResult.ok(request, summary("ship it"), 1, T0.plusSeconds(60)), T0.plusSeconds(60));
 
@@ -232,7 +297,7 @@ class RemeTopologyTest {
             assertEquals(TOKENS.count(m.message()), m.tokens(), "stored token counts equal jtokkit's");
         }
         // Still over the threshold after the first compaction: the next one is requested at once.
-        List<LlmRequest> next = requests.readValuesToList();
+        List<LlmRequest> next = requests();
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).epoch());
         assertEquals(request.toSeq() + 1, next.get(0).fromSeq());
@@ -243,7 +308,7 @@ class RemeTopologyTest {
     @Test
     void duplicateAndStaleResultsAreDroppedAndCounted() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         LlmResult stale = new LlmResult(request.requestId(), request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
                 io.reme.llm.LlmStatus.OK, summary("wrong"), null, 1, T0);
@@ -266,7 +331,7 @@ class RemeTopologyTest {
     @Test
     void aFailedResultKeepsEveryMessageAndRetriesAfterTheBackoff() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         List<StoredMessage> before = live("s1");
         sendResult(LlmResult.failed(request, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
 
@@ -281,7 +346,7 @@ class RemeTopologyTest {
         sendRaw("acme/s1", message("s1", "user", "within backoff" + words(10), T0.plusSeconds(30)), T0.plusSeconds(30));
         assertTrue(requests.isEmpty(), "no new request within the backoff");
         sendRaw("acme/s1", message("s1", "user", "after backoff" + words(10), T0.plusSeconds(60)), T0.plusSeconds(60));
-        List<LlmRequest> retried = requests.readValuesToList();
+        List<LlmRequest> retried = requests();
         assertEquals(2, retried.size());
         assertEquals(2, retried.get(0).epoch());
         assertFalse(retried.get(0).requestId().equals(request.requestId()));
@@ -290,7 +355,7 @@ class RemeTopologyTest {
     @Test
     void anInvalidSummaryIsNeverApplied() {
         fillOverThreshold("s1");
-        LlmRequest request = requests.readValuesToList().get(0);
+        LlmRequest request = requests().get(0);
         sendResult(LlmResult.ok(request, "[Compactor] failed: timeout", 1, T0), T0.plusSeconds(20));
         sendResult(LlmResult.ok(request, summary("x").replace("## Next Steps\n1. more\n", ""), 1, T0),
                 T0.plusSeconds(21));
@@ -305,15 +370,59 @@ class RemeTopologyTest {
     @Test
     void aPendingRequestWithoutResultIsReissuedAfterTheTimeout() {
         fillOverThreshold("s1");
-        LlmRequest first = requests.readValuesToList().get(0);
+        LlmRequest first = requests().get(0);
         sendRaw("acme/s1", message("s1", "user", "later" + words(5), T0.plus(Duration.ofMinutes(11))),
                 T0.plus(Duration.ofMinutes(11)));
-        List<LlmRequest> again = requests.readValuesToList();
+        List<LlmRequest> again = requests();
         assertEquals(2, again.size());
         assertEquals(first.epoch() + 1, again.get(0).epoch());
         sendResult(LlmResult.ok(first, summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
         assertEquals("", summaryOf("s1"), "the abandoned request's late result is stale");
         assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_TIMED_OUT));
+    }
+
+    @Test
+    void theMetricsHearOfEveryCompactionOutcomeAndDeadLetter() {
+        fillOverThreshold("s1");
+        LlmRequest first = requests.readValuesToList().get(0);
+        sendResult(LlmResult.failed(first, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
+        sendRaw("acme/s1", message("s1", "user", "after the backoff" + words(10), T0.plusSeconds(60)),
+                T0.plusSeconds(60));
+        LlmRequest second = requests.readValuesToList().get(0);
+        sendResult(LlmResult.ok(second, "no structure at all", 1, T0), T0.plusSeconds(61));
+        sendRaw("acme/s1", message("s1", "user", "after the next backoff" + words(10), T0.plusSeconds(100)),
+                T0.plusSeconds(100));
+        assertEquals(LlmKind.COMPACT, requests.readValuesToList().get(0).kind(), "a third request, never answered");
+        Instant late = T0.plusSeconds(100).plus(Duration.ofMinutes(11));
+        sendRaw("acme/s1", message("s1", "user", "much later" + words(10), late), late);
+        LlmRequest fourth = requests.readValuesToList().get(0);
+        sendResult(LlmResult.ok(fourth, summary("done"), 1, late), late.plusSeconds(1));
+        sendRaw("acme/s1", "not json", late);
+        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                "{broken".getBytes(StandardCharsets.UTF_8), late));
+
+        Map<Counter, Long> counters = header("s1").counters().values();
+        assertEquals(counters.get(Counter.MESSAGES), reported.get("messages acme"));
+        assertEquals(live("s1").stream().mapToLong(StoredMessage::tokens).sum()
+                + dialogTokens(), reported.get("tokens acme"), "tokens of every message appended");
+        assertEquals(counters.get(Counter.COMPACTIONS_REQUESTED), reported.get("acme REQUESTED"));
+        assertTrue(reported.get("acme REQUESTED") >= 4, reported.toString());
+        assertEquals(1, reported.get("acme FAILED"));
+        assertEquals(1, reported.get("acme INVALID_SUMMARY"));
+        assertEquals(1, reported.get("acme TIMED_OUT"));
+        assertEquals(1, reported.get("acme APPLIED"));
+        assertEquals(counters.get(Counter.COMPACTIONS_FAILED), reported.get("acme FAILED"));
+        assertEquals(counters.get(Counter.INVALID_SUMMARIES), reported.get("acme INVALID_SUMMARY"));
+        assertEquals(counters.get(Counter.COMPACTIONS_TIMED_OUT), reported.get("acme TIMED_OUT"));
+        assertEquals(counters.get(Counter.COMPACTIONS_APPLIED), reported.get("acme APPLIED"));
+        assertEquals(1, reported.get("dlq MALFORMED_JSON"));
+        assertEquals(1, reported.get("dlq INVALID_RESULT"));
+        assertEquals(2, dlq.readRecordsToList().size(), "one report per dead letter");
+    }
+
+    /** Tokens of the archived messages, as counted when they arrived (nothing here is truncated). */
+    private long dialogTokens() {
+        return dialog.readValuesToList().stream().mapToLong(archived -> TOKENS.count(archived.message())).sum();
     }
 
     private static String message(String session, String role, String content, Instant time) {
@@ -395,7 +504,7 @@ class RemeTopologyTest {
         driver.advanceWallClockTime(Duration.ofMinutes(10));
         assertTrue(requests.isEmpty(), "not quiet long enough");
         driver.advanceWallClockTime(Duration.ofMinutes(25));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = requests();
         assertEquals(1, idle.size());
         assertEquals(LlmKind.DIARY, idle.get(0).kind());
         assertEquals(0, idle.get(0).fromSeq());
@@ -407,11 +516,58 @@ class RemeTopologyTest {
 
         send("s5", "user", "follow-up");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> next = requests.readValuesToList();
+        List<LlmRequest> next = requests();
         assertEquals(1, next.size());
         assertEquals(2, next.get(0).fromSeq(), "only what no diary covered yet");
         assertEquals(2, next.get(0).toSeq());
         assertEquals(3, live("s5").size(), "messages stay live: a diary does not compact");
+    }
+
+    @Test
+    void aSessionQuietForTheRetentionIsArchivedAndDeleted() {
+        send("s7", "user", "remember the blue deploy");
+        send("s7", "assistant", "noted");
+        send("s7", "user", "thanks");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        assertEquals(1, requests().size(), "the idle diary comes first");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        assertNotNull(header("s7"), "quiet for less than the retention");
+        assertTrue(dialog.isEmpty());
+
+        driver.advanceWallClockTime(Duration.ofDays(11));
+        List<ArchivedMessage> archived = dialog.readValuesToList();
+        assertEquals(List.of(0L, 1L, 2L), archived.stream().map(ArchivedMessage::seq).toList(),
+                "every live message is archived, in order, before the state goes");
+        assertEquals("remember the blue deploy", ((Block.Text) archived.get(0).message().content().get(0)).text());
+        assertTrue(archived.stream().allMatch(m -> m.summaryRequestId() == null), "archived by expiry, not a summary");
+        assertNull(header("s7"));
+        assertTrue(live("s7").isEmpty());
+        assertEquals("", summaryOf("s7"));
+        assertTrue(activityOf("s7").isEmpty(), "nothing left to sweep");
+        driver.advanceWallClockTime(Duration.ofDays(40));
+        assertTrue(dialog.isEmpty(), "expires once");
+        assertTrue(requests.isEmpty());
+    }
+
+    @Test
+    void aMessageBeforeTheRetentionEndsKeepsTheSessionAndAfterItStartsAFreshOne() {
+        send("s8", "user", "first");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        send("s8", "user", "back again");
+        driver.advanceWallClockTime(Duration.ofDays(20));
+        assertEquals(2, live("s8").size(), "the clock restarted at the second message");
+        assertTrue(dialog.isEmpty());
+        assertEquals(1, activityOf("s8").size(), "one index entry per session");
+
+        driver.advanceWallClockTime(Duration.ofDays(11));
+        assertEquals(2, dialog.readValuesToList().size());
+        assertNull(header("s8"));
+
+        send("s8", "user", "a new start");
+        SessionHeader fresh = header("s8");
+        assertEquals(1, fresh.liveCount());
+        assertEquals(TOKENS.count("a new start"), fresh.messageTokens());
+        assertEquals(0, live("s8").get(0).seq());
     }
 
     @Test
@@ -420,12 +576,12 @@ class RemeTopologyTest {
         send("s6", "user", "question 0" + words(100));
         send("s6", "assistant", "answer 0" + words(100));
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        assertEquals(1, requests.readValuesToList().size(), "idle diary for seq 0-1");
+        assertEquals(1, requests().size(), "idle diary for seq 0-1");
         send("s6", "user", "question 1" + words(100));
         send("s6", "assistant", "answer 1" + words(100));
         assertTrue(requests.isEmpty());
         send("s6", "user", "question 2" + words(100));
-        List<LlmRequest> emitted = requests.readValuesToList();
+        List<LlmRequest> emitted = requests();
         assertEquals(2, emitted.size());
         LlmRequest compact = emitted.get(0);
         LlmRequest diary = emitted.get(1);
@@ -463,6 +619,6 @@ class RemeTopologyTest {
         send("s4", "assistant", "a" + words(200));
         assertTrue(requests.isEmpty(), "no valid cut yet: only one turn");
         send("s4", "user", "q2" + words(10));
-        assertEquals(2, requests.readValuesToList().size(), "380 tokens is over acme's 380-token threshold");
+        assertEquals(2, requests().size(), "380 tokens is over acme's 380-token threshold");
     }
 }

@@ -1,0 +1,120 @@
+package io.reme.sink;
+
+import com.fasterxml.jackson.core.JacksonException;
+import io.reme.json.Json;
+import io.reme.session.ArchivedMessage;
+import io.reme.workspace.AtomicFiles;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Appends archived messages to their day's JSONL file. A line is the {@link ArchivedMessage} as
+ * compact JSON (tenant, session, user, date, seq, summaryRequestId, message). Each batch rewrites a
+ * touched file atomically with its new lines, and a message already in the file (same session and
+ * sequence number) is not written again: a redelivery after a crash, whether or not the crash came
+ * before the offsets were committed, leaves the file as it was.
+ */
+public final class DialogSinkTask extends FileSinkTask {
+    private static final int CACHED_FILES = 256;
+
+    /** The messages in a file, by {@code session#seq}, and the file size they were read at. */
+    private record Contents(long size, Set<String> messages) {
+    }
+
+    private final Map<Path, Contents> cache = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Path, Contents> eldest) {
+            return size() > CACHED_FILES;
+        }
+    };
+
+    @Override
+    void write(Collection<SinkRecord> records) throws IOException {
+        Map<Path, List<ArchivedMessage>> byFile = new LinkedHashMap<>();
+        for (SinkRecord record : records) {
+            try {
+                ArchivedMessage message = parse(record);
+                byFile.computeIfAbsent(workspace.dialogFile(message.tenant(), message.user(), message.date()),
+                        f -> new ArrayList<>()).add(message);
+            } catch (JacksonException | IllegalArgumentException e) {
+                reject(record, "unwritable archived message: " + e.getMessage());
+            }
+        }
+        for (Map.Entry<Path, List<ArchivedMessage>> entry : byFile.entrySet()) {
+            append(entry.getKey(), entry.getValue());
+        }
+    }
+
+    private void append(Path file, List<ArchivedMessage> messages) throws IOException {
+        byte[] existing = AtomicFiles.readIfExists(file).orElse(new byte[0]);
+        Contents contents = cache.get(file);
+        if (contents == null || contents.size() != existing.length) {
+            contents = new Contents(existing.length, messagesIn(existing));
+        }
+        Set<String> present = new HashSet<>(contents.messages());
+        ByteArrayOutputStream next = new ByteArrayOutputStream(existing.length + 1024 * messages.size());
+        next.writeBytes(existing);
+        for (ArchivedMessage message : messages) {
+            if (present.add(id(message))) {
+                next.writeBytes(Json.MAPPER.writeValueAsBytes(message));
+                next.write('\n');
+            }
+        }
+        if (next.size() != existing.length) {
+            AtomicFiles.write(file, next.toByteArray());
+        }
+        cache.put(file, new Contents(next.size(), present));
+    }
+
+    private static ArchivedMessage parse(SinkRecord record) throws JacksonException {
+        String[] key = keyParts(record, 2, "tenant/session");
+        if (record.value() == null) {
+            throw new IllegalArgumentException("the dialog archive has no tombstones");
+        }
+        ArchivedMessage message = Json.MAPPER.readValue(text(record.value()), ArchivedMessage.class);
+        if (!key[0].equals(message.tenant()) || !key[1].equals(message.session())) {
+            throw new IllegalArgumentException("key " + String.join("/", key) + " does not match the message's "
+                    + message.tenant() + "/" + message.session());
+        }
+        if (!message.tenant().equals(message.message().tenant()) || !message.user().equals(message.message().user())) {
+            throw new IllegalArgumentException("archived message and its message disagree on tenant or user");
+        }
+        return message;
+    }
+
+    /** What identifies a message in a file: it is unique per tenant and user. */
+    private static String id(ArchivedMessage message) {
+        return message.session() + "#" + message.seq();
+    }
+
+    /** The messages a file already holds; a line that is not an archived message is left alone. */
+    private static Set<String> messagesIn(byte[] file) {
+        Set<String> ids = new HashSet<>();
+        for (String line : new String(file, StandardCharsets.UTF_8).split("\n")) {
+            if (!line.isBlank()) {
+                try {
+                    ids.add(id(Json.MAPPER.readValue(line, ArchivedMessage.class)));
+                } catch (JacksonException e) {
+                    // A hand-edited or foreign line: kept as it is, and it identifies nothing.
+                }
+            }
+        }
+        return ids;
+    }
+
+    @Override
+    public void stop() {
+        super.stop();
+        cache.clear();
+    }
+}

@@ -1,0 +1,21 @@
+package io.reme.worker;
+
+import io.reme.index.MemoryPartitioning;
+import java.util.Objects;
+
+/**
+ * What EXTRACT requests need beyond the LLM: whether to run them at all (off: they are answered OK
+ * at once, without a model call), the existing memories to merge with, and how memories are spread
+ * over the partitions of {@code memories.pending} / {@code memories}.
+ */
+public record ExtractionSetup(boolean enabled, MemoryLookup lookup, MemoryPartitioning partitioning) {
+    public ExtractionSetup {
+        Objects.requireNonNull(lookup, "lookup");
+        Objects.requireNonNull(partitioning, "partitioning");
+    }
+
+    /** Workers without access to the search store: extraction merges within each request only. */
+    public static ExtractionSetup withoutLookup(boolean enabled, int tenantBuckets) {
+        return new ExtractionSetup(enabled, MemoryLookup.NONE, new MemoryPartitioning(tenantBuckets));
+    }
+}

@@ -1,0 +1,111 @@
+package io.reme.worker;
+
+import io.reme.llm.LlmRequest;
+import io.reme.provider.LlmException;
+import io.reme.provider.MemoryCandidate;
+import io.reme.provider.MergeDecision;
+import io.reme.provider.MergeTask;
+import io.reme.search.MemoryRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Turns one EXTRACT request's candidates into memory writes. Each candidate is given, with the
+ * nearest existing memories of its tenant, type and target (and the memories this request already
+ * wrote, which the index may not show yet), to the decider: ADD makes a memory whose id is derived
+ * from the request id and the candidate's position, so a re-delivered request rewrites the same
+ * memories instead of adding copies; UPDATE rewrites an existing memory under its id, its previous
+ * content kept in its history; NOOP writes nothing.
+ */
+final class MemoryMerger {
+    static final int NEIGHBOURS = 20;
+
+    /** Asks the model (with the worker's timeouts and retries) what to do with one candidate. */
+    @FunctionalInterface
+    interface Decider {
+        MergeDecision decide(MergeTask task) throws LlmException, InterruptedException;
+    }
+
+    /** The memories to write and what was decided. */
+    record Merged(List<MemoryRecord> writes, int added, int updated, int unchanged) {
+    }
+
+    private final MemoryLookup lookup;
+
+    MemoryMerger(MemoryLookup lookup) {
+        this.lookup = lookup;
+    }
+
+    Merged merge(LlmRequest request, List<MemoryCandidate> candidates, Decider decider, Instant now)
+            throws LlmException, InterruptedException {
+        Map<String, MemoryRecord> written = new LinkedHashMap<>();
+        int added = 0;
+        int updated = 0;
+        int unchanged = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            MemoryCandidate candidate = candidates.get(i);
+            List<MergeTask.Neighbour> neighbours = neighbours(request, candidate, written);
+            MergeDecision decision = decider.decide(new MergeTask(candidate, neighbours, request.language()));
+            switch (decision.action()) {
+                case ADD -> {
+                    String id = UUID.nameUUIDFromBytes((request.tenant() + "/" + request.requestId() + "/extract/" + i)
+                            .getBytes(StandardCharsets.UTF_8)).toString();
+                    written.put(id, new MemoryRecord(id, request.tenant(), request.user(), request.session(),
+                            candidate.type(), decision.content(), now, now, candidate.conversationTime(),
+                            metadata(request, candidate, Map.of()), null, null, candidate.target(), 1, List.of()));
+                    added++;
+                }
+                case UPDATE -> {
+                    MemoryRecord base = neighbours.stream().map(MergeTask.Neighbour::memory)
+                            .filter(m -> m.id().equals(decision.memoryId())).findFirst().orElse(null);
+                    if (base == null) {
+                        throw new LlmException("the merge updates " + decision.memoryId()
+                                + ", which is not one of the memories it was shown", true, null);
+                    }
+                    MemoryRecord next = base.revise(decision.content(), metadata(request, candidate, base.metadata()),
+                            now);
+                    if (candidate.conversationTime() != null) {
+                        next = next.withConversationTime(candidate.conversationTime());
+                    }
+                    written.put(base.id(), next);
+                    updated++;
+                }
+                case NOOP -> unchanged++;
+            }
+        }
+        return new Merged(List.copyOf(written.values()), added, updated, unchanged);
+    }
+
+    /** The index's nearest memories with this request's own writes of the same type and target laid over them. */
+    private List<MergeTask.Neighbour> neighbours(LlmRequest request, MemoryCandidate candidate,
+            Map<String, MemoryRecord> written) {
+        List<MergeTask.Neighbour> result = new ArrayList<>();
+        for (MemoryRecord own : written.values()) {
+            if (own.type() == candidate.type() && candidate.target().equals(own.target())) {
+                result.add(new MergeTask.Neighbour(own, null));
+            }
+        }
+        for (MergeTask.Neighbour n : lookup.nearest(request.tenant(), candidate.type(), candidate.target(),
+                candidate.content(), NEIGHBOURS)) {
+            if (!written.containsKey(n.memory().id())) {
+                result.add(n);
+            }
+        }
+        return result.size() <= NEIGHBOURS ? result : result.subList(0, NEIGHBOURS);
+    }
+
+    private static Map<String, String> metadata(LlmRequest request, MemoryCandidate candidate,
+            Map<String, String> previous) {
+        Map<String, String> metadata = new HashMap<>(previous);
+        metadata.putAll(candidate.metadata());
+        metadata.put("source", "extract");
+        metadata.put("session", request.session());
+        return metadata;
+    }
+}

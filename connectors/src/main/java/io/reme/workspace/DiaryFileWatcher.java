@@ -1,0 +1,191 @@
+package io.reme.workspace;
+
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
+import io.reme.diary.DocumentKey;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes hand edits of {@code MEMORY.md} and {@code memory/YYYY-MM-DD.md} as new document
+ * versions through the single writer ({@code diary.edits}), so search and the models see them.
+ *
+ * <p>Polls the working directory (modification time and size first, content hash when they moved).
+ * A file whose content is what the sink last wrote there is the sink's own write and is ignored. Any
+ * other content is a hand edit once it has stayed the same for two polls (editors save in steps); it
+ * is submitted based on the version the sink last wrote to the file. If a model edit got in first,
+ * the sink holds the newer version back instead of overwriting the file, and the next poll submits
+ * the {@link KeepBothMerge} of the person's file and the held version, based on the held one. Each
+ * submission has an ID derived from the file content and base version, so nothing is sent twice.
+ *
+ * <p>One thread; {@link #poll} is also callable directly (tests). Create with {@link #start}, stop
+ * with {@link #close}.
+ */
+public final class DiaryFileWatcher implements AutoCloseable {
+    public static final String AUTHOR = "human";
+    private static final Logger LOG = LoggerFactory.getLogger(DiaryFileWatcher.class);
+
+    /** A file as last seen; {@code matchesLedger} when it held what the sink wrote. */
+    private record Seen(long modified, long size, String sha256, boolean matchesLedger) {
+    }
+
+    private final Workspace workspace;
+    private final DocumentLedger ledger;
+    private final Producer<String, byte[]> producer;
+    private final String editsTopic;
+    private final Clock clock;
+    private final Map<Path, Seen> seen = new HashMap<>();
+    private final Set<String> submitted = new HashSet<>();
+    private final ScheduledExecutorService timer;
+
+    DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
+            ScheduledExecutorService timer) {
+        this.workspace = workspace;
+        this.ledger = new DocumentLedger(workspace);
+        this.producer = producer;
+        this.editsTopic = editsTopic;
+        this.clock = clock;
+        this.timer = timer;
+    }
+
+    /** Starts polling {@code workspace} every {@code interval}, producing edits with {@code clientProps}. */
+    public static DiaryFileWatcher start(Map<String, Object> clientProps, String editsTopic, Workspace workspace,
+            Duration interval) {
+        Map<String, Object> props = new HashMap<>(clientProps);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "reme-diary-watch");
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "reme-diary-watch");
+            thread.setDaemon(true);
+            return thread;
+        });
+        DiaryFileWatcher watcher = new DiaryFileWatcher(workspace,
+                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()), editsTopic,
+                Clock.systemUTC(), timer);
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                watcher.poll();
+            } catch (RuntimeException e) {
+                LOG.warn("diary watch poll failed; next poll retries error={}", e.toString());
+            }
+        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("watching root={} interval={}", workspace.root(), interval);
+        return watcher;
+    }
+
+    /** One pass over the working directory; returns the edits submitted. */
+    synchronized List<DiaryEdit> poll() {
+        if (!Files.isDirectory(workspace.root())) {
+            return List.of();
+        }
+        List<DiaryEdit> edits = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(workspace.root(), 4)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Optional<DocumentKey> key = workspace.documentAt(file);
+                if (key.isPresent() && Files.isRegularFile(file)) {
+                    try {
+                        check(file, key.get()).ifPresent(edits::add);
+                    } catch (IOException e) {
+                        // One unreadable file (removed mid-walk, no permission) must not hide the others.
+                        LOG.warn("cannot check document file={} error={}", file, e.toString());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return edits;
+    }
+
+    private Optional<DiaryEdit> check(Path file, DocumentKey key) throws IOException {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        long modified = attributes.lastModifiedTime().toMillis();
+        Seen before = seen.get(file);
+        if (before != null && before.matchesLedger() && before.modified() == modified
+                && before.size() == attributes.size()) {
+            return Optional.empty();
+        }
+        byte[] content = Files.readAllBytes(file);
+        String sha256 = DocumentLedger.sha256(content);
+        Optional<DocumentLedger.Written> written = ledger.written(key);
+        boolean sinksOwn = written.isPresent() && written.get().sha256().equals(sha256);
+        seen.put(file, new Seen(modified, attributes.size(), sha256, sinksOwn));
+        if (sinksOwn || before == null || !before.sha256().equals(sha256)) {
+            return Optional.empty();
+        }
+        String text = new String(content, StandardCharsets.UTF_8);
+        long base = written.map(DocumentLedger.Written::version).orElse(0L);
+        Optional<DiaryDocument> held = ledger.held(key);
+        if (held.isPresent() && held.get().version() > base) {
+            // A held version of the person's own earlier save is no conflict: the file is newer.
+            if (!DocumentFiles.isHumanEdit(held.get().editId())) {
+                text = KeepBothMerge.merge(ledger.base(key), text, held.get().content(), held.get().version());
+            }
+            base = held.get().version();
+        }
+        DiaryEdit edit = new DiaryEdit(DocumentFiles.humanEditId(content, base), key.tenant(), key.user(), key.name(),
+                base, text, AUTHOR, clock.instant());
+        if (!submitted.add(edit.editId())) {
+            return Optional.empty();
+        }
+        try {
+            producer.send(new ProducerRecord<>(editsTopic, key.key(), Json.MAPPER.writeValueAsBytes(edit))).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            submitted.remove(edit.editId());
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RecordTooLargeException) {
+                // Not retried: the same content would be refused again. A smaller save is a new edit.
+                LOG.error("hand edit too large to publish tenant={} user={} document={} bytes={}", key.tenant(),
+                        key.user(), key.name(), content.length);
+                return Optional.empty();
+            }
+            submitted.remove(edit.editId());
+            throw new IllegalStateException("cannot publish the edit of " + key.key() + ": " + e.getCause(), e);
+        }
+        LOG.info("hand edit published tenant={} user={} document={} base={} merged={}", key.tenant(), key.user(),
+                key.name(), base, !text.equals(new String(content, StandardCharsets.UTF_8)));
+        return Optional.of(edit);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        try {
+            timer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,155 @@
+package io.reme.workspace;
+
+import io.reme.diary.DocumentKey;
+import io.reme.message.SafeId;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The layout of the working directory, and the only place IDs become file names:
+ * <pre>
+ * root/tenant/user/MEMORY.md
+ * root/tenant/user/memory/YYYY-MM-DD.md
+ * root/tenant/user/dialog/YYYY-MM-DD.jsonl
+ * root/tenant/tool_result/id.txt
+ * root/.state/...            (what the sinks wrote; not for users)
+ * </pre>
+ * Every ID must be a {@link SafeId} (so no separators, no {@code ..}, no unicode, at most 64
+ * characters); names Windows reserves ({@code CON}, {@code nul.txt}, {@code COM1}) and names ending in a
+ * dot are written with a leading {@code _}, which no ID can start with, so encoded names never collide
+ * with real ones. Every resolved path is checked to lie inside its tenant's folder as well.
+ */
+public final class Workspace {
+    public static final String TOOL_RESULTS = "tool_result";
+    static final String STATE = ".state";
+    private static final Set<String> RESERVED = Set.of("CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+            "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+            "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9");
+
+    private final Path root;
+
+    public Workspace(Path root) {
+        this.root = Objects.requireNonNull(root, "root").toAbsolutePath().normalize();
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    public Path tenantDir(String tenant) {
+        return inside(root, root.resolve(folder("tenant", tenant)));
+    }
+
+    public Path userDir(String tenant, String user) {
+        Path tenantDir = tenantDir(tenant);
+        return inside(tenantDir, tenantDir.resolve(folder("user", user)));
+    }
+
+    /** {@code MEMORY.md} or {@code memory/YYYY-MM-DD.md} of the document's user. */
+    public Path documentFile(DocumentKey key) {
+        Path userDir = userDir(key.tenant(), key.user());
+        return inside(userDir, userDir.resolve(key.path()));
+    }
+
+    public Path dialogFile(String tenant, String user, String date) {
+        Path userDir = userDir(tenant, user);
+        return inside(userDir, userDir.resolve("dialog").resolve(canonicalDate(date) + ".jsonl"));
+    }
+
+    public Path toolResultDir(String tenant) {
+        Path tenantDir = tenantDir(tenant);
+        return inside(tenantDir, tenantDir.resolve(TOOL_RESULTS));
+    }
+
+    public Path toolResultFile(String tenant, String toolResultId) {
+        Path dir = toolResultDir(tenant);
+        return inside(dir, dir.resolve(folder("tool result id", toolResultId) + ".txt"));
+    }
+
+    /** Where the sinks keep what they wrote for a document; outside every tenant's folder. */
+    Path stateFile(DocumentKey key, String suffix) {
+        Path state = root.resolve(STATE);
+        Path file = state.resolve(folder("tenant", key.tenant())).resolve(folder("user", key.user()))
+                .resolve(key.name() + suffix);
+        return inside(state, file);
+    }
+
+    /** The document a file under the root stands for, if it is a diary or {@code MEMORY.md} at its place. */
+    public Optional<DocumentKey> documentAt(Path file) {
+        Path relative;
+        try {
+            relative = root.relativize(file.toAbsolutePath().normalize());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        int parts = relative.getNameCount();
+        Optional<String> tenant = parts >= 3 ? idOf(relative.getName(0).toString()) : Optional.empty();
+        Optional<String> user = parts >= 3 ? idOf(relative.getName(1).toString()) : Optional.empty();
+        if (tenant.isEmpty() || user.isEmpty()) {
+            return Optional.empty();
+        }
+        String last = relative.getFileName().toString();
+        if (parts == 3 && last.equals("MEMORY.md")) {
+            return Optional.of(DocumentKey.longTerm(tenant.get(), user.get()));
+        }
+        if (parts == 4 && relative.getName(2).toString().equals("memory") && last.endsWith(".md")) {
+            String name = last.substring(0, last.length() - 3);
+            try {
+                return Optional.of(DocumentKey.daily(tenant.get(), user.get(), LocalDate.parse(canonicalDate(name))));
+            } catch (IllegalArgumentException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The folder or file name for an ID.
+     *
+     * @throws IllegalArgumentException if the ID is not a {@link SafeId}
+     */
+    static String folder(String field, String id) {
+        String problem = SafeId.problem(field, id);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return needsEscape(id) ? "_" + id : id;
+    }
+
+    /** The ID a folder name stands for, or empty if no ID is written that way. */
+    static Optional<String> idOf(String folder) {
+        String id = folder.startsWith("_") ? folder.substring(1) : folder;
+        return SafeId.isSafe(id) && folder("id", id).equals(folder) ? Optional.of(id) : Optional.empty();
+    }
+
+    private static boolean needsEscape(String id) {
+        int dot = id.indexOf('.');
+        String stem = (dot < 0 ? id : id.substring(0, dot)).toUpperCase(Locale.ROOT);
+        return RESERVED.contains(stem) || id.endsWith(".");
+    }
+
+    /** Only {@code YYYY-MM-DD} as {@link LocalDate#toString} writes it: no signs, no five-digit years. */
+    private static String canonicalDate(String date) {
+        try {
+            if (date != null && date.matches("\\d{4}-\\d{2}-\\d{2}") && LocalDate.parse(date).toString().equals(date)) {
+                return date;
+            }
+        } catch (java.time.format.DateTimeParseException e) {
+            // reported below with the same message as any other bad date
+        }
+        throw new IllegalArgumentException("date must be YYYY-MM-DD, got '" + date + "'");
+    }
+
+    /** The last line of defence: whatever an ID held, the path stays below {@code parent}. */
+    private static Path inside(Path parent, Path path) {
+        Path normal = path.normalize();
+        if (!normal.startsWith(parent) || normal.equals(parent)) {
+            throw new IllegalArgumentException("path " + path + " leaves " + parent);
+        }
+        return normal;
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The working directory users read and edit: where each file lives ({@link io.reme.workspace.Workspace}),
+ * how it is replaced without ever being seen half-written ({@link io.reme.workspace.AtomicFiles}), what
+ * the diary sink last wrote to each document ({@link io.reme.workspace.DocumentLedger}), and the watch that
+ * turns a hand edit of a diary or {@code MEMORY.md} into a new document version
+ * ({@link io.reme.workspace.DiaryFileWatcher}).
+ */
+package io.reme.workspace;

@@ -1,0 +1,107 @@
+package io.reme.sink;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.reme.json.Json;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.message.Role;
+import io.reme.session.ArchivedMessage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DialogSinkTaskTest {
+    @TempDir
+    Path root;
+    private DialogSinkTask task;
+
+    @BeforeEach
+    void start() {
+        task = new DialogSinkTask();
+        task.start(Map.of("workspace.dir", root.toString()));
+    }
+
+    @AfterEach
+    void stop() {
+        task.stop();
+    }
+
+    static ArchivedMessage archived(String session, String user, String date, long seq, String text) {
+        Message message = new Message("acme", session, user, session + "-" + seq, Role.USER, null,
+                Instant.parse(date + "T10:00:00Z"), List.of(new Block.Text(text)));
+        return new ArchivedMessage("acme", session, user, date, seq, "req-1", message);
+    }
+
+    static byte[] json(Object value) throws IOException {
+        return Json.MAPPER.writeValueAsBytes(value);
+    }
+
+    private static SinkRecord record(int partition, long offset, ArchivedMessage message) throws IOException {
+        return SinkRecords.of("reme.dialog", partition, offset, message.tenant() + "/" + message.session(),
+                json(message), 0L);
+    }
+
+    @Test
+    void linesAreTheArchivedMessagesGroupedByUserAndDate() throws IOException {
+        ArchivedMessage a0 = archived("s1", "alice", "2026-11-29", 0, "line one\nwith a newline");
+        ArchivedMessage a1 = archived("s1", "alice", "2026-11-30", 1, "next day");
+        ArchivedMessage b0 = archived("s2", "bob", "2026-11-30", 0, "bob's");
+        ArchivedMessage a2 = archived("s3", "alice", "2026-11-30", 0, "another session, same day");
+        task.put(List.of(record(0, 0, a0), record(0, 1, a1), record(1, 0, b0), record(2, 0, a2)));
+
+        assertArrayEquals(lines(a0), Files.readAllBytes(root.resolve("acme/alice/dialog/2026-11-29.jsonl")));
+        assertArrayEquals(lines(a1, a2), Files.readAllBytes(root.resolve("acme/alice/dialog/2026-11-30.jsonl")));
+        assertArrayEquals(lines(b0), Files.readAllBytes(root.resolve("acme/bob/dialog/2026-11-30.jsonl")));
+    }
+
+    @Test
+    void redeliveryWritesNothingTwiceEvenAfterARestart() throws IOException {
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
+        ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
+        ArchivedMessage m2 = archived("s1", "alice", "2026-11-30", 2, "third");
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
+        // A new task (a crash before offsets were committed) gets the same records again, and one more.
+        task.stop();
+        task = new DialogSinkTask();
+        task.start(Map.of("workspace.dir", root.toString()));
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1), record(0, 2, m2)));
+        assertArrayEquals(lines(m0, m1, m2), Files.readAllBytes(root.resolve("acme/alice/dialog/2026-11-30.jsonl")));
+    }
+
+    @Test
+    void badRecordsFailTheTaskWhenThereIsNoDeadLetterQueue() throws IOException {
+        ArchivedMessage ok = archived("s1", "alice", "2026-11-30", 0, "fine");
+        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/other",
+                json(ok), 0L))), "key and message disagree");
+        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/s1",
+                "{not json".getBytes(StandardCharsets.UTF_8), 0L))));
+        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "../../x",
+                json(ok), 0L))));
+        assertFalse(Files.exists(root.resolve("acme")));
+    }
+
+    private static byte[] lines(ArchivedMessage... messages) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (ArchivedMessage message : messages) {
+            out.writeBytes(json(message));
+            out.write('\n');
+        }
+        return out.toByteArray();
+    }
+}

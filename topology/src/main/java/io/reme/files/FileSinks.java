@@ -1,0 +1,163 @@
+package io.reme.files;
+
+import io.reme.sink.DialogSinkConnector;
+import io.reme.sink.DiarySinkConnector;
+import io.reme.sink.ToolResultSinkConnector;
+import io.reme.topic.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.connect.cli.ConnectStandalone;
+import org.apache.kafka.connect.converters.ByteArrayConverter;
+import org.apache.kafka.connect.runtime.Connect;
+import org.apache.kafka.connect.runtime.Herder;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
+import org.apache.kafka.connect.runtime.standalone.StandaloneHerder;
+import org.apache.kafka.connect.util.FutureCallback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka Connect worker in this JVM running the three file sink connectors: the embedded default's
+ * way to keep the working directory, and the same connectors and settings a Connect cluster would
+ * run ({@link #connectorConfigs}). Start with {@link #start}; {@link #close} stops the worker, which
+ * commits the offsets of what was written.
+ */
+public final class FileSinks implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FileSinks.class);
+    private static final long START_TIMEOUT_SECONDS = 60;
+
+    private final Connect<StandaloneHerder> connect;
+
+    private FileSinks(Connect<StandaloneHerder> connect) {
+        this.connect = connect;
+    }
+
+    /** What the connectors need to know about the deployment. */
+    public record Settings(String name, Topics topics, Path workspace, Duration toolResultRetention) {
+    }
+
+    /**
+     * Starts the worker and its connectors and returns once every task runs.
+     *
+     * @param clientProps bootstrap servers and any client settings (security), given to the worker
+     * @param dataDir where the worker keeps its own small state ({@code connect/})
+     */
+    public static FileSinks start(Map<String, Object> clientProps, Path dataDir, Settings settings) {
+        Map<String, String> worker = workerProps(clientProps, dataDir);
+        Connect<StandaloneHerder> connect = new ConnectStandalone().startConnect(worker);
+        FileSinks sinks = new FileSinks(connect);
+        try {
+            for (Map.Entry<String, Map<String, String>> connector : connectorConfigs(settings).entrySet()) {
+                FutureCallback<Herder.Created<ConnectorInfo>> created = new FutureCallback<>();
+                connect.herder().putConnectorConfig(connector.getKey(), connector.getValue(), true, created);
+                created.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            sinks.awaitRunning(connectorConfigs(settings).keySet());
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            sinks.close();
+            throw new IllegalStateException("the file sinks did not start: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            sinks.close();
+            throw new IllegalStateException("interrupted while starting the file sinks", e);
+        }
+        LOG.info("file sinks running workspace={} connectors={}", settings.workspace(),
+                connectorConfigs(settings).keySet());
+        return sinks;
+    }
+
+    /**
+     * The worker: converters hand the connectors raw bytes, only committed records are read (the
+     * pipeline writes with transactions), plugins are found through {@code META-INF/services}
+     * (no scan of the class path), REST listens on a free loopback port.
+     */
+    static Map<String, String> workerProps(Map<String, Object> clientProps, Path dataDir) {
+        Map<String, String> props = new HashMap<>();
+        clientProps.forEach((name, value) -> {
+            props.put(name, String.valueOf(value));
+            props.put("consumer." + name, String.valueOf(value));
+            props.put("producer." + name, String.valueOf(value));
+            props.put("admin." + name, String.valueOf(value));
+        });
+        props.put("key.converter", ByteArrayConverter.class.getName());
+        props.put("value.converter", ByteArrayConverter.class.getName());
+        props.put("consumer.isolation.level", "read_committed");
+        props.put("offset.storage.file.filename", dataDir.resolve("connect").resolve("offsets").toString());
+        props.put("offset.flush.interval.ms", "1000");
+        props.put("plugin.discovery", "service_load");
+        props.put("listeners", "http://127.0.0.1:0");
+        return props;
+    }
+
+    /**
+     * Each connector's configuration by connector name (prefixed with {@code name}, which also names
+     * its consumer group {@code connect-<connector>}). Rejected records go to the pipeline's
+     * {@code dlq} topic with Connect's error headers.
+     */
+    public static Map<String, Map<String, String>> connectorConfigs(Settings settings) {
+        Topics topics = settings.topics();
+        Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
+        String dialog = settings.name() + "-dialog-files";
+        connectors.put(dialog, connector(dialog, DialogSinkConnector.class, topics.dialog(), settings));
+        String diary = settings.name() + "-diary-files";
+        connectors.put(diary, connector(diary, DiarySinkConnector.class, topics.diary(), settings));
+        String tools = settings.name() + "-tool-result-files";
+        Map<String, String> toolResults = connector(tools, ToolResultSinkConnector.class, topics.toolResults(), settings);
+        toolResults.put("retention.ms", Long.toString(settings.toolResultRetention().toMillis()));
+        connectors.put(tools, toolResults);
+        return connectors;
+    }
+
+    private static Map<String, String> connector(String name, Class<?> type, String topic, Settings settings) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("name", name);
+        config.put("connector.class", type.getName());
+        config.put("topics", topic);
+        config.put("tasks.max", "1");
+        config.put("workspace.dir", settings.workspace().toAbsolutePath().toString());
+        config.put("errors.tolerance", "all");
+        config.put("errors.deadletterqueue.topic.name", settings.topics().dlq());
+        config.put("errors.deadletterqueue.context.headers.enable", "true");
+        config.put("errors.log.enable", "true");
+        return config;
+    }
+
+    private void awaitRunning(Iterable<String> names) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        for (String name : names) {
+            while (!running(name)) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("connector " + name + " is not running: " + status(name));
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private boolean running(String name) {
+        ConnectorStateInfo status = status(name);
+        return status != null && "RUNNING".equals(status.connector().state()) && !status.tasks().isEmpty()
+                && status.tasks().stream().allMatch(t -> "RUNNING".equals(t.state()));
+    }
+
+    private ConnectorStateInfo status(String name) {
+        try {
+            return connect.herder().connectorStatus(name);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        connect.stop();
+        connect.awaitStop();
+    }
+}

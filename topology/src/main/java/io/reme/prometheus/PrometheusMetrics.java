@@ -1,0 +1,215 @@
+package io.reme.prometheus;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.reme.dlq.DlqReason;
+import io.reme.index.MemoryCount;
+import io.reme.index.MemoryIndexUpdater;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmStatus;
+import io.reme.metrics.PipelineMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.query.StateQueryResult;
+
+/**
+ * The instance's metrics registry and the Prometheus side of {@link PipelineMetrics}. Every series
+ * of our own is registered at construction, at zero, so dashboards and alerts see a zero rather than
+ * nothing. The {@code tenant} label is bounded: tenants on the configured allow-list get their own
+ * value, every other tenant counts as {@value #OTHER_TENANT}. Thread-safe. Lifecycle: construct,
+ * {@link #bind} the Kafka Streams client once it exists, {@link #close}.
+ */
+public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
+    /** The text exposition format {@link #scrape} renders. */
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    public static final String OTHER_TENANT = "other";
+
+    private static final Duration[] LLM_BUCKETS = seconds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120);
+    private static final Duration[] SEARCH_BUCKETS = seconds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+            0.5, 1, 2.5);
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final Map<String, TenantMeters> tenants;
+    private final TenantMeters other;
+    private final Map<DlqReason, Counter> deadLetters = new EnumMap<>(DlqReason.class);
+    private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
+    private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
+    private final Map<Boolean, Timer> searches;
+
+    /** The per-tenant-label series. */
+    private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {
+    }
+
+    /** @param labelledTenants tenants whose id may appear as a label value; all others are {@value #OTHER_TENANT} */
+    public PrometheusMetrics(Set<String> labelledTenants) {
+        Map<String, TenantMeters> byTenant = new HashMap<>();
+        for (String tenant : new TreeSet<>(labelledTenants)) {
+            byTenant.put(tenant, tenantMeters(tenant));
+        }
+        tenants = Map.copyOf(byTenant);
+        other = tenants.containsKey(OTHER_TENANT) ? tenants.get(OTHER_TENANT) : tenantMeters(OTHER_TENANT);
+        for (DlqReason reason : DlqReason.values()) {
+            deadLetters.put(reason, Counter.builder("reme.dlq.records")
+                    .description("Records sent to the dead-letter topic, by reason")
+                    .tag("reason", reason.name()).register(registry));
+        }
+        for (LlmKind kind : LlmKind.values()) {
+            Map<CallOutcome, Timer> byOutcome = new EnumMap<>(CallOutcome.class);
+            for (CallOutcome outcome : CallOutcome.values()) {
+                byOutcome.put(outcome, Timer.builder("reme.llm.calls")
+                        .description("Calls to the LLM provider (each attempt), by kind and outcome")
+                        .tag("kind", kind.name()).tag("outcome", outcome.name())
+                        .serviceLevelObjectives(LLM_BUCKETS).register(registry));
+            }
+            calls.put(kind, byOutcome);
+            Map<LlmStatus, Counter> byStatus = new EnumMap<>(LlmStatus.class);
+            for (LlmStatus status : LlmStatus.values()) {
+                byStatus.put(status, Counter.builder("reme.llm.requests")
+                        .description("LLM requests answered on llm.results after all attempts, by kind and status")
+                        .tag("kind", kind.name()).tag("status", status.name()).register(registry));
+            }
+            requests.put(kind, byStatus);
+        }
+        searches = Map.of(false, searchTimer(false), true, searchTimer(true));
+        for (MeterBinder binder : List.of(new ClassLoaderMetrics(), new JvmMemoryMetrics(), new JvmThreadMetrics(),
+                new ProcessorMetrics(), new UptimeMetrics())) {
+            binder.bindTo(registry);
+        }
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        closeables.add(gc);
+    }
+
+    private TenantMeters tenantMeters(String label) {
+        Map<Compaction, Counter> compactions = new EnumMap<>(Compaction.class);
+        for (Compaction event : Compaction.values()) {
+            compactions.put(event, Counter.builder("reme.compactions")
+                    .description("Compactions of session windows, by what happened")
+                    .tag("tenant", label).tag("event", event.name().toLowerCase(Locale.ROOT)).register(registry));
+        }
+        return new TenantMeters(
+                Counter.builder("reme.messages.in").description("Valid messages appended to their session's window")
+                        .tag("tenant", label).register(registry),
+                Counter.builder("reme.tokens.counted").description("Tokens of the messages appended, as counted on arrival")
+                        .tag("tenant", label).register(registry),
+                compactions);
+    }
+
+    private Timer searchTimer(boolean partial) {
+        return Timer.builder("reme.search").description("POST /v1/search, from request to merged answer")
+                .tag("partial", Boolean.toString(partial)).serviceLevelObjectives(SEARCH_BUCKETS).register(registry);
+    }
+
+    private static Duration[] seconds(double... values) {
+        Duration[] durations = new Duration[values.length];
+        for (int i = 0; i < values.length; i++) {
+            durations[i] = Duration.ofNanos(Math.round(values[i] * 1e9));
+        }
+        return durations;
+    }
+
+    /**
+     * Exports the Kafka Streams client's metrics (threads, tasks, stores, and the embedded clients')
+     * and the number of memories in this instance's active index partitions.
+     */
+    public void bind(KafkaStreams streams) {
+        KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(registry);
+        closeables.add(streamsMetrics);
+        Gauge.builder("reme.index.memories", streams, PrometheusMetrics::indexedMemories)
+                .description("Memories in the search index partitions this instance serves (active tasks)")
+                .register(registry);
+    }
+
+    /** Sum over the local active partitions; NaN while Streams cannot answer (starting, rebalancing). */
+    private static double indexedMemories(KafkaStreams streams) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return Double.NaN;
+        }
+        StateQueryResult<Integer> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+                .withQuery(new MemoryCount()).requireActive());
+        long total = 0;
+        for (QueryResult<Integer> partition : result.getPartitionResults().values()) {
+            if (!partition.isSuccess()) {
+                return Double.NaN;
+            }
+            total += partition.getResult();
+        }
+        return total;
+    }
+
+    /** Every metric in the Prometheus text format. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public void search(long nanos, boolean partial) {
+        searches.get(partial).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private TenantMeters meters(String tenant) {
+        return tenants.getOrDefault(tenant, other);
+    }
+
+    @Override
+    public void messageIn(String tenant, int tokens) {
+        TenantMeters meters = meters(tenant);
+        meters.messages().increment();
+        meters.tokens().increment(tokens);
+    }
+
+    @Override
+    public void compaction(String tenant, Compaction event) {
+        meters(tenant).compactions().get(event).increment();
+    }
+
+    @Override
+    public void deadLetter(DlqReason reason) {
+        deadLetters.get(reason).increment();
+    }
+
+    @Override
+    public void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {
+        calls.get(kind).get(outcome).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void llmRequest(LlmKind kind, LlmStatus status) {
+        requests.get(kind).get(status).increment();
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable closeable : closeables) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                // Closing only stops background refreshes; nothing to recover.
+            }
+        }
+        registry.close();
+    }
+}

@@ -1,0 +1,261 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.json.Json;
+import io.reme.message.SafeId;
+import io.reme.search.MemoryListQuery;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads and checks what callers send to the memory endpoints. Every problem is a 400 whose message
+ * names the field and what is accepted.
+ */
+final class MemoryInput {
+    static final int MAX_CONTENT_CHARS = 16_000;
+    static final int MAX_METADATA_ENTRIES = 32;
+    static final int MAX_METADATA_CHARS = 256;
+    /** The types callers write; diary and dialog chunks are written by the pipeline only. */
+    static final Set<MemoryType> WRITABLE = Set.of(MemoryType.PERSONAL, MemoryType.PROCEDURAL, MemoryType.TOOL);
+
+    private MemoryInput() {
+    }
+
+    static ApiException invalid(String message) {
+        return new ApiException(400, "invalid_memory", message);
+    }
+
+    static JsonNode object(JsonNode body) {
+        if (body == null || !body.isObject()) {
+            throw invalid("the body must be a JSON object");
+        }
+        return body;
+    }
+
+    static MemoryType writableType(JsonNode node) {
+        if (node == null || node.isNull()) {
+            throw invalid("'type' is required: personal, procedural or tool");
+        }
+        MemoryType type = type(node.asText());
+        if (!WRITABLE.contains(type)) {
+            throw invalid("'type' must be personal, procedural or tool (got '" + node.asText() + "')");
+        }
+        return type;
+    }
+
+    static MemoryType type(String value) {
+        try {
+            return MemoryType.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("unknown memory type '" + value + "'; use personal, procedural, tool, diary_chunk or "
+                    + "dialog_chunk");
+        }
+    }
+
+    /** The content, or null when absent and not required. */
+    static String content(JsonNode node, boolean required) {
+        if (node == null || node.isNull()) {
+            if (required) {
+                throw invalid("'content' is required");
+            }
+            return null;
+        }
+        if (!node.isTextual() || node.asText().isBlank()) {
+            throw invalid("'content' must be a non-empty string");
+        }
+        if (node.asText().length() > MAX_CONTENT_CHARS) {
+            throw invalid("'content' is longer than " + MAX_CONTENT_CHARS + " characters");
+        }
+        return node.asText().strip();
+    }
+
+    /** An optional safe id (user, session); null when absent. */
+    static String safeId(String field, JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        String problem = SafeId.problem(field, node.asText());
+        if (problem != null || !node.isTextual()) {
+            throw invalid(problem != null ? problem : "'" + field + "' must be a string");
+        }
+        return node.asText();
+    }
+
+    static String target(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        String value = node.asText();
+        if (!node.isTextual() || value.isBlank() || value.length() > MemoryRecord.MAX_TARGET_LENGTH
+                || value.chars().anyMatch(Character::isISOControl)) {
+            throw invalid("'target' must be a string of 1.." + MemoryRecord.MAX_TARGET_LENGTH
+                    + " characters without control characters");
+        }
+        return value;
+    }
+
+    static Instant instant(String field, JsonNode node) {
+        return node == null || node.isNull() ? null : instant(field, node.asText());
+    }
+
+    static Instant instant(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw invalid("'" + field + "' must be an ISO-8601 instant such as 2026-11-30T10:00:00Z (got '"
+                    + value + "')");
+        }
+    }
+
+    /** Metadata: an object of string values; null when absent. */
+    static Map<String, String> metadata(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isObject()) {
+            throw invalid("'metadata' must be an object of string values");
+        }
+        if (node.size() > MAX_METADATA_ENTRIES) {
+            throw invalid("'metadata' has more than " + MAX_METADATA_ENTRIES + " entries");
+        }
+        Map<String, String> metadata = new LinkedHashMap<>();
+        node.fields().forEachRemaining(entry -> {
+            metadata.put(metadataKey(entry.getKey()), metadataValue(entry.getKey(), entry.getValue()));
+        });
+        return metadata;
+    }
+
+    private static String metadataKey(String key) {
+        if (key.isEmpty() || key.length() > MAX_METADATA_CHARS || key.chars().anyMatch(Character::isISOControl)) {
+            throw invalid("metadata keys must be 1.." + MAX_METADATA_CHARS + " characters without control characters");
+        }
+        return key;
+    }
+
+    private static String metadataValue(String key, JsonNode value) {
+        if (!value.isTextual() || value.asText().length() > MAX_METADATA_CHARS
+                || value.asText().chars().anyMatch(Character::isISOControl)) {
+            throw invalid("metadata '" + key + "' must be a string of at most " + MAX_METADATA_CHARS
+                    + " characters without control characters");
+        }
+        return value.asText();
+    }
+
+    // ---- the listing's query string ----------------------------------------------------------------
+
+    /** Parses {@code GET /v1/memories?...}; the tenant is the token's. */
+    static MemoryListQuery listQuery(String tenant, String rawQuery) {
+        Set<MemoryType> types = new LinkedHashSet<>();
+        Set<String> targets = new LinkedHashSet<>();
+        Set<String> users = new LinkedHashSet<>();
+        Map<String, String> metadata = new LinkedHashMap<>();
+        String from = null;
+        String to = null;
+        String sort = "created";
+        String order = "desc";
+        String limit = null;
+        String cursor = null;
+        for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
+            int eq = pair.indexOf('=');
+            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
+            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+            switch (name) {
+                case "type" -> {
+                    for (String t : value.split(",")) {
+                        types.add(type(t));
+                    }
+                }
+                case "target" -> targets.add(value);
+                case "user" -> users.add(value);
+                case "from" -> from = value;
+                case "to" -> to = value;
+                case "sort" -> sort = value;
+                case "order" -> order = value;
+                case "limit" -> limit = value;
+                case "cursor" -> cursor = value;
+                default -> {
+                    if (!name.startsWith("meta.") || name.length() == 5) {
+                        throw invalid("unknown parameter '" + name + "'; use type, target, user, from, to, "
+                                + "meta.<key>, sort, order, limit, cursor");
+                    }
+                    metadata.put(name.substring(5), value);
+                }
+            }
+        }
+        MemoryListQuery.Sort sortKey = switch (sort) {
+            case "created" -> MemoryListQuery.Sort.CREATED;
+            case "updated" -> MemoryListQuery.Sort.UPDATED;
+            case "conversation" -> MemoryListQuery.Sort.CONVERSATION;
+            default -> throw invalid("'sort' must be created, updated or conversation (got '" + sort + "')");
+        };
+        if (!order.equals("asc") && !order.equals("desc")) {
+            throw invalid("'order' must be asc or desc (got '" + order + "')");
+        }
+        int size;
+        try {
+            size = limit == null ? MemoryListQuery.DEFAULT_LIMIT : Integer.parseInt(limit);
+        } catch (NumberFormatException e) {
+            throw invalid("'limit' must be a number (got '" + limit + "')");
+        }
+        if (size < 1 || size > MemoryListQuery.MAX_LIMIT) {
+            throw invalid("'limit' must be in [1, " + MemoryListQuery.MAX_LIMIT + "] (got " + size + ")");
+        }
+        boolean descending = order.equals("desc");
+        MemoryListQuery.Position after = cursor == null ? null : decodeCursor(cursor, sortKey, descending);
+        try {
+            return new MemoryListQuery(tenant, types, targets, users, instant("from", from), instant("to", to),
+                    metadata, sortKey, descending, size, after);
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+        }
+    }
+
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw invalid("the query string is not valid URL encoding");
+        }
+    }
+
+    /** What a cursor holds: the listing it belongs to and the last memory of the page before. */
+    record Cursor(String sort, boolean descending, long value, String id) {
+    }
+
+    static String encodeCursor(MemoryListQuery q, MemoryRecord last) {
+        try {
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.MAPPER.writeValueAsBytes(
+                    new Cursor(q.sort().name(), q.descending(), q.sort().valueOf(last), last.id())));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static MemoryListQuery.Position decodeCursor(String cursor, MemoryListQuery.Sort sort,
+            boolean descending) {
+        Cursor c;
+        try {
+            c = Json.MAPPER.readValue(Base64.getUrlDecoder().decode(cursor), Cursor.class);
+        } catch (IOException | IllegalArgumentException e) {
+            throw invalid("'cursor' is not a cursor this API returned");
+        }
+        if (c.id() == null || !sort.name().equals(c.sort()) || descending != c.descending()) {
+            throw invalid("'cursor' belongs to a listing with another sort or order; keep them the same while paging");
+        }
+        return new MemoryListQuery.Position(c.value(), c.id());
+    }
+}

@@ -1,0 +1,339 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.index.MemoryGet;
+import io.reme.index.MemoryIndexUpdater;
+import io.reme.index.MemoryList;
+import io.reme.index.MemoryProgress;
+import io.reme.json.Json;
+import io.reme.search.MemoryListQuery;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The memory endpoints: add, read, edit, delete and list a tenant's memories. Reads by id go to
+ * the instance owning the memory's partition; listings fan out to the partitions that can hold the
+ * tenant's memories. A write goes straight to the {@code memories} topic and is answered once the
+ * owning index has applied its offset (read-your-writes for every later read on every instance, since
+ * every read is served by that index); if that takes longer than the visibility timeout the answer is
+ * 202 with {@code "visible": false}. The tenant is always the token's: another tenant's id is 404.
+ */
+final class MemoryQueries {
+    static final String INTERNAL_GET = "/v1/internal/memories/";
+    static final String INTERNAL_LIST = "/v1/internal/memories-list";
+    static final String INTERNAL_PROGRESS = "/v1/internal/memories-progress/";
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
+    private static final Set<String> CREATE_FIELDS = Set.of("type", "content", "target", "user", "session",
+            "conversationTime", "metadata");
+    private static final Set<String> UPDATE_FIELDS = Set.of("content", "target", "conversationTime", "metadata",
+            "version");
+
+    private final KafkaStreams streams;
+    private final OwnerRouting routing;
+    private final PartitionFanOut fanOut;
+    private final MemoryWriter writer;
+    private final EmbeddingModel embeddings;
+    private final Duration visibilityTimeout;
+
+    MemoryQueries(KafkaStreams streams, OwnerRouting routing, HostInfo self, String memoriesTopic, MemoryWriter writer,
+            EmbeddingModel embeddings, Duration visibilityTimeout) {
+        this.streams = streams;
+        this.routing = routing;
+        this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
+        this.writer = writer;
+        this.embeddings = embeddings;
+        this.visibilityTimeout = visibilityTimeout;
+    }
+
+    /** A status and the JSON body to send with it. */
+    record Reply(int status, Object body) {
+    }
+
+    /** The answer to a write: the memory as written and whether reads already see it. */
+    record Written(String id, long version, boolean visible, MemoryView memory) {
+    }
+
+    // ---- writes -----------------------------------------------------------------------------------
+
+    Reply create(String tenant, JsonNode body, String authorization) {
+        JsonNode b = fields(body, CREATE_FIELDS);
+        MemoryType type = MemoryInput.writableType(b.get("type"));
+        String content = MemoryInput.content(b.get("content"), true);
+        String user = MemoryInput.safeId("user", b.get("user"));
+        String session = MemoryInput.safeId("session", b.get("session"));
+        String target = MemoryInput.target(b.get("target"));
+        if (target == null) {
+            if (type != MemoryType.PERSONAL || user == null) {
+                throw MemoryInput.invalid("'target' is required: the user name (personal), task name (procedural) "
+                        + "or tool name (tool) the memory is about; a personal memory defaults to its 'user'");
+            }
+            target = user;
+        }
+        Instant now = Instant.now();
+        // Generated once and never derived from the content, so edits keep it.
+        String id = UUID.randomUUID().toString();
+        MemoryRecord record = new MemoryRecord(id, tenant, user, session, type, content, now, now,
+                MemoryInput.instant("conversationTime", b.get("conversationTime")), MemoryInput.metadata(b.get("metadata")),
+                null, null, target, 1, List.of());
+        return write(embedded(record), authorization, true);
+    }
+
+    Reply update(String tenant, String id, JsonNode body, String authorization) {
+        JsonNode b = fields(body, UPDATE_FIELDS);
+        MemoryRecord current = record(tenant, id, false, authorization);
+        if (current == null) {
+            throw notFound(id);
+        }
+        if (!MemoryInput.WRITABLE.contains(current.type())) {
+            throw MemoryInput.invalid("a " + current.type().name().toLowerCase(java.util.Locale.ROOT)
+                    + " is written by the pipeline; edit its source instead");
+        }
+        if (b.hasNonNull("version") && b.get("version").asLong() != current.version()) {
+            throw new ApiException(409, "version_conflict", "the memory is at version " + current.version()
+                    + ", not " + b.get("version").asLong() + "; read it again and repeat the edit");
+        }
+        String content = MemoryInput.content(b.get("content"), false);
+        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        String target = MemoryInput.target(b.get("target"));
+        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
+        if (content == null && metadata == null && target == null && conversationTime == null) {
+            throw MemoryInput.invalid("give at least one of content, target, metadata, conversationTime");
+        }
+        MemoryRecord next = current.revise(content != null ? content : current.text(),
+                metadata != null ? metadata : current.metadata(), Instant.now());
+        if (target != null) {
+            next = next.withTarget(target);
+        }
+        if (conversationTime != null) {
+            next = next.withConversationTime(conversationTime);
+        }
+        return write(embedded(next), authorization, false);
+    }
+
+    Reply delete(String tenant, String id, String authorization) {
+        MemoryRecord current = record(tenant, id, false, authorization);
+        if (current == null) {
+            throw notFound(id);
+        }
+        MemoryWriter.Written written = writer.delete(tenant, id);
+        boolean visible = awaitApplied(tenant, id, written, authorization);
+        LOG.info("memory deleted tenant={} id={} visible={}", tenant, id, visible);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("id", id);
+        answer.put("deleted", true);
+        answer.put("visible", visible);
+        return new Reply(visible ? 200 : 202, answer);
+    }
+
+    private Reply write(MemoryRecord record, String authorization, boolean created) {
+        MemoryWriter.Written written = writer.upsert(record);
+        boolean visible = awaitApplied(record.tenant(), record.id(), written, authorization);
+        LOG.info("memory {} tenant={} id={} version={} visible={}", created ? "added" : "updated", record.tenant(),
+                record.id(), record.version(), visible);
+        return new Reply(visible ? (created ? 201 : 200) : 202,
+                new Written(record.id(), record.version(), visible, MemoryView.of(record)));
+    }
+
+    private MemoryRecord embedded(MemoryRecord record) {
+        if (embeddings == null) {
+            return record;
+        }
+        try {
+            return record.withVector(embeddings.embed(List.of(record.text())).get(0), embeddings.id());
+        } catch (EmbeddingException e) {
+            // Written without a vector it would silently drop out of vector search: the caller retries instead.
+            throw ApiException.unavailable("the memory could not be embedded: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Waits until the index owning the write's partition has applied its offset, asking the owner
+     * (here or on another instance) every few milliseconds; false when the timeout passes first.
+     */
+    private boolean awaitApplied(String tenant, String id, MemoryWriter.Written written, String authorization) {
+        long deadline = System.nanoTime() + visibilityTimeout.toNanos();
+        while (true) {
+            try {
+                OwnerRouting.Answer answer = routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id,
+                        writer.partitioning(), INTERNAL_PROGRESS + id, false, authorization,
+                        partition -> progressAnswer(partition));
+                if (answer.status() == 200 && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1)
+                        >= written.offset()) {
+                    return true;
+                }
+            } catch (ApiException | IOException e) {
+                LOG.debug("index progress not known yet tenant={} id={} error={}", tenant, id, e.getMessage());
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /** {@code GET /v1/internal/memories-progress/{id}}: the applied offset of the local index owning the id. */
+    OwnerRouting.Answer progress(String tenant, String id, String authorization) {
+        return routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(),
+                INTERNAL_PROGRESS + id, true, authorization, this::progressAnswer);
+    }
+
+    private OwnerRouting.Answer progressAnswer(int partition) {
+        return new OwnerRouting.Answer(200, OwnerRouting.json(Map.of("applied", local(partition, new MemoryProgress()))));
+    }
+
+    // ---- reads ------------------------------------------------------------------------------------
+
+    MemoryView get(String tenant, String id, String authorization) {
+        MemoryRecord record = record(tenant, id, false, authorization);
+        if (record == null) {
+            throw notFound(id);
+        }
+        return MemoryView.of(record);
+    }
+
+    /** {@code GET /v1/internal/memories/{id}} from another instance: the record as stored, read here. */
+    OwnerRouting.Answer internalGet(String tenant, String id, String authorization) {
+        return routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(), INTERNAL_GET + id,
+                true, authorization, partition -> localGet(tenant, id, partition));
+    }
+
+    /** The tenant's memory with this id from the owning index, or null. */
+    private MemoryRecord record(String tenant, String id, boolean forwarded, String authorization) {
+        OwnerRouting.Answer answer = routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(),
+                INTERNAL_GET + id, forwarded, authorization, partition -> localGet(tenant, id, partition));
+        if (answer.status() == 404) {
+            return null;
+        }
+        if (answer.status() != 200) {
+            throw ApiException.unavailable("the instance owning this memory answered " + answer.status());
+        }
+        try {
+            return Json.MAPPER.readValue(answer.body(), MemoryRecord.class);
+        } catch (IOException e) {
+            throw ApiException.unavailable("the instance owning this memory sent an unreadable answer");
+        }
+    }
+
+    private OwnerRouting.Answer localGet(String tenant, String id, int partition) {
+        Optional<MemoryRecord> found = local(partition, new MemoryGet(tenant, id));
+        return found.map(r -> new OwnerRouting.Answer(200, OwnerRouting.json(r)))
+                .orElseGet(() -> OwnerRouting.notFound("memory_not_found", "no memory " + id));
+    }
+
+    /** One page of a listing, and which partitions answered it. */
+    record Page(List<MemoryRecord> memories, Set<Integer> answered) {
+    }
+
+    /** The answer to a listing. */
+    record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {
+    }
+
+    Listing list(String tenant, String rawQuery, String authorization) {
+        MemoryListQuery query = MemoryInput.listQuery(tenant, rawQuery);
+        Set<Integer> wanted = writer.partitioning().partitionsOf(tenant, writer.partitions());
+        Set<Integer> missing = new TreeSet<>(wanted);
+        List<MemoryRecord> all = new ArrayList<>();
+        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
+            Page page = fanOut.isSelf(host.getKey()) ? localList(query, host.getValue())
+                    : fanOut.post(host.getKey(), INTERNAL_LIST, Map.of("query", query, "partitions", host.getValue()),
+                            authorization, Page.class).orElse(new Page(List.of(), Set.of()));
+            all.addAll(page.memories());
+            missing.removeAll(page.answered());
+        }
+        Comparator<MemoryRecord> order = Comparator.<MemoryRecord>comparingLong(r -> query.sort().valueOf(r))
+                .thenComparing(MemoryRecord::id);
+        all.sort(query.descending() ? order.reversed() : order);
+        List<MemoryRecord> page = all.subList(0, Math.min(query.limit(), all.size()));
+        // A full page may have a next one (possibly empty); a short page is the last.
+        String next = page.size() == query.limit() ? MemoryInput.encodeCursor(query, page.get(page.size() - 1)) : null;
+        if (!missing.isEmpty()) {
+            LOG.warn("partial memory listing tenant={} missingPartitions={}", tenant, missing);
+        }
+        return new Listing(page.stream().map(MemoryView::of).toList(), next, !missing.isEmpty(), missing);
+    }
+
+    /** {@code POST /v1/internal/memories-list} from another instance: the listing must be for the caller's tenant. */
+    Page internalList(String tenant, JsonNode body) {
+        try {
+            MemoryListQuery query = Json.MAPPER.treeToValue(body.get("query"), MemoryListQuery.class);
+            if (!tenant.equals(query.tenant())) {
+                throw new ApiException(403, "tenant_mismatch", "the listing names another tenant than the API key");
+            }
+            Set<Integer> wanted = new TreeSet<>();
+            body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+            wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
+            return localList(query, wanted);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
+        }
+    }
+
+    private Page localList(MemoryListQuery query, Set<Integer> partitions) {
+        if (streams.state() != KafkaStreams.State.RUNNING || partitions.isEmpty()) {
+            return new Page(List.of(), Set.of());
+        }
+        var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+                .withQuery(new MemoryList(query)).withPartitions(partitions).requireActive());
+        List<MemoryRecord> memories = new ArrayList<>();
+        Set<Integer> answered = new TreeSet<>();
+        for (Map.Entry<Integer, QueryResult<List<MemoryRecord>>> partition : result.getPartitionResults().entrySet()) {
+            if (partition.getValue().isSuccess()) {
+                memories.addAll(partition.getValue().getResult());
+                answered.add(partition.getKey());
+            }
+        }
+        return new Page(memories, answered);
+    }
+
+    /** Runs a query on one partition of the local index; 503 when that partition is not active here. */
+    private <R> R local(int partition, Query<R> query) {
+        var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE).withQuery(query)
+                .withPartitions(Set.of(partition)).requireActive());
+        QueryResult<R> answer = result.getPartitionResults().get(partition);
+        if (answer == null || !answer.isSuccess()) {
+            throw ApiException.unavailable("the memory index of partition " + partition + " is not queryable here"
+                    + (answer == null ? "" : ": " + answer.getFailureMessage()));
+        }
+        return answer.getResult();
+    }
+
+    private static JsonNode fields(JsonNode body, Set<String> allowed) {
+        JsonNode b = MemoryInput.object(body);
+        b.fieldNames().forEachRemaining(name -> {
+            if (!allowed.contains(name)) {
+                throw MemoryInput.invalid("unknown field '" + name + "'; accepted: " + new TreeSet<>(allowed));
+            }
+        });
+        return b;
+    }
+
+    private static ApiException notFound(String id) {
+        return new ApiException(404, "memory_not_found", "no memory " + id);
+    }
+}

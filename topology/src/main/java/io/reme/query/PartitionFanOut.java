@@ -1,0 +1,83 @@
+package io.reme.query;
+
+import io.reme.json.Json;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds which instance holds the active task of each wanted partition of a topic, and asks another
+ * instance over HTTP (once, marked as forwarded). A partition no instance holds is simply absent
+ * from {@link #owners}; callers report it as missing.
+ */
+final class PartitionFanOut {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionFanOut.class);
+
+    private final KafkaStreams streams;
+    private final HostInfo self;
+    private final String topic;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    PartitionFanOut(KafkaStreams streams, HostInfo self, String topic) {
+        this.streams = streams;
+        this.self = self;
+        this.topic = topic;
+    }
+
+    boolean isSelf(HostInfo host) {
+        return host.equals(self);
+    }
+
+    /** The instances holding the wanted partitions, with the partitions each holds. */
+    Map<HostInfo, Set<Integer>> owners(Set<Integer> wanted) {
+        Map<HostInfo, Set<Integer>> byHost = new HashMap<>();
+        for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
+            for (TopicPartition partition : client.topicPartitions()) {
+                if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
+                    byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>()).add(partition.partition());
+                }
+            }
+        }
+        return byHost;
+    }
+
+    /** POSTs {@code body} to another instance; empty when it does not answer 200. */
+    <T> Optional<T> post(HostInfo host, String path, Object body, String authorization, Class<T> answer) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Authorization", authorization)
+                    .header(OwnerRouting.FORWARDED_HEADER, self.host() + ":" + self.port())
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(Json.MAPPER.writeValueAsBytes(body)))
+                    .build();
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) {
+                LOG.warn("remote call failed host={}:{} path={} status={}", host.host(), host.port(), path,
+                        response.statusCode());
+                return Optional.empty();
+            }
+            return Optional.of(Json.MAPPER.readValue(response.body(), answer));
+        } catch (IOException e) {
+            LOG.warn("remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.reme.query;
+
+import io.reme.json.Json;
+import io.reme.provider.MergeTask;
+import io.reme.search.MemoryType;
+import io.reme.worker.MemoryLookup;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The workers' view of existing memories: a search of the tenant's memories of one type and target
+ * through the same fan-out as {@code POST /v1/search} (so it sees every partition, here or on other
+ * instances). A search that cannot run (no key for the tenant, Streams not running) finds nothing
+ * and is logged; the merge then compares only with the request's own memories.
+ */
+final class SearchMemoryLookup implements MemoryLookup {
+    private static final Logger LOG = LoggerFactory.getLogger(SearchMemoryLookup.class);
+
+    private final SearchQueries searches;
+    private final ApiKeys keys;
+
+    SearchMemoryLookup(SearchQueries searches, ApiKeys keys) {
+        this.searches = searches;
+        this.keys = keys;
+    }
+
+    @Override
+    public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
+        try {
+            SearchQueries.Answer answer = searches.search(tenant, Json.MAPPER.valueToTree(Map.of("query", text, "k", k,
+                    "types", List.of(type.name().toLowerCase(Locale.ROOT)), "targets", List.of(target))),
+                    keys.authorizationOf(tenant).orElse(null));
+            if (answer.partial()) {
+                LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.missingPartitions());
+            }
+            return answer.hits().stream().map(h -> new MergeTask.Neighbour(h.memory(), h.vectorScore())).toList();
+        } catch (ApiException e) {
+            LOG.warn("memory lookup failed tenant={} error={}", tenant, e.getMessage());
+            return List.of();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.reme.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.config.AppConfig;
+import io.reme.diary.DiaryEdit;
+import io.reme.json.Json;
+import io.reme.workspace.DiaryFileWatcher;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memory is files: the application writes {@code MEMORY.md} through its in-process file sinks, a
+ * person edits it by hand, and the edit becomes the document's next version, searchable through
+ * {@code /v1/search}; the sink's own writes never come back as edits.
+ */
+class EditsFlowBackIT extends WithBroker {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String MODEL_VERSION = "# Long-term memory\n\n- Alice prefers green tea in the afternoon.\n";
+    private static final String HUMAN_FACT = "- Alice is on call the first week of December.\n";
+    private static final String MODEL_FACT = "- Alice moved the orders topic to 12 partitions.\n";
+    private static final String FACT = "- The staging Kafka cluster is called bluefin-42 and runs in Frankfurt.\n";
+
+    private static JsonNode call(RemeApp app, String path, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.httpUrl() + path))
+                .header("Authorization", "Bearer " + TestApps.ACME_KEY);
+        request = body == null ? request.GET() : request.POST(HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+    }
+
+    private static JsonNode await(String what, RemeApp app, String path, String body, Predicate<JsonNode> done)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (true) {
+            JsonNode answer = call(app, path, body);
+            if (answer != null && done.test(answer)) {
+                return answer;
+            }
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what + "; last answer " + answer);
+            Thread.sleep(200);
+        }
+    }
+
+    private static boolean mentions(JsonNode search, String text) {
+        for (JsonNode hit : search.path("hits")) {
+            if (hit.path("text").asText().contains(text) && hit.path("metadata").path("path").asText().equals("MEMORY.md")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void aHandEditOfMemoryMdIsPublishedAndFoundBySearch() throws Exception {
+        AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of(
+                AppConfig.PARTITIONS.name(), "2",
+                AppConfig.STREAM_THREADS.name(), "1",
+                AppConfig.WORKERS_EMBEDDED.name(), "true",
+                AppConfig.EMBEDDING.name(), "local",
+                AppConfig.SINKS_EMBEDDED.name(), "true",
+                // Slow enough that the model edit in the race below lands before the person's save is published.
+                AppConfig.WATCH_INTERVAL.name(), "2s"));
+        try (RemeApp app = RemeApp.start(config);
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+            // The model's version 1, submitted to the single writer as a worker does.
+            DiaryEdit model = new DiaryEdit("model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1",
+                    Instant.now());
+            producer.send(new ProducerRecord<>(config.topics().diaryEdits(),
+                    "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(model))).get();
+
+            Path file = config.workspaceDir().resolve("acme/alice/MEMORY.md");
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!Files.exists(file) || !Files.readString(file).equals(MODEL_VERSION)) {
+                assertTrue(System.nanoTime() < deadline, "the sink did not write MEMORY.md");
+                Thread.sleep(100);
+            }
+            String question = "{\"query\":\"what is the staging kafka cluster called\",\"k\":5}";
+            await("the model's version indexed", app, "/v1/search", "{\"query\":\"green tea\",\"k\":5}",
+                    s -> mentions(s, "green tea"));
+            assertTrue(!mentions(call(app, "/v1/search", question), "bluefin-42"), "not known before the edit");
+            Thread.sleep(4500);
+            assertEquals(1, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
+                    "the sink's own write did not come back as an edit");
+
+            Files.writeString(file, MODEL_VERSION + FACT);
+
+            JsonNode found = await("the hand edit in search", app, "/v1/search", question, s -> mentions(s, "bluefin-42"));
+            assertTrue(mentions(found, "bluefin-42"));
+            JsonNode document = call(app, "/v1/diary/alice/MEMORY", null);
+            assertEquals(2, document.path("version").asLong());
+            assertEquals(DiaryFileWatcher.AUTHOR, document.path("author").asText());
+            assertEquals(MODEL_VERSION + FACT, document.path("content").asText());
+            Thread.sleep(4500);
+            assertEquals(2, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
+                    "writing the published edit back to the file is not another edit");
+            assertEquals(MODEL_VERSION + FACT, Files.readString(file));
+
+            // A race: the person saves again while a model edit of version 2 gets in first.
+            String human = MODEL_VERSION + FACT + HUMAN_FACT;
+            Files.writeString(file, human);
+            DiaryEdit racing = new DiaryEdit("model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT,
+                    "req-3", Instant.now());
+            producer.send(new ProducerRecord<>(config.topics().diaryEdits(),
+                    "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(racing))).get();
+            String merged = human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;
+            JsonNode both = await("the merge of both edits", app, "/v1/diary/alice/MEMORY", null,
+                    d -> d.path("version").asLong() == 4);
+            assertEquals(merged, both.path("content").asText(), "neither the person's line nor the model's is lost");
+            deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!Files.readString(file).equals(merged)) {
+                assertTrue(System.nanoTime() < deadline, "the merge was not written back: " + Files.readString(file));
+                Thread.sleep(100);
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package io.reme.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.config.AppConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memories from conversations, end to end on one instance with the offline provider and the local
+ * embedding model: quiet sessions are sent for extraction, the worker merges with what the index
+ * holds, so a contradiction updates the memory it contradicts and a repeated statement adds
+ * nothing; an edit over HTTP changes what retrieval and search return.
+ */
+class MemoryExtractionIT extends WithBroker {
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    private static void say(RemeApp app, String session, String text) {
+        MemoryApi.Response response = MemoryApi.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, List.of(
+                Map.of("session", session, "user", "alice", "role", "user", "content", text),
+                Map.of("session", session, "user", "alice", "role", "assistant", "content", "Noted.")));
+        assertEquals(202, response.status(), response.text());
+    }
+
+    private static JsonNode personal(RemeApp app) {
+        MemoryApi.Response response = MemoryApi.send(app, "GET", "/v1/memories?type=personal&sort=created&order=asc",
+                TestApps.ACME_KEY, null);
+        assertEquals(200, response.status(), response.text());
+        return response.json().path("memories");
+    }
+
+    private static JsonNode await(RemeApp app, Predicate<JsonNode> done, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        JsonNode memories = personal(app);
+        while (!done.test(memories)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + " within " + DEADLINE + "; memories: " + memories);
+            }
+            Thread.sleep(200);
+            memories = personal(app);
+        }
+        return memories;
+    }
+
+    private static List<String> contents(JsonNode memories) {
+        List<String> contents = new ArrayList<>();
+        memories.forEach(m -> contents.add(m.path("content").asText()));
+        return contents;
+    }
+
+    private static boolean hasId(JsonNode hits, String id, String content) {
+        for (JsonNode hit : hits) {
+            if (hit.path("id").asText().equals(id) && hit.path("text").asText().equals(content)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void conversationsBecomeMemoriesThatStayCurrentAndEditable() throws Exception {
+        Map<String, String> options = new HashMap<>();
+        options.put(AppConfig.WORKERS_EMBEDDED.name(), "true");
+        options.put(AppConfig.EMBEDDING.name(), "local");
+        options.put(AppConfig.IDLE_AFTER.name(), "2s");
+        options.put(AppConfig.STREAM_THREADS.name(), "1");
+        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), options))) {
+            say(app, "s1", "I like green tea.");
+            JsonNode first = await(app, m -> m.size() == 1, "the preference is remembered");
+            String id = first.get(0).path("id").asText();
+            assertEquals("I like green tea.", first.get(0).path("content").asText());
+            assertEquals("alice", first.get(0).path("target").asText());
+
+            say(app, "s2", "I don't like green tea anymore.");
+            JsonNode updated = await(app, m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
+                    "the contradiction updates the memory");
+            assertEquals(id, updated.get(0).path("id").asText(), "same memory, same id");
+            assertEquals("I don't like green tea anymore.", updated.get(0).path("content").asText());
+            assertEquals("I like green tea.", updated.get(0).path("history").get(0).path("content").asText());
+
+            say(app, "s3", "My favourite city is Lisbon.");
+            await(app, m -> m.size() == 2, "a new fact is added");
+            say(app, "s4", "my favourite city is Lisbon!");
+            say(app, "s5", "I prefer aisle seats.");
+            JsonNode after = await(app, m -> m.size() == 3, "the repeat adds nothing, the new preference is added");
+            assertEquals(List.of("I don't like green tea anymore.", "My favourite city is Lisbon.",
+                    "I prefer aisle seats."), contents(after));
+
+            // Edit over HTTP: retrieval and search return the new content under the same id.
+            MemoryApi.Response edit = MemoryApi.send(app, "PUT", "/v1/memories/" + id, TestApps.ACME_KEY,
+                    Map.of("content", "Alice only drinks rooibos tea."));
+            assertEquals(200, edit.status(), edit.text());
+            JsonNode retrieved = MemoryApi.send(app, "POST", "/v1/memories/retrieve", TestApps.ACME_KEY,
+                    Map.of("query", "rooibos", "types", List.of("personal"), "k", 3)).json();
+            assertTrue(hasId(retrieved.path("results").path("personal"), id, "Alice only drinks rooibos tea."),
+                    retrieved.toString());
+            assertFalse(retrieved.path("results").has("tool"), "only the types asked for");
+            JsonNode searched = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
+                    Map.of("query", "rooibos", "k", 5)).json();
+            assertTrue(hasId(searched.path("hits"), id, "Alice only drinks rooibos tea."), searched.toString());
+            JsonNode old = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
+                    Map.of("query", "anymore", "k", 5, "types", List.of("personal"))).json();
+            assertFalse(hasId(old.path("hits"), id, "I don't like green tea anymore."), "the old text is gone: " + old);
+        }
+    }
+}

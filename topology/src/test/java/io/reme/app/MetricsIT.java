@@ -1,0 +1,251 @@
+package io.reme.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.config.AppConfig;
+import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
+import io.reme.llm.LlmRequest;
+import io.reme.message.MessageParser;
+import io.reme.prometheus.PrometheusText;
+import io.reme.query.ApiServer;
+import io.reme.topic.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code GET /metrics} after scripted runs on the in-JVM broker: the pipeline's counters equal what
+ * the run did (messages, tokens, compactions, dead letters, searches, index size), tenants off the
+ * allow-list never appear as label values, and the LLM workers' calls are timed by kind and outcome.
+ */
+class MetricsIT extends WithBroker {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final MessageParser PARSER = new MessageParser(4 * 1024 * 1024);
+
+    private static Map<String, String> options(String name, Map<String, String> extra) {
+        Map<String, String> options = new HashMap<>(TestApps.SMALL_CONTEXT);
+        options.put(AppConfig.TOPIC_PREFIX.name(), name + ".");
+        options.put(AppConfig.APPLICATION_ID.name(), name);
+        options.put(AppConfig.METRICS_TENANTS.name(), "acme");
+        options.putAll(extra);
+        return options;
+    }
+
+    @Test
+    void theCountersEqualWhatTheRunDid() throws Exception {
+        Topics topics = new Topics("metrics-pipeline.");
+        Map<String, Integer> acmeSizes = new LinkedHashMap<>(Map.of("alpha", 160, "bravo", 90));
+        Map<String, Integer> globexSizes = Map.of("gamma", 120);
+        // Tool outputs stay under the 12 KB limit, so a message's tokens are those of the envelope as sent.
+        Map<String, List<Envelope>> acme = TestKafka.conversations(11, "acme", acmeSizes, 0);
+        Map<String, List<Envelope>> globex = TestKafka.conversations(12, "globex", globexSizes, 0);
+        Predicate<LlmRequest> failSome = request -> request.epoch() % 3 == 2;
+
+        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("pipeline"),
+                options("metrics-pipeline", Map.of())));
+             TestWorker worker = TestWorker.start(broker.bootstrapServers(), topics, failSome);
+             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+            worker.awaitAssigned(Duration.ofSeconds(30));
+            Map<String, Integer> sentAcme = new LinkedHashMap<>();
+            Map<String, Integer> sentGlobex = new LinkedHashMap<>();
+            List<List<Envelope>> acmeRounds = TestKafka.rounds(acme, 10);
+            List<List<Envelope>> globexRounds = TestKafka.rounds(globex, 10);
+            for (int i = 0; i < Math.max(acmeRounds.size(), globexRounds.size()); i++) {
+                List<Envelope> round = new ArrayList<>();
+                if (i < acmeRounds.size()) {
+                    round.addAll(acmeRounds.get(i));
+                    TestKafka.count(sentAcme, acmeRounds.get(i));
+                }
+                if (i < globexRounds.size()) {
+                    round.addAll(globexRounds.get(i));
+                    TestKafka.count(sentGlobex, globexRounds.get(i));
+                }
+                TestKafka.send(producer, topics.messages(), round);
+                ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, sentAcme, Duration.ofSeconds(30),
+                        worker::assertHealthy);
+            }
+            // Bad input: two bodies that are not JSON, one envelope whose key names another session.
+            byte[] wrongSession = acme.get("acme/alpha").get(0).value();
+            for (ProducerRecord<byte[], byte[]> bad : List.of(
+                    record(topics.messages(), "acme/alpha", "not json".getBytes(StandardCharsets.UTF_8)),
+                    record(topics.messages(), "globex/gamma", "{".getBytes(StandardCharsets.UTF_8)),
+                    record(topics.messages(), "acme/elsewhere", wrongSession))) {
+                producer.send(bad);
+            }
+            producer.flush();
+            int memories = 7;
+            for (int i = 0; i < memories; i++) {
+                String memory = "{\"id\":\"m" + i + "\",\"tenant\":\"acme\",\"user\":\"user-alpha\","
+                        + "\"type\":\"PERSONAL\",\"text\":\"Alice prefers tea number " + i + "\","
+                        + "\"createdAt\":\"2026-03-02T09:00:00Z\",\"updatedAt\":\"2026-03-02T09:00:00Z\","
+                        + "\"conversationTime\":\"2026-03-02T09:00:00Z\"}";
+                producer.send(record(topics.memories(), "acme/m" + i, memory.getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+
+            Map<String, JsonNode> acmeContexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, acmeSizes,
+                    Duration.ofSeconds(90), worker::assertHealthy);
+            Map<String, JsonNode> globexContexts = ContextApi.awaitSettled(app::httpUrl, TestApps.GLOBEX_KEY,
+                    globexSizes, Duration.ofSeconds(90), worker::assertHealthy);
+            for (int i = 0; i < 2; i++) {
+                HttpResponse<String> search = post(app.httpUrl() + "/v1/search", TestApps.ACME_KEY,
+                        "{\"query\":\"tea\",\"k\":5}");
+                assertEquals(200, search.statusCode(), search.body());
+            }
+
+            PrometheusText scrape = awaitScrape(app.httpUrl(), s -> s.value("reme_dlq_records_total",
+                    "reason=KEY_MISMATCH") == 1 && s.value("reme_index_memories") == memories);
+            assertEquals(total(acmeSizes), scrape.value("reme_messages_in_total", "tenant=acme"));
+            assertEquals(total(globexSizes), scrape.value("reme_messages_in_total", "tenant=other"));
+            assertEquals(tokens(acme), scrape.value("reme_tokens_counted_total", "tenant=acme"));
+            assertEquals(tokens(globex), scrape.value("reme_tokens_counted_total", "tenant=other"));
+            for (Map.Entry<String, Map<String, JsonNode>> tenant : Map.of("acme", acmeContexts, "other",
+                    globexContexts).entrySet()) {
+                assertCompactions(scrape, tenant.getKey(), tenant.getValue());
+            }
+            long failedAnswers = worker.answers().values().stream().filter(a -> !a.ok()).count();
+            assertTrue(failedAnswers > 0, "the worker failed some compactions");
+            assertEquals(failedAnswers, scrape.value("reme_compactions_total", "tenant=acme", "event=failed")
+                    + scrape.value("reme_compactions_total", "tenant=other", "event=failed"));
+
+            assertEquals(2, scrape.value("reme_dlq_records_total", "reason=MALFORMED_JSON"));
+            assertEquals(1, scrape.value("reme_dlq_records_total", "reason=KEY_MISMATCH"));
+            assertEquals(3, scrape.samples().entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("reme_dlq_records_total")).mapToDouble(Map.Entry::getValue)
+                    .sum(), "no other dead letters");
+            assertEquals(0, scrape.value("reme_dlq_records_total", "reason=" + DlqReason.INVALID_ID));
+            assertEquals(2, scrape.value("reme_search_seconds_count", "partial=false"));
+            assertEquals(memories, scrape.value("reme_index_memories"));
+
+            assertTrue(scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("kafka_stream_thread_")),
+                    "Kafka Streams client metrics are exported");
+            assertTrue(scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes")),
+                    "JVM metrics are exported");
+            assertFalse(scrape.samples().keySet().stream().anyMatch(k -> k.contains("globex")),
+                    "a tenant off the allow-list is never a label value");
+        }
+    }
+
+    @Test
+    void theWorkersCallsAreTimedByKindAndOutcome() throws Exception {
+        Topics topics = new Topics("metrics-workers.");
+        Map<String, Integer> sizes = Map.of("alpha", 60);
+        Map<String, List<Envelope>> conversation = TestKafka.conversations(13, "acme", sizes, 0);
+        // The in-process workers with the offline provider (no LLM configured): every call succeeds.
+        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("workers"),
+                options("metrics-workers", Map.of(AppConfig.WORKERS_EMBEDDED.name(), "true"))));
+             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+            TestKafka.send(producer, topics.messages(), conversation.get("acme/alpha"));
+            Map<String, JsonNode> contexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes,
+                    Duration.ofSeconds(90), () -> { });
+            JsonNode counters = contexts.get("alpha").path("compaction").path("counters");
+            long applied = counters.path("COMPACTIONS_APPLIED").asLong();
+            assertTrue(applied >= 1, "the session was compacted: " + counters);
+
+            // A compaction's DIARY request is answered after its COMPACT one; wait for both.
+            PrometheusText scrape = awaitScrape(app.httpUrl(), s ->
+                    s.value("reme_llm_requests_total", "kind=COMPACT", "status=OK") == applied
+                            && s.value("reme_llm_requests_total", "kind=DIARY", "status=OK") >= 1);
+            String[] compactOk = {"kind=COMPACT", "outcome=OK"};
+            assertEquals(applied, scrape.value("reme_llm_calls_seconds_count", compactOk),
+                    "one call per request: the offline provider never fails");
+            assertEquals(applied, scrape.value("reme_llm_calls_seconds_bucket", "kind=COMPACT", "outcome=OK",
+                    "le=+Inf"));
+            assertTrue(scrape.value("reme_llm_calls_seconds_sum", compactOk) > 0, "calls take time");
+            // A diary request makes one call per conversation day, and again after losing an edit race.
+            assertTrue(scrape.value("reme_llm_calls_seconds_count", "kind=DIARY", "outcome=OK")
+                    >= scrape.value("reme_llm_requests_total", "kind=DIARY", "status=OK"));
+            for (String outcome : List.of("INVALID_OUTPUT", "TIMEOUT", "ERROR")) {
+                assertEquals(0, scrape.value("reme_llm_calls_seconds_count", "kind=COMPACT", "outcome=" + outcome));
+            }
+            assertEquals(0, scrape.value("reme_llm_requests_total", "kind=COMPACT", "status=FAILED"));
+            assertEquals(applied, scrape.value("reme_compactions_total", "tenant=acme", "event=applied"));
+
+            HttpResponse<String> openApi = HTTP.send(HttpRequest.newBuilder(URI.create(app.httpUrl()
+                    + "/openapi.json")).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, openApi.statusCode());
+            assertEquals(Json.MAPPER.readTree(ApiServer.openApiDocument()), Json.MAPPER.readTree(openApi.body()),
+                    "/openapi.json serves the description");
+        }
+    }
+
+    private static void assertCompactions(PrometheusText scrape, String label, Map<String, JsonNode> contexts) {
+        Map<String, String> events = Map.of("requested", "COMPACTIONS_REQUESTED", "applied", "COMPACTIONS_APPLIED",
+                "failed", "COMPACTIONS_FAILED", "invalid_summary", "INVALID_SUMMARIES",
+                "timed_out", "COMPACTIONS_TIMED_OUT");
+        events.forEach((event, counter) -> {
+            long expected = contexts.values().stream()
+                    .mapToLong(c -> c.path("compaction").path("counters").path(counter).asLong(0)).sum();
+            assertEquals(expected, scrape.value("reme_compactions_total", "tenant=" + label, "event=" + event),
+                    label + " " + event);
+        });
+        assertTrue(scrape.value("reme_compactions_total", "tenant=" + label, "event=applied") > 0,
+                label + " sessions were compacted");
+    }
+
+    private static int total(Map<String, Integer> sizes) {
+        return sizes.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** Tokens of every envelope, counted as the session processor counts a message on arrival. */
+    private static long tokens(Map<String, List<Envelope>> sessions) {
+        long total = 0;
+        for (List<Envelope> envelopes : sessions.values()) {
+            for (Envelope envelope : envelopes) {
+                total += PipelineChecks.TOKENS.count(PARSER.parse(envelope.key().getBytes(StandardCharsets.UTF_8),
+                        envelope.value(), 0L, envelope.id()));
+            }
+        }
+        return total;
+    }
+
+    private static ProducerRecord<byte[], byte[]> record(String topic, String key, byte[] value) {
+        return new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value);
+    }
+
+    private static HttpResponse<String> post(String url, String key, String body)
+            throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Scrapes until {@code ready} holds: asynchronous work (workers, the index) is counted a little later. */
+    private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/metrics")).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+            assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+                    "Prometheus text format");
+            PrometheusText scrape = PrometheusText.parse(response.body());
+            if (ready.test(scrape)) {
+                return scrape;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("metrics did not reach the expected state within 30 s: "
+                        + scrape.samples().entrySet().stream().filter(e -> e.getKey().startsWith("reme_"))
+                                .filter(e -> e.getValue() != 0).toList());
+            }
+            Thread.sleep(200);
+        }
+    }
+}
