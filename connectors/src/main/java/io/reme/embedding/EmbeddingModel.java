@@ -39,6 +39,15 @@ public interface EmbeddingModel extends AutoCloseable {
         return embed(List.of(text)).get(0);
     }
 
+    /**
+     * Embeds a search query. Asymmetric models (bge) embed queries with an instruction in front, so
+     * that a short question lands near the passages that answer it; symmetric ones embed it as any
+     * text, which is the default.
+     */
+    default float[] embedQuery(String query) throws EmbeddingException {
+        return embed(query);
+    }
+
     /** Frees the model's resources; later calls to {@link #embed(List)} fail. */
     @Override
     void close();

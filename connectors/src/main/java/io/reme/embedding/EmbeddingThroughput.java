@@ -12,7 +12,7 @@ import java.util.Random;
  * test: run it by hand, e.g.
  *
  * <pre>{@code
- * java -cp … io.reme.embedding.EmbeddingThroughput [--variant q|full|both] [--n 2000] [--batch 0] [--threads 0]
+ * java -cp … io.reme.embedding.EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0] [--threads 0]
  *     [--rounds 3] [--short]
  * }</pre>
  */
@@ -196,7 +196,7 @@ public final class EmbeddingThroughput {
     }
 
     public static void main(String[] args) throws Exception {
-        String variantArg = "both";
+        String variantArg = "bge";
         int n = 2000;
         int batch = 0;
         int threads = 0;
@@ -211,16 +211,23 @@ public final class EmbeddingThroughput {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--short" -> short_ = true;
                 default -> {
-                    System.err.println("usage: EmbeddingThroughput [--variant q|full|both] [--n 2000] [--batch 0 (the variant's default)] "
+                    System.err.println("usage: EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0 (the variant's default)] "
                             + "[--threads 0] [--rounds 3] [--short]");
                     System.exit(2);
                 }
             }
         }
         List<LocalOnnxEmbeddingModel.Variant> variants = switch (variantArg) {
+            case "bge" -> List.of(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q);
             case "q" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q);
             case "full" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
-            default -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q, LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
+            case "both" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q,
+                    LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
+            default -> {
+                System.err.println("unknown variant '" + variantArg + "'; available: bge, q, full, both");
+                System.exit(2);
+                yield List.of();
+            }
         };
         List<String> sentences = sentences(n, 42, short_);
         System.out.printf(Locale.ROOT, "%d sentences, batch %s, threads %s, %d cores, load average %.2f%n", n,

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The default local model (quantised, one text per run) passes the contract; padded batches are
- * checked on the float32 model, where they must not change a vector at all.
+ * The default local model (bge-small-en-v1.5 quantised, one text per run) passes the contract; its
+ * queries carry the model's instruction. Padded batches are checked on the float32 MiniLM model,
+ * where they must not change a vector at all.
  */
 class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
 
@@ -26,22 +27,51 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     }
 
     @Test
-    void isTheQuantisedMiniLmWithItsArtifactVersion() {
+    void isTheQuantisedBgeSmallWithItsArtifactVersion() {
         LocalOnnxEmbeddingModel local = (LocalOnnxEmbeddingModel) model;
-        assertEquals(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q, local.variant());
-        assertTrue(model.id().matches("all-minilm-l6-v2-q@\\d+\\.\\d+\\.\\d+.*"), model.id());
+        assertEquals(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q, local.variant());
+        assertTrue(model.id().matches("bge-small-en-v1\\.5-q@\\d+\\.\\d+\\.\\d+.*"), model.id());
         assertEquals(384, model.dimensions());
         assertEquals(LocalOnnxEmbeddingModel.DEFAULT_MAX_TOKENS, local.maxTokens());
         assertEquals(1, local.batchSize());
     }
 
     @Test
+    void aQueryIsEmbeddedWithTheInstructionInFront() throws EmbeddingException {
+        String question = "Where does Alice want to travel next summer?";
+        float[] query = model.embedQuery(question);
+        assertTrue(Vectors.dot(query, model.embed(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q.queryPrefix()
+                + question)) > 0.99999);
+        assertTrue(Vectors.dot(query, model.embed(question)) < 0.999, "the instruction changes the vector");
+    }
+
+    @Test
+    void aQuestionIsCloserToItsAnswerThanToAnUnrelatedPassage() throws EmbeddingException {
+        float[] query = model.embedQuery("Which programming language does Bob use at work?");
+        double answer = Vectors.dot(query, model.embed("Bob: at the office I write most of my code in Kotlin."));
+        double unrelated = Vectors.dot(query, model.embed("Alice: we baked a lemon cake for grandma's birthday."));
+        assertTrue(answer > unrelated + 0.05, "answer " + answer + ", unrelated " + unrelated);
+    }
+
+    @Test
+    void aSymmetricModelEmbedsAQueryAsAnyText() throws EmbeddingException {
+        try (LocalOnnxEmbeddingModel minilm = LocalOnnxEmbeddingModel.builder()
+                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q).build()) {
+            String question = "Where does Alice want to travel next summer?";
+            assertTrue(minilm.id().startsWith("all-minilm-l6-v2-q@"), minilm.id());
+            assertTrue(Vectors.dot(minilm.embedQuery(question), minilm.embed(question)) > 0.99999);
+        }
+    }
+
+    @Test
     void paddedBatchesOfTheFloatModelGiveTheVectorsOfSingleTexts() throws EmbeddingException {
         try (LocalOnnxEmbeddingModel exact = LocalOnnxEmbeddingModel.builder()
-                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2).batchSize(3).build()) {
+                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2).batchSize(3).build();
+                LocalOnnxEmbeddingModel quantisedModel = LocalOnnxEmbeddingModel.builder()
+                        .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q).build()) {
             assertTrue(exact.id().startsWith("all-minilm-l6-v2@"), exact.id());
             List<float[]> batched = exact.embed(TEXTS);
-            List<float[]> quantised = model.embed(TEXTS);
+            List<float[]> quantised = quantisedModel.embed(TEXTS);
             for (int i = 0; i < TEXTS.size(); i++) {
                 float[] alone = exact.embed(TEXTS.get(i));
                 assertTrue(Vectors.dot(batched.get(i), alone) > 0.9999, TEXTS.get(i));

@@ -160,7 +160,7 @@ public final class MemoryIndexStore implements StateStore {
             Object answer;
             if (query instanceof MemorySearch search) {
                 refreshIfWritten();
-                answer = index.search(search.query());
+                answer = search.candidates() ? index.candidates(search.query()) : index.search(search.query());
             } else if (query instanceof MemoryGet get) {
                 refreshIfWritten();
                 answer = Optional.ofNullable(index.get(get.tenant(), get.id()));

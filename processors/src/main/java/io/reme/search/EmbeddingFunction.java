@@ -9,4 +9,9 @@ import java.util.List;
 @FunctionalInterface
 public interface EmbeddingFunction {
     List<float[]> embed(List<String> texts);
+
+    /** The vector of a search query; models that embed queries differently from memories override this. */
+    default float[] embedQuery(String query) {
+        return embed(List.of(query)).get(0);
+    }
 }

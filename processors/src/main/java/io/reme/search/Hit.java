@@ -42,6 +42,12 @@ public record Hit(
         history = history == null ? List.of() : List.copyOf(history);
     }
 
+    /** The same memory with the scores of another fusion. */
+    Hit withScores(HybridFusion.Fused f) {
+        return new Hit(id, type, text, f.score(), f.textScore(), f.vectorScore(), tenant, user, session, createdAt,
+                updatedAt, conversationTime, metadata, vectorModel, target, version, history);
+    }
+
     static Hit of(MemoryRecord r, HybridFusion.Fused f) {
         return new Hit(r.id(), r.type(), r.text(), f.score(), f.textScore(), f.vectorScore(), r.tenant(), r.user(),
                 r.session(), r.createdAt(), r.updatedAt(), r.conversationTime(), r.metadata(), r.vectorModel(),

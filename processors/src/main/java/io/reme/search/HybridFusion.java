@@ -101,13 +101,24 @@ public final class HybridFusion {
 
     /** Reciprocal rank fusion (k = 60), scaled to [0, 1]; all candidates, in fused order. */
     public static List<Fused> rrf(List<Scored> text, List<Scored> vector) {
+        return rrf(text, vector, 1, 1);
+    }
+
+    /**
+     * Reciprocal rank fusion with a weight per list: sum of weight / (60 + rank), divided by the
+     * sum of the weights of the lists that have candidates over 61, so rank 1 everywhere gives 1.
+     */
+    public static List<Fused> rrf(List<Scored> text, List<Scored> vector, double textWeight, double vectorWeight) {
+        if (!(textWeight >= 0 && vectorWeight >= 0 && textWeight + vectorWeight > 0)) {
+            throw new IllegalArgumentException("weights must be >= 0 and not both 0");
+        }
         List<Scored> t = dedup(text);
         List<Scored> v = dedup(vector);
-        int lists = (t.isEmpty() ? 0 : 1) + (v.isEmpty() ? 0 : 1);
-        double best = lists / (double) (RRF_K + 1);
+        double best = ((t.isEmpty() ? 0 : textWeight) + (v.isEmpty() ? 0 : vectorWeight)) / (RRF_K + 1);
         Map<String, Double> tr = reciprocalRanks(t);
         Map<String, Double> vr = reciprocalRanks(v);
-        return combine(t, v, id -> (tr.getOrDefault(id, 0.0) + vr.getOrDefault(id, 0.0)) / best);
+        return combine(t, v, id -> best == 0 ? 0
+                : (textWeight * tr.getOrDefault(id, 0.0) + vectorWeight * vr.getOrDefault(id, 0.0)) / best);
     }
 
     private static List<Fused> combine(List<Scored> t, List<Scored> v, ToDoubleFunction<String> f) {

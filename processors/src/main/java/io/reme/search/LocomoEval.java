@@ -61,12 +61,25 @@ public final class LocomoEval {
      * the session date in front and up to {@code context} turns on each side (same session).
      */
     public record Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion,
-            boolean progress) {
+            boolean progress, double rrfTextWeight, double rrfVectorWeight) {
         public Options {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
             }
+            if (!(rrfTextWeight >= 0 && rrfVectorWeight >= 0 && rrfTextWeight + rrfVectorWeight > 0)) {
+                throw new IllegalArgumentException("RRF weights must be >= 0 and not both 0");
+            }
             fusion = fusion == null ? FusionMode.RRF : fusion;
+        }
+
+        /** The service's fusion, with equal RRF weights. */
+        public Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion, boolean progress) {
+            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1);
+        }
+
+        /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
+        boolean reweighted() {
+            return fusion == FusionMode.RRF && rrfTextWeight != rrfVectorWeight;
         }
 
         /**
@@ -81,7 +94,9 @@ public final class LocomoEval {
             return "turn text = speaker: text" + (imageCaptions ? " + image caption" : "")
                     + (sessionDate ? ", session date in front" : "")
                     + (context > 0 ? ", +" + context + " neighbouring turn(s) each side" : "")
-                    + "; fusion " + fusion.name().toLowerCase(Locale.ROOT);
+                    + "; fusion " + fusion.name().toLowerCase(Locale.ROOT)
+                    + (reweighted() ? String.format(Locale.ROOT, " (text weight %.2f, vector weight %.2f)",
+                            rrfTextWeight, rrfVectorWeight) : "");
         }
     }
 
@@ -218,11 +233,11 @@ public final class LocomoEval {
                             Set.of(MemoryType.DIALOG_CHUNK), Set.of(user), null, null, null, 0, options.fusion());
                     if (embed != null) {
                         long e0 = System.nanoTime();
-                        q = q.withVector(embed.embed(List.of(question)).get(0));
+                        q = q.withVector(embed.embedQuery(question));
                         embedNanos += System.nanoTime() - e0;
                     }
                     long s0 = System.nanoTime();
-                    SearchResult result = index.search(q);
+                    SearchResult result = search(index, q, options);
                     latencies.add(System.nanoTime() - s0);
                     List<String> ranked = result.hits().stream().map(h -> h.metadata().get("dia_id")).toList();
                     double[] recall = recallAtK(ranked, evidence);
@@ -259,6 +274,34 @@ public final class LocomoEval {
             report.print(out);
         }
         return report;
+    }
+
+    /**
+     * The service's search, or for reweighted RRF the index's candidates (the same lists the service
+     * fuses) fused here with the options' weights.
+     */
+    static SearchResult search(MemoryIndex index, SearchQuery q, Options options) throws IOException {
+        if (!options.reweighted()) {
+            return index.search(q);
+        }
+        SearchResult all = index.candidates(q);
+        List<HybridFusion.Scored> text = new ArrayList<>();
+        List<HybridFusion.Scored> vector = new ArrayList<>();
+        Map<String, Hit> byId = new java.util.HashMap<>();
+        for (Hit hit : all.hits()) {
+            byId.put(hit.id(), hit);
+            if (hit.textScore() != null) {
+                text.add(new HybridFusion.Scored(hit.id(), hit.textScore()));
+            }
+            if (hit.vectorScore() != null) {
+                vector.add(new HybridFusion.Scored(hit.id(), hit.vectorScore()));
+            }
+        }
+        List<Hit> hits = HybridFusion.rrf(text, vector, options.rrfTextWeight(), options.rrfVectorWeight()).stream()
+                .limit(q.k())
+                .map(f -> byId.get(f.id()).withScores(f))
+                .toList();
+        return new SearchResult(hits, all.timings());
     }
 
     /** For each k of {@link #KS}: the fraction of {@code evidence} among the first k of {@code ranked}. */

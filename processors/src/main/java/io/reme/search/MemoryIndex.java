@@ -325,10 +325,24 @@ public final class MemoryIndex implements Closeable {
 
     /** Runs the query against the state of the last refresh. */
     public SearchResult search(SearchQuery q) throws IOException {
+        return run(q, false);
+    }
+
+    /**
+     * Every candidate of both lists (up to {@link SearchQuery#candidates()} each), with its raw
+     * scores, for a coordinator that fuses several indexes' candidates again
+     * ({@link PartitionMerge}): neither {@code k} nor {@code minScore} is applied here, since both
+     * only mean something after the final fusion.
+     */
+    public SearchResult candidates(SearchQuery q) throws IOException {
+        return run(q, true);
+    }
+
+    private SearchResult run(SearchQuery q, boolean allCandidates) throws IOException {
         long start = System.nanoTime();
         IndexSearcher searcher = searchers.acquire();
         try {
-            Query filter = filter(q);
+            Query filter = filter(q, searcher.getIndexReader());
             int n = q.candidates();
             Map<String, Integer> docsById = new HashMap<>();
 
@@ -336,7 +350,7 @@ public final class MemoryIndex implements Closeable {
             List<HybridFusion.Scored> text = null;
             Query textQuery = textQuery(q.text());
             if (textQuery != null) {
-                Query full = new BooleanQuery.Builder()
+                Query full = filter == null ? textQuery : new BooleanQuery.Builder()
                         .add(textQuery, Occur.MUST)
                         .add(filter, Occur.FILTER)
                         .build();
@@ -351,7 +365,9 @@ public final class MemoryIndex implements Closeable {
                 vector = scored(searcher, searcher.search(knn, n), docsById, true);
             }
             long t2 = System.nanoTime();
-            List<HybridFusion.Fused> fused = HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
+            List<HybridFusion.Fused> fused = allCandidates
+                    ? HybridFusion.fuse(q.fusion(), text, vector, 0, Integer.MAX_VALUE)
+                    : HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
             long t3 = System.nanoTime();
             List<Hit> hits = new ArrayList<>(fused.size());
             StoredFields stored = searcher.storedFields();
@@ -450,7 +466,19 @@ public final class MemoryIndex implements Closeable {
         return nanos / 1000;
     }
 
-    private Query filter(SearchQuery q) {
+    /**
+     * The query's filters; null when they match every document, which is common (a partition holding
+     * one tenant's memories and no other filter) and worth knowing: a kNN search with a filter first
+     * collects the filter's documents into a bit set and a BM25 search intersects with it, both
+     * costs growing with the index, for nothing. Deleted documents count as the tenant's only if they
+     * were, so the shortcut never lets another tenant's memory through.
+     */
+    private Query filter(SearchQuery q, IndexReader reader) throws IOException {
+        boolean onlyTenant = q.types().isEmpty() && q.users().isEmpty() && q.targets().isEmpty()
+                && q.sessions().isEmpty() && q.from() == null && q.to() == null;
+        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(new Term(F_TENANT, q.tenant())) == reader.maxDoc()) {
+            return null;
+        }
         BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
         if (!q.sessions().isEmpty()) {
             b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);

@@ -116,6 +116,22 @@ class HybridFusionTest {
     }
 
     @Test
+    void weightedRrfScalesEachListsReciprocalRank() {
+        List<Scored> text = list("a", 10, "b", 5);
+        List<Scored> vector = list("b", 0.9, "a", 0.1);
+        List<Fused> fused = HybridFusion.rrf(text, vector, 1.0, 0.5);
+        double best = 1.5 / 61;
+        // a: text rank 1 (weight 1), vector rank 2 (weight 0.5); b the other way round: a wins.
+        assertEquals(List.of("a", "b"), ids(fused));
+        assertEquals((1.0 / 61 + 0.5 / 62) / best, get(fused, "a").score(), EPS);
+        assertEquals((1.0 / 62 + 0.5 / 61) / best, get(fused, "b").score(), EPS);
+        // Equal weights give plain RRF.
+        assertEquals(ids(HybridFusion.rrf(text, vector)), ids(HybridFusion.rrf(text, vector, 2, 2)));
+        assertEquals(1.0, HybridFusion.rrf(list("c", 1), null, 1.0, 0.5).get(0).score(), EPS);
+        assertThrows(IllegalArgumentException.class, () -> HybridFusion.rrf(text, vector, 0, 0));
+    }
+
+    @Test
     void rrfRanksTiesById() {
         List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, list("z", 1, "m", 1, "a", 1), null, 0, 10);
         assertEquals(List.of("a", "m", "z"), ids(fused));

@@ -147,6 +147,24 @@ class MemoryIndexTest {
     }
 
     @Test
+    void anIndexOfOneTenantAnswersWithoutAFilterAndStillWallsOffOthers() throws IOException {
+        float[] v = {0.2f, 0.9f, 0.1f};
+        MemoryIndex index = index(
+                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"),
+                rec("a2", "acme", "u1", MemoryType.PERSONAL, "the launch code was red", T0).withVector(v, "m"));
+        SearchQuery q = SearchQuery.text("acme", "launch code", 10).withVector(v);
+        assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(q))));
+        // Once another tenant's memory arrives (and an update may leave a deleted copy of a1 behind),
+        // the tenant filter is needed again.
+        index.upsert(rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is green", T0).withVector(v, "m"));
+        index.upsert(rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"));
+        index.refresh();
+        assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(q))));
+        assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(SearchQuery.vector("acme", v, 10)))));
+        assertEquals(List.of("b1"), ids(index.search(SearchQuery.text("bolt", "launch code", 10).withVector(v))));
+    }
+
+    @Test
     void typeUserAndSessionFilters() throws IOException {
         MemoryIndex index = index(
                 rec("p", "acme", "alice", MemoryType.PERSONAL, "kafka broker notes", T0),

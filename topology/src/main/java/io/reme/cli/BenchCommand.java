@@ -1,21 +1,30 @@
 package io.reme.cli;
 
+import io.reme.app.Providers;
 import io.reme.bench.IngestBenchmark;
 import io.reme.bench.LlmBenchmark;
+import io.reme.bench.SearchBenchmark;
+import io.reme.config.AppConfig;
+import io.reme.embedding.EmbeddingModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code bench ingest|llm}: throughput benchmarks on a throw-away embedded broker. */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest or llm.")
+/**
+ * {@code bench ingest|search|llm}: throughput benchmarks on a throw-away embedded broker (ingest, llm)
+ * or a throw-away memory index (search).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search or llm.")
 final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "WHAT", description = "ingest (session processor) or llm (worker pool)")
+    @Parameters(index = "0", paramLabel = "WHAT",
+            description = "ingest (session processor), search (memory index) or llm (worker pool)")
     String what;
 
     @Option(names = "--shapes", split = ",", paramLabel = "SxM",
@@ -41,6 +50,23 @@ final class BenchCommand implements Callable<Integer> {
             description = "llm: worker concurrencies to measure (default 1,4,16).")
     List<Integer> concurrencies = List.of(1, 4, 16);
 
+    @Option(names = "--sizes", split = ",", paramLabel = "N",
+            description = "search: index sizes to measure at, growing (default 100000,1000000).")
+    List<Integer> sizes = List.of(100_000, 1_000_000);
+
+    @Option(names = "--queries", description = "search: measured queries per size (default 1000).")
+    int queries = 1000;
+
+    @Option(names = "--warmup-queries", description = "search: queries run first, not counted (default 200).")
+    int warmUpQueries = 200;
+
+    @Option(names = "--index-threads", description = "search: threads writing the index (default 2).")
+    int indexThreads = 2;
+
+    @Option(names = "--exact-checks", description = "search: queries whose kNN hits are checked against an exact "
+            + "scan (default 50; 0 skips).")
+    int exactChecks = 50;
+
     @Option(names = "--commit-interval-ms", description = "Streams commit interval for bench ingest (default 100, as the app).")
     int commitIntervalMs = 100;
 
@@ -49,11 +75,30 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!"ingest".equals(what) && !"llm".equals(what)) {
-            System.err.println("unknown benchmark '" + what + "'; available: ingest, llm");
+        if (!List.of("ingest", "search", "llm").contains(what)) {
+            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm");
             return 2;
         }
         Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
+        if ("search".equals(what)) {
+            SearchBenchmark.Settings settings;
+            try {
+                settings = new SearchBenchmark.Settings(sizes, queries, warmUpQueries, indexThreads, exactChecks);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            System.out.printf("bench search: sizes=%s queries=%d index-threads=%d dir=%s%n", sizes, queries,
+                    indexThreads, dir);
+            try (EmbeddingModel model = Providers.embeddings(AppConfig.of(Map.of()))) {
+                if (model == null) {
+                    System.err.println("bench search needs an embedding model (REME_EMBEDDING_PROVIDER is none)");
+                    return 2;
+                }
+                new SearchBenchmark(dir, model, settings, System.out).run();
+            }
+            return 0;
+        }
         if ("llm".equals(what)) {
             if (requests < 1 || latencyMs < 0 || concurrencies.stream().anyMatch(c -> c < 1)) {
                 System.err.println("--requests and --concurrency must be >= 1, --latency-ms >= 0");

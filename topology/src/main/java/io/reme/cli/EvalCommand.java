@@ -1,15 +1,16 @@
 package io.reme.cli;
 
-import io.reme.app.Providers;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
 import io.reme.search.LocomoEval;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -44,6 +45,17 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--embedding", description = "local (default): hybrid search with the local model; none: BM25 only.")
     String embedding = "local";
 
+    @Option(names = "--model", description = "With --embedding local: the model, bge-small-q (default, shipped) or "
+            + "minilm-q (needs its model jar on the classpath).")
+    String modelName = "bge-small-q";
+
+    @Option(names = "--no-query-prefix", description = "Embed questions without the model's query instruction (bge).")
+    boolean noQueryPrefix;
+
+    @Option(names = "--rrf-weights", split = ",", paramLabel = "TEXT,VECTOR",
+            description = "RRF weights of the text and vector lists (default 1,1, the service's).")
+    List<Double> rrfWeights = List.of(1.0, 1.0);
+
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
@@ -58,14 +70,40 @@ final class EvalCommand implements Callable<Integer> {
             return 2;
         }
         AppConfig config = AppConfig.of(Map.of(AppConfig.EMBEDDING.name(), embedding));
+        if (rrfWeights.size() != 2) {
+            System.err.println("--rrf-weights takes two numbers, TEXT,VECTOR");
+            return 2;
+        }
         LocomoEval.Options options = new LocomoEval.Options(!noDate, !noCaptions, context,
-                FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)), !quiet);
-        try (EmbeddingModel model = Providers.embeddings(config)) {
-            EmbeddingFunction embed = model == null ? null : texts -> {
-                try {
-                    return model.embed(texts);
-                } catch (EmbeddingException e) {
-                    throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)), !quiet, rrfWeights.get(0), rrfWeights.get(1));
+        LocalOnnxEmbeddingModel.Variant variant = switch (modelName) {
+            case "minilm-q" -> LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q;
+            case "bge-small-q" -> LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q;
+            default -> null;
+        };
+        if (variant == null) {
+            System.err.println("unknown model '" + modelName + "'; available: minilm-q, bge-small-q");
+            return 2;
+        }
+        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING)) ? null
+                : LocalOnnxEmbeddingModel.builder().variant(variant).build()) {
+            EmbeddingFunction embed = model == null ? null : new EmbeddingFunction() {
+                @Override
+                public List<float[]> embed(List<String> texts) {
+                    try {
+                        return model.embed(texts);
+                    } catch (EmbeddingException e) {
+                        throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                    }
+                }
+
+                @Override
+                public float[] embedQuery(String query) {
+                    try {
+                        return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
+                    } catch (EmbeddingException e) {
+                        throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                    }
                 }
             };
             System.out.println("eval locomo: " + data + "; " + options.describe() + "; embeddings "

@@ -10,12 +10,12 @@ import io.reme.json.Json;
 import io.reme.search.FusionMode;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
+import io.reme.search.PartitionMerge;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -66,15 +66,18 @@ public final class SearchQueries {
         long embedded = System.nanoTime();
         Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
         Set<Integer> missing = new TreeSet<>(wanted);
+        // One partition's answer is final; several partitions send their candidates, fused here once.
+        boolean candidates = wanted.size() > 1;
         List<Hit> hits = new ArrayList<>();
         for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            PartitionHits found = fanOut.isSelf(host.getKey()) ? local(query, host.getValue())
-                    : fanOut.post(host.getKey(), INTERNAL_PATH, Map.of("query", query, "partitions", host.getValue()),
-                            authorization, PartitionHits.class).orElse(new PartitionHits(List.of(), Set.of()));
+            PartitionHits found = fanOut.isSelf(host.getKey()) ? local(query, host.getValue(), candidates)
+                    : fanOut.post(host.getKey(), INTERNAL_PATH, Map.of("query", query, "partitions", host.getValue(),
+                            "candidates", candidates), authorization, PartitionHits.class)
+                            .orElse(new PartitionHits(List.of(), Set.of()));
             hits.addAll(found.hits());
             missing.removeAll(found.answered());
         }
-        List<Hit> merged = merge(hits, query.k());
+        List<Hit> merged = candidates ? PartitionMerge.merge(hits, query) : hits;
         Map<String, Object> timings = new LinkedHashMap<>();
         timings.put("embedMs", (embedded - start) / 1e6);
         timings.put("searchMs", (System.nanoTime() - embedded) / 1e6);
@@ -89,13 +92,13 @@ public final class SearchQueries {
     record PartitionHits(List<Hit> hits, Set<Integer> answered) {
     }
 
-    /** Runs the search on this instance's active tasks for {@code wanted}. */
-    PartitionHits local(SearchQuery query, Set<Integer> wanted) {
+    /** Runs the search on this instance's active tasks for {@code wanted}: their top k, or all their candidates. */
+    PartitionHits local(SearchQuery query, Set<Integer> wanted, boolean candidates) {
         if (streams.state() != KafkaStreams.State.RUNNING) {
             return new PartitionHits(List.of(), Set.of());
         }
         StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
-                .withQuery(new MemorySearch(query)).withPartitions(wanted).requireActive());
+                .withQuery(new MemorySearch(query, candidates)).withPartitions(wanted).requireActive());
         List<Hit> hits = new ArrayList<>();
         Set<Integer> answered = new TreeSet<>();
         for (Map.Entry<Integer, QueryResult<SearchResult>> partition : result.getPartitionResults().entrySet()) {
@@ -117,21 +120,10 @@ public final class SearchQueries {
                 throw new ApiException(403, "tenant_mismatch", "the query names another tenant than the API key");
             }
             wanted.retainAll(partitioning.partitionsOf(tenant, partitions));
-            return local(query, wanted);
+            return local(query, wanted, body.path("candidates").asBoolean(false));
         } catch (IOException | IllegalArgumentException e) {
             throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
         }
-    }
-
-    static List<Hit> merge(List<Hit> hits, int k) {
-        Map<String, Hit> best = new LinkedHashMap<>();
-        for (Hit hit : hits) {
-            best.merge(hit.id(), hit, (a, b) -> a.score() >= b.score() ? a : b);
-        }
-        return best.values().stream()
-                .sorted(Comparator.comparingDouble(Hit::score).reversed().thenComparing(Hit::id))
-                .limit(k)
-                .toList();
     }
 
     private SearchQuery parse(String tenant, JsonNode body) {
@@ -145,7 +137,7 @@ public final class SearchQueries {
         float[] vector = null;
         if (embeddings != null) {
             try {
-                vector = embeddings.embed(List.of(text)).get(0);
+                vector = embeddings.embedQuery(text);
             } catch (EmbeddingException e) {
                 // Text search still answers; the vector half of this one query is lost, nothing else.
                 LOG.warn("query embedding failed, searching text only error={}", e.getMessage());

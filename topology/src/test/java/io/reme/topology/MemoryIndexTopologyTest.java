@@ -110,6 +110,25 @@ class MemoryIndexTopologyTest {
     }
 
     @Test
+    void aCandidatesQueryAnswersEveryCandidateWithRawScoresIgnoringKAndMinScore() throws Exception {
+        for (int i = 0; i < 15; i++) {
+            put(memory("acme", "m" + i, "state store number " + i));
+        }
+        put(memory("globex", "g1", "state store of another tenant"));
+        MemoryIndexStore store = (MemoryIndexStore) driver.getStateStore(MemoryIndexUpdater.STORE);
+        SearchQuery query = SearchQuery.text("acme", "state store", 3).withMinScore(0.99);
+
+        QueryResult<SearchResult> top = store.query(new MemorySearch(query), PositionBound.unbounded(),
+                new QueryConfig(false));
+        QueryResult<SearchResult> all = store.query(new MemorySearch(query, true), PositionBound.unbounded(),
+                new QueryConfig(false));
+
+        assertTrue(top.getResult().hits().size() <= 3);
+        assertEquals(15, all.getResult().hits().size());
+        assertTrue(all.getResult().hits().stream().allMatch(h -> "acme".equals(h.tenant()) && h.textScore() != null));
+    }
+
+    @Test
     void replayingTheSameRecordsChangesNothing() throws Exception {
         List<MemoryRecord> records = List.of(memory("acme", "a", "kafka streams state stores"),
                 memory("acme", "b", "lucene state store for search"), memory("acme", "c", "rocksdb state"));
