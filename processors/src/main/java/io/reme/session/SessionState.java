@@ -45,6 +45,8 @@ final class SessionState {
     private final KeyValueStore<String, String> activity;
     private final KeyValueStore<String, String> summaries;
     private final SessionSettings settings;
+    /** The conversation's date, which names the dialog file a message is archived in. */
+    private final DateTimeFormatter day;
     private final TokenCounter tokens;
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
@@ -57,6 +59,7 @@ final class SessionState {
         this.summaries = summaries;
         this.activity = activity;
         this.settings = settings;
+        this.day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
         this.tokens = tokens;
         this.outputs = outputs;
     }
@@ -147,30 +150,13 @@ final class SessionState {
             outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
-        int archived = 0;
-        long archivedTokens = 0;
-        DateTimeFormatter day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
-        List<String> covered = new ArrayList<>();
-        try (KeyValueIterator<String, StoredMessage> it =
-                messages.range(key.messageKey(pending.fromSeq()), key.messageKey(pending.toSeq()))) {
-            while (it.hasNext()) {
-                KeyValue<String, StoredMessage> entry = it.next();
-                StoredMessage stored = entry.value;
-                Message message = stored.message();
-                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
-                        day.format(message.time()), stored.seq(), pending.requestId(), message), timestamp);
-                covered.add(entry.key);
-                archived++;
-                archivedTokens += stored.tokens();
-            }
-        }
-        covered.forEach(messages::delete);
+        Archived archived = archive(key, pending.fromSeq(), pending.toSeq(), pending.requestId(), timestamp);
         summaries.put(key.key(), result.payload());
-        header = header.withApplied(tokens.count(result.payload()), archived, archivedTokens, now);
+        header = header.withApplied(tokens.count(result.payload()), archived.count(), archived.tokens(), now);
         outputs.compaction(key.tenant(), Compaction.APPLIED);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
-                result.epoch(), archived, archivedTokens, header.summaryTokens(), header.messageTokens());
+                result.epoch(), archived.count(), archived.tokens(), header.summaryTokens(), header.messageTokens());
         header = maybeCompact(key, header, now, true, timestamp);
         headers.put(key.key(), header);
     }
@@ -311,19 +297,40 @@ final class SessionState {
             if (header == null) {
                 continue;
             }
-            DateTimeFormatter day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
-            List<StoredMessage> live = window(key, header);
-            for (StoredMessage stored : live) {
-                Message message = stored.message();
-                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
-                        day.format(message.time()), stored.seq(), null, message), nowMs);
-                messages.delete(key.messageKey(stored.seq()));
-            }
+            Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
             summaries.delete(key.key());
             headers.delete(key.key());
             LOG.info("session expired tenant={} session={} archived={} quietSince={}", key.tenant(), key.session(),
-                    live.size(), Instant.ofEpochMilli(header.lastActiveMs()));
+                    archived.count(), Instant.ofEpochMilli(header.lastActiveMs()));
         }
+    }
+
+    private record Archived(int count, long tokens) {
+    }
+
+    /**
+     * Moves the live messages {@code fromSeq..toSeq} to the {@code dialog} topic, dated by the
+     * conversation, and out of the window.
+     */
+    private Archived archive(SessionKey key, long fromSeq, long toSeq, String summaryRequestId, long timestamp) {
+        int count = 0;
+        long archivedTokens = 0;
+        List<String> covered = new ArrayList<>();
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(fromSeq), key.messageKey(toSeq))) {
+            while (it.hasNext()) {
+                KeyValue<String, StoredMessage> entry = it.next();
+                StoredMessage stored = entry.value;
+                Message message = stored.message();
+                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
+                        day.format(message.time()), stored.seq(), summaryRequestId, message), timestamp);
+                covered.add(entry.key);
+                count++;
+                archivedTokens += stored.tokens();
+            }
+        }
+        covered.forEach(messages::delete);
+        return new Archived(count, archivedTokens);
     }
 
     private List<String> keysBefore(String from, String until) {
