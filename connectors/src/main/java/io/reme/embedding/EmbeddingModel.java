@@ -1,6 +1,7 @@
 package io.reme.embedding;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Turns texts into vectors for similarity search: the seam between the memory pipeline and an
@@ -46,6 +47,16 @@ public interface EmbeddingModel extends AutoCloseable {
      */
     default float[] embedQuery(String query) throws EmbeddingException {
         return embed(query);
+    }
+
+    /** The argument check of {@link #embed(List)}: the list and every text in it present. */
+    static void requireTexts(List<String> texts) {
+        Objects.requireNonNull(texts, "texts");
+        for (int i = 0; i < texts.size(); i++) {
+            if (texts.get(i) == null) {
+                throw new NullPointerException("texts[" + i + "] is null");
+            }
+        }
     }
 
     /** Frees the model's resources; later calls to {@link #embed(List)} fail. */

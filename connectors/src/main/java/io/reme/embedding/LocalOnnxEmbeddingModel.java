@@ -304,12 +304,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
 
     @Override
     public List<float[]> embed(List<String> texts) throws EmbeddingException {
-        Objects.requireNonNull(texts, "texts");
-        for (int i = 0; i < texts.size(); i++) {
-            if (texts.get(i) == null) {
-                throw new NullPointerException("texts[" + i + "] is null");
-            }
-        }
+        EmbeddingModel.requireTexts(texts);
         if (texts.isEmpty()) {
             return List.of();
         }

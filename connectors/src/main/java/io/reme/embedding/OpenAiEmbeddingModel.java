@@ -59,12 +59,7 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
 
     @Override
     public List<float[]> embed(List<String> texts) throws EmbeddingException {
-        Objects.requireNonNull(texts, "texts");
-        for (int i = 0; i < texts.size(); i++) {
-            if (texts.get(i) == null) {
-                throw new NullPointerException("texts[" + i + "] is null");
-            }
-        }
+        EmbeddingModel.requireTexts(texts);
         List<float[]> out = new ArrayList<>(texts.size());
         for (int start = 0; start < texts.size(); start += settings.batchSize()) {
             out.addAll(embedBatch(texts.subList(start, Math.min(texts.size(), start + settings.batchSize()))));
