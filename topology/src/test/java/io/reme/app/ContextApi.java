@@ -42,16 +42,7 @@ final class ContextApi {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
-        try {
-            HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body = response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
-            return new Response(response.statusCode(), body);
-        } catch (IOException e) {
-            return new Response(-1, Json.MAPPER.missingNode());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
+        return send(request.build());
     }
 
     /**
@@ -61,6 +52,11 @@ final class ContextApi {
     static Response diary(String baseUrl, String token, String user, String name) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/diary/" + user + "/" + name))
                 .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer " + token).GET().build();
+        return send(request);
+    }
+
+    /** Sends a request and reads its JSON answer; a connection failure is status -1. */
+    private static Response send(HttpRequest request) {
         try {
             HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
             JsonNode body = response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
