@@ -33,18 +33,26 @@ public record SessionView(
             String lastFailure, Instant lastFailureAt, long epoch, Map<SessionCounters.Counter, Long> counters) {
     }
 
+    private static final int CONSISTENT_READ_ATTEMPTS = 5;
+
     /** Reads one session; empty if the session has no state on this instance. */
     public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
             ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
             SessionKey key, ContextPolicy policy, String encoding) {
-        SessionHeader header = headers.get(key.key());
-        if (header == null) {
-            return Optional.empty();
-        }
-        List<StoredMessage> live = new ArrayList<>(header.liveCount());
-        try (KeyValueIterator<String, StoredMessage> it =
-                messages.range(key.messageKey(header.firstLiveSeq()), key.messageKey(Long.MAX_VALUE))) {
-            it.forEachRemaining(entry -> live.add(entry.value));
+        // The stream thread writes the header and the messages one after the other while this reads, so
+        // the messages are bounded by the header's sequence range and the read is repeated if a
+        // compaction removed some of them in between: the view always agrees with its own token counts.
+        SessionHeader header = null;
+        List<StoredMessage> live = List.of();
+        for (int attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
+            header = headers.get(key.key());
+            if (header == null) {
+                return Optional.empty();
+            }
+            live = liveMessages(messages, key, header);
+            if (live.size() == header.liveCount()) {
+                break;
+            }
         }
         long threshold = policy.threshold(header.summaryTokens());
         long total = header.summaryTokens() + header.messageTokens();
@@ -57,5 +65,18 @@ public record SessionView(
         String summary = summaries.get(key.key());
         return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), summary == null ? "" : summary,
                 header.summaryVersion(), live, tokens, compaction));
+    }
+
+    private static List<StoredMessage> liveMessages(ReadOnlyKeyValueStore<String, StoredMessage> messages,
+            SessionKey key, SessionHeader header) {
+        List<StoredMessage> live = new ArrayList<>(header.liveCount());
+        if (header.nextSeq() <= header.firstLiveSeq()) {
+            return live;
+        }
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(header.firstLiveSeq()), key.messageKey(header.nextSeq() - 1))) {
+            it.forEachRemaining(entry -> live.add(entry.value));
+        }
+        return live;
     }
 }

@@ -1,0 +1,141 @@
+package io.reme.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.reme.context.ContextPolicy;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.message.Role;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.junit.jupiter.api.Test;
+
+class SessionViewTest {
+    private static final SessionKey KEY = new SessionKey("acme", "s1");
+    private static final ContextPolicy POLICY = new ContextPolicy(10_000, 0.7, 100, 0);
+
+    private final MapStore<SessionHeader> headers = new MapStore<>();
+    private final MapStore<StoredMessage> messages = new MapStore<>();
+    private final MapStore<String> summaries = new MapStore<>();
+
+    @Test
+    void messagesWrittenAfterTheHeaderAreNotShownAgainstItsTokenCounts() {
+        SessionHeader header = append(SessionHeader.empty("acme", "s1", "carol"), 0, 4);
+        headers.map.put(KEY.key(), header);
+        // The stream thread has stored two more messages but not yet their header update.
+        message(1, 5);
+        message(2, 6);
+
+        SessionView view = read();
+
+        assertEquals(1, view.messages().size());
+        assertEquals(0, view.messages().get(0).seq());
+        assertEquals(4, view.tokens().messages());
+    }
+
+    @Test
+    void aCompactionBetweenTheTwoReadsIsReadAgain() {
+        SessionHeader before = append(append(SessionHeader.empty("acme", "s1", "carol"), 0, 4), 1, 5);
+        SessionHeader after = before
+                .withPending(new PendingCompaction("r1", before.epoch(), 0, 0, 1, 4, Instant.EPOCH.plusSeconds(8)))
+                .withApplied(3, 1, 4, Instant.EPOCH.plusSeconds(9));
+        // The first header read sees two live messages, but message 0 is already archived.
+        messages.map.remove(KEY.messageKey(0));
+        ReadOnlyKeyValueStore<String, SessionHeader> racing = new MapStore<>() {
+            private int reads;
+
+            @Override
+            public SessionHeader get(String key) {
+                return reads++ == 0 ? before : after;
+            }
+        };
+
+        SessionView view = SessionView.read(racing, messages, summaries, KEY, POLICY, "cl100k_base").orElseThrow();
+
+        assertEquals(1, view.messages().size());
+        assertEquals(1, view.messages().get(0).seq());
+        assertEquals(5, view.tokens().messages());
+        assertEquals(3, view.tokens().summary());
+    }
+
+    @Test
+    void anUnknownSessionHasNoView() {
+        assertEquals(java.util.Optional.empty(),
+                SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
+    }
+
+    private SessionView read() {
+        return SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base").orElseThrow();
+    }
+
+    private SessionHeader append(SessionHeader header, long seq, int tokens) {
+        message(seq, tokens);
+        return header.withAppended(tokens, "m" + seq, Instant.EPOCH.plusSeconds(seq), seq, List.of());
+    }
+
+    private void message(long seq, int tokens) {
+        messages.map.put(KEY.messageKey(seq), stored(seq, tokens));
+    }
+
+    private static StoredMessage stored(long seq, int tokens) {
+        return new StoredMessage(seq, tokens, new Message("acme", "s1", "carol", "m" + seq, Role.USER, null,
+                Instant.EPOCH.plusSeconds(seq), List.of(new Block.Text("message " + seq))));
+    }
+
+    /** A sorted map behind the read-only store interface, as RocksDB orders keys by bytes. */
+    private static class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
+        final NavigableMap<String, V> map = new TreeMap<>();
+
+        @Override
+        public V get(String key) {
+            return map.get(key);
+        }
+
+        @Override
+        public KeyValueIterator<String, V> range(String from, String to) {
+            return iterator(map.subMap(from, true, to, true));
+        }
+
+        @Override
+        public KeyValueIterator<String, V> all() {
+            return iterator(map);
+        }
+
+        @Override
+        public long approximateNumEntries() {
+            return map.size();
+        }
+
+        private static <V> KeyValueIterator<String, V> iterator(Map<String, V> entries) {
+            Iterator<Map.Entry<String, V>> it = entries.entrySet().iterator();
+            return new KeyValueIterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return it.hasNext();
+                }
+
+                @Override
+                public KeyValue<String, V> next() {
+                    Map.Entry<String, V> e = it.next();
+                    return KeyValue.pair(e.getKey(), e.getValue());
+                }
+
+                @Override
+                public void close() {
+                }
+
+                @Override
+                public String peekNextKey() {
+                    throw new UnsupportedOperationException();
+                }
+            };
+        }
+    }
+}
