@@ -140,6 +140,25 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     }
 
     @Test
+    void batchesRunAtOnceComeBackInTheCallersOrder() throws EmbeddingException {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            texts.add("note " + i + ": " + "the deploy moved to friday ".repeat(1 + i % 5));
+        }
+        List<float[]> alone = new ArrayList<>();
+        for (String text : texts) {
+            alone.add(model.embed(text));
+        }
+        try (LocalOnnxEmbeddingModel parallel = LocalOnnxEmbeddingModel.builder().threads(3).build()) {
+            assertEquals(3, parallel.threads());
+            List<float[]> got = parallel.embed(texts);
+            for (int i = 0; i < texts.size(); i++) {
+                assertTrue(Vectors.dot(alone.get(i), got.get(i)) > 0.99999, texts.get(i));
+            }
+        }
+    }
+
+    @Test
     void builderRejectsBadSettings() {
         assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().batchSize(-1));
         assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().maxTokens(513));
