@@ -35,12 +35,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Memory search on two instances: memories of several tenants spread over the partitions (by
  * tenant); a search sent to either instance gives the same hits, only the caller's tenant's, and an
- * instance going away makes answers partial or moves them, never wrong.
+ * instance going away makes answers partial or moves them, never wrong. With tenant buckets a
+ * tenant's memories lie on several partitions, and a search merges all of them on either instance.
  */
 class SearchIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int TENANTS = 8;
     private static final int PARTITIONS = 4;
+    private static final Topics BUCKETED = new Topics("bucketed.");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static String key(int tenant) {
@@ -56,6 +58,21 @@ class SearchIT extends WithBroker {
                 AppConfig.API_KEYS.name(), keys.toString(),
                 AppConfig.PARTITIONS.name(), Integer.toString(PARTITIONS),
                 AppConfig.STREAM_THREADS.name(), "1",
+                AppConfig.EMBEDDING.name(), "none"));
+    }
+
+    /** Apps of their own (application id, topics) with a tenant's memories hashed over {@code buckets} buckets. */
+    private static AppConfig bucketedConfig(String name, int buckets) {
+        return AppConfig.of(Map.of(
+                AppConfig.BOOTSTRAP_SERVERS.name(), broker.bootstrapServers(),
+                AppConfig.DATA_DIR.name(), dir.resolve(name).toString(),
+                AppConfig.HTTP_PORT.name(), "0",
+                AppConfig.API_KEYS.name(), "t0:" + key(0) + ",t1:" + key(1),
+                AppConfig.APPLICATION_ID.name(), "reme-bucketed",
+                AppConfig.TOPIC_PREFIX.name(), BUCKETED.prefix(),
+                AppConfig.PARTITIONS.name(), Integer.toString(PARTITIONS),
+                AppConfig.STREAM_THREADS.name(), "1",
+                AppConfig.MEMORY_BUCKETS.name(), Integer.toString(buckets),
                 AppConfig.EMBEDDING.name(), "none"));
     }
 
@@ -160,5 +177,77 @@ class SearchIT extends WithBroker {
             a.close();
             b.close();
         }
+    }
+
+    @Test
+    void aTenantInBucketsIsSearchedOnEveryPartitionItSpans() throws Exception {
+        int buckets = 4;
+        RemeApp a = RemeApp.start(bucketedConfig("bucketed-a", buckets));
+        RemeApp b = RemeApp.start(bucketedConfig("bucketed-b", buckets));
+        try {
+            MemoryPartitioning partitioning = new MemoryPartitioning(buckets);
+            Map<Integer, Set<String>> expected = new HashMap<>();
+            Map<Integer, Set<Integer>> partitionsUsed = new HashMap<>();
+            Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                    new StringSerializer(), new ByteArraySerializer())) {
+                for (int t = 0; t < 2; t++) {
+                    String tenant = "t" + t;
+                    for (int m = 0; m < 24; m++) {
+                        String id = "m" + m;
+                        MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
+                                "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
+                                null, null);
+                        int partition = partitioning.partition(tenant, id, PARTITIONS);
+                        producer.send(new ProducerRecord<>(BUCKETED.memories(), partition, tenant + "/" + id,
+                                Json.MAPPER.writeValueAsBytes(memory)));
+                        expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
+                        partitionsUsed.computeIfAbsent(t, x -> new HashSet<>()).add(partition);
+                    }
+                }
+            }
+            assertTrue(partitionsUsed.get(0).size() > 1 && partitionsUsed.get(1).size() > 1,
+                    "each tenant's memories lie on several partitions: " + partitionsUsed);
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            for (int t = 0; t < 2; t++) {
+                JsonNode fromA;
+                JsonNode fromB;
+                do {
+                    fromA = bucketedSearch(a, t);
+                    fromB = bucketedSearch(b, t);
+                    if (ids(fromA).equals(expected.get(t)) && ids(fromB).equals(expected.get(t))) {
+                        break;
+                    }
+                    Thread.sleep(200);
+                } while (System.nanoTime() < deadline);
+                assertEquals(expected.get(t), ids(fromA), "tenant t" + t + " via A: " + fromA);
+                assertEquals(expected.get(t), ids(fromB), "tenant t" + t + " via B: " + fromB);
+                assertFalse(fromA.path("partial").asBoolean(), fromA::toString);
+                assertEquals(scores(fromA), scores(fromB), "both instances merge the same candidates");
+                for (JsonNode hit : fromA.path("hits")) {
+                    assertEquals("t" + t, hit.path("tenant").asText(), "never another tenant's memory");
+                }
+            }
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    private static JsonNode bucketedSearch(RemeApp app, int tenant) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
+                .header("Authorization", "Bearer " + key(tenant))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":50}")).build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        return Json.MAPPER.readTree(response.body());
+    }
+
+    private static Map<String, Double> scores(JsonNode answer) {
+        Map<String, Double> scores = new HashMap<>();
+        answer.path("hits").forEach(hit -> scores.put(hit.path("id").asText(), hit.path("score").asDouble()));
+        return scores;
     }
 }
