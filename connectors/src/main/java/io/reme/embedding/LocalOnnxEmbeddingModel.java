@@ -96,6 +96,17 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
             this.queryPrefix = queryPrefix;
         }
 
+        /** The variant with this {@link #modelName()}, e.g. {@code bge-small-en-v1.5-q}. */
+        public static Variant named(String name) {
+            for (Variant variant : values()) {
+                if (variant.modelName.equals(name)) {
+                    return variant;
+                }
+            }
+            throw new IllegalArgumentException("no local embedding model '" + name + "'; available: "
+                    + Arrays.stream(values()).map(Variant::modelName).toList());
+        }
+
         /** Whether the sentence vector is the first token's ({@code [CLS]}) rather than the mean of all tokens. */
         public boolean clsPooling() {
             return clsPooling;

@@ -11,7 +11,6 @@ import com.openai.models.embeddings.Embedding;
 import com.openai.models.embeddings.EmbeddingCreateParams;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -37,10 +36,6 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
         this.client = settings.connection().newClient();
     }
 
-    /** A model configured by {@link OpenAiEmbeddingSettings#fromEnv(Map)}. */
-    public static OpenAiEmbeddingModel fromEnv(Map<String, String> env) {
-        return new OpenAiEmbeddingModel(OpenAiEmbeddingSettings.fromEnv(env));
-    }
 
     public OpenAiEmbeddingSettings settings() {
         return settings;

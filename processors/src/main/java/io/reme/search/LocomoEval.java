@@ -233,7 +233,7 @@ public final class LocomoEval {
                             Set.of(MemoryType.DIALOG_CHUNK), Set.of(user), null, null, null, 0, options.fusion());
                     if (embed != null) {
                         long e0 = System.nanoTime();
-                        q = q.withVector(embed.embedQuery(question));
+                        q = q.withVector(embed.embedQuery(question), EVAL_MODEL);
                         embedNanos += System.nanoTime() - e0;
                     }
                     long s0 = System.nanoTime();

@@ -259,6 +259,26 @@ class MemoryIndexTest {
     }
 
     @Test
+    void aQueryVectorIsComparedOnlyWithVectorsOfItsModel() throws IOException {
+        MemoryIndex index = index(
+                rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "old"),
+                rec("new-far", "acme", "u", MemoryType.PERSONAL, "two", T0).withVector(new float[] {0, 1, 0}, "new"),
+                rec("new-mid", "acme", "u", MemoryType.PERSONAL, "three", T0).withVector(new float[] {1, 1, 0}, "new"));
+        float[] query = {1, 0.01f, 0};
+
+        assertEquals(List.of("old-near", "new-mid", "new-far"), ids(index.search(SearchQuery.vector("acme", query, 3))));
+        SearchQuery ofNew = SearchQuery.vector("acme", query, 3).withVector(query, "new");
+        assertEquals(List.of("new-mid", "new-far"), ids(index.search(ofNew)));
+        assertEquals(List.of("old-near"), ids(index.search(ofNew.withVector(query, "old"))));
+        assertEquals(List.of(), ids(index.search(ofNew.withVector(query, "other"))));
+
+        // Re-embedded by the new model, the memory is its neighbour again.
+        index.upsert(rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "new"));
+        index.refresh();
+        assertEquals(List.of("old-near", "new-mid", "new-far"), ids(index.search(ofNew)));
+    }
+
+    @Test
     void hybridPrefersWhatBothListsAgreeOn() throws IOException {
         MemoryIndex index = index(
                 rec("both", "rust compiler errors").withVector(new float[] {1, 0.1f, 0}, "m"),

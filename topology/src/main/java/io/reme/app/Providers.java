@@ -5,6 +5,8 @@ import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
+import io.reme.embedding.OpenAiEmbeddingModel;
+import io.reme.embedding.OpenAiEmbeddingSettings;
 import io.reme.provider.LlmClient;
 import io.reme.provider.OfflineLlmClient;
 import io.reme.provider.OpenAiLlmClient;
@@ -13,7 +15,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.worker.WorkerSettings;
 import java.util.List;
 
-/** Chooses the LLM provider and the worker settings from the configuration. */
+/** Chooses the LLM provider, the embedding model and the worker settings from the configuration. */
 public final class Providers {
     private Providers() {
     }
@@ -39,13 +41,36 @@ public final class Providers {
     public static EmbeddingModel embeddings(AppConfig config) {
         return switch (config.get(AppConfig.EMBEDDING)) {
             case "none" -> null;
-            default -> createLocal();
+            case "openai" -> new OpenAiEmbeddingModel(openAiEmbeddings(config));
+            default -> local(config);
         };
     }
 
-    private static EmbeddingModel createLocal() {
+    static OpenAiEmbeddingSettings openAiEmbeddings(AppConfig config) {
+        String baseUrl = firstSet(config.get(AppConfig.EMBEDDING_BASE_URL), config.get(AppConfig.LLM_BASE_URL),
+                OpenAiSettings.DEFAULT_BASE_URL);
+        String apiKey = firstSet(config.get(AppConfig.EMBEDDING_API_KEY), config.get(AppConfig.LLM_API_KEY), "");
+        String model = config.get(AppConfig.EMBEDDING_MODEL);
         try {
-            return LocalOnnxEmbeddingModel.create();
+            OpenAiSettings connection = OpenAiSettings.of(baseUrl, apiKey, model)
+                    .withRequestTimeout(config.get(AppConfig.LLM_TIMEOUT));
+            return new OpenAiEmbeddingSettings(connection, model, config.get(AppConfig.EMBEDDING_DIMENSIONS),
+                    config.get(AppConfig.EMBEDDING_SEND_DIMENSIONS), config.get(AppConfig.EMBEDDING_BATCH_SIZE));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(List.of("reme.embedding.*: " + e.getMessage()));
+        }
+    }
+
+    private static String firstSet(String value, String fallback, String last) {
+        return !value.isBlank() ? value : !fallback.isBlank() ? fallback : last;
+    }
+
+    private static EmbeddingModel local(AppConfig config) {
+        try {
+            return LocalOnnxEmbeddingModel.builder()
+                    .variant(LocalOnnxEmbeddingModel.Variant.named(config.get(AppConfig.EMBEDDING_LOCAL_MODEL)))
+                    .threads(config.get(AppConfig.EMBEDDING_THREADS))
+                    .build();
         } catch (EmbeddingException e) {
             throw new IllegalStateException("cannot load the local embedding model: " + e.getMessage(), e);
         }

@@ -10,6 +10,7 @@ import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
@@ -37,7 +38,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SearchBenchmark {
     /** What to run. */
-    public record Settings(List<Integer> sizes, int queries, int warmUp, int indexThreads, int exactChecks) {
+    /**
+     * What to measure. {@code commitEvery}: memories between two refresh-and-commits while indexing, as
+     * the store does at each Streams commit (0: once at the end), which decides how many segments the
+     * merge policy leaves and so what every kNN search walks.
+     */
+    public record Settings(List<Integer> sizes, int queries, int warmUp, int indexThreads, int exactChecks,
+            int commitEvery) {
         public Settings {
             sizes = List.copyOf(sizes);
             if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1)) {
@@ -48,17 +55,17 @@ public final class SearchBenchmark {
                     throw new IllegalArgumentException("sizes must grow: " + sizes);
                 }
             }
-            if (queries < 1 || warmUp < 0 || indexThreads < 1 || exactChecks < 0) {
-                throw new IllegalArgumentException("queries and index threads must be >= 1, warm-up and exact "
-                        + "checks >= 0");
+            if (queries < 1 || warmUp < 0 || indexThreads < 1 || exactChecks < 0 || commitEvery < 0) {
+                throw new IllegalArgumentException("queries and index threads must be >= 1, warm-up, exact "
+                        + "checks and commit-every >= 0");
             }
         }
     }
 
     /** The figures of one size. */
-    public record Result(int size, double indexPerSecond, double[] embedMillis, double[] embedCpuMillis,
+    public record Result(int size, int segments, double indexPerSecond, double[] embedMillis, double[] embedCpuMillis,
             double[] searchMillis, double[] searchCpuMillis, double[] filteredMillis, double[] filteredCpuMillis,
-            double[] textMillis, double[] vectorMillis, double knnRecall) {
+            double[] textMillis, double[] vectorMillis, double knnRecall, long gcPauses, long gcMillis) {
     }
 
     /** A search runs on the calling thread: its CPU time is what the query costs, whatever the load. */
@@ -135,6 +142,10 @@ public final class SearchBenchmark {
                     for (long n = next.getAndIncrement(); n < to; n = next.getAndIncrement()) {
                         index.upsert(corpus.memory(n));
                         long count = done.incrementAndGet();
+                        if (settings.commitEvery() > 0 && count % settings.commitEvery() == 0) {
+                            index.refresh();
+                            index.commit();
+                        }
                         if (count % 100_000 == 0) {
                             out.printf(Locale.ROOT, "  %,d upserted, %,.0f/s%n", from + count,
                                     count / ((System.nanoTime() - start) / 1e9));
@@ -153,7 +164,15 @@ public final class SearchBenchmark {
         }
         index.refresh();
         index.commit();
-        return (to - from) / ((System.nanoTime() - start) / 1e9);
+        double rate = (to - from) / ((System.nanoTime() - start) / 1e9);
+        // Measure the index as it settles, not while merges compete with the queries for the cores.
+        long mergeStart = System.nanoTime();
+        while (index.merging()) {
+            Thread.sleep(100);
+        }
+        index.refresh();
+        out.printf(Locale.ROOT, "  merges settled %.1f s after the last commit%n", (System.nanoTime() - mergeStart) / 1e9);
+        return rate;
     }
 
     private Result measure(MemoryIndex index, MemoryCorpus corpus, int size, double rate, List<String> questions)
@@ -177,12 +196,13 @@ public final class SearchBenchmark {
         long[] text = new long[settings.queries()];
         long[] vector = new long[settings.queries()];
         long[] filtered = new long[settings.queries()];
+        long[] gc0 = gcCountAndMillis();
         for (int pass = 0; pass < 2; pass++) {
             boolean userFilter = pass == 1;
             for (int i = 0; i < questions.size(); i++) {
                 // The same query /v1/search builds: tenant, text, vector, k = 10, default fusion.
                 SearchQuery q = new SearchQuery(MemoryCorpus.TENANT, questions.get(i), vectors.get(i), 10, null,
-                        userFilter ? Set.of("u" + (i % 200)) : null, null, null, null, 0, null);
+                        userFilter ? Set.of("u" + (i % 200)) : null, null, null, null, 0, null, Set.of(), model.id());
                 long c0 = THREADS.getCurrentThreadCpuTime();
                 long s0 = System.nanoTime();
                 SearchResult result = index.search(q);
@@ -206,12 +226,13 @@ public final class SearchBenchmark {
                 }
             }
         }
+        long[] gc1 = gcCountAndMillis();
         double recall = settings.exactChecks() == 0 ? Double.NaN
                 : knnRecall(index, corpus, size, vectors.subList(settings.warmUp(),
                         settings.warmUp() + Math.min(settings.exactChecks(), settings.queries())));
-        return new Result(size, rate, percentiles(embedNanos), percentiles(embedCpu), percentiles(search),
-                percentiles(searchCpu), percentiles(filtered), percentiles(filteredCpu),
-                percentiles(text), percentiles(vector), recall);
+        return new Result(size, index.segmentCount(), rate, percentiles(embedNanos), percentiles(embedCpu),
+                percentiles(search), percentiles(searchCpu), percentiles(filtered), percentiles(filteredCpu),
+                percentiles(text), percentiles(vector), recall, gc1[0] - gc0[0], gc1[1] - gc0[1]);
     }
 
     /**
@@ -254,8 +275,8 @@ public final class SearchBenchmark {
     }
 
     private void print(Result r) {
-        out.printf(Locale.ROOT, "  %,d memories, %d queries (after %d warm-up), load average %.2f:%n", r.size(),
-                settings.queries(), settings.warmUp(), loadAverage());
+        out.printf(Locale.ROOT, "  %,d memories in %d segments, %d queries (after %d warm-up), load average %.2f:%n",
+                r.size(), r.segments(), settings.queries(), settings.warmUp(), loadAverage());
         out.printf(Locale.ROOT, "    query embedding          p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
                 + "(CPU p50 %.2f, p99 %.2f ms)%n", r.embedMillis()[0], r.embedMillis()[1], r.embedMillis()[2],
                 r.embedCpuMillis()[0], r.embedCpuMillis()[1]);
@@ -269,6 +290,9 @@ public final class SearchBenchmark {
         out.printf(Locale.ROOT, "    hybrid top-10, one user  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
                 + "(CPU p50 %.2f, p99 %.2f ms)%n", r.filteredMillis()[0], r.filteredMillis()[1],
                 r.filteredMillis()[2], r.filteredCpuMillis()[0], r.filteredCpuMillis()[1]);
+        // A search stopped by a collection waits without using CPU: what separates wall from CPU times.
+        out.printf(Locale.ROOT, "    garbage collections during the searches: %d, %d ms in all%n", r.gcPauses(),
+                r.gcMillis());
         if (!Double.isNaN(r.knnRecall())) {
             out.printf(Locale.ROOT, "    kNN recall@10 against an exact scan: %.3f (%d queries)%n", r.knnRecall(),
                     Math.min(settings.exactChecks(), settings.queries()));
@@ -285,6 +309,16 @@ public final class SearchBenchmark {
     private static long rank(long[] sorted, double p) {
         int rank = (int) Math.ceil(p * sorted.length);
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    private static long[] gcCountAndMillis() {
+        long count = 0;
+        long millis = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+            millis += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {count, millis};
     }
 
     private static long processCpuNanos() {

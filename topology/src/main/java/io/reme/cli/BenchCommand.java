@@ -63,6 +63,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--index-threads", description = "search: threads writing the index (default 2).")
     int indexThreads = 2;
 
+    @Option(names = "--commit-every", description = "search: memories between refresh-and-commits while indexing, as "
+            + "the store's Streams commits make them (default 0: once at the end).")
+    int commitEvery;
+
     @Option(names = "--exact-checks", description = "search: queries whose kNN hits are checked against an exact "
             + "scan (default 50; 0 skips).")
     int exactChecks = 50;
@@ -83,7 +87,8 @@ final class BenchCommand implements Callable<Integer> {
         if ("search".equals(what)) {
             SearchBenchmark.Settings settings;
             try {
-                settings = new SearchBenchmark.Settings(sizes, queries, warmUpQueries, indexThreads, exactChecks);
+                settings = new SearchBenchmark.Settings(sizes, queries, warmUpQueries, indexThreads, exactChecks,
+                        commitEvery);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());
                 return 2;

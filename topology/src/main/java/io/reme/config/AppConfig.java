@@ -142,8 +142,30 @@ public final class AppConfig {
             "Extract personal, procedural and tool memories from conversations (false: workers answer EXTRACT requests "
                     + "at once, without a model call).", Parsers.bool());
     public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
-            "local (the ONNX sentence model shipped in the jar), or none (text search only).",
-            Parsers.oneOf("local", "none"));
+            "local (an ONNX sentence model shipped in the jar, offline), openai (an OpenAI-compatible /embeddings "
+                    + "endpoint: set reme.embedding.model and reme.embedding.dimensions), or none (text search only).",
+            Parsers.oneOf("local", "openai", "none"));
+    public static final ConfigField<String> EMBEDDING_LOCAL_MODEL = new ConfigField<>("reme.embedding.local-model",
+            "bge-small-en-v1.5-q", "The local model: bge-small-en-v1.5-q (better recall) or all-minilm-l6-v2-q (about "
+                    + "twice as fast, English only). Searches compare only vectors of the model in use.",
+            Parsers.oneOf("bge-small-en-v1.5-q", "all-minilm-l6-v2-q"));
+    public static final ConfigField<Integer> EMBEDDING_THREADS = new ConfigField<>("reme.embedding.threads", "0",
+            "Local model runs at once, one core each; 0 = one per core.", Parsers.intIn(0, 256));
+    public static final ConfigField<String> EMBEDDING_MODEL = new ConfigField<>("reme.embedding.model", "",
+            "openai: the embedding model, e.g. text-embedding-3-small.", Parsers.text());
+    public static final ConfigField<Integer> EMBEDDING_DIMENSIONS = new ConfigField<>("reme.embedding.dimensions", "0",
+            "openai: the length of its vectors, at most 1024 (text-embedding-3-* shorten theirs when asked).",
+            Parsers.intIn(0, 1024));
+    public static final ConfigField<Boolean> EMBEDDING_SEND_DIMENSIONS = new ConfigField<>(
+            "reme.embedding.send-dimensions", "true",
+            "openai: send the dimensions with each request (false for models and servers that reject it).",
+            Parsers.bool());
+    public static final ConfigField<Integer> EMBEDDING_BATCH_SIZE = new ConfigField<>("reme.embedding.batch-size",
+            "128", "openai: texts per request.", Parsers.intIn(1, 2048));
+    public static final ConfigField<String> EMBEDDING_BASE_URL = new ConfigField<>("reme.embedding.base-url", "",
+            "openai: the endpoint; empty = reme.llm.base-url.", Parsers.text());
+    public static final ConfigField<String> EMBEDDING_API_KEY = new ConfigField<>("reme.embedding.api-key", "",
+            "openai: the endpoint's key; empty = reme.llm.api-key.", Parsers.text());
 
     public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
             "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
@@ -165,7 +187,9 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
-            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
+            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
+            EMBEDDING_THREADS, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
+            EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
             METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
 
     private static final Pattern TENANT_OPTION =
@@ -278,11 +302,32 @@ public final class AppConfig {
             } catch (IllegalArgumentException e) {
                 errors.add("reme.tool-result.*: " + e.getMessage());
             }
+            errors.addAll(base.embeddingProblems());
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
         }
         return new AppConfig(values, tenantPolicies, kafka, fileOnly);
+    }
+
+    /** What an openai embedding provider lacks; nothing for the other providers. */
+    private List<String> embeddingProblems() {
+        if (!"openai".equals(get(EMBEDDING))) {
+            return List.of();
+        }
+        List<String> problems = new ArrayList<>();
+        if (get(EMBEDDING_MODEL).isBlank()) {
+            problems.add(EMBEDDING_MODEL.name() + ": required with the openai embedding provider, e.g. "
+                    + "text-embedding-3-small");
+        }
+        if (get(EMBEDDING_DIMENSIONS) == 0) {
+            problems.add(EMBEDDING_DIMENSIONS.name() + ": required with the openai embedding provider, e.g. 1024");
+        }
+        if (get(EMBEDDING_API_KEY).isBlank() && get(LLM_API_KEY).isBlank()) {
+            problems.add(EMBEDDING_API_KEY.name() + ": required with the openai embedding provider (or "
+                    + LLM_API_KEY.name() + "; any non-blank value for a local server that does not check it)");
+        }
+        return problems;
     }
 
     private static ConfigField<?> field(String name) {

@@ -148,7 +148,7 @@ public final class SearchQueries {
                     enums(body.get("types")), strings(body.get("users")), strings(body.get("sessions")),
                     instant(body.get("from")), instant(body.get("to")), body.path("minScore").asDouble(0),
                     body.hasNonNull("fusion") ? FusionMode.valueOf(body.get("fusion").asText().toUpperCase(Locale.ROOT))
-                            : null, strings(body.get("targets")));
+                            : null, strings(body.get("targets")), vector == null ? null : embeddings.id());
         } catch (IllegalArgumentException e) {
             throw new ApiException(400, "invalid_query", e.getMessage());
         }

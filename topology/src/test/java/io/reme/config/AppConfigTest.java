@@ -207,6 +207,30 @@ class AppConfigTest {
     }
 
     @Test
+    void theOpenAiEmbeddingProviderNeedsAModelItsDimensionsAndAKey() {
+        ConfigException e = rejected(Map.of(), Map.of("REME_EMBEDDING_PROVIDER", "openai"), Map.of());
+        assertTrue(problemOf(e, "reme.embedding.model").contains("required"), e.problems()::toString);
+        assertTrue(problemOf(e, "reme.embedding.dimensions").contains("required"), e.problems()::toString);
+        assertTrue(problemOf(e, "reme.embedding.api-key").contains("reme.llm.api-key"), e.problems()::toString);
+
+        AppConfig config = AppConfig.load(Map.of(), Map.of("REME_EMBEDDING_PROVIDER", "openai",
+                "REME_EMBEDDING_MODEL", "text-embedding-3-small", "REME_EMBEDDING_DIMENSIONS", "512",
+                "LLM_API_KEY", "k"), Map.of());
+        assertEquals("text-embedding-3-small", config.get(AppConfig.EMBEDDING_MODEL));
+        assertEquals(512, config.get(AppConfig.EMBEDDING_DIMENSIONS));
+    }
+
+    @Test
+    void theLocalEmbeddingModelIsOneOfThoseShipped() {
+        assertEquals("bge-small-en-v1.5-q", AppConfig.of(Map.of()).get(AppConfig.EMBEDDING_LOCAL_MODEL));
+        ConfigException e = rejected(Map.of(), Map.of("REME_EMBEDDING_LOCAL_MODEL", "bert-huge"), Map.of());
+        assertTrue(problemOf(e, "reme.embedding.local-model").contains("all-minilm-l6-v2-q"), e.problems()::toString);
+        for (String name : List.of("bge-small-en-v1.5-q", "all-minilm-l6-v2-q")) {
+            assertEquals(name, io.reme.embedding.LocalOnnxEmbeddingModel.Variant.named(name).modelName());
+        }
+    }
+
+    @Test
     void inconsistentToolResultLimitsAreRejected() {
         ConfigException e = rejected(Map.of(), Map.of(),
                 Map.of("reme.tool-result.recent-bytes", "100", "reme.tool-result.old-bytes", "1000"));
