@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * key and partition; tombstones pass through. A failing batch is retried with backoff; a record that
  * still fails goes to the dead-letter topic alone, so one bad record never disables vectors for
  * everyone. Offsets are committed after the writes are acknowledged (at-least-once; writes are
- * upserts by id, so a repeat is harmless). Lifecycle: {@link #start}, {@link #close}.
+ * upserts by id, so a repeat is harmless). Without a model (search on text only) memories are
+ * forwarded as they are, so they still reach the index. Lifecycle: {@link #start}, {@link #close}.
  */
 public final class MemoryEmbedder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryEmbedder.class);
@@ -82,7 +83,11 @@ public final class MemoryEmbedder implements AutoCloseable {
         MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model, metrics);
         embedder.consumer.subscribe(List.of(topics.memoriesPending()));
         embedder.thread.start();
-        LOG.info("memory embedder started model={} dimensions={}", model.id(), model.dimensions());
+        if (model == null) {
+            LOG.info("memory embedder started without a model: memories are indexed for text search only");
+        } else {
+            LOG.info("memory embedder started model={} dimensions={}", model.id(), model.dimensions());
+        }
         return embedder;
     }
 
@@ -127,15 +132,20 @@ public final class MemoryEmbedder implements AutoCloseable {
                 deadLetter(record, "unreadable memory: " + e.getMessage());
             }
         }
-        List<float[]> vectors = embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
+        List<float[]> vectors = model == null ? null
+                : embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
         for (int i = 0; i < toEmbed.size(); i++) {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
-            float[] vector = vectors == null ? embedOne(record, memories.get(i)) : vectors.get(i);
-            if (vector == null) {
-                continue;
+            MemoryRecord memory = memories.get(i);
+            if (model != null) {
+                float[] vector = vectors == null ? embedOne(record, memory) : vectors.get(i);
+                if (vector == null) {
+                    continue;
+                }
+                memory = memory.withVector(vector, model.id());
             }
             sent.add(producer.send(new ProducerRecord<>(topics.memories(), record.partition(), record.key(),
-                    json(memories.get(i).withVector(vector, model.id())))));
+                    json(memory))));
         }
         for (Future<RecordMetadata> future : sent) {
             try {

@@ -20,9 +20,6 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
-import io.reme.worker.ExtractionSetup;
-import io.reme.worker.LlmWorkerPool;
-import io.reme.worker.MemoryEmbedder;
 import io.reme.workspace.DiaryFileWatcher;
 import io.reme.workspace.Workspace;
 import java.io.IOException;
@@ -67,9 +64,7 @@ public final class RemeApp implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final ApiServer api;
     private final String apiKey;
-    private final LlmClient llm;
-    private final LlmWorkerPool workers;
-    private final MemoryEmbedder embedder;
+    private final WorkerProcess workers;
     private final EmbeddingModel embeddings;
     private final FileSinks sinks;
     private final DiaryFileWatcher watcher;
@@ -77,9 +72,8 @@ public final class RemeApp implements AutoCloseable {
     private volatile boolean closed;
 
     private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
-            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, LlmClient llm, LlmWorkerPool workers,
-            MemoryEmbedder embedder, EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher,
-            PrometheusMetrics metrics) {
+            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, WorkerProcess workers,
+            EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher, PrometheusMetrics metrics) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -87,9 +81,7 @@ public final class RemeApp implements AutoCloseable {
         this.producer = producer;
         this.api = api;
         this.apiKey = apiKey;
-        this.llm = llm;
         this.workers = workers;
-        this.embedder = embedder;
         this.embeddings = embeddings;
         this.sinks = sinks;
         this.watcher = watcher;
@@ -173,19 +165,9 @@ public final class RemeApp implements AutoCloseable {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");
             }
-            LlmClient llm = null;
-            LlmWorkerPool workers = null;
-            MemoryEmbedder embedder = null;
-            if (config.get(AppConfig.WORKERS_EMBEDDED)) {
-                llm = Providers.llm(config, tokens);
-                workers = LlmWorkerPool.start(clientProps(config, bootstrap), topics, workerGroup(config),
-                        Providers.workers(config), llm, tokens, metrics, new ExtractionSetup(
-                                config.get(AppConfig.MEMORY_EXTRACT), api.memoryLookup(), memoryPartitioning));
-                if (embeddings != null) {
-                    embedder = MemoryEmbedder.start(clientProps(config, bootstrap), topics,
-                            config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
-                }
-            }
+            WorkerProcess workers = config.get(AppConfig.WORKERS_EMBEDDED)
+                    ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
+                    : null;
             FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
                     dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
                             config.get(AppConfig.TOOL_RETENTION))) : null;
@@ -194,10 +176,10 @@ public final class RemeApp implements AutoCloseable {
                             new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL));
             LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
                     self.host(), self.port(), config.get(AppConfig.PARTITIONS),
-                    config.get(AppConfig.PROCESSING_GUARANTEE), llm == null ? "separate workers" : llm.id(),
+                    config.get(AppConfig.PROCESSING_GUARANTEE), workers == null ? "separate workers" : workers.llm().id(),
                     config.workspaceDir());
-            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, llm, workers, embedder,
-                    embeddings, sinks, watcher, metrics);
+            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, workers, embeddings,
+                    sinks, watcher, metrics);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker, metrics);
@@ -283,7 +265,7 @@ public final class RemeApp implements AutoCloseable {
 
     /** The provider of the in-process workers, or null when workers run separately. */
     public LlmClient llm() {
-        return llm;
+        return workers == null ? null : workers.llm();
     }
 
     public KafkaStreams streams() {
@@ -310,10 +292,6 @@ public final class RemeApp implements AutoCloseable {
         }
         if (workers != null) {
             workers.close();
-            llm.close();
-        }
-        if (embedder != null) {
-            embedder.close();
         }
         streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(Duration.ofSeconds(30)));

@@ -168,8 +168,13 @@ final class DemoCommand implements Callable<Integer> {
 
     private static JsonNode awaitJson(HttpClient http, String url, String key,
             java.util.function.Predicate<JsonNode> done, String what) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key).GET()
-                .build();
+        return awaitJson(http, HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key).GET()
+                .build(), done, what);
+    }
+
+    /** Sends the request until its answer is 200 and passes {@code done}; fails after 90 s. */
+    private static JsonNode awaitJson(HttpClient http, HttpRequest request, java.util.function.Predicate<JsonNode> done,
+            String what) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 90_000_000_000L;
         while (true) {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -250,19 +255,7 @@ final class DemoCommand implements Callable<Integer> {
                 .POST(HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(
                         Map.of("query", question, "k", 3))))
                 .build();
-        long deadline = System.nanoTime() + 90_000_000_000L;
-        while (true) {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 200) {
-                JsonNode body = Json.MAPPER.readTree(response.body());
-                if (body.path("hits").size() > 0 || System.nanoTime() > deadline) {
-                    return body;
-                }
-            } else if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("search did not answer within 90 s (status " + response.statusCode() + ")");
-            }
-            Thread.sleep(500);
-        }
+        return awaitJson(http, request, body -> body.path("hits").size() > 0, "a search hit for \"" + question + "\"");
     }
 
     /** The first line with content (not a heading or the offline marker), shortened. */

@@ -1,15 +1,15 @@
 package io.reme.cli;
 
 import io.reme.app.Providers;
-import io.reme.app.RemeApp;
+import io.reme.app.WorkerProcess;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.embedding.EmbeddingModel;
 import io.reme.prometheus.MetricsServer;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
-import io.reme.worker.ExtractionSetup;
-import io.reme.worker.LlmWorkerPool;
+import io.reme.worker.MemoryLookup;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +18,13 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** {@code workers}: only the LLM workers, against an existing cluster, to scale them apart from the Streams app. */
+/**
+ * {@code workers}: only the LLM workers and the memory embedder, against an existing cluster, to scale
+ * them apart from the Streams app (run with {@code reme.workers.embedded=false}).
+ */
 @Command(name = "workers", mixinStandardHelpOptions = true,
-        description = "Run only the LLM workers against --bootstrap-servers (scale them separately).")
+        description = "Run only the LLM workers and the memory embedder against --bootstrap-servers "
+                + "(scale them separately).")
 final class WorkersCommand implements Callable<Integer> {
     @Mixin
     CommonOptions options;
@@ -34,23 +38,24 @@ final class WorkersCommand implements Callable<Integer> {
         }
         TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
                 config.get(AppConfig.IMAGE_TOKENS));
-        LlmClient llm = Providers.llm(config, tokens);
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         MetricsServer server = MetricsServer.start(config.get(AppConfig.HTTP_HOST), config.get(AppConfig.HTTP_PORT),
                 metrics);
-        LlmWorkerPool pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
-                RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, metrics,
-                ExtractionSetup.withoutLookup(config.get(AppConfig.MEMORY_EXTRACT),
-                        config.get(AppConfig.MEMORY_BUCKETS)));
+        EmbeddingModel embeddings = Providers.embeddings(config);
+        // Without the app's search store here, an extraction merges with the memories of its own request only.
+        WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, MemoryLookup.NONE, embeddings);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            pool.close();
-            llm.close();
+            workers.close();
+            if (embeddings != null) {
+                embeddings.close();
+            }
             server.close();
             metrics.close();
             stopped.countDown();
         }, "reme-shutdown"));
+        LlmClient llm = workers.llm();
         System.out.println("READY workers provider=" + llm.id() + " bootstrap=" + bootstrap + " metrics=http://"
                 + config.get(AppConfig.HTTP_HOST) + ":" + server.port() + "/metrics");
         stopped.await();

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
+import io.reme.metrics.PipelineMetrics;
+import io.reme.tokens.TokenCounter;
+import io.reme.worker.MemoryLookup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -109,6 +112,31 @@ class MemoryExtractionIT extends WithBroker {
             JsonNode old = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
                     Map.of("query", "anymore", "k", 5, "types", List.of("personal"))).json();
             assertFalse(hasId(old.path("hits"), id, "I don't like green tea anymore."), "the old text is gone: " + old);
+        }
+    }
+
+    @Test
+    void separateWorkersWithoutAnEmbeddingModelStillIndexMemories() throws Exception {
+        Map<String, String> options = new HashMap<>();
+        options.put(AppConfig.EMBEDDING.name(), "none");
+        options.put(AppConfig.IDLE_AFTER.name(), "2s");
+        options.put(AppConfig.STREAM_THREADS.name(), "1");
+        options.put(AppConfig.APPLICATION_ID.name(), "reme-separate");
+        options.put(AppConfig.TOPIC_PREFIX.name(), "separate.");
+        AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("separate"), options);
+        try (RemeApp app = RemeApp.start(config);
+                // What the 'workers' command starts: the LLM workers and the embedder, here without a model.
+                WorkerProcess workers = WorkerProcess.start(config, broker.bootstrapServers(),
+                        TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
+                                config.get(AppConfig.IMAGE_TOKENS)),
+                        PipelineMetrics.NONE, MemoryLookup.NONE, null)) {
+            say(app, "s1", "I prefer window seats.");
+            JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
+            assertEquals("I prefer window seats.", memories.get(0).path("content").asText());
+            JsonNode searched = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
+                    Map.of("query", "window seats", "k", 5)).json();
+            assertTrue(hasId(searched.path("hits"), memories.get(0).path("id").asText(), "I prefer window seats."),
+                    searched.toString());
         }
     }
 }

@@ -1,0 +1,67 @@
+package io.reme.app;
+
+import io.reme.config.AppConfig;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.index.MemoryPartitioning;
+import io.reme.metrics.PipelineMetrics;
+import io.reme.provider.LlmClient;
+import io.reme.tokens.TokenCounter;
+import io.reme.worker.ExtractionSetup;
+import io.reme.worker.LlmWorkerPool;
+import io.reme.worker.MemoryEmbedder;
+import io.reme.worker.MemoryLookup;
+
+/**
+ * The worker side: the LLM worker pool (compaction, diaries, memory extraction) and the memory
+ * embedder that moves memories from {@code memories.pending} to {@code memories}. Both run where
+ * this is started: inside {@code run} by default, or on their own with the {@code workers} command;
+ * either way nothing reaches the index unless this runs somewhere. The embedding model is the
+ * caller's (null: memories are indexed without vectors) and is not closed here.
+ */
+public final class WorkerProcess implements AutoCloseable {
+    private final LlmClient llm;
+    private final LlmWorkerPool pool;
+    private final MemoryEmbedder embedder;
+
+    private WorkerProcess(LlmClient llm, LlmWorkerPool pool, MemoryEmbedder embedder) {
+        this.llm = llm;
+        this.pool = pool;
+        this.embedder = embedder;
+    }
+
+    /**
+     * @param lookup the existing memories an extraction merges with ({@link MemoryLookup#NONE}: only
+     *        those of the same request)
+     */
+    public static WorkerProcess start(AppConfig config, String bootstrap, TokenCounter tokens,
+            PipelineMetrics metrics, MemoryLookup lookup, EmbeddingModel embeddings) {
+        LlmClient llm = Providers.llm(config, tokens);
+        LlmWorkerPool pool = null;
+        try {
+            pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
+                    RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, metrics,
+                    new ExtractionSetup(config.get(AppConfig.MEMORY_EXTRACT), lookup,
+                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))));
+            MemoryEmbedder embedder = MemoryEmbedder.start(RemeApp.clientProps(config, bootstrap), config.topics(),
+                    config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
+            return new WorkerProcess(llm, pool, embedder);
+        } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
+            llm.close();
+            throw e;
+        }
+    }
+
+    public LlmClient llm() {
+        return llm;
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+        embedder.close();
+        llm.close();
+    }
+}
