@@ -70,6 +70,7 @@ public final class Providers {
             return LocalOnnxEmbeddingModel.builder()
                     .variant(LocalOnnxEmbeddingModel.Variant.named(config.get(AppConfig.EMBEDDING_LOCAL_MODEL)))
                     .threads(config.get(AppConfig.EMBEDDING_THREADS))
+                    .batchSize(config.get(AppConfig.EMBEDDING_LOCAL_BATCH))
                     .build();
         } catch (EmbeddingException e) {
             throw new IllegalStateException("cannot load the local embedding model: " + e.getMessage(), e);

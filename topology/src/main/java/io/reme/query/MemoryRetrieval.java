@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.json.Json;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
+import io.reme.search.SearchQuery;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -74,11 +75,12 @@ final class MemoryRetrieval {
             copy(range, "from", search);
             copy(range, "to", search);
         }
+        // The question is embedded once; each type is then searched on its own.
+        SearchQuery query = searches.parse(tenant, search);
         Map<String, List<Hit>> results = new LinkedHashMap<>();
         Set<Integer> missing = new TreeSet<>();
         for (MemoryType type : types) {
-            search.putArray("types").add(type.name());
-            SearchQueries.Answer answer = searches.search(tenant, search, authorization);
+            SearchQueries.Answer answer = searches.search(query.withTypes(Set.of(type)), authorization);
             results.put(type.name().toLowerCase(Locale.ROOT), answer.hits());
             missing.addAll(answer.missingPartitions());
         }

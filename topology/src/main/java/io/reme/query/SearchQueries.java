@@ -63,7 +63,17 @@ public final class SearchQueries {
     Answer search(String tenant, JsonNode body, String authorization) {
         long start = System.nanoTime();
         SearchQuery query = parse(tenant, body);
-        long embedded = System.nanoTime();
+        return search(query, authorization, start, System.nanoTime());
+    }
+
+    /** Runs a query already parsed (and its text embedded) by {@link #parse}, as often as the caller needs. */
+    Answer search(SearchQuery query, String authorization) {
+        long start = System.nanoTime();
+        return search(query, authorization, start, start);
+    }
+
+    private Answer search(SearchQuery query, String authorization, long start, long embedded) {
+        String tenant = query.tenant();
         Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
         Set<Integer> missing = new TreeSet<>(wanted);
         // One partition's answer is final; several partitions send their candidates, fused here once.
@@ -126,7 +136,8 @@ public final class SearchQueries {
         }
     }
 
-    private SearchQuery parse(String tenant, JsonNode body) {
+    /** The query of a {@code /v1/search} body, its text embedded (once) when a model is configured. */
+    SearchQuery parse(String tenant, JsonNode body) {
         if (body == null || !body.isObject()) {
             throw new ApiException(400, "invalid_query", "the body must be a JSON object with at least 'query'");
         }

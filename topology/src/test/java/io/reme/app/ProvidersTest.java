@@ -59,10 +59,12 @@ class ProvidersTest {
             assertEquals("openai:m/8", remote.id());
         }
         try (EmbeddingModel local = Providers.embeddings(AppConfig.of(Map.of(
-                "reme.embedding.local-model", "all-minilm-l6-v2-q", "reme.embedding.threads", "3")))) {
+                "reme.embedding.local-model", "all-minilm-l6-v2-q", "reme.embedding.threads", "3",
+                "reme.embedding.local-batch-size", "32")))) {
             LocalOnnxEmbeddingModel onnx = assertInstanceOf(LocalOnnxEmbeddingModel.class, local);
             assertTrue(onnx.id().startsWith("all-minilm-l6-v2-q@"), onnx.id());
             assertEquals(3, onnx.threads());
+            assertEquals(32, onnx.batchSize());
         }
     }
 }
