@@ -6,6 +6,8 @@ import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.prometheus.MetricsServer;
+import io.reme.query.ApiKeys;
+import io.reme.query.HttpMemoryLookup;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
@@ -43,8 +45,10 @@ final class WorkersCommand implements Callable<Integer> {
         MetricsServer server = MetricsServer.start(config.get(AppConfig.HTTP_HOST), config.get(AppConfig.HTTP_PORT),
                 metrics);
         EmbeddingModel embeddings = Providers.embeddings(config);
-        // Without the app's search store here, an extraction merges with the memories of its own request only.
-        WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, MemoryLookup.NONE, embeddings);
+        String searchUrl = config.get(AppConfig.WORKERS_SEARCH_URL);
+        MemoryLookup lookup = searchUrl.isBlank() ? MemoryLookup.NONE
+                : new HttpMemoryLookup(searchUrl, ApiKeys.parse(config.get(AppConfig.API_KEYS)));
+        WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             workers.close();
@@ -56,7 +60,8 @@ final class WorkersCommand implements Callable<Integer> {
             stopped.countDown();
         }, "reme-shutdown"));
         LlmClient llm = workers.llm();
-        System.out.println("READY workers provider=" + llm.id() + " bootstrap=" + bootstrap + " metrics=http://"
+        System.out.println("READY workers provider=" + llm.id() + " bootstrap=" + bootstrap + " lookup="
+                + (searchUrl.isBlank() ? "none" : searchUrl) + " metrics=http://"
                 + config.get(AppConfig.HTTP_HOST) + ":" + server.port() + "/metrics");
         stopped.await();
         return 0;

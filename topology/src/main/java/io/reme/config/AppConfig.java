@@ -124,6 +124,10 @@ public final class AppConfig {
             "8192", "Largest answer asked of the model.", Parsers.intIn(16, 1_000_000));
     public static final ConfigField<Boolean> WORKERS_EMBEDDED = new ConfigField<>("reme.workers.embedded", "true",
             "Run the LLM workers inside this process (false: run them with the 'workers' command).", Parsers.bool());
+    public static final ConfigField<String> WORKERS_SEARCH_URL = new ConfigField<>("reme.workers.search-url", "",
+            "For the 'workers' command: an app instance (e.g. http://reme:8080) whose search finds the existing memories "
+                    + "an extraction merges with, using the tenants' keys of reme.api.keys. Empty = merge within each "
+                    + "request only.", Parsers.text());
     public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>("reme.session.idle-after", "30m",
             "A session quiet this long gets a diary update for what no diary has covered yet.",
             Parsers.positiveDuration());
@@ -191,6 +195,7 @@ public final class AppConfig {
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
+            WORKERS_SEARCH_URL,
             IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
@@ -307,6 +312,12 @@ public final class AppConfig {
                 errors.add("reme.tool-result.*: " + e.getMessage());
             }
             errors.addAll(base.embeddingProblems());
+            String searchUrl = base.get(WORKERS_SEARCH_URL);
+            if (!searchUrl.isBlank() && !searchUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
+                errors.add(WORKERS_SEARCH_URL.name() + ": expected http://host:port, got '" + searchUrl + "'");
+            } else if (!searchUrl.isBlank() && base.get(API_KEYS).isBlank()) {
+                errors.add(WORKERS_SEARCH_URL.name() + ": needs reme.api.keys, whose tenants' keys the lookups use");
+            }
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
+import io.reme.embedding.EmbeddingModel;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.query.ApiKeys;
+import io.reme.query.HttpMemoryLookup;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;
 import java.time.Duration;
@@ -115,21 +118,28 @@ class MemoryExtractionIT extends WithBroker {
         }
     }
 
+    /** An app without embedded workers, with topics and application id of its own. */
+    private static AppConfig separateConfig(String name, String embedding) {
+        return TestApps.config(broker.bootstrapServers(), dir.resolve(name), Map.of(
+                AppConfig.EMBEDDING.name(), embedding,
+                AppConfig.IDLE_AFTER.name(), "2s",
+                AppConfig.STREAM_THREADS.name(), "1",
+                AppConfig.APPLICATION_ID.name(), "reme-" + name,
+                AppConfig.TOPIC_PREFIX.name(), name + "."));
+    }
+
+    /** What the 'workers' command starts: the LLM workers and the embedder. */
+    private static WorkerProcess separateWorkers(AppConfig config, MemoryLookup lookup, EmbeddingModel embeddings) {
+        return WorkerProcess.start(config, broker.bootstrapServers(), TokenCounter.forEncoding(
+                config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)), PipelineMetrics.NONE,
+                lookup, embeddings);
+    }
+
     @Test
     void separateWorkersWithoutAnEmbeddingModelStillIndexMemories() throws Exception {
-        Map<String, String> options = new HashMap<>();
-        options.put(AppConfig.EMBEDDING.name(), "none");
-        options.put(AppConfig.IDLE_AFTER.name(), "2s");
-        options.put(AppConfig.STREAM_THREADS.name(), "1");
-        options.put(AppConfig.APPLICATION_ID.name(), "reme-separate");
-        options.put(AppConfig.TOPIC_PREFIX.name(), "separate.");
-        AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("separate"), options);
+        AppConfig config = separateConfig("separate", "none");
         try (RemeApp app = RemeApp.start(config);
-                // What the 'workers' command starts: the LLM workers and the embedder, here without a model.
-                WorkerProcess workers = WorkerProcess.start(config, broker.bootstrapServers(),
-                        TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
-                                config.get(AppConfig.IMAGE_TOKENS)),
-                        PipelineMetrics.NONE, MemoryLookup.NONE, null)) {
+                WorkerProcess workers = separateWorkers(config, MemoryLookup.NONE, null)) {
             say(app, "s1", "I prefer window seats.");
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
             assertEquals("I prefer window seats.", memories.get(0).path("content").asText());
@@ -137,6 +147,25 @@ class MemoryExtractionIT extends WithBroker {
                     Map.of("query", "window seats", "k", 5)).json();
             assertTrue(hasId(searched.path("hits"), memories.get(0).path("id").asText(), "I prefer window seats."),
                     searched.toString());
+        }
+    }
+
+    @Test
+    void separateWorkersMergeWithTheMemoriesTheAppFinds() throws Exception {
+        AppConfig config = separateConfig("lookup", "local");
+        try (RemeApp app = RemeApp.start(config);
+                EmbeddingModel embeddings = Providers.embeddings(config);
+                // As with reme.workers.search-url pointing at the app.
+                WorkerProcess workers = separateWorkers(config,
+                        new HttpMemoryLookup(app.httpUrl(), ApiKeys.parse(config.get(AppConfig.API_KEYS))),
+                        embeddings)) {
+            say(app, "s1", "I like green tea.");
+            String id = await(app, m -> m.size() == 1, "the preference is remembered").get(0).path("id").asText();
+            say(app, "s2", "I don't like green tea anymore.");
+            JsonNode updated = await(app, m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
+                    "the contradiction updates the memory the app's search found");
+            assertEquals(id, updated.get(0).path("id").asText());
+            assertEquals("I don't like green tea anymore.", updated.get(0).path("content").asText());
         }
     }
 }

@@ -221,6 +221,18 @@ class AppConfigTest {
     }
 
     @Test
+    void theWorkersSearchUrlIsAUrlAndNeedsTheTenantsKeys() {
+        ConfigException bad = rejected(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "reme:8080",
+                "REME_API_KEYS", "acme:acme-key-0123456789abcdef"), Map.of());
+        assertTrue(problemOf(bad, "reme.workers.search-url").contains("http://"), bad.problems()::toString);
+        ConfigException keyless = rejected(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "http://reme:8080"), Map.of());
+        assertTrue(problemOf(keyless, "reme.workers.search-url").contains("reme.api.keys"),
+                keyless.problems()::toString);
+        assertEquals("http://reme:8080", AppConfig.load(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "http://reme:8080",
+                "REME_API_KEYS", "acme:acme-key-0123456789abcdef"), Map.of()).get(AppConfig.WORKERS_SEARCH_URL));
+    }
+
+    @Test
     void theLocalEmbeddingModelIsOneOfThoseShipped() {
         assertEquals("bge-small-en-v1.5-q", AppConfig.of(Map.of()).get(AppConfig.EMBEDDING_LOCAL_MODEL));
         ConfigException e = rejected(Map.of(), Map.of("REME_EMBEDDING_LOCAL_MODEL", "bert-huge"), Map.of());
