@@ -6,8 +6,13 @@ import io.reme.session.ArchivedMessage;
 import io.reme.workspace.AtomicFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -19,16 +24,22 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * Appends archived messages to their day's JSONL file. A line is the {@link ArchivedMessage} as
- * compact JSON (tenant, session, user, date, seq, summaryRequestId, message). Each batch rewrites a
- * touched file atomically with its new lines, and a message already in the file (same session and
- * sequence number) is not written again: a redelivery after a crash, whether or not the crash came
- * before the offsets were committed, leaves the file as it was.
+ * compact JSON (tenant, session, user, date, seq, summaryRequestId, message). A message already in
+ * the file (same session and sequence number) is not written again: a redelivery after a crash,
+ * whether or not the crash came before the offsets were committed, leaves the file as it was.
+ *
+ * <p>A new file is created atomically; later batches are appended and forced to disk, so a batch
+ * costs what it adds, not the size of the day's file. The messages a file holds are remembered with
+ * the size it had after the last write; a file whose size changed since (a hand edit, another
+ * writer) is read again. A crash in the middle of an append can leave a cut last line: it stays, as
+ * a line that identifies nothing, the next append starts on a new line, and the redelivered message
+ * is written in full.
  */
 public final class DialogSinkTask extends FileSinkTask {
     private static final int CACHED_FILES = 256;
 
-    /** The messages in a file, by {@code session#seq}, and the file size they were read at. */
-    private record Contents(long size, Set<String> messages) {
+    /** The messages in a file, by {@code session#seq}, the file size they were read at and whether it ends a line. */
+    private record Contents(long size, Set<String> messages, boolean endsLine) {
     }
 
     private final Map<Path, Contents> cache = new LinkedHashMap<>(16, 0.75f, true) {
@@ -56,24 +67,54 @@ public final class DialogSinkTask extends FileSinkTask {
     }
 
     private void append(Path file, List<ArchivedMessage> messages) throws IOException {
-        byte[] existing = AtomicFiles.readIfExists(file).orElse(new byte[0]);
+        long size = sizeIfExists(file);
         Contents contents = cache.get(file);
-        if (contents == null || contents.size() != existing.length) {
-            contents = new Contents(existing.length, messagesIn(existing));
+        if (contents == null || contents.size() != size) {
+            byte[] existing = size < 0 ? new byte[0] : AtomicFiles.readIfExists(file).orElse(new byte[0]);
+            size = size < 0 ? -1 : existing.length;
+            contents = new Contents(size, messagesIn(existing),
+                    existing.length == 0 || existing[existing.length - 1] == '\n');
         }
         Set<String> present = new HashSet<>(contents.messages());
-        ByteArrayOutputStream next = new ByteArrayOutputStream(existing.length + 1024 * messages.size());
-        next.writeBytes(existing);
+        ByteArrayOutputStream lines = new ByteArrayOutputStream(1024 * messages.size());
+        if (!contents.endsLine()) {
+            lines.write('\n');
+        }
+        int before = lines.size();
         for (ArchivedMessage message : messages) {
             if (present.add(id(message))) {
-                next.writeBytes(Json.MAPPER.writeValueAsBytes(message));
-                next.write('\n');
+                lines.writeBytes(Json.MAPPER.writeValueAsBytes(message));
+                lines.write('\n');
             }
         }
-        if (next.size() != existing.length) {
-            AtomicFiles.write(file, next.toByteArray());
+        if (lines.size() == before) {
+            return;
         }
-        cache.put(file, new Contents(next.size(), present));
+        if (size < 0) {
+            AtomicFiles.write(file, lines.toByteArray());
+            size = 0;
+        } else {
+            appendForced(file, lines.toByteArray());
+        }
+        cache.put(file, new Contents(size + lines.size(), present, true));
+    }
+
+    private static long sizeIfExists(Path file) throws IOException {
+        try {
+            return Files.size(file);
+        } catch (NoSuchFileException e) {
+            return -1;
+        }
+    }
+
+    private static void appendForced(Path file, byte[] bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
     }
 
     private static ArchivedMessage parse(SinkRecord record) throws JacksonException {

@@ -85,6 +85,44 @@ class DialogSinkTaskTest {
     }
 
     @Test
+    void aLineCutByACrashIsLeftAndTheMessageWrittenAgainInFull() throws IOException {
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
+        ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
+        task.put(List.of(record(0, 0, m0)));
+        Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+        byte[] cut = java.util.Arrays.copyOf(json(m1), 25);
+        Files.write(file, cut, java.nio.file.StandardOpenOption.APPEND);
+
+        task.stop();
+        task = new DialogSinkTask();
+        task.start(Map.of("workspace.dir", root.toString()));
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
+
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        expected.writeBytes(lines(m0));
+        expected.writeBytes(cut);
+        expected.write('\n');
+        expected.writeBytes(lines(m1));
+        assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file));
+    }
+
+    @Test
+    void aHandEditedFileIsReadAgainBeforeTheNextAppend() throws IOException {
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
+        ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
+        task.put(List.of(record(0, 0, m0)));
+        Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+        Files.write(file, "a note of my own\n".getBytes(StandardCharsets.UTF_8));
+
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
+
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        expected.writeBytes("a note of my own\n".getBytes(StandardCharsets.UTF_8));
+        expected.writeBytes(lines(m0, m1));
+        assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file));
+    }
+
+    @Test
     void badRecordsFailTheTaskWhenThereIsNoDeadLetterQueue() throws IOException {
         ArchivedMessage ok = archived("s1", "alice", "2026-11-30", 0, "fine");
         assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/other",
