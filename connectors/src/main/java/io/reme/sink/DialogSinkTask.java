@@ -6,13 +6,10 @@ import io.reme.session.ArchivedMessage;
 import io.reme.workspace.AtomicFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -94,7 +91,7 @@ public final class DialogSinkTask extends FileSinkTask {
             AtomicFiles.write(file, lines.toByteArray());
             size = 0;
         } else {
-            appendForced(file, lines.toByteArray());
+            AtomicFiles.appendForced(file, lines.toByteArray());
         }
         cache.put(file, new Contents(size + lines.size(), present, true));
     }
@@ -104,16 +101,6 @@ public final class DialogSinkTask extends FileSinkTask {
             return Files.size(file);
         } catch (NoSuchFileException e) {
             return -1;
-        }
-    }
-
-    private static void appendForced(Path file, byte[] bytes) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            channel.force(true);
         }
     }
 

@@ -32,14 +32,7 @@ public final class AtomicFiles {
         // A dot name: the watch and the users' tools skip it; the target name keeps it unique per file.
         Path temp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
+            writeForced(temp, content, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
             if (modified != null) {
                 Files.setLastModifiedTime(temp, modified);
             }
@@ -52,6 +45,24 @@ public final class AtomicFiles {
             Files.deleteIfExists(temp);
         }
         forceDirectory(dir);
+    }
+
+    /**
+     * Appends to an existing file and forces the bytes to disk. Not atomic: a crash can leave part of
+     * {@code content} at the end, which the caller must be able to tell from a whole record.
+     */
+    public static void appendForced(Path target, byte[] content) throws IOException {
+        writeForced(target, content, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    }
+
+    private static void writeForced(Path file, byte[] content, StandardOpenOption... options) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, options)) {
+            ByteBuffer buffer = ByteBuffer.wrap(content);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
     }
 
     /** The file's bytes, or empty if there is no such file. */

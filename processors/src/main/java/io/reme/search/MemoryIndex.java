@@ -130,12 +130,6 @@ public final class MemoryIndex implements Closeable {
     /** The model that made a document's vector; every document with a vector has it. */
     static final String F_VECTOR_MODEL = "vec_model";
     private static final String UNNAMED_MODEL = "";
-    /**
-     * Above this many documents the graphs are searched twice as wide as the candidates kept: with the
-     * same width, kNN recall@10 against an exact scan fell from 0.96 at 10^5 memories to 0.83 at 10^6;
-     * twice as wide brought it to 0.89 for 2.6 ms more at p99 (docs/benchmarks.md).
-     */
-    static final int LARGE_INDEX = 500_000;
     static final String F_SOURCE = "src";
     static final String F_TARGET = "target";
     /** Metadata entries as exact terms {@code key + META_SEPARATOR + value}. */
@@ -145,6 +139,12 @@ public final class MemoryIndex implements Closeable {
     static final String F_UPDATED = "updated_ms";
     static final String F_CONVERSATION = "conversation_ms";
     static final int MAX_DIMENSION = 1024;
+    /**
+     * Above this many documents the graphs are searched twice as wide as the candidates kept: with the
+     * same width, kNN recall@10 against an exact scan fell from 0.96 at 10^5 memories to 0.83 at 10^6;
+     * twice as wide brought it to 0.89 for 2.6 ms more at p99 (docs/benchmarks.md).
+     */
+    static final int LARGE_INDEX = 500_000;
 
     private static final Set<String> SOURCE_ONLY = Set.of(F_SOURCE);
 

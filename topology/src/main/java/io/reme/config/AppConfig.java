@@ -312,12 +312,7 @@ public final class AppConfig {
                 errors.add("reme.tool-result.*: " + e.getMessage());
             }
             errors.addAll(base.embeddingProblems());
-            String searchUrl = base.get(WORKERS_SEARCH_URL);
-            if (!searchUrl.isBlank() && !searchUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
-                errors.add(WORKERS_SEARCH_URL.name() + ": expected http://host:port, got '" + searchUrl + "'");
-            } else if (!searchUrl.isBlank() && base.get(API_KEYS).isBlank()) {
-                errors.add(WORKERS_SEARCH_URL.name() + ": needs reme.api.keys, whose tenants' keys the lookups use");
-            }
+            errors.addAll(base.workerProblems());
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
@@ -343,6 +338,21 @@ public final class AppConfig {
                     + LLM_API_KEY.name() + "; any non-blank value for a local server that does not check it)");
         }
         return problems;
+    }
+
+    /** What a separate workers process's memory lookup lacks; nothing when it has none. */
+    private List<String> workerProblems() {
+        String searchUrl = get(WORKERS_SEARCH_URL);
+        if (searchUrl.isBlank()) {
+            return List.of();
+        }
+        if (!searchUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
+            return List.of(WORKERS_SEARCH_URL.name() + ": expected http://host:port, got '" + searchUrl + "'");
+        }
+        if (get(API_KEYS).isBlank()) {
+            return List.of(WORKERS_SEARCH_URL.name() + ": needs reme.api.keys, whose tenants' keys the lookups use");
+        }
+        return List.of();
     }
 
     private static ConfigField<?> field(String name) {
