@@ -15,7 +15,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.errors.DataException;
@@ -34,6 +36,12 @@ class DialogSinkTaskTest {
     void start() {
         task = new DialogSinkTask();
         task.start(Map.of("workspace.dir", root.toString()));
+    }
+
+    /** A new task, as after a crash: it knows nothing but what is in the files. */
+    private void restart() {
+        task.stop();
+        start();
     }
 
     @AfterEach
@@ -77,9 +85,7 @@ class DialogSinkTaskTest {
         task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
         task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
         // A new task (a crash before offsets were committed) gets the same records again, and one more.
-        task.stop();
-        task = new DialogSinkTask();
-        task.start(Map.of("workspace.dir", root.toString()));
+        restart();
         task.put(List.of(record(0, 0, m0), record(0, 1, m1), record(0, 2, m2)));
         assertArrayEquals(lines(m0, m1, m2), Files.readAllBytes(root.resolve("acme/alice/dialog/2026-11-30.jsonl")));
     }
@@ -90,12 +96,10 @@ class DialogSinkTaskTest {
         ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
         task.put(List.of(record(0, 0, m0)));
         Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
-        byte[] cut = java.util.Arrays.copyOf(json(m1), 25);
-        Files.write(file, cut, java.nio.file.StandardOpenOption.APPEND);
+        byte[] cut = Arrays.copyOf(json(m1), 25);
+        Files.write(file, cut, StandardOpenOption.APPEND);
 
-        task.stop();
-        task = new DialogSinkTask();
-        task.start(Map.of("workspace.dir", root.toString()));
+        restart();
         task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
 
         ByteArrayOutputStream expected = new ByteArrayOutputStream();

@@ -76,10 +76,11 @@ class SearchIT extends WithBroker {
                 AppConfig.EMBEDDING.name(), "none"));
     }
 
-    private static JsonNode search(RemeApp app, int tenant, String query) throws Exception {
+    /** Searches the tenant's memories for "trains". */
+    private static JsonNode search(RemeApp app, int tenant, int k) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
                 .header("Authorization", "Bearer " + key(tenant))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"" + query + "\",\"k\":20}")).build();
+                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":" + k + "}")).build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
         return Json.MAPPER.readTree(response.body());
@@ -91,32 +92,65 @@ class SearchIT extends WithBroker {
         return ids;
     }
 
+    /**
+     * Writes {@code perTenant} memories for each of tenants t0.. to the memories topic, on the partitions
+     * {@code partitioning} gives them; every tenant has the same words, so only the tenant filter keeps
+     * them apart. Returns each tenant's ids and adds the partitions used to {@code partitionsUsed}.
+     */
+    private static Map<Integer, Set<String>> publish(Topics topics, MemoryPartitioning partitioning, int tenants,
+            int perTenant, Map<Integer, Set<Integer>> partitionsUsed) throws Exception {
+        Map<Integer, Set<String>> expected = new HashMap<>();
+        Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(), new ByteArraySerializer())) {
+            for (int t = 0; t < tenants; t++) {
+                String tenant = "t" + t;
+                for (int m = 0; m < perTenant; m++) {
+                    String id = "m" + m;
+                    MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
+                            "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
+                            null, null);
+                    int partition = partitioning.partition(tenant, id, PARTITIONS);
+                    producer.send(new ProducerRecord<>(topics.memories(), partition, tenant + "/" + id,
+                            Json.MAPPER.writeValueAsBytes(memory)));
+                    expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
+                    partitionsUsed.computeIfAbsent(t, x -> new HashSet<>()).add(partition);
+                }
+            }
+        }
+        return expected;
+    }
+
+    /** Both instances' answers for one tenant. */
+    private record Answers(JsonNode fromA, JsonNode fromB) {
+    }
+
+    /** Searches both instances until both answer exactly {@code expected} or the deadline passes, then asserts it. */
+    private static Answers awaitBoth(RemeApp a, RemeApp b, int tenant, Set<String> expected, int k, long deadline)
+            throws Exception {
+        JsonNode fromA;
+        JsonNode fromB;
+        do {
+            fromA = search(a, tenant, k);
+            fromB = search(b, tenant, k);
+            if (ids(fromA).equals(expected) && ids(fromB).equals(expected)) {
+                break;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        assertEquals(expected, ids(fromA), "tenant t" + tenant + " via A: " + fromA);
+        assertEquals(expected, ids(fromB), "tenant t" + tenant + " via B: " + fromB);
+        return new Answers(fromA, fromB);
+    }
+
     @Test
     void eitherInstanceAnswersTheSameTenantOnlyAndNeverWrong() throws Exception {
         RemeApp a = RemeApp.start(config("a"));
         RemeApp b = RemeApp.start(config("b"));
         try {
             MemoryPartitioning partitioning = new MemoryPartitioning(1);
-            Map<Integer, Set<String>> expected = new HashMap<>();
-            Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
-            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
-                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                    new StringSerializer(), new ByteArraySerializer())) {
-                for (int t = 0; t < TENANTS; t++) {
-                    String tenant = "t" + t;
-                    for (int m = 0; m < 5; m++) {
-                        String id = "m" + m;
-                        // Every tenant has the same words: only the tenant filter keeps them apart.
-                        MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
-                                "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
-                                null, null);
-                        producer.send(new ProducerRecord<>(TOPICS.memories(),
-                                partitioning.partition(tenant, id, PARTITIONS), tenant + "/" + id,
-                                Json.MAPPER.writeValueAsBytes(memory)));
-                        expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
-                    }
-                }
-            }
+            Map<Integer, Set<String>> expected = publish(TOPICS, partitioning, TENANTS, 5, new HashMap<>());
             Set<Integer> owners = new HashSet<>();
             for (int t = 0; t < TENANTS; t++) {
                 owners.addAll(partitioning.partitionsOf("t" + t, PARTITIONS));
@@ -125,18 +159,7 @@ class SearchIT extends WithBroker {
 
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             for (int t = 0; t < TENANTS; t++) {
-                JsonNode fromA;
-                JsonNode fromB;
-                do {
-                    fromA = search(a, t, "trains");
-                    fromB = search(b, t, "trains");
-                    if (ids(fromA).equals(expected.get(t)) && ids(fromB).equals(expected.get(t))) {
-                        break;
-                    }
-                    Thread.sleep(200);
-                } while (System.nanoTime() < deadline);
-                assertEquals(expected.get(t), ids(fromA), "tenant t" + t + " via A: " + fromA);
-                assertEquals(expected.get(t), ids(fromB), "tenant t" + t + " via B: " + fromB);
+                JsonNode fromA = awaitBoth(a, b, t, expected.get(t), 20, deadline).fromA();
                 assertFalse(fromA.path("partial").asBoolean());
                 for (JsonNode hit : fromA.path("hits")) {
                     assertEquals("t" + t, hit.path("tenant").asText(), "never another tenant's memory");
@@ -148,7 +171,7 @@ class SearchIT extends WithBroker {
             List<String> seen = new ArrayList<>();
             for (int round = 0; round < 20; round++) {
                 for (int t = 0; t < TENANTS; t++) {
-                    JsonNode answer = search(a, t, "trains");
+                    JsonNode answer = search(a, t, 20);
                     Set<String> got = ids(answer);
                     assertTrue(expected.get(t).containsAll(got), "never a wrong hit: " + answer);
                     if (!answer.path("partial").asBoolean()) {
@@ -164,7 +187,7 @@ class SearchIT extends WithBroker {
             for (int t = 0; t < TENANTS; t++) {
                 JsonNode answer;
                 do {
-                    answer = search(a, t, "trains");
+                    answer = search(a, t, 20);
                     if (!answer.path("partial").asBoolean() && ids(answer).equals(expected.get(t))) {
                         break;
                     }
@@ -185,47 +208,18 @@ class SearchIT extends WithBroker {
         RemeApp a = RemeApp.start(bucketedConfig("bucketed-a", buckets));
         RemeApp b = RemeApp.start(bucketedConfig("bucketed-b", buckets));
         try {
-            MemoryPartitioning partitioning = new MemoryPartitioning(buckets);
-            Map<Integer, Set<String>> expected = new HashMap<>();
             Map<Integer, Set<Integer>> partitionsUsed = new HashMap<>();
-            Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
-            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
-                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                    new StringSerializer(), new ByteArraySerializer())) {
-                for (int t = 0; t < 2; t++) {
-                    String tenant = "t" + t;
-                    for (int m = 0; m < 24; m++) {
-                        String id = "m" + m;
-                        MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
-                                "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
-                                null, null);
-                        int partition = partitioning.partition(tenant, id, PARTITIONS);
-                        producer.send(new ProducerRecord<>(BUCKETED.memories(), partition, tenant + "/" + id,
-                                Json.MAPPER.writeValueAsBytes(memory)));
-                        expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
-                        partitionsUsed.computeIfAbsent(t, x -> new HashSet<>()).add(partition);
-                    }
-                }
-            }
+            Map<Integer, Set<String>> expected = publish(BUCKETED, new MemoryPartitioning(buckets), 2, 24,
+                    partitionsUsed);
             assertTrue(partitionsUsed.get(0).size() > 1 && partitionsUsed.get(1).size() > 1,
                     "each tenant's memories lie on several partitions: " + partitionsUsed);
 
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             for (int t = 0; t < 2; t++) {
-                JsonNode fromA;
-                JsonNode fromB;
-                do {
-                    fromA = bucketedSearch(a, t);
-                    fromB = bucketedSearch(b, t);
-                    if (ids(fromA).equals(expected.get(t)) && ids(fromB).equals(expected.get(t))) {
-                        break;
-                    }
-                    Thread.sleep(200);
-                } while (System.nanoTime() < deadline);
-                assertEquals(expected.get(t), ids(fromA), "tenant t" + t + " via A: " + fromA);
-                assertEquals(expected.get(t), ids(fromB), "tenant t" + t + " via B: " + fromB);
+                Answers answers = awaitBoth(a, b, t, expected.get(t), 50, deadline);
+                JsonNode fromA = answers.fromA();
                 assertFalse(fromA.path("partial").asBoolean(), fromA::toString);
-                assertEquals(scores(fromA), scores(fromB), "both instances merge the same candidates");
+                assertEquals(scores(fromA), scores(answers.fromB()), "both instances merge the same candidates");
                 for (JsonNode hit : fromA.path("hits")) {
                     assertEquals("t" + t, hit.path("tenant").asText(), "never another tenant's memory");
                 }
@@ -234,15 +228,6 @@ class SearchIT extends WithBroker {
             a.close();
             b.close();
         }
-    }
-
-    private static JsonNode bucketedSearch(RemeApp app, int tenant) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
-                .header("Authorization", "Bearer " + key(tenant))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":50}")).build();
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, response.statusCode(), response.body());
-        return Json.MAPPER.readTree(response.body());
     }
 
     private static Map<String, Double> scores(JsonNode answer) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.app.MemoryApi;
+import io.reme.app.MemoryApi.Response;
 import io.reme.app.RemeApp;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
@@ -15,9 +17,7 @@ import io.reme.json.Json;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +47,6 @@ class ApiIT {
 
     private static EmbeddedKafka broker;
     private static RemeApp app;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void start() {
@@ -72,26 +71,12 @@ class ApiIT {
 
     // ---- helpers -------------------------------------------------------------------------------
 
-    private record Reply(int status, String contentType, String text, String allow) {
-        JsonNode json() {
-            try {
-                return Json.MAPPER.readTree(text);
-            } catch (IOException e) {
-                throw new AssertionError("not JSON (" + status + "): " + text, e);
-            }
-        }
-
-        String errorCode() {
-            return json().path("error").path("code").asText(null);
-        }
-    }
-
     private static String bearer(String key) {
         return key == null ? null : "Bearer " + key;
     }
 
     /** One request; {@code authorization} is the raw header value, null for none. */
-    private static Reply send(RemeApp target, String method, String path, String authorization, String body) {
+    private static Response send(RemeApp target, String method, String path, String authorization, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target.httpUrl() + path))
                 .timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -102,24 +87,14 @@ class ApiIT {
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
-        try {
-            HttpResponse<String> response = HTTP.send(request.build(),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null),
-                    response.body(), response.headers().firstValue("Allow").orElse(null));
-        } catch (IOException e) {
-            throw new AssertionError(method + " " + path + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return MemoryApi.send(request.build());
     }
 
-    private static Reply get(String path, String key) {
+    private static Response get(String path, String key) {
         return send(app, "GET", path, bearer(key), null);
     }
 
-    private static Reply post(String key, String body) {
+    private static Response post(String key, String body) {
         return send(app, "POST", "/v1/messages", bearer(key), body);
     }
 
@@ -139,7 +114,7 @@ class ApiIT {
         }
     }
 
-    private static void assertError(Reply reply, int status, String code) {
+    private static void assertError(Response reply, int status, String code) {
         assertEquals(status, reply.status(), reply::text);
         assertEquals("application/json", reply.contentType());
         JsonNode error = reply.json().path("error");
@@ -150,7 +125,7 @@ class ApiIT {
     /** Polls the session's context until it holds {@code count} messages; fails after the deadline. */
     private static JsonNode awaitContext(RemeApp target, String key, String session, int count) {
         Instant deadline = Instant.now().plus(DEADLINE);
-        Reply last = null;
+        Response last = null;
         while (Instant.now().isBefore(deadline)) {
             last = send(target, "GET", "/v1/sessions/" + session + "/context", bearer(key), null);
             if (last.status() == 200 && last.json().path("messages").size() >= count) {
@@ -183,11 +158,11 @@ class ApiIT {
 
     @Test
     void healthNeedsNoToken() {
-        Reply live = get("/health/live", null);
+        Response live = get("/health/live", null);
         assertEquals(200, live.status(), live::text);
         assertEquals("UP", live.json().path("status").asText());
 
-        Reply ready = get("/health/ready", null);
+        Response ready = get("/health/ready", null);
         assertEquals(200, ready.status(), ready::text);
         assertEquals("application/json", ready.contentType());
         assertTrue(ready.json().path("ready").asBoolean(), ready::text);
@@ -232,7 +207,7 @@ class ApiIT {
         String session = session();
         String text = "Hello there, how do I rotate the logs of service Ω-7 every 15 minutes?";
 
-        Reply accepted = post(ACME_KEY, envelope(session, "alice", "user", text));
+        Response accepted = post(ACME_KEY, envelope(session, "alice", "user", text));
 
         assertEquals(202, accepted.status(), accepted::text);
         assertEquals("application/json", accepted.contentType());
@@ -275,7 +250,7 @@ class ApiIT {
         String body = json(Map.of("tenant", "acme", "session", session, "user", "bob", "role", "assistant",
                 "id", "msg-42", "time", "2026-11-30T10:15:00+01:00", "content", "Sure."));
 
-        Reply accepted = post(ACME_KEY, body);
+        Response accepted = post(ACME_KEY, body);
 
         assertEquals(202, accepted.status(), accepted::text);
         JsonNode message = awaitContext(app, ACME_KEY, session, 1).path("messages").path(0).path("message");
@@ -292,7 +267,7 @@ class ApiIT {
                 + envelope(session, "carol", "assistant", texts.get(1)) + ","
                 + envelope(session, "carol", "user", texts.get(2)) + "]";
 
-        Reply accepted = post(ACME_KEY, batch);
+        Response accepted = post(ACME_KEY, batch);
 
         assertEquals(202, accepted.status(), accepted::text);
         assertEquals(3, accepted.json().path("accepted").asInt());
@@ -322,7 +297,7 @@ class ApiIT {
         String batch = "[" + envelope(session, "dave", "user", "fine") + ","
                 + envelope(session, "dave", "robot", "not fine") + "]";
 
-        Reply rejected = post(ACME_KEY, batch);
+        Response rejected = post(ACME_KEY, batch);
 
         assertError(rejected, 400, "invalid_role");
         assertTrue(rejected.json().path("error").path("message").asText().startsWith("message 1:"), rejected::text);
@@ -365,7 +340,7 @@ class ApiIT {
     @Test
     void aBodyNamingAnotherTenantIs403() {
         String session = session();
-        Reply reply = post(ACME_KEY, json(Map.of("tenant", "globex", "session", session, "user", "u1",
+        Response reply = post(ACME_KEY, json(Map.of("tenant", "globex", "session", session, "user", "u1",
                 "role", "user", "content", "hi")));
         assertError(reply, 403, "tenant_mismatch");
 
@@ -384,7 +359,7 @@ class ApiIT {
         assertEquals(202, post(ACME_KEY, envelope(session, "alice", "user", secret)).status());
         awaitContext(app, ACME_KEY, session, 1);
 
-        Reply foreign = get("/v1/sessions/" + session + "/context", GLOBEX_KEY);
+        Response foreign = get("/v1/sessions/" + session + "/context", GLOBEX_KEY);
         assertError(foreign, 404, "session_not_found");
         assertFalse(foreign.text().contains(secret), foreign::text);
         assertFalse(foreign.text().contains("alice"), foreign::text);
@@ -413,7 +388,7 @@ class ApiIT {
         // 64 characters is still a valid id.
         assertError(get("/v1/sessions/" + "s".repeat(64) + "/context", ACME_KEY), 404, "session_not_found");
         // An encoded slash does not reach another route or session.
-        Reply slash = get("/v1/sessions/a%2F..%2Fb/context", ACME_KEY);
+        Response slash = get("/v1/sessions/a%2F..%2Fb/context", ACME_KEY);
         assertTrue(slash.status() == 400 || slash.status() == 404, slash::text);
     }
 
@@ -453,7 +428,7 @@ class ApiIT {
             }
 
             String session = session();
-            Reply accepted = send(demo, "POST", "/v1/messages", bearer(key),
+            Response accepted = send(demo, "POST", "/v1/messages", bearer(key),
                     envelope(session, "me", "user", "demo time"));
             assertEquals(202, accepted.status(), accepted::text);
             assertEquals("demo/" + session, accepted.json().path("records").path(0).path("key").asText());
