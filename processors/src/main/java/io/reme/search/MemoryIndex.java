@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +28,7 @@ import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.SortedDocValuesField;
-import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
@@ -38,9 +37,6 @@ import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.index.SortedDocValues;
-import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -100,8 +96,9 @@ import org.apache.lucene.util.QueryBuilder;
  * unit length, in an HNSW graph compared by dot product (= cosine). {@code target}: exact term;
  * {@code meta}: each metadata entry as one exact term; {@code created_ms}, {@code updated_ms},
  * {@code conversation_ms}: long points with doc values, the keys {@link #list} filters and sorts by.
- * {@code src}: the record as JSON
- * without its vector, to rebuild hits. Similarity is {@link BM25Similarity} with default
+ * {@code src_b}: the record as JSON without its vector, to rebuild hits, and {@code id_b}: the id, both
+ * in binary doc values (documents written before those existed keep the record in the stored field
+ * {@code src}; see {@link DocumentReader}). Similarity is {@link BM25Similarity} with default
  * parameters (k1 1.2, b 0.75).
  *
  * <h2>Search</h2>
@@ -130,7 +127,12 @@ public final class MemoryIndex implements Closeable {
     /** The model that made a document's vector; every document with a vector has it. */
     static final String F_VECTOR_MODEL = "vec_model";
     private static final String UNNAMED_MODEL = "";
+    /** The record as JSON in a stored field: documents written before {@link #F_SOURCE_BYTES} only. */
     static final String F_SOURCE = "src";
+    /** The record as JSON, without its vector, in binary doc values. */
+    static final String F_SOURCE_BYTES = "src_b";
+    /** The id in binary doc values: read for every candidate of a search. */
+    static final String F_ID_BYTES = "id_b";
     static final String F_TARGET = "target";
     /** Metadata entries as exact terms {@code key + META_SEPARATOR + value}. */
     static final String F_META = "meta";
@@ -146,8 +148,6 @@ public final class MemoryIndex implements Closeable {
      */
     static final int LARGE_INDEX = 500_000;
 
-    private static final Set<String> SOURCE_ONLY = Set.of(F_SOURCE);
-
     private final Directory directory;
     private final boolean ownsDirectory;
     private final Analyzer analyzer;
@@ -161,8 +161,7 @@ public final class MemoryIndex implements Closeable {
     private MemoryIndex(Directory directory, boolean ownsDirectory) throws IOException {
         this.directory = directory;
         this.ownsDirectory = ownsDirectory;
-        this.analyzer = new PerFieldAnalyzerWrapper(new EnglishAnalyzer(),
-                Map.of(F_TEXT_CJK, new CjkBigramAnalyzer()));
+        this.analyzer = newAnalyzer();
         IndexWriterConfig config = new IndexWriterConfig(analyzer)
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setSimilarity(similarity)
@@ -282,11 +281,17 @@ public final class MemoryIndex implements Closeable {
         return dimension.get();
     }
 
-    private Document toDocument(MemoryRecord r) {
+    /** English for {@code text_en}, CJK bigrams for {@code text_cjk}, keywords left to their field types. */
+    static Analyzer newAnalyzer() {
+        return new PerFieldAnalyzerWrapper(new EnglishAnalyzer(), Map.of(F_TEXT_CJK, new CjkBigramAnalyzer()));
+    }
+
+    Document toDocument(MemoryRecord r) {
         Document doc = new Document();
         doc.add(new StringField(F_ID, r.id(), Field.Store.NO));
         doc.add(new StringField(F_KEY, key(r.tenant(), r.id()), Field.Store.NO));
         doc.add(new SortedDocValuesField(F_ID, new BytesRef(r.id())));
+        doc.add(new BinaryDocValuesField(F_ID_BYTES, new BytesRef(r.id())));
         doc.add(new StringField(F_TENANT, r.tenant(), Field.Store.NO));
         if (r.user() != null) {
             doc.add(new StringField(F_USER, r.user(), Field.Store.NO));
@@ -319,7 +324,8 @@ public final class MemoryIndex implements Closeable {
                     Field.Store.NO));
         }
         try {
-            doc.add(new StoredField(F_SOURCE, Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel()))));
+            doc.add(new BinaryDocValuesField(F_SOURCE_BYTES,
+                    new BytesRef(Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel())))));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -388,6 +394,7 @@ public final class MemoryIndex implements Closeable {
         try {
             Query filter = filter(q, searcher.getIndexReader());
             int n = q.candidates();
+            DocumentReader documents = new DocumentReader(searcher);
             Map<String, Integer> docsById = new HashMap<>();
 
             long t0 = System.nanoTime();
@@ -398,7 +405,7 @@ public final class MemoryIndex implements Closeable {
                         .add(textQuery, Occur.MUST)
                         .add(filter, Occur.FILTER)
                         .build();
-                text = scored(searcher, searcher.search(full, n), docsById, false);
+                text = scored(documents, searcher.search(full, n), docsById, false);
             }
             long t1 = System.nanoTime();
             List<HybridFusion.Scored> vector = null;
@@ -408,17 +415,21 @@ public final class MemoryIndex implements Closeable {
                 int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
                 Query knn = new KnnFloatVectorQuery(F_VECTOR, unit(target), beam,
                         sameModel(q.vectorModel(), filter, searcher.getIndexReader()));
-                vector = scored(searcher, searcher.search(knn, n), docsById, true);
+                vector = scored(documents, searcher.search(knn, n), docsById, true);
             }
             long t2 = System.nanoTime();
             List<HybridFusion.Fused> fused = allCandidates
                     ? HybridFusion.fuse(q.fusion(), text, vector, 0, Integer.MAX_VALUE)
                     : HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
             long t3 = System.nanoTime();
+            int[] hitDocs = new int[fused.size()];
+            for (int i = 0; i < hitDocs.length; i++) {
+                hitDocs[i] = docsById.get(fused.get(i).id());
+            }
+            MemoryRecord[] records = documents.records(hitDocs);
             List<Hit> hits = new ArrayList<>(fused.size());
-            StoredFields stored = searcher.storedFields();
-            for (HybridFusion.Fused f : fused) {
-                hits.add(Hit.of(source(stored, docsById.get(f.id())), f));
+            for (int i = 0; i < hitDocs.length; i++) {
+                hits.add(Hit.of(records[i], fused.get(i)));
             }
             long t4 = System.nanoTime();
             return new SearchResult(hits, new SearchResult.Timings(micros(t1 - t0), micros(t2 - t1),
@@ -437,7 +448,7 @@ public final class MemoryIndex implements Closeable {
             if (top.scoreDocs.length == 0) {
                 return null;
             }
-            return source(searcher.storedFields(), top.scoreDocs[0].doc);
+            return new DocumentReader(searcher).records(new int[] {top.scoreDocs[0].doc})[0];
         } finally {
             searchers.release(searcher);
         }
@@ -463,12 +474,11 @@ public final class MemoryIndex implements Closeable {
         IndexSearcher searcher = searchers.acquire();
         try {
             TopDocs top = searcher.search(new ConstantScoreQuery(b.build()), q.limit(), sort);
-            StoredFields stored = searcher.storedFields();
-            List<MemoryRecord> page = new ArrayList<>(top.scoreDocs.length);
-            for (ScoreDoc doc : top.scoreDocs) {
-                page.add(source(stored, doc.doc));
+            int[] docs = new int[top.scoreDocs.length];
+            for (int i = 0; i < docs.length; i++) {
+                docs[i] = top.scoreDocs[i].doc;
             }
-            return page;
+            return List.of(new DocumentReader(searcher).records(docs));
         } finally {
             searchers.release(searcher);
         }
@@ -501,11 +511,6 @@ public final class MemoryIndex implements Closeable {
             case UPDATED -> F_UPDATED;
             case CONVERSATION -> F_CONVERSATION;
         };
-    }
-
-    private static MemoryRecord source(StoredFields stored, int doc) throws IOException {
-        byte[] json = stored.document(doc, SOURCE_ONLY).getBinaryValue(F_SOURCE).bytes;
-        return Json.MAPPER.readValue(json, MemoryRecord.class);
     }
 
     private static long micros(long nanos) {
@@ -588,25 +593,18 @@ public final class MemoryIndex implements Closeable {
      * The ids and scores of the top docs (a vector score is turned back from Lucene's
      * (1 + cos) / 2 into the cosine); remembers each id's doc for fetching the hits.
      */
-    private static List<HybridFusion.Scored> scored(IndexSearcher searcher, TopDocs top, Map<String, Integer> docsById,
-            boolean vector) throws IOException {
-        ScoreDoc[] docs = top.scoreDocs.clone();
-        Arrays.sort(docs, (a, b) -> Integer.compare(a.doc, b.doc));
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    private static List<HybridFusion.Scored> scored(DocumentReader documents, TopDocs top,
+            Map<String, Integer> docsById, boolean vector) throws IOException {
+        ScoreDoc[] docs = top.scoreDocs;
+        int[] numbers = new int[docs.length];
+        for (int i = 0; i < docs.length; i++) {
+            numbers[i] = docs[i].doc;
+        }
+        String[] ids = documents.ids(numbers);
         List<HybridFusion.Scored> out = new ArrayList<>(docs.length);
-        LeafReaderContext leaf = null;
-        SortedDocValues ids = null;
-        for (ScoreDoc sd : docs) {
-            if (leaf == null || sd.doc >= leaf.docBase + leaf.reader().maxDoc()) {
-                leaf = leaves.get(ReaderUtil.subIndex(sd.doc, leaves));
-                ids = leaf.reader().getSortedDocValues(F_ID);
-            }
-            if (ids == null || !ids.advanceExact(sd.doc - leaf.docBase)) {
-                throw new IllegalStateException("document " + sd.doc + " has no id");
-            }
-            String id = ids.lookupOrd(ids.ordValue()).utf8ToString();
-            docsById.put(id, sd.doc);
-            out.add(new HybridFusion.Scored(id, vector ? 2.0 * sd.score - 1.0 : sd.score));
+        for (int i = 0; i < docs.length; i++) {
+            docsById.put(ids[i], docs[i].doc);
+            out.add(new HybridFusion.Scored(ids[i], vector ? 2.0 * docs[i].score - 1.0 : docs[i].score));
         }
         return out;
     }

@@ -16,6 +16,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.util.BytesRef;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -123,6 +129,56 @@ class MemoryIndexTest {
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.text("acme", "pipeline", 5))));
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.vector("acme", new float[] {1, 0.1f, 0}, 5))));
         }
+    }
+
+    @Test
+    void documentsWrittenBeforeTheDocValuesRecordAreReadFromStoredFields() throws IOException {
+        List<MemoryRecord> records = corpus(200, 9);
+        MemoryIndex current = index(records.toArray(MemoryRecord[]::new));
+        ByteBuffersDirectory dir = new ByteBuffersDirectory();
+        try (MemoryIndex layout = MemoryIndex.inMemory();
+                IndexWriter legacy = new IndexWriter(dir, new IndexWriterConfig(MemoryIndex.newAnalyzer()))) {
+            for (int i = 0; i < records.size() / 2; i++) {
+                legacy.addDocument(withStoredRecord(layout.toDocument(records.get(i))));
+                if (i % 25 == 24) {
+                    legacy.commit();
+                }
+            }
+        }
+        try (MemoryIndex mixed = MemoryIndex.open(dir)) {
+            for (MemoryRecord r : records.subList(records.size() / 2, records.size())) {
+                mixed.upsert(r);
+            }
+            mixed.refresh();
+            assertTrue(mixed.segmentCount() > 1, "old and new documents in separate segments");
+            assertEquals(hitsOf(probe(current)), hitsOf(probe(mixed)));
+            MemoryRecord old = records.get(0);
+            assertEquals(current.get(old.tenant(), old.id()), mixed.get(old.tenant(), old.id()));
+            MemoryListQuery all = new MemoryListQuery("acme", null, null, null, null, null, null, null, false, 200, null);
+            assertEquals(current.list(all), mixed.list(all));
+
+            mixed.upsert(rec(old.id(), old.tenant(), old.user(), old.type(), "rewritten about lanterns", T0));
+            mixed.refresh();
+            assertEquals("rewritten about lanterns", mixed.get(old.tenant(), old.id()).text());
+            assertEquals(List.of(old.id()), ids(mixed.search(SearchQuery.text(old.tenant(), "lanterns", 5))));
+        }
+    }
+
+    /** The document as versions before the binary doc values wrote it: the record in a stored field, no id bytes. */
+    private static Document withStoredRecord(Document current) {
+        BytesRef record = current.getBinaryValue(MemoryIndex.F_SOURCE_BYTES);
+        current.removeField(MemoryIndex.F_SOURCE_BYTES);
+        current.removeField(MemoryIndex.F_ID_BYTES);
+        current.add(new StoredField(MemoryIndex.F_SOURCE, record));
+        return current;
+    }
+
+    @Test
+    void aLargeRecordRoundTrips() throws IOException {
+        String text = "lantern ".repeat(200_000);
+        MemoryIndex index = index(rec("big", text));
+        assertEquals(text, index.get("acme", "big").text());
+        assertEquals(text, text(index, "lantern").hits().get(0).text());
     }
 
     // ---- filters --------------------------------------------------------------------------------

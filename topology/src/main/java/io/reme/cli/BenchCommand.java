@@ -57,8 +57,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--queries", description = "search: measured queries per size (default 1000).")
     int queries = 1000;
 
-    @Option(names = "--warmup-queries", description = "search: queries run first, not counted (default 200).")
-    int warmUpQueries = 200;
+    @Option(names = "--warmup-queries", description = "search: queries run first, not counted (default 3000: the "
+            + "JIT takes a few thousand searches to settle; 200 measures a freshly started JVM).")
+    int warmUpQueries = 3000;
 
     @Option(names = "--index-threads", description = "search: threads writing the index (default 2).")
     int indexThreads = 2;
