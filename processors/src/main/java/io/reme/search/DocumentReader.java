@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.apache.lucene.index.BinaryDocValues;
-import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SortedDocValues;
@@ -39,12 +38,12 @@ final class DocumentReader {
     /** The ids of the documents, in the order given. */
     String[] ids(int[] docs) throws IOException {
         String[] out = new String[docs.length];
-        Cursor cursor = new Cursor();
+        Cursor cursor = new Cursor(MemoryIndex.F_ID_BYTES);
         for (int i : ascending(docs)) {
             int doc = docs[i];
             LeafReaderContext leaf = cursor.moveTo(doc);
             int local = doc - leaf.docBase;
-            BytesRef bytes = cursor.bytes(MemoryIndex.F_ID_BYTES, local);
+            BytesRef bytes = cursor.bytes(local);
             if (bytes == null) {
                 SortedDocValues sorted = cursor.sortedIds();
                 if (sorted == null || !sorted.advanceExact(local)) {
@@ -60,12 +59,12 @@ final class DocumentReader {
     /** The records (without vectors) of the documents, in the order given. */
     MemoryRecord[] records(int[] docs) throws IOException {
         MemoryRecord[] out = new MemoryRecord[docs.length];
-        Cursor cursor = new Cursor();
+        Cursor cursor = new Cursor(MemoryIndex.F_SOURCE_BYTES);
         StoredFields stored = null;
         for (int i : ascending(docs)) {
             int doc = docs[i];
             LeafReaderContext leaf = cursor.moveTo(doc);
-            BytesRef bytes = cursor.bytes(MemoryIndex.F_SOURCE_BYTES, doc - leaf.docBase);
+            BytesRef bytes = cursor.bytes(doc - leaf.docBase);
             if (bytes == null) {
                 if (stored == null) {
                     stored = searcher.storedFields();
@@ -94,21 +93,27 @@ final class DocumentReader {
         return order;
     }
 
-    /** The segment of the current document and its doc values iterators, replaced when the segment changes. */
+    /**
+     * Walks documents in ascending order: the segment of the current one and its doc values
+     * iterators for one binary field, replaced when the segment changes.
+     */
     private final class Cursor {
+        private final String field;
         private LeafReaderContext leaf;
         private BinaryDocValues binary;
-        private String binaryField;
         private SortedDocValues sorted;
         private boolean sortedLoaded;
         private int lastDoc = -1;
         private BytesRef lastBytes;
 
+        Cursor(String field) {
+            this.field = field;
+        }
+
         LeafReaderContext moveTo(int doc) throws IOException {
             if (leaf == null || doc >= leaf.docBase + leaf.reader().maxDoc()) {
                 leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-                binary = null;
-                binaryField = null;
+                binary = leaf.reader().getBinaryDocValues(field);
                 sorted = null;
                 sortedLoaded = false;
                 lastDoc = -1;
@@ -116,13 +121,8 @@ final class DocumentReader {
             return leaf;
         }
 
-        /** The document's value of a binary doc values field, or null when it has none. */
-        BytesRef bytes(String field, int local) throws IOException {
-            LeafReader reader = leaf.reader();
-            if (binaryField == null) {
-                binaryField = field;
-                binary = reader.getBinaryDocValues(field);
-            }
+        /** The current segment's value of the field for this document, or null when it has none. */
+        BytesRef bytes(int local) throws IOException {
             if (local == lastDoc) {
                 return lastBytes;
             }
