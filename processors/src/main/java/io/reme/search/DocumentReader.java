@@ -19,8 +19,9 @@ import org.apache.lucene.util.BytesRef;
  * <p>Both are kept in binary doc values ({@link MemoryIndex#F_ID_BYTES}, {@link MemoryIndex#F_SOURCE_BYTES}),
  * uncompressed: a search reads the ids of its 200 candidates and the records of its hits, and from
  * the compressed structures Lucene uses otherwise (sorted doc values' terms dictionary, stored
- * fields) that took about a fifth of a search's CPU time at 10^5 memories; from binary doc values it
- * takes a tenth of that (docs/benchmarks.md). Documents indexed before those fields existed keep the
+ * fields) that took about a fifth of a search's CPU time at 10^5 memories; reading the same bytes
+ * from binary doc values takes about a tenth as long, leaving mostly the JSON parsing
+ * (docs/benchmarks.md). Documents indexed before those fields existed keep the
  * id in sorted doc values and the record in stored fields; they are read from there, document by
  * document, so an index written by an earlier version needs no rebuild.
  */
