@@ -474,11 +474,7 @@ public final class MemoryIndex implements Closeable {
         IndexSearcher searcher = searchers.acquire();
         try {
             TopDocs top = searcher.search(new ConstantScoreQuery(b.build()), q.limit(), sort);
-            int[] docs = new int[top.scoreDocs.length];
-            for (int i = 0; i < docs.length; i++) {
-                docs[i] = top.scoreDocs[i].doc;
-            }
-            return List.of(new DocumentReader(searcher).records(docs));
+            return List.of(new DocumentReader(searcher).records(docNumbers(top.scoreDocs)));
         } finally {
             searchers.release(searcher);
         }
@@ -596,17 +592,21 @@ public final class MemoryIndex implements Closeable {
     private static List<HybridFusion.Scored> scored(DocumentReader documents, TopDocs top,
             Map<String, Integer> docsById, boolean vector) throws IOException {
         ScoreDoc[] docs = top.scoreDocs;
-        int[] numbers = new int[docs.length];
-        for (int i = 0; i < docs.length; i++) {
-            numbers[i] = docs[i].doc;
-        }
-        String[] ids = documents.ids(numbers);
+        String[] ids = documents.ids(docNumbers(docs));
         List<HybridFusion.Scored> out = new ArrayList<>(docs.length);
         for (int i = 0; i < docs.length; i++) {
             docsById.put(ids[i], docs[i].doc);
             out.add(new HybridFusion.Scored(ids[i], vector ? 2.0 * docs[i].score - 1.0 : docs[i].score));
         }
         return out;
+    }
+
+    private static int[] docNumbers(ScoreDoc[] docs) {
+        int[] numbers = new int[docs.length];
+        for (int i = 0; i < docs.length; i++) {
+            numbers[i] = docs[i].doc;
+        }
+        return numbers;
     }
 
     @Override

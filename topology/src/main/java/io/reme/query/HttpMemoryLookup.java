@@ -14,8 +14,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,8 +46,7 @@ public final class HttpMemoryLookup implements MemoryLookup {
             return List.of();
         }
         try {
-            byte[] body = Json.MAPPER.writeValueAsBytes(Map.of("query", text, "k", k,
-                    "types", List.of(type.name().toLowerCase(Locale.ROOT)), "targets", List.of(target)));
+            byte[] body = Json.MAPPER.writeValueAsBytes(SearchMemoryLookup.request(type, target, text, k));
             HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(search).timeout(TIMEOUT)
                     .header("Authorization", authorization.get()).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -63,8 +60,7 @@ public final class HttpMemoryLookup implements MemoryLookup {
             }
             List<MergeTask.Neighbour> neighbours = new ArrayList<>();
             for (JsonNode node : answer.path("hits")) {
-                Hit hit = Json.MAPPER.treeToValue(node, Hit.class);
-                neighbours.add(new MergeTask.Neighbour(hit.memory(), hit.vectorScore()));
+                neighbours.add(SearchMemoryLookup.neighbour(Json.MAPPER.treeToValue(node, Hit.class)));
             }
             return neighbours;
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.reme.query;
 
 import io.reme.json.Json;
 import io.reme.provider.MergeTask;
+import io.reme.search.Hit;
 import io.reme.search.MemoryType;
 import io.reme.worker.MemoryLookup;
 import java.util.List;
@@ -30,16 +31,26 @@ final class SearchMemoryLookup implements MemoryLookup {
     @Override
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
         try {
-            SearchQueries.Answer answer = searches.search(tenant, Json.MAPPER.valueToTree(Map.of("query", text, "k", k,
-                    "types", List.of(type.name().toLowerCase(Locale.ROOT)), "targets", List.of(target))),
+            SearchQueries.Answer answer = searches.search(tenant, Json.MAPPER.valueToTree(request(type, target, text, k)),
                     keys.authorizationOf(tenant).orElse(null));
             if (answer.partial()) {
                 LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.missingPartitions());
             }
-            return answer.hits().stream().map(h -> new MergeTask.Neighbour(h.memory(), h.vectorScore())).toList();
+            return answer.hits().stream().map(SearchMemoryLookup::neighbour).toList();
         } catch (ApiException e) {
             LOG.warn("memory lookup failed tenant={} error={}", tenant, e.getMessage());
             return List.of();
         }
+    }
+
+    /** The {@code /v1/search} body of a lookup: the memories of one type and target nearest to the text. */
+    static Map<String, Object> request(MemoryType type, String target, String text, int k) {
+        return Map.of("query", text, "k", k, "types", List.of(type.name().toLowerCase(Locale.ROOT)),
+                "targets", List.of(target));
+    }
+
+    /** A hit as the merge sees it: the memory and how close its vector is to the new one. */
+    static MergeTask.Neighbour neighbour(Hit hit) {
+        return new MergeTask.Neighbour(hit.memory(), hit.vectorScore());
     }
 }
