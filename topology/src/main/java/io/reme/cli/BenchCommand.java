@@ -4,6 +4,7 @@ import io.reme.app.Providers;
 import io.reme.bench.IngestBenchmark;
 import io.reme.bench.LlmBenchmark;
 import io.reme.bench.SearchBenchmark;
+import io.reme.bench.SoakBenchmark;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
 import java.nio.file.Files;
@@ -18,13 +19,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench ingest|search|llm}: throughput benchmarks on a throw-away embedded broker (ingest, llm)
- * or a throw-away memory index (search).
+ * {@code bench ingest|search|llm|soak}: throughput benchmarks on a throw-away embedded broker (ingest,
+ * llm) or a throw-away memory index (search), and the fault soak (the application in a child JVM,
+ * killed and restarted).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search or llm.")
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Run a benchmark: ingest, search, llm or soak.")
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "WHAT",
-            description = "ingest (session processor), search (memory index) or llm (worker pool)")
+            description = "ingest (session processor), search (memory index), llm (worker pool) or soak (faults)")
     String what;
 
     @Option(names = "--shapes", split = ",", paramLabel = "SxM",
@@ -75,16 +78,52 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--commit-interval-ms", description = "Streams commit interval for bench ingest (default 100, as the app).")
     int commitIntervalMs = 100;
 
+    @Option(names = "--sessions", description = "soak: sessions (default 12).")
+    int sessions = 12;
+
+    @Option(names = "--turns", description = "soak: turns per session, four messages each (default 40).")
+    int turns = 40;
+
+    @Option(names = "--kills", description = "soak: SIGKILLs of the application (default 20).")
+    int kills = 20;
+
+    @Option(names = "--min-up-ms", description = "soak: shortest run between kills (default 5000).")
+    long minUpMs = 5_000;
+
+    @Option(names = "--max-up-ms", description = "soak: longest run between kills (default 15000).")
+    long maxUpMs = 15_000;
+
+    @Option(names = "--pace-ms", description = "soak: pause between two produced turns (default 600).")
+    long paceMs = 600;
+
+    @Option(names = "--settle-timeout-s", description = "soak: how long the pipeline may take to settle after "
+            + "the last kill (default 300).")
+    long settleTimeoutS = 300;
+
+    @Option(names = "--seed", description = "soak: seed of the load, the kills and the LLM's moods (default 42).")
+    long seed = 42;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Scratch directory (default: a new temp dir).")
     Path dataDir;
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm").contains(what)) {
-            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm");
+        if (!List.of("ingest", "search", "llm", "soak").contains(what)) {
+            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak");
             return 2;
         }
         Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
+        if ("soak".equals(what)) {
+            SoakBenchmark.Settings settings;
+            try {
+                settings = new SoakBenchmark.Settings(sessions, turns, kills, Duration.ofMillis(minUpMs),
+                        Duration.ofMillis(maxUpMs), Duration.ofMillis(paceMs), Duration.ofSeconds(settleTimeoutS), seed);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return new SoakBenchmark(dir, settings, System.out).run() ? 0 : 1;
+        }
         if ("search".equals(what)) {
             SearchBenchmark.Settings settings;
             try {
