@@ -8,6 +8,7 @@ import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
+import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
@@ -99,6 +100,7 @@ public final class RemeApp implements AutoCloseable {
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             Files.createDirectories(dataDir);
+            RequestSecret secret = RequestSecrets.resolve(config);
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;
@@ -124,7 +126,7 @@ public final class RemeApp implements AutoCloseable {
             String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
 
-            SessionSettings settings = config.sessionSettings();
+            SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
             int memoryPartitions;
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
