@@ -100,7 +100,6 @@ public final class RemeApp implements AutoCloseable {
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             Files.createDirectories(dataDir);
-            RequestSecret secret = RequestSecrets.resolve(config);
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;
@@ -112,6 +111,7 @@ public final class RemeApp implements AutoCloseable {
                 generatedKey = demoKey(dataDir);
                 keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
             }
+            RequestSecret secret = RequestSecrets.resolve(config);
             if (config.embeddedBroker()) {
                 broker = EmbeddedKafka.start(dataDir);
             }
