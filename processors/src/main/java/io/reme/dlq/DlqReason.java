@@ -24,6 +24,11 @@ public enum DlqReason {
     LLM_FAILED,
     /** A memory could not be embedded after all retries. */
     EMBEDDING_FAILED,
+    /**
+     * An LLM result whose request ID this deployment did not issue, or a diary edit without a valid
+     * signature: written by someone without the request secret.
+     */
+    UNAUTHENTICATED,
     /** An unexpected error while processing a valid-looking record; the record is kept here for replay. */
     PROCESSING_ERROR
 }

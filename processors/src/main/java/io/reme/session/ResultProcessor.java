@@ -59,6 +59,11 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
             outputs.deadLetter(record, DlqReason.INVALID_RESULT, "result is empty or its tenant/session does not match the key");
             return;
         }
+        if (!state.authentic(key, result)) {
+            outputs.deadLetter(record, DlqReason.UNAUTHENTICATED, "requestId was not issued by this deployment "
+                    + "for epoch " + result.epoch());
+            return;
+        }
         try {
             state.apply(key, result, record.timestamp());
         } catch (RuntimeException e) {

@@ -12,7 +12,9 @@ public record SessionCounters(Map<Counter, Long> values) {
     public enum Counter {
         MESSAGES, DUPLICATE_MESSAGES, TRUNCATED_OUTPUTS,
         COMPACTIONS_REQUESTED, COMPACTIONS_APPLIED, COMPACTIONS_FAILED, COMPACTIONS_TIMED_OUT,
-        DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT
+        DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT,
+        /** COMPACT results whose request ID this deployment's secret did not issue: refused, dead-lettered. */
+        FORGED_RESULTS
     }
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)

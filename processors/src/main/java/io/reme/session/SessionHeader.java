@@ -115,6 +115,21 @@ public record SessionHeader(
                 at, counters.plus(counter));
     }
 
+    /**
+     * The pending compaction got no result in time and is abandoned: like a failure, but the request
+     * does not count as resolved, so its late result is stale rather than a duplicate.
+     */
+    public SessionHeader withTimedOut(String reason, Instant at) {
+        return withFailed(reason, at, at, SessionCounters.Counter.COMPACTIONS_TIMED_OUT).withLastResolved(lastResolvedRequestId);
+    }
+
+    private SessionHeader withLastResolved(String requestId) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens,
+                summaryVersion, lastSummaryAt, requestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
+                counters);
+    }
+
     /** Everything up to {@code seq} has been sent for a diary update. */
     public SessionHeader withDiaryCovered(long seq) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,

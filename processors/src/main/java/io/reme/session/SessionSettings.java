@@ -1,6 +1,7 @@
 package io.reme.session;
 
 import io.reme.context.ContextPolicy;
+import io.reme.llm.RequestSecret;
 import io.reme.toolresult.TruncationLimits;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -11,7 +12,8 @@ import java.util.Objects;
  * Everything the session processors need to decide: context policy (with per-tenant overrides),
  * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
  * zone that dates the conversation, the input size limit, when a session counts as idle and how long
- * a quiet session's state is kept before it expires.
+ * a quiet session's state is kept before it expires, the secret request IDs are derived with, and how
+ * far back message IDs are remembered to drop retries. {@link #defaults()} has a random secret.
  */
 public record SessionSettings(
         ContextPolicy defaultPolicy,
@@ -24,7 +26,9 @@ public record SessionSettings(
         int maxMessageBytes,
         int maxSummaryTokens,
         Duration idleAfter,
-        Duration retention) {
+        Duration retention,
+        RequestSecret requestSecret,
+        DedupWindow dedup) {
 
     public SessionSettings {
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
@@ -45,12 +49,14 @@ public record SessionSettings(
         if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
             throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
         }
+        Objects.requireNonNull(requestSecret, "requestSecret");
+        Objects.requireNonNull(dedup, "dedup");
     }
 
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
                 Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
-                Duration.ofMinutes(30), Duration.ofDays(30));
+                Duration.ofMinutes(30), Duration.ofDays(30), RequestSecret.random(), DedupWindow.defaults());
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -59,31 +65,42 @@ public record SessionSettings(
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
     }
 
     public SessionSettings withIdleAfter(Duration idle) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idle, retention);
+                maxMessageBytes, maxSummaryTokens, idle, retention, requestSecret, dedup);
     }
 
     public SessionSettings withRetention(Duration kept) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, kept);
+                maxMessageBytes, maxSummaryTokens, idleAfter, kept, requestSecret, dedup);
+    }
+
+    /** The deployment's secret, which the session's request IDs are derived with. */
+    public SessionSettings withRequestSecret(RequestSecret secret) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, secret, dedup);
+    }
+
+    public SessionSettings withDedup(DedupWindow window) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, window);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
     }
 }

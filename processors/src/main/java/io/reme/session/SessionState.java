@@ -50,10 +50,11 @@ final class SessionState {
     private final TokenCounter tokens;
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
+    private final RecentMessageIds recentIds;
 
     SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
             KeyValueStore<String, String> summaries, KeyValueStore<String, String> activity, SessionSettings settings,
-            TokenCounter tokens, SessionOutputs outputs) {
+            TokenCounter tokens, SessionOutputs outputs, RecentMessageIds recentIds) {
         this.headers = headers;
         this.messages = messages;
         this.summaries = summaries;
@@ -62,6 +63,7 @@ final class SessionState {
         this.day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
         this.tokens = tokens;
         this.outputs = outputs;
+        this.recentIds = recentIds;
     }
 
     /** The rules over the session stores of the task that {@code context} belongs to. */
@@ -69,7 +71,8 @@ final class SessionState {
             SessionOutputs outputs) {
         return new SessionState(context.getStateStore(SessionStores.HEADERS),
                 context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
-                context.getStateStore(SessionStores.ACTIVITY), settings, tokens, outputs);
+                context.getStateStore(SessionStores.ACTIVITY), settings, tokens, outputs,
+                new RecentMessageIds(context.getStateStore(SessionStores.MESSAGE_IDS), settings.dedup()));
     }
 
     /**
@@ -84,7 +87,8 @@ final class SessionState {
         if (header == null) {
             header = SessionHeader.empty(message.tenant(), message.session(), message.user());
         }
-        if (message.id().equals(header.lastMessageId())) {
+        if (message.id().equals(header.lastMessageId())
+                || recentIds.contains(key, message.id(), header.nextSeq(), processingMs)) {
             headers.put(key.key(), header.withCounter(Counter.DUPLICATE_MESSAGES, 1));
             return;
         }
@@ -103,6 +107,7 @@ final class SessionState {
         }
         int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
+        recentIds.remember(key, message.id(), seq, processingMs);
         outputs.messageIn(key.tenant(), count);
         forgetActivity(key, header.lastActiveMs());
         activity.put(activityKey(processingMs, key), "");
@@ -110,6 +115,25 @@ final class SessionState {
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
         header = maybeCompact(key, header, now, message.startsTurn(), timestamp);
         headers.put(key.key(), header);
+    }
+
+    /**
+     * Whether a COMPACT result names a request this deployment could have issued for its epoch (the
+     * ID is keyed by the request secret); a forged one is counted and logged, and must not be applied.
+     * Other kinds change no session state and are not checked here.
+     */
+    boolean authentic(SessionKey key, LlmResult result) {
+        if (result.kind() != LlmKind.COMPACT
+                || settings.requestSecret().issued(compactionName(key, result.epoch()), result.requestId())) {
+            return true;
+        }
+        LOG.warn("forged result refused tenant={} session={} requestId={} epoch={}", key.tenant(), key.session(),
+                result.requestId(), result.epoch());
+        SessionHeader header = headers.get(key.key());
+        if (header != null) {
+            headers.put(key.key(), header.withCounter(Counter.FORGED_RESULTS, 1));
+        }
+        return false;
     }
 
     /** Applies a worker's result if it answers the pending request; anything else is counted and dropped. */
@@ -174,8 +198,7 @@ final class SessionState {
             }
             LOG.warn("compaction timed out tenant={} session={} requestId={} epoch={}", key.tenant(), key.session(),
                     pending.requestId(), pending.epoch());
-            header = header.withFailed("no result within " + settings.pendingTimeout(), now, now,
-                    Counter.COMPACTIONS_TIMED_OUT);
+            header = header.withTimedOut("no result within " + settings.pendingTimeout(), now);
             outputs.compaction(key.tenant(), Compaction.TIMED_OUT);
         }
         if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
@@ -203,7 +226,7 @@ final class SessionState {
         }
         List<Message> span = window.subList(0, cut.get().compactCount()).stream().map(StoredMessage::message).toList();
         long epoch = header.epoch() + 1;
-        String requestId = UUID.nameUUIDFromBytes((key.key() + "#" + epoch).getBytes(StandardCharsets.UTF_8)).toString();
+        String requestId = settings.requestSecret().requestId(compactionName(key, epoch));
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
@@ -270,8 +293,7 @@ final class SessionState {
             try (KeyValueIterator<String, StoredMessage> it = messages.range(key.messageKey(from), key.messageKey(to))) {
                 it.forEachRemaining(stored -> span.add(stored.value.message()));
             }
-            String requestId = UUID.nameUUIDFromBytes((key.key() + "#idle#" + to).getBytes(StandardCharsets.UTF_8))
-                    .toString();
+            String requestId = settings.requestSecret().requestId(key.key() + "#idle#" + to);
             Instant now = Instant.ofEpochMilli(nowMs);
             LlmRequest diary = new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
                     header.user(), from, to, span, "", settings.language(), 0, now);
@@ -299,6 +321,7 @@ final class SessionState {
             }
             Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
             summaries.delete(key.key());
+            recentIds.forget(key);
             headers.delete(key.key());
             LOG.info("session expired tenant={} session={} archived={} quietSince={}", key.tenant(), key.session(),
                     archived.count(), Instant.ofEpochMilli(header.lastActiveMs()));
@@ -435,6 +458,11 @@ final class SessionState {
             }
         }
         return false;
+    }
+
+    /** What a compaction's request ID is derived from: unique per session and epoch, the same on replay. */
+    private static String compactionName(SessionKey key, long epoch) {
+        return key.key() + "#" + epoch;
     }
 
     /** Stable across replays, unique per block: the same input always names the same stored output. */

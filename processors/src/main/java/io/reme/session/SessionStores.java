@@ -8,7 +8,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The two logged RocksDB stores of a session window. Headers are keyed {@code tenant/session};
+ * The logged RocksDB stores of a session window. Headers are keyed {@code tenant/session};
  * messages {@code tenant/session/<19-digit seq>}, so one session's messages are a contiguous,
  * ordered range and an append writes one small entry instead of rewriting the window.
  */
@@ -23,6 +23,12 @@ public final class SessionStores {
      * the order in which sessions expire.
      */
     public static final String ACTIVITY = "session-activity";
+    /**
+     * The session's recently appended message IDs, to drop client retries: {@code tenant/session/i/<id>}
+     * → {@code <19-digit seq>/<ms appended>} and {@code tenant/session/s/<19-digit seq>} → the ID (to
+     * forget the oldest). See {@link RecentMessageIds}.
+     */
+    public static final String MESSAGE_IDS = "session-message-ids";
 
     private SessionStores() {
     }
@@ -41,6 +47,12 @@ public final class SessionStores {
     public static StoreBuilder<KeyValueStore<String, String>> activity() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVITY), Serdes.String(), Serdes.String())
                 .withLoggingEnabled(Map.of()).withCachingEnabled();
+    }
+
+    public static StoreBuilder<KeyValueStore<String, String>> messageIds() {
+        // Each key is written once and deleted count messages later: a cache would absorb little.
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MESSAGE_IDS), Serdes.String(),
+                Serdes.String()).withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {

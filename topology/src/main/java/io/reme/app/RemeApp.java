@@ -8,6 +8,7 @@ import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
 import io.reme.index.MemoryPartitioning;
+import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.SearchSetup;
@@ -110,6 +111,7 @@ public final class RemeApp implements AutoCloseable {
                 generatedKey = demoKey(dataDir);
                 keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
             }
+            RequestSecret secret = RequestSecrets.resolve(config);
             if (config.embeddedBroker()) {
                 broker = EmbeddedKafka.start(dataDir);
             }
@@ -124,7 +126,7 @@ public final class RemeApp implements AutoCloseable {
             String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
 
-            SessionSettings settings = config.sessionSettings();
+            SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
             int memoryPartitions;
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {

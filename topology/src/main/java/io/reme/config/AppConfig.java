@@ -1,6 +1,8 @@
 package io.reme.config;
 
 import io.reme.context.ContextPolicy;
+import io.reme.llm.RequestSecret;
+import io.reme.session.DedupWindow;
 import io.reme.session.SessionSettings;
 import io.reme.toolresult.TruncationLimits;
 import io.reme.topic.Topics;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -135,6 +138,17 @@ public final class AppConfig {
             "A session quiet this long expires: its live messages are archived to the dialog topic and its state is "
                     + "deleted. Must be longer than reme.session.idle-after.",
             Parsers.positiveDuration());
+    public static final ConfigField<Integer> DEDUP_COUNT = new ConfigField<>("reme.session.dedup-window-count",
+            Integer.toString(DedupWindow.DEFAULT_COUNT), "A message whose id was among the session's last this many "
+                    + "messages (and within reme.session.dedup-window-age) is a retry: dropped and counted. Bounds the "
+                    + "ids kept per session.", Parsers.intIn(1, 1_000_000));
+    public static final ConfigField<Duration> DEDUP_AGE = new ConfigField<>("reme.session.dedup-window-age", "1h",
+            "How long a message id is remembered to drop a retry of it (processing time).", Parsers.positiveDuration());
+    public static final ConfigField<String> REQUEST_SECRET = new ConfigField<>("reme.request.secret", "",
+            "Key of the HMAC that makes LLM request ids unguessable (a forged result cannot name a pending request) "
+                    + "and signs diary edits; at least 32 characters, the same for every instance and worker of a "
+                    + "deployment. Empty: the embedded default generates one into <data-dir>/request-secret; with "
+                    + "reme.bootstrap.servers it is required.", AppConfig::requestSecretText);
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
@@ -196,7 +210,7 @@ public final class AppConfig {
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
             WORKERS_SEARCH_URL,
-            IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
+            IDLE_AFTER, SESSION_RETENTION, DEDUP_COUNT, DEDUP_AGE, REQUEST_SECRET, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
             METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
@@ -417,11 +431,31 @@ public final class AppConfig {
         return kafkaOverrides;
     }
 
+    /**
+     * The session rules as configured. The request secret is the configured one, or else a random one
+     * that nobody shares: an application passes its deployment's with {@code withRequestSecret}.
+     */
     public SessionSettings sessionSettings() {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER), get(SESSION_RETENTION));
+                get(IDLE_AFTER), get(SESSION_RETENTION), configuredRequestSecret().orElseGet(RequestSecret::random),
+                new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)));
+    }
+
+    /** {@link #REQUEST_SECRET} if set. */
+    public Optional<RequestSecret> configuredRequestSecret() {
+        String text = get(REQUEST_SECRET);
+        return text.isEmpty() ? Optional.empty() : Optional.of(RequestSecret.of(text));
+    }
+
+    /** Checks the length without ever echoing the value: it is a secret. */
+    private static String requestSecretText(String value) {
+        String text = value == null ? "" : value;
+        if (!text.isEmpty()) {
+            RequestSecret.of(text);
+        }
+        return text;
     }
 
     /**

@@ -47,7 +47,8 @@ class ComposeDeploymentIT extends WithBroker {
     private static final Path DOCKER = Path.of("..", "docker");
     private static final String API_KEYS = "acme:compose-key-0123456789abcdef";
     /** What an operator sets before {@code docker compose up}; everything else has a default in the file. */
-    private static final Map<String, String> OPERATOR = Map.of("REME_API_KEYS", API_KEYS);
+    private static final Map<String, String> OPERATOR = Map.of("REME_API_KEYS", API_KEYS,
+            "REME_REQUEST_SECRET", "compose-request-secret-0123456789abcdef");
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z0-9_]+)(?::?([-?])([^}]*))?}");
     private static final Pattern JAVAAGENT_PORT = Pattern.compile("jmx_prometheus_javaagent\\.jar=(\\d+):");
 

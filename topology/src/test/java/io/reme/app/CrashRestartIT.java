@@ -217,6 +217,7 @@ class CrashRestartIT extends WithBroker {
         private static Map<String, String> environment() {
             Map<String, String> options = new HashMap<>(TestApps.SMALL_CONTEXT);
             options.put(AppConfig.API_KEYS.name(), TestApps.API_KEYS);
+            options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
             options.put(AppConfig.PARTITIONS.name(), "4");
             options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
             // Five times the default: more processed-but-uncommitted work is lost at the kill, so a

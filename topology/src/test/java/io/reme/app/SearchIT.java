@@ -63,7 +63,7 @@ class SearchIT extends WithBroker {
 
     /** Apps of their own (application id, topics) with a tenant's memories hashed over {@code buckets} buckets. */
     private static AppConfig bucketedConfig(String name, int buckets) {
-        return AppConfig.of(Map.of(
+        Map<String, String> options = new java.util.HashMap<>(Map.of(
                 AppConfig.BOOTSTRAP_SERVERS.name(), broker.bootstrapServers(),
                 AppConfig.DATA_DIR.name(), dir.resolve(name).toString(),
                 AppConfig.HTTP_PORT.name(), "0",
@@ -74,6 +74,8 @@ class SearchIT extends WithBroker {
                 AppConfig.STREAM_THREADS.name(), "1",
                 AppConfig.MEMORY_BUCKETS.name(), Integer.toString(buckets),
                 AppConfig.EMBEDDING.name(), "none"));
+        options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
+        return AppConfig.of(options);
     }
 
     /** Searches the tenant's memories for "trains". */

@@ -10,6 +10,7 @@ final class TestApps {
     static final String ACME_KEY = "acme-key-0123456789abcdef";
     static final String GLOBEX_KEY = "globex-key-0123456789abcdef";
     static final String API_KEYS = "acme:" + ACME_KEY + ",globex:" + GLOBEX_KEY;
+    static final String REQUEST_SECRET = "test-request-secret-0123456789abcdef";
 
     /**
      * A small context so a few turns cross the threshold: floor(4000 x 0.7 x 0.95) = 2660 tokens,
@@ -34,6 +35,8 @@ final class TestApps {
         options.put(AppConfig.HTTP_PORT.name(), "0");
         options.put(AppConfig.PARTITIONS.name(), "4");
         options.put(AppConfig.API_KEYS.name(), API_KEYS);
+        // A cluster deployment must share one: the instances of a test share this one.
+        options.put(AppConfig.REQUEST_SECRET.name(), REQUEST_SECRET);
         // These tests play the LLM worker themselves.
         options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
         // Text search is enough here; the local model is exercised by the search and API tests.

@@ -38,6 +38,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The HTTP API against a running instance on an in-JVM broker: auth, routing, ingestion, context reads, isolation. */
 class ApiIT {
     private static final String ACME_KEY = "acme-key-0123456789abcdef";
+    private static final String REQUEST_SECRET = "api-it-request-secret-0123456789abcdef";
     private static final String GLOBEX_KEY = "globex-key-0123456789abcdef";
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
@@ -53,6 +54,7 @@ class ApiIT {
         broker = EmbeddedKafka.start(dir.resolve("broker"));
         app = RemeApp.start(AppConfig.of(Map.of(
                 "reme.bootstrap.servers", broker.bootstrapServers(),
+                "reme.request.secret", REQUEST_SECRET,
                 "reme.data.dir", dir.resolve("app").toString(),
                 "reme.http.port", "0",
                 "reme.api.keys", "acme:" + ACME_KEY + ",globex:" + GLOBEX_KEY,
@@ -411,6 +413,7 @@ class ApiIT {
         Path dataDir = dir.resolve("demo");
         try (RemeApp demo = RemeApp.start(AppConfig.of(Map.of(
                 "reme.bootstrap.servers", broker.bootstrapServers(),
+                "reme.request.secret", REQUEST_SECRET,
                 "reme.data.dir", dataDir.toString(),
                 "reme.http.port", "0",
                 // Its own group and topics, so it does not take partitions from the instance under test.

@@ -310,7 +310,9 @@ class RemeTopologyTest {
         fillOverThreshold("s1");
         LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
-        LlmResult stale = new LlmResult(request.requestId(), request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
+        // Stale: an ID the session issues, for another epoch (the request's own ID with another epoch is forged).
+        LlmResult stale = new LlmResult(SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5)),
+                request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
                 io.reme.llm.LlmStatus.OK, summary("wrong"), null, 1, T0);
         sendResult(stale, T0.plusSeconds(61));
         assertNotNull(header("s1").pending(), "a result with another epoch is not applied");

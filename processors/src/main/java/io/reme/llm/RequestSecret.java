@@ -1,0 +1,110 @@
+package io.reme.llm;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.UUID;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A deployment's shared secret: the key of the HMAC-SHA256 that names LLM requests and signs diary
+ * edits. Request IDs stay deterministic (the same name always gives the same ID, so a replayed
+ * task re-issues the same request) but cannot be computed without the secret, so a writer to
+ * {@code llm.results} cannot forge the answer to a pending request. Every instance and worker of a
+ * deployment must share it. Immutable and thread-safe; {@link #toString} never shows the key.
+ */
+public final class RequestSecret {
+    /** The shortest secret accepted, in bytes of its UTF-8 text: 32 is 128 bits of hex. */
+    public static final int MIN_LENGTH = 32;
+    private static final String ALGORITHM = "HmacSHA256";
+    /** Separate purposes never produce the same MAC for the same input. */
+    private static final byte[] REQUEST_ID = "reme-request-id\0".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
+
+    private final SecretKeySpec key;
+
+    private RequestSecret(byte[] key) {
+        this.key = new SecretKeySpec(key, ALGORITHM);
+    }
+
+    /** The secret as configured (or as generated into the data directory). */
+    public static RequestSecret of(String text) {
+        Objects.requireNonNull(text, "secret");
+        byte[] bytes = text.trim().getBytes(StandardCharsets.UTF_8);
+        if (bytes.length < MIN_LENGTH) {
+            throw new IllegalArgumentException("must be at least " + MIN_LENGTH + " characters (got " + bytes.length
+                    + "); e.g. openssl rand -hex 32");
+        }
+        return new RequestSecret(bytes);
+    }
+
+    /** 64 hex characters of fresh randomness, the form {@link #of} reads. */
+    public static String generate() {
+        byte[] random = new byte[32];
+        new SecureRandom().nextBytes(random);
+        return HexFormat.of().formatHex(random);
+    }
+
+    /** A fresh secret nobody else knows: for tests and for tools that issue requests nobody answers. */
+    public static RequestSecret random() {
+        return of(generate());
+    }
+
+    /**
+     * The request ID of {@code name} (e.g. {@code tenant/session#epoch}): the first 128 bits of its
+     * HMAC, shaped as a version-8 (custom) UUID so it reads like the IDs it replaces.
+     */
+    public String requestId(String name) {
+        ByteBuffer mac = ByteBuffer.wrap(mac(REQUEST_ID, name.getBytes(StandardCharsets.UTF_8)));
+        long high = (mac.getLong() & ~0xF000L) | 0x8000L;
+        long low = (mac.getLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(high, low).toString();
+    }
+
+    /** Whether {@code requestId} is the one this secret gives {@code name}; compared in constant time. */
+    public boolean issued(String name, String requestId) {
+        return requestId != null && MessageDigest.isEqual(requestId(name).getBytes(StandardCharsets.US_ASCII),
+                requestId.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The signature of a diary edit record (its key and value bytes), as lowercase hex. */
+    public String signEdit(byte[] key, byte[] value) {
+        return HexFormat.of().formatHex(mac(DIARY_EDIT, lengthPrefixed(key), value));
+    }
+
+    /** Whether {@code signature} is this secret's signature of the edit; compared in constant time. */
+    public boolean verifyEdit(byte[] key, byte[] value, String signature) {
+        return signature != null && MessageDigest.isEqual(signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
+                signature.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The key's length first, so no split of the same bytes into key and value signs alike. */
+    private static byte[] lengthPrefixed(byte[] key) {
+        byte[] bytes = key == null ? new byte[0] : key;
+        return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).array();
+    }
+
+    private byte[] mac(byte[]... parts) {
+        try {
+            // A Mac is not thread-safe and costs about a microsecond to make: one per call.
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            for (byte[] part : parts) {
+                mac.update(part);
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RequestSecret[hidden]";
+    }
+}

@@ -1,0 +1,215 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.context.ContextPolicy;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
+import io.reme.json.JsonSerde;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.llm.LlmStatus;
+import io.reme.llm.RequestSecret;
+import io.reme.session.DedupWindow;
+import io.reme.session.SessionCounters.Counter;
+import io.reme.session.SessionHeader;
+import io.reme.session.SessionSettings;
+import io.reme.session.SessionStores;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the session refuses: results it did not ask for (forged request IDs), client retries of any
+ * recent message, and late results of requests it abandoned (stale, not duplicates).
+ */
+class SessionGuardsTopologyTest {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    private static final RequestSecret SECRET = RequestSecret.of("session-guards-secret-0123456789abcdef");
+    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; remember the last 5 IDs for 10 minutes. */
+    private static final SessionSettings SETTINGS = SessionSettings.defaults()
+            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
+            .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10))
+            .withRequestSecret(SECRET)
+            .withDedup(new DedupWindow(5, Duration.ofMinutes(10)));
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> messages;
+    private TestInputTopic<byte[], byte[]> results;
+    private TestOutputTopic<String, LlmRequest> requests;
+    private TestOutputTopic<byte[], byte[]> dlq;
+    private int sent;
+    @TempDir
+    Path stateDir;
+
+    private void start(SessionSettings settings) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "guards");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings, TOKENS), props, T0);
+        ByteArraySerializer bytes = new ByteArraySerializer();
+        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
+        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
+        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+                JsonSerde.of(LlmRequest.class).deserializer());
+        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        if (driver != null) {
+            driver.close();
+        }
+    }
+
+    private void send(String id, String role, String content) {
+        Instant time = T0.plusSeconds(sent++);
+        String value = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
+                .put("id", id).put("role", role).put("content", content).put("time", time.toString()).toString();
+        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8), time));
+    }
+
+    private void sendResult(LlmResult result, Instant time) throws Exception {
+        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                Json.MAPPER.writeValueAsBytes(result), time));
+    }
+
+    private SessionHeader header() {
+        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
+        return store.get("acme/s1");
+    }
+
+    private String summary() {
+        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.SUMMARIES);
+        return store.get("acme/s1");
+    }
+
+    /** Three turns of ~400 tokens each: the third crosses 950 and a COMPACT request goes out. */
+    private LlmRequest compactRequest() {
+        for (int turn = 0; turn < 3; turn++) {
+            send("q" + turn, "user", "question " + turn + words(200));
+            send("a" + turn, "assistant", "answer " + turn + words(200));
+        }
+        List<LlmRequest> compact = requests.readValuesToList().stream().filter(r -> r.kind() == LlmKind.COMPACT)
+                .toList();
+        assertEquals(1, compact.size());
+        return compact.get(0);
+    }
+
+    private static String words(int n) {
+        return " word".repeat(n);
+    }
+
+    private static String summaryText(String goal) {
+        return "## Goal\n" + goal + "\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
+                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
+                + "## Critical Context\n(none)\n";
+    }
+
+    @Test
+    void requestIdsAreKeyedBySecretAndStableAcrossReplays() {
+        start(SETTINGS);
+        LlmRequest first = compactRequest();
+        assertEquals(SECRET.requestId("acme/s1#1"), first.requestId());
+        driver.close();
+        sent = 0;
+        start(SETTINGS);
+        assertEquals(first.requestId(), compactRequest().requestId(), "the same input replayed asks the same request");
+        driver.close();
+        sent = 0;
+        start(SETTINGS.withRequestSecret(RequestSecret.of("another-deployment-0123456789abcdef")));
+        assertNotEquals(first.requestId(), compactRequest().requestId(), "another secret, another id");
+    }
+
+    @Test
+    void aForgedResultWithTheOldGuessableIdIsRefusedCountedAndDeadLettered() throws Exception {
+        start(SETTINGS);
+        LlmRequest request = compactRequest();
+        String guessed = UUID.nameUUIDFromBytes("acme/s1#1".getBytes(StandardCharsets.UTF_8)).toString();
+        sendResult(new LlmResult(guessed, request.epoch(), LlmKind.COMPACT, "acme", "s1", LlmStatus.OK,
+                summaryText("forged"), null, 1, T0), T0.plusSeconds(20));
+
+        SessionHeader header = header();
+        assertNotNull(header.pending(), "the real request is still pending");
+        assertEquals(request.requestId(), header.pending().requestId());
+        assertEquals(null, summary(), "the forged summary is not applied");
+        assertEquals(6, header.liveCount(), "nothing archived");
+        assertEquals(1, header.counters().get(Counter.FORGED_RESULTS));
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertEquals(1, dead.size());
+        assertEquals(DlqReason.UNAUTHENTICATED.name(), new String(dead.get(0).headers()
+                .lastHeader(DeadLetterHeaders.REASON).value(), StandardCharsets.UTF_8));
+
+        sendResult(LlmResult.ok(request, summaryText("real"), 1, T0), T0.plusSeconds(21));
+        assertEquals(summaryText("real"), summary(), "the real result still applies");
+    }
+
+    @Test
+    void aRetryAfterNewerMessagesIsDroppedWithinTheWindowAndAcceptedBeyondIt() {
+        start(SETTINGS);
+        send("m0", "user", "first");
+        send("m1", "assistant", "reply");
+        send("m2", "user", "second");
+        send("m0", "user", "first");
+        assertEquals(3, header().liveCount(), "a retry of m0 after two newer messages is dropped");
+        assertEquals(1, header().counters().get(Counter.DUPLICATE_MESSAGES));
+
+        for (int i = 3; i < 8; i++) {
+            send("m" + i, i % 2 == 0 ? "user" : "assistant", "more " + i);
+        }
+        send("m2", "user", "second");
+        assertEquals(9, header().liveCount(), "m2 is 6 messages back: beyond a window of 5, accepted again");
+
+        send("m7", "assistant", "more 7");
+        assertEquals(2, header().counters().get(Counter.DUPLICATE_MESSAGES), "m7 is within the window");
+        driver.advanceWallClockTime(Duration.ofMinutes(11));
+        send("m7", "assistant", "more 7");
+        assertEquals(10, header().liveCount(), "m7 remembered longer ago than 10 minutes: accepted again");
+    }
+
+    @Test
+    void aLateResultOfAnAbandonedRequestIsStaleNotDuplicate() throws Exception {
+        start(SETTINGS);
+        LlmRequest first = compactRequest();
+        driver.advanceWallClockTime(Duration.ofMinutes(11));
+        sent = 11 * 60;
+        send("later", "user", "later" + words(5));
+        assertEquals(1, header().counters().get(Counter.COMPACTIONS_TIMED_OUT));
+        assertNotEquals(first.requestId(), header().pending().requestId(), "re-requested under a new epoch");
+
+        sendResult(LlmResult.ok(first, summaryText("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
+        SessionHeader header = header();
+        assertEquals(1, header.counters().get(Counter.STALE_RESULTS));
+        assertEquals(0, header.counters().get(Counter.DUPLICATE_RESULTS));
+        assertEquals(null, summary());
+    }
+}
