@@ -60,6 +60,18 @@ public final class AppConfig {
                     + "at_least_once.", Parsers.oneOf("exactly_once_v2", "at_least_once"));
     public static final ConfigField<Integer> COMMIT_INTERVAL_MS = new ConfigField<>("reme.streams.commit-interval-ms",
             "100", "Streams commit interval in milliseconds.", Parsers.intIn(1, 600_000));
+    public static final ConfigField<Boolean> STATIC_MEMBERSHIP = new ConfigField<>("reme.streams.static-membership",
+            "true", "Join the Streams group as a static member whose group.instance.id is generated once and kept in "
+                    + "<data-dir>/streams-instance-id, so a restarted instance takes its tasks back without waiting out "
+                    + "the old member's session.", Parsers.bool());
+    public static final ConfigField<Duration> SESSION_TIMEOUT = new ConfigField<>("reme.streams.session-timeout", "10s",
+            "How long the group waits for a silent instance before its tasks move to another (heartbeats every third "
+                    + "of it). Shorter takes over sooner but a longer pause (GC, network) then moves tasks needlessly. "
+                    + "Between 6s and 30m (the broker's default limits).", Parsers.durationIn(Duration.ofSeconds(6),
+                    Duration.ofMinutes(30)));
+    public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>("reme.streams.standby-replicas", "1",
+            "Warm copies of each task's stores kept on other instances (none with one instance), so a takeover "
+                    + "serves at once instead of restoring from the changelog.", Parsers.intIn(0, 8));
     public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>("reme.context.max-input-length",
             Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH), "The model's context length in tokens.",
             Parsers.intIn(1, Integer.MAX_VALUE));
@@ -199,7 +211,8 @@ public final class AppConfig {
             IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
-            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
+            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
+            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
