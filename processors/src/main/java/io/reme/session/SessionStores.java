@@ -8,7 +8,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The two logged RocksDB stores of a session window. Headers are keyed {@code tenant/session};
+ * The logged RocksDB stores of a session window. Headers are keyed {@code tenant/session};
  * messages {@code tenant/session/<19-digit seq>}, so one session's messages are a contiguous,
  * ordered range and an append writes one small entry instead of rewriting the window.
  */
@@ -23,6 +23,11 @@ public final class SessionStores {
      * the order in which sessions expire.
      */
     public static final String ACTIVITY = "session-activity";
+    /**
+     * {@code tenant/session/<19-digit first seq>} → {@link DiarySpan}: spans sent for a diary update and
+     * a memory extraction whose outcome is not settled; small, since settled spans are deleted.
+     */
+    public static final String DIARY_SPANS = "session-diary-spans";
 
     private SessionStores() {
     }
@@ -41,6 +46,11 @@ public final class SessionStores {
     public static StoreBuilder<KeyValueStore<String, String>> activity() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVITY), Serdes.String(), Serdes.String())
                 .withLoggingEnabled(Map.of()).withCachingEnabled();
+    }
+
+    public static StoreBuilder<KeyValueStore<String, DiarySpan>> diarySpans() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DIARY_SPANS), Serdes.String(),
+                JsonSerde.of(DiarySpan.class)).withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {

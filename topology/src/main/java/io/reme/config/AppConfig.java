@@ -105,6 +105,12 @@ public final class AppConfig {
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
             "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.positiveDuration());
+    public static final ConfigField<Duration> DIARY_RETRY_BACKOFF = new ConfigField<>("reme.diary.retry-backoff", "1m",
+            "After a diary update or memory extraction of a span FAILED, wait this long before sending it again, "
+                    + "doubling with each failure up to an hour.", Parsers.duration());
+    public static final ConfigField<Integer> DIARY_MAX_FAILURES = new ConfigField<>("reme.diary.max-failures", "10",
+            "Failures of a span's diary update or memory extraction after which it is dead-lettered (reason "
+                    + "LLM_FAILED; 'replay-dlq' sends it again) instead of retried.", Parsers.intIn(1, 1000));
     public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
             "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
     public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
@@ -212,7 +218,7 @@ public final class AppConfig {
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
             METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
-            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS);
+            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS, DIARY_RETRY_BACKOFF, DIARY_MAX_FAILURES);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -434,7 +440,12 @@ public final class AppConfig {
         return new SessionSettings(contextPolicy(), tenantPolicies,
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER), get(SESSION_RETENTION));
+                get(IDLE_AFTER), get(SESSION_RETENTION), new SessionSettings.DiaryRetry(get(DIARY_RETRY_BACKOFF),
+                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)), get(DIARY_MAX_FAILURES)));
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /**
