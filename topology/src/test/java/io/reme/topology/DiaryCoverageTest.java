@@ -23,6 +23,7 @@ import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,6 +42,7 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Diary and memory coverage moves only over spans whose DIARY and EXTRACT requests succeeded: a
@@ -63,6 +65,8 @@ class DiaryCoverageTest {
     private TestOutputTopic<String, LlmRequest> requests;
     private TestOutputTopic<byte[], byte[]> dlq;
     private int sent;
+    @TempDir
+    Path stateDir;
 
     @BeforeEach
     void start() {
@@ -71,6 +75,8 @@ class DiaryCoverageTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        // Not the shared default under the temp dir, which other test runs on the machine may hold.
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1)), props,
                 T0);
         ByteArraySerializer bytes = new ByteArraySerializer();
