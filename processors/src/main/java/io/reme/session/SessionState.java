@@ -307,10 +307,14 @@ final class SessionState {
                     now.plus(settings.diaryRetry().after(span.failures() + 1)));
             header = header.withCounter(Counter.DIARY_FAILURES, 1);
             if (span.failures() >= settings.diaryRetry().maxFailures()) {
-                header = deadLetterSpan(key, header, span, "gave up after " + span.failures() + " failures: "
-                        + span.lastError(), timestamp);
-                span = span.with(LlmKind.DIARY, DiarySpan.Progress.SETTLED).with(LlmKind.EXTRACT,
-                        DiarySpan.Progress.SETTLED);
+                // Only the kinds that failed: one still in flight may yet succeed, and is given up on its own.
+                header = deadLetterSpan(key, header, span, DiarySpan.Progress.FAILED, "gave up after "
+                        + span.failures() + " failures: " + span.lastError(), timestamp);
+                for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+                    if (span.progress(kind) == DiarySpan.Progress.FAILED) {
+                        span = span.with(kind, DiarySpan.Progress.SETTLED);
+                    }
+                }
             } else {
                 LOG.warn("diary span failed, retrying later tenant={} session={} requestId={} kind={} failures={} "
                         + "retryAt={} error={}", key.tenant(), key.session(), result.requestId(), result.kind(),
@@ -321,11 +325,15 @@ final class SessionState {
         headers.put(key.key(), settleDiarySpans(key, header));
     }
 
-    /** Dead-letters the kinds of a span that have not succeeded, as the requests a worker would read. */
-    private SessionHeader deadLetterSpan(SessionKey key, SessionHeader header, DiarySpan span, String detail,
-            long timestamp) {
+    /**
+     * Dead-letters the kinds of a span that stand at {@code progress} (null: every kind not settled), as
+     * the requests a worker reads.
+     */
+    private SessionHeader deadLetterSpan(SessionKey key, SessionHeader header, DiarySpan span,
+            DiarySpan.Progress progress, String detail, long timestamp) {
         for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
-            if (span.progress(kind) != DiarySpan.Progress.SETTLED) {
+            DiarySpan.Progress current = span.progress(kind);
+            if (current != DiarySpan.Progress.SETTLED && (progress == null || current == progress)) {
                 outputs.deadLetterRequest(key, span.request().withKind(kind), detail, timestamp);
             }
         }
@@ -437,7 +445,7 @@ final class SessionState {
             Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
             for (DiarySpan span : diarySpans(key)) {
                 // The state goes, so nothing can retry it: hand the span to the operator instead of dropping it.
-                deadLetterSpan(key, header, span, "session expired before the span succeeded", nowMs);
+                deadLetterSpan(key, header, span, null, "session expired before the span succeeded", nowMs);
                 diarySpans.delete(key.messageKey(span.request().fromSeq()));
             }
             summaries.delete(key.key());

@@ -208,6 +208,30 @@ class DiaryCoverageTest {
     }
 
     @Test
+    void aKindStillInFlightIsNotDeadLetteredWithTheOneThatGaveUp() {
+        send("user", "short question");
+        send("assistant", "short answer");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        List<LlmRequest> idle = requests.readValuesToList();
+        LlmRequest current = idle.get(0);
+        for (int failure = 1; failure <= 3; failure++) {
+            result(LlmResult.failed(current, "HTTP 500", 5, T0));
+            driver.advanceWallClockTime(Duration.ofMinutes(5));
+            List<LlmRequest> again = requests.readValuesToList();
+            current = again.isEmpty() ? current : again.get(0);
+        }
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertEquals(1, dead.size());
+        assertTrue(new String(dead.get(0).value(), StandardCharsets.UTF_8).contains("\"DIARY\""));
+        assertEquals(-1, header().diaryCoveredSeq(), "the extraction in flight still holds coverage");
+
+        result(LlmResult.ok(idle.get(1), "added=1", 1, T0));
+        assertEquals(1, header().diaryCoveredSeq());
+        assertTrue(spans().isEmpty());
+        assertTrue(dlq.isEmpty());
+    }
+
+    @Test
     void anExpiringSessionDeadLettersItsUnsettledSpan() {
         send("user", "remember this");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
