@@ -4,6 +4,7 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
+import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
@@ -253,8 +254,13 @@ public final class LlmWorkerPool implements AutoCloseable {
             LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
                     request.tenant(), request.session(), request.requestId(), request.kind(), outcome.attempts(),
                     result.error());
-            deadLetter(job.key(), job.raw(), DlqReason.LLM_FAILED, result.error(), job.partition().topic(),
-                    job.partition().partition(), job.offset());
+            // A failed diary update or extraction is retried by the session processor, which dead-letters
+            // the span itself when it gives up; dead-lettering each attempt here would invite a replay of a
+            // span that a later attempt wrote.
+            if (request.kind() == LlmKind.COMPACT) {
+                deadLetter(job.key(), job.raw(), DlqReason.LLM_FAILED, result.error(), job.partition().topic(),
+                        job.partition().partition(), job.offset());
+            }
         } else {
             completed.incrementAndGet();
             LOG.info("llm request done tenant={} session={} requestId={} kind={} attempts={} ms={}", request.tenant(),

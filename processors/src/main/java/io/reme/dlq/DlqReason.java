@@ -20,7 +20,11 @@ public enum DlqReason {
     INVALID_TIME,
     /** An LLM result could not be read. */
     INVALID_RESULT,
-    /** An LLM request failed after all retries. */
+    /**
+     * An LLM request failed after all retries: a compaction by a worker, a diary update or memory
+     * extraction by the session processor once it gives the span up. The value is the request as on
+     * {@code llm.requests}, which {@code replay-dlq} sends again.
+     */
     LLM_FAILED,
     /** A memory could not be embedded after all retries. */
     EMBEDDING_FAILED,

@@ -26,6 +26,7 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     private final PipelineMetrics metrics;
     private SessionOutputs outputs;
     private SessionState state;
+    private ProcessorContext<Object, Object> context;
 
     private ResultProcessor(SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
         this.settings = settings;
@@ -42,6 +43,7 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context, metrics);
         state = SessionState.attach(context, settings, tokens, outputs);
+        this.context = context;
     }
 
     @Override
@@ -65,7 +67,7 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
             return;
         }
         try {
-            state.apply(key, result, record.timestamp());
+            state.apply(key, result, record.timestamp(), context.currentSystemTimeMs());
         } catch (RuntimeException e) {
             LOG.error("result could not be applied, dead-lettered tenant={} session={} requestId={}", key.tenant(),
                     key.session(), result.requestId(), e);

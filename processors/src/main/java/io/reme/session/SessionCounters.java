@@ -14,7 +14,11 @@ public record SessionCounters(Map<Counter, Long> values) {
         COMPACTIONS_REQUESTED, COMPACTIONS_APPLIED, COMPACTIONS_FAILED, COMPACTIONS_TIMED_OUT,
         DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT,
         /** COMPACT results whose request ID this deployment's secret did not issue: refused, dead-lettered. */
-        FORGED_RESULTS
+        FORGED_RESULTS,
+        /** A span's diary update or memory extraction came back FAILED (it is sent again after a backoff). */
+        DIARY_FAILURES,
+        /** A span was given up after {@code reme.diary.max-failures} failures and dead-lettered. */
+        DIARY_DEAD_LETTERED
     }
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)

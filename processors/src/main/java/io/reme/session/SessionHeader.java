@@ -16,7 +16,9 @@ import java.util.Objects;
  * @param messageTokens tokens of the live messages
  * @param lastMessageId ID of the last appended message, to drop immediate producer retries
  * @param lastActiveMs processing time of the last append, for idle detection
- * @param diaryCoveredSeq the last sequence number already sent for a diary update (-1: none)
+ * @param diaryCoveredSeq the last sequence number whose diary update and memory extraction settled (succeeded,
+ *     or were given up and dead-lettered), as were all before it (-1: none); spans in flight are kept apart
+ *     ({@link DiarySpan})
  * @param recentToolSeqs live messages whose tool outputs still have the generous recent limit
  * @param planBlocked a plan found no valid cut; replanning waits for a new turn or a result
  * @param summaryTokens tokens of the current summary
@@ -130,7 +132,7 @@ public record SessionHeader(
                 counters);
     }
 
-    /** Everything up to {@code seq} has been sent for a diary update. */
+    /** Everything up to {@code seq} is in a diary and the memories (or dead-lettered). */
     public SessionHeader withDiaryCovered(long seq) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, Math.max(diaryCoveredSeq, seq), recentToolSeqs, planBlocked,

@@ -1,9 +1,14 @@
 package io.reme.session;
 
+import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -35,6 +40,23 @@ final class SessionOutputs {
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {
         context.forward(DeadLetters.of(context, original, reason, detail), SessionNodes.DLQ_SINK);
         metrics.deadLetter(reason);
+    }
+
+    /**
+     * Dead-letters an LLM request the session gives up on, as the bytes a worker reads from
+     * {@code llm.requests}, so an operator can send it again as it is ({@code replay-dlq}).
+     */
+    void deadLetterRequest(SessionKey key, LlmRequest request, String detail, long timestamp) {
+        byte[] value;
+        try {
+            value = Json.MAPPER.writeValueAsBytes(request);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        context.forward(new Record<Object, Object>(key.key().getBytes(StandardCharsets.UTF_8), value, timestamp,
+                DeadLetterHeaders.of(null, DlqReason.LLM_FAILED, detail, null, -1, -1, timestamp)),
+                SessionNodes.DLQ_SINK);
+        metrics.deadLetter(DlqReason.LLM_FAILED);
     }
 
     void messageIn(String tenant, int tokens) {

@@ -12,8 +12,9 @@ import java.util.Objects;
  * Everything the session processors need to decide: context policy (with per-tenant overrides),
  * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
  * zone that dates the conversation, the input size limit, when a session counts as idle and how long
- * a quiet session's state is kept before it expires, the secret request IDs are derived with, and how
- * far back message IDs are remembered to drop retries. {@link #defaults()} has a random secret.
+ * a quiet session's state is kept before it expires, the secret request IDs are derived with, how
+ * far back message IDs are remembered to drop retries, and how failed diary spans are retried.
+ * {@link #defaults()} has a random secret.
  */
 public record SessionSettings(
         ContextPolicy defaultPolicy,
@@ -28,7 +29,35 @@ public record SessionSettings(
         Duration idleAfter,
         Duration retention,
         RequestSecret requestSecret,
-        DedupWindow dedup) {
+        DedupWindow dedup,
+        DiaryRetry diaryRetry) {
+
+    /**
+     * How a span whose diary update or memory extraction FAILED is sent again: after {@code backoff},
+     * doubling with each failure up to {@code maxBackoff}; after {@code maxFailures} failures it is
+     * dead-lettered instead.
+     */
+    public record DiaryRetry(Duration backoff, Duration maxBackoff, int maxFailures) {
+        public DiaryRetry {
+            if (backoff.isNegative() || maxBackoff.compareTo(backoff) < 0 || maxFailures < 1) {
+                throw new IllegalArgumentException("diary retry needs backoff >= 0, maxBackoff >= backoff and "
+                        + "maxFailures >= 1");
+            }
+        }
+
+        public static DiaryRetry defaults() {
+            return new DiaryRetry(Duration.ofMinutes(1), Duration.ofHours(1), 10);
+        }
+
+        /** The wait after the {@code failures}-th failure. */
+        public Duration after(int failures) {
+            Duration wait = backoff;
+            for (int i = 1; i < failures && wait.compareTo(maxBackoff) < 0; i++) {
+                wait = wait.multipliedBy(2);
+            }
+            return wait.compareTo(maxBackoff) > 0 ? maxBackoff : wait;
+        }
+    }
 
     public SessionSettings {
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
@@ -46,6 +75,7 @@ public record SessionSettings(
             throw new IllegalArgumentException("retention (" + retention + ") must be longer than idleAfter ("
                     + idleAfter + ")");
         }
+        Objects.requireNonNull(diaryRetry, "diaryRetry");
         if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
             throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
         }
@@ -56,7 +86,8 @@ public record SessionSettings(
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
                 Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
-                Duration.ofMinutes(30), Duration.ofDays(30), RequestSecret.random(), DedupWindow.defaults());
+                Duration.ofMinutes(30), Duration.ofDays(30), RequestSecret.random(), DedupWindow.defaults(),
+                DiaryRetry.defaults());
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -65,42 +96,55 @@ public record SessionSettings(
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
+                diaryRetry);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
+                diaryRetry);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
+                diaryRetry);
     }
 
     public SessionSettings withIdleAfter(Duration idle) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idle, retention, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idle, retention, requestSecret, dedup,
+                diaryRetry);
     }
 
     public SessionSettings withRetention(Duration kept) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, kept, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, kept, requestSecret, dedup,
+                diaryRetry);
     }
 
     /** The deployment's secret, which the session's request IDs are derived with. */
     public SessionSettings withRequestSecret(RequestSecret secret) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, secret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, secret, dedup,
+                diaryRetry);
     }
 
     public SessionSettings withDedup(DedupWindow window) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, window);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, window,
+                diaryRetry);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
+                diaryRetry);
+    }
+
+    public SessionSettings withDiaryRetry(DiaryRetry retry) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, retry);
     }
 }

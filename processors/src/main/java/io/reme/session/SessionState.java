@@ -44,6 +44,7 @@ final class SessionState {
     private final KeyValueStore<String, StoredMessage> messages;
     private final KeyValueStore<String, String> activity;
     private final KeyValueStore<String, String> summaries;
+    private final KeyValueStore<String, DiarySpan> diarySpans;
     private final SessionSettings settings;
     /** The conversation's date, which names the dialog file a message is archived in. */
     private final DateTimeFormatter day;
@@ -53,11 +54,13 @@ final class SessionState {
     private final RecentMessageIds recentIds;
 
     SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
-            KeyValueStore<String, String> summaries, KeyValueStore<String, String> activity, SessionSettings settings,
-            TokenCounter tokens, SessionOutputs outputs, RecentMessageIds recentIds) {
+            KeyValueStore<String, String> summaries, KeyValueStore<String, String> activity,
+            KeyValueStore<String, DiarySpan> diarySpans, SessionSettings settings, TokenCounter tokens,
+            SessionOutputs outputs, RecentMessageIds recentIds) {
         this.headers = headers;
         this.messages = messages;
         this.summaries = summaries;
+        this.diarySpans = diarySpans;
         this.activity = activity;
         this.settings = settings;
         this.day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
@@ -71,7 +74,8 @@ final class SessionState {
             SessionOutputs outputs) {
         return new SessionState(context.getStateStore(SessionStores.HEADERS),
                 context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
-                context.getStateStore(SessionStores.ACTIVITY), settings, tokens, outputs,
+                context.getStateStore(SessionStores.ACTIVITY), context.getStateStore(SessionStores.DIARY_SPANS),
+                settings, tokens, outputs,
                 new RecentMessageIds(context.getStateStore(SessionStores.MESSAGE_IDS), settings.dedup()));
     }
 
@@ -136,8 +140,12 @@ final class SessionState {
         return false;
     }
 
-    /** Applies a worker's result if it answers the pending request; anything else is counted and dropped. */
-    void apply(SessionKey key, LlmResult result, long timestamp) {
+    /**
+     * Applies a worker's result if it answers the pending request; anything else is counted and dropped.
+     *
+     * @param processingMs the processor's clock, which a failed diary span's backoff is measured on
+     */
+    void apply(SessionKey key, LlmResult result, long timestamp, long processingMs) {
         SessionHeader header = headers.get(key.key());
         if (header == null) {
             LOG.warn("result for unknown session dropped tenant={} session={} requestId={}", key.tenant(),
@@ -145,6 +153,7 @@ final class SessionState {
             return;
         }
         if (result.kind() != LlmKind.COMPACT) {
+            applyDiaryOutcome(key, header, result, timestamp, processingMs);
             return;
         }
         PendingCompaction pending = header.pending();
@@ -242,15 +251,16 @@ final class SessionState {
     }
 
     /**
-     * Sends the part of a compaction's span that no diary update has covered yet (all of it, unless
-     * the session went idle in between), with the compaction's request ID and epoch, for a diary
-     * update and for memory extraction. Both go out with the compaction request rather than when its
-     * result is applied: the span is the same dialog however the compaction ends, and one coverage
-     * mark keeps either from reading a message twice.
+     * Sends the part of a compaction's span that no diary span holds yet (all of it, unless the
+     * session went idle in between), with the compaction's request ID and epoch, for a diary update
+     * and for memory extraction. Both go out with the compaction request rather than when its result
+     * is applied: the span is the same dialog however the compaction ends. The span is kept until
+     * both succeeded (see {@link #applyDiaryOutcome}), so neither reads a message twice and a failure
+     * skips nothing.
      */
     private SessionHeader requestDiary(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span,
             long timestamp) {
-        long from = Math.max(compact.fromSeq(), header.diaryCoveredSeq() + 1);
+        long from = Math.max(compact.fromSeq(), diaryRequestedSeq(key, header) + 1);
         if (from > compact.toSeq()) {
             return header;
         }
@@ -258,9 +268,145 @@ final class SessionState {
         LlmRequest diary = new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
                 compact.session(), compact.user(), from, compact.toSeq(), span.subList(skip, span.size()), "",
                 compact.language(), 0, compact.createdAt());
+        sendDiarySpan(key, diary, timestamp);
+        return header;
+    }
+
+    private void sendDiarySpan(SessionKey key, LlmRequest diary, long timestamp) {
+        diarySpans.put(key.messageKey(diary.fromSeq()), DiarySpan.sent(diary));
         outputs.request(key, diary, timestamp);
         outputs.request(key, diary.withKind(LlmKind.EXTRACT), timestamp);
-        return header.withDiaryCovered(compact.toSeq());
+    }
+
+    /** The last sequence number a diary span holds, settled or not (-1: none). */
+    private long diaryRequestedSeq(SessionKey key, SessionHeader header) {
+        long last = header.diaryCoveredSeq();
+        for (DiarySpan span : diarySpans(key)) {
+            last = Math.max(last, span.request().toSeq());
+        }
+        return last;
+    }
+
+    /** The session's unsettled spans, oldest first. */
+    private List<DiarySpan> diarySpans(SessionKey key) {
+        List<DiarySpan> spans = new ArrayList<>();
+        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+            it.forEachRemaining(entry -> spans.add(entry.value));
+        }
+        return spans;
+    }
+
+    /**
+     * A DIARY or EXTRACT result for one of the session's spans. OK settles that kind; FAILED keeps the
+     * span and schedules it again after the backoff, or after {@code maxFailures} dead-letters it.
+     * Coverage then moves over the settled spans at the front, never past an unsettled one.
+     */
+    private void applyDiaryOutcome(SessionKey key, SessionHeader header, LlmResult result, long timestamp,
+            long processingMs) {
+        String spanKey = null;
+        DiarySpan span = null;
+        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+            while (it.hasNext() && span == null) {
+                KeyValue<String, DiarySpan> entry = it.next();
+                if (entry.value.request().requestId().equals(result.requestId())) {
+                    spanKey = entry.key;
+                    span = entry.value;
+                }
+            }
+        }
+        if (span == null || span.progress(result.kind()) != DiarySpan.Progress.SENT) {
+            // Settled already, or waiting to be sent again: a re-delivered answer.
+            LOG.debug("{} result dropped tenant={} session={} requestId={}", result.kind(), key.tenant(),
+                    key.session(), result.requestId());
+            headers.put(key.key(), header.withCounter(Counter.DUPLICATE_RESULTS, 1));
+            return;
+        }
+        // The sweep that sends it again runs on the processor's clock, so the backoff is measured on it too.
+        Instant now = Instant.ofEpochMilli(processingMs);
+        if (result.status() == LlmStatus.OK) {
+            span = span.with(result.kind(), DiarySpan.Progress.SETTLED);
+        } else {
+            span = span.withFailure(result.kind(), String.valueOf(result.error()),
+                    now.plus(settings.diaryRetry().after(span.failures() + 1)));
+            header = header.withCounter(Counter.DIARY_FAILURES, 1);
+            if (span.failures() >= settings.diaryRetry().maxFailures()) {
+                // Only the kinds that failed: one still in flight may yet succeed, and is given up on its own.
+                header = deadLetterSpan(key, header, span, DiarySpan.Progress.FAILED, "gave up after "
+                        + span.failures() + " failures: " + span.lastError(), timestamp);
+                for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+                    if (span.progress(kind) == DiarySpan.Progress.FAILED) {
+                        span = span.with(kind, DiarySpan.Progress.SETTLED);
+                    }
+                }
+            } else {
+                LOG.warn("diary span failed, retrying later tenant={} session={} requestId={} kind={} failures={} "
+                        + "retryAt={} error={}", key.tenant(), key.session(), result.requestId(), result.kind(),
+                        span.failures(), span.retryAt(), result.error());
+            }
+        }
+        diarySpans.put(spanKey, span);
+        headers.put(key.key(), settleDiarySpans(key, header));
+    }
+
+    /**
+     * Dead-letters the kinds of a span that stand at {@code progress} (null: every kind not settled), as
+     * the requests a worker reads.
+     */
+    private SessionHeader deadLetterSpan(SessionKey key, SessionHeader header, DiarySpan span,
+            DiarySpan.Progress progress, String detail, long timestamp) {
+        for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+            DiarySpan.Progress current = span.progress(kind);
+            if (current != DiarySpan.Progress.SETTLED && (progress == null || current == progress)) {
+                outputs.deadLetterRequest(key, span.request().withKind(kind), detail, timestamp);
+            }
+        }
+        LOG.warn("diary span dead-lettered tenant={} session={} requestId={} fromSeq={} toSeq={} failures={}",
+                key.tenant(), key.session(), span.request().requestId(), span.request().fromSeq(),
+                span.request().toSeq(), span.failures());
+        return header.withCounter(Counter.DIARY_DEAD_LETTERED, 1);
+    }
+
+    /** Deletes the settled spans at the front and moves coverage to the last of them. */
+    private SessionHeader settleDiarySpans(SessionKey key, SessionHeader header) {
+        List<String> settled = new ArrayList<>();
+        long covered = header.diaryCoveredSeq();
+        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+            while (it.hasNext()) {
+                KeyValue<String, DiarySpan> entry = it.next();
+                if (!entry.value.settled()) {
+                    break;
+                }
+                settled.add(entry.key);
+                covered = Math.max(covered, entry.value.request().toSeq());
+            }
+        }
+        settled.forEach(diarySpans::delete);
+        return header.withDiaryCovered(covered);
+    }
+
+    /** Sends the failed kinds of every span whose backoff has passed again. */
+    private void retryDiarySpans(long nowMs) {
+        Instant now = Instant.ofEpochMilli(nowMs);
+        List<KeyValue<String, DiarySpan>> due = new ArrayList<>();
+        try (KeyValueIterator<String, DiarySpan> it = diarySpans.all()) {
+            it.forEachRemaining(entry -> {
+                if (entry.value.retryAt() != null && !now.isBefore(entry.value.retryAt())) {
+                    due.add(entry);
+                }
+            });
+        }
+        for (KeyValue<String, DiarySpan> entry : due) {
+            DiarySpan span = entry.value.resent();
+            SessionKey key = new SessionKey(span.request().tenant(), span.request().session());
+            for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+                if (entry.value.progress(kind) == DiarySpan.Progress.FAILED) {
+                    outputs.request(key, span.request().withKind(kind), nowMs);
+                }
+            }
+            diarySpans.put(entry.key, span);
+            LOG.info("diary span sent again tenant={} session={} requestId={} attempt={} failures={}", key.tenant(),
+                    key.session(), span.request().requestId(), span.request().attempt(), span.failures());
+        }
     }
 
     /**
@@ -270,6 +416,7 @@ final class SessionState {
      * {@code retention} expire.
      */
     void sweep(long nowMs) {
+        retryDiarySpans(nowMs);
         sweepIdle(nowMs);
         sweepExpired(nowMs);
     }
@@ -284,7 +431,7 @@ final class SessionState {
             if (header == null) {
                 continue;
             }
-            long from = Math.max(header.firstLiveSeq(), header.diaryCoveredSeq() + 1);
+            long from = Math.max(header.firstLiveSeq(), diaryRequestedSeq(key, header) + 1);
             long to = header.nextSeq() - 1;
             if (header.liveCount() == 0 || from > to) {
                 continue;
@@ -297,9 +444,7 @@ final class SessionState {
             Instant now = Instant.ofEpochMilli(nowMs);
             LlmRequest diary = new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
                     header.user(), from, to, span, "", settings.language(), 0, now);
-            outputs.request(key, diary, nowMs);
-            outputs.request(key, diary.withKind(LlmKind.EXTRACT), nowMs);
-            headers.put(key.key(), header.withDiaryCovered(to));
+            sendDiarySpan(key, diary, nowMs);
             LOG.info("idle session sent for diary tenant={} session={} requestId={} messages={}", key.tenant(),
                     key.session(), requestId, span.size());
         }
@@ -320,6 +465,11 @@ final class SessionState {
                 continue;
             }
             Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
+            for (DiarySpan span : diarySpans(key)) {
+                // The state goes, so nothing can retry it: hand the span to the operator instead of dropping it.
+                deadLetterSpan(key, header, span, null, "session expired before the span succeeded", nowMs);
+                diarySpans.delete(key.messageKey(span.request().fromSeq()));
+            }
             summaries.delete(key.key());
             recentIds.forget(key);
             headers.delete(key.key());

@@ -29,6 +29,11 @@ public final class SessionStores {
      * forget the oldest). See {@link RecentMessageIds}.
      */
     public static final String MESSAGE_IDS = "session-message-ids";
+    /**
+     * {@code tenant/session/<19-digit first seq>} → {@link DiarySpan}: spans sent for a diary update and
+     * a memory extraction whose outcome is not settled; small, since settled spans are deleted.
+     */
+    public static final String DIARY_SPANS = "session-diary-spans";
 
     private SessionStores() {
     }
@@ -53,6 +58,11 @@ public final class SessionStores {
         // Each key is written once and deleted count messages later: a cache would absorb little.
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MESSAGE_IDS), Serdes.String(),
                 Serdes.String()).withLoggingEnabled(Map.of());
+    }
+
+    public static StoreBuilder<KeyValueStore<String, DiarySpan>> diarySpans() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DIARY_SPANS), Serdes.String(),
+                JsonSerde.of(DiarySpan.class)).withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {

@@ -10,6 +10,9 @@ import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
 import io.reme.worker.MemoryLookup;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * The worker side: the LLM worker pool (compaction, diaries, memory extraction) and the memory
@@ -37,12 +40,13 @@ public final class WorkerProcess implements AutoCloseable {
             PipelineMetrics metrics, MemoryLookup lookup, EmbeddingModel embeddings) {
         LlmClient llm = Providers.llm(config, tokens);
         LlmWorkerPool pool = null;
+        Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
-            pool = LlmWorkerPool.start(RemeApp.clientProps(config, bootstrap), config.topics(),
+            pool = LlmWorkerPool.start(clientProps, config.topics(),
                     RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, metrics,
                     new ExtractionSetup(config.get(AppConfig.MEMORY_EXTRACT), lookup,
                             new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))));
-            MemoryEmbedder embedder = MemoryEmbedder.start(RemeApp.clientProps(config, bootstrap), config.topics(),
+            MemoryEmbedder embedder = MemoryEmbedder.start(clientProps, config.topics(),
                     config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
             return new WorkerProcess(llm, pool, embedder);
         } catch (RuntimeException e) {
@@ -52,6 +56,20 @@ public final class WorkerProcess implements AutoCloseable {
             llm.close();
             throw e;
         }
+    }
+
+    /**
+     * The clients' settings: the workers' consumer groups give a killed process up after the same
+     * session timeout as the Streams group, so its requests move on as soon as its tasks do;
+     * {@code kafka.*} overrides win.
+     */
+    static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
+        Map<String, Object> props = new HashMap<>();
+        long sessionMs = config.get(AppConfig.SESSION_TIMEOUT).toMillis();
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionMs);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) (sessionMs / 3));
+        props.putAll(RemeApp.clientProps(config, bootstrap));
+        return props;
     }
 
     public LlmClient llm() {

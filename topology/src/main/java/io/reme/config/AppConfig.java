@@ -63,6 +63,18 @@ public final class AppConfig {
                     + "at_least_once.", Parsers.oneOf("exactly_once_v2", "at_least_once"));
     public static final ConfigField<Integer> COMMIT_INTERVAL_MS = new ConfigField<>("reme.streams.commit-interval-ms",
             "100", "Streams commit interval in milliseconds.", Parsers.intIn(1, 600_000));
+    public static final ConfigField<Boolean> STATIC_MEMBERSHIP = new ConfigField<>("reme.streams.static-membership",
+            "true", "Join the Streams group as a static member whose group.instance.id is generated once and kept in "
+                    + "<data-dir>/streams-instance-id, so a restarted instance takes its tasks back without waiting out "
+                    + "the old member's session.", Parsers.bool());
+    public static final ConfigField<Duration> SESSION_TIMEOUT = new ConfigField<>("reme.streams.session-timeout", "10s",
+            "How long the Streams group (and the workers' groups) wait for a silent instance before its tasks move "
+                    + "to another (heartbeats every third of it). Shorter takes over sooner but a longer pause (GC, network) then moves tasks needlessly. "
+                    + "Between 6s and 30m (the broker's default limits).", Parsers.durationIn(Duration.ofSeconds(6),
+                    Duration.ofMinutes(30)));
+    public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>("reme.streams.standby-replicas", "1",
+            "Warm copies of each task's stores kept on other instances (none with one instance), so a takeover "
+                    + "serves at once instead of restoring from the changelog.", Parsers.intIn(0, 8));
     public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>("reme.context.max-input-length",
             Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH), "The model's context length in tokens.",
             Parsers.intIn(1, Integer.MAX_VALUE));
@@ -96,6 +108,12 @@ public final class AppConfig {
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
             "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.positiveDuration());
+    public static final ConfigField<Duration> DIARY_RETRY_BACKOFF = new ConfigField<>("reme.diary.retry-backoff", "1m",
+            "After a diary update or memory extraction of a span FAILED, wait this long before sending it again, "
+                    + "doubling with each failure up to an hour.", Parsers.duration());
+    public static final ConfigField<Integer> DIARY_MAX_FAILURES = new ConfigField<>("reme.diary.max-failures", "10",
+            "Failures of a span's diary update or memory extraction after which it is dead-lettered (reason "
+                    + "LLM_FAILED; 'replay-dlq' sends it again) instead of retried.", Parsers.intIn(1, 1000));
     public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
             "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
     public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
@@ -213,7 +231,8 @@ public final class AppConfig {
             IDLE_AFTER, SESSION_RETENTION, DEDUP_COUNT, DEDUP_AGE, REQUEST_SECRET, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
-            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
+            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
+            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS, DIARY_RETRY_BACKOFF, DIARY_MAX_FAILURES);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -440,7 +459,13 @@ public final class AppConfig {
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
                 get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
                 get(IDLE_AFTER), get(SESSION_RETENTION), configuredRequestSecret().orElseGet(RequestSecret::random),
-                new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)));
+                new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)),
+                new SessionSettings.DiaryRetry(get(DIARY_RETRY_BACKOFF),
+                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)), get(DIARY_MAX_FAILURES)));
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /** {@link #REQUEST_SECRET} if set. */

@@ -69,6 +69,18 @@ final class Parsers {
         };
     }
 
+    /** A duration within {@code [min, max]}. */
+    static Function<String, Duration> durationIn(Duration min, Duration max) {
+        return value -> {
+            Duration parsed = anyDuration(value);
+            if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
+                throw new IllegalArgumentException("expected a duration between " + min + " and " + max + ", got '"
+                        + value + "'");
+            }
+            return parsed;
+        };
+    }
+
     private static Duration anyDuration(String value) {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M");

@@ -67,6 +67,8 @@ public final class RemeTopology {
         topology.addStateStore(SessionStores.summaries(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
         topology.addStateStore(SessionStores.activity(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
         topology.addStateStore(SessionStores.messageIds(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.diarySpans(), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
 
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
         StringSerializer keys = new StringSerializer();

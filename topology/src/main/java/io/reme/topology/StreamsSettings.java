@@ -13,6 +13,8 @@ public final class StreamsSettings {
     }
 
     /**
+     * With static membership on, reads (or makes, once) this instance's id in the data directory.
+     *
      * @param bootstrapServers the cluster (embedded or configured)
      * @param applicationServer {@code host:port} of this instance's HTTP API, for interactive-query routing
      */
@@ -42,6 +44,16 @@ public final class StreamsSettings {
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
         props.put(StreamsConfig.topicPrefix("max.message.bytes"), Integer.toString(maxRequest + 64 * 1024));
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));
+        // Recovery: a restarted instance rejoins as the same static member (no wait for its old session),
+        // a dead one is given up after the session timeout, and standbys make the takeover warm.
+        if (config.get(AppConfig.STATIC_MEMBERSHIP)) {
+            props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                    InstanceId.loadOrCreate(config.dataDir()));
+        }
+        long sessionMs = config.get(AppConfig.SESSION_TIMEOUT).toMillis();
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionMs);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) (sessionMs / 3));
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.get(AppConfig.STANDBY_REPLICAS));
         props.putAll(config.kafkaOverrides());
         return props;
     }

@@ -1,0 +1,77 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.config.AppConfig;
+import io.reme.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The recovery settings: a static member id kept in the data dir, the session timeout, standbys. */
+class StreamsSettingsTest {
+    private static final String INSTANCE_ID = StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anInstanceKeepsItsStaticIdAcrossRestartsAndAnotherDataDirGetsAnother() throws Exception {
+        Properties first = StreamsSettings.properties(config(dir.resolve("a"), Map.of()), "b:9092", "h:1");
+        Properties again = StreamsSettings.properties(config(dir.resolve("a"), Map.of()), "b:9092", "h:1");
+        Properties other = StreamsSettings.properties(config(dir.resolve("b"), Map.of()), "b:9092", "h:1");
+
+        String id = (String) first.get(INSTANCE_ID);
+        assertTrue(id.matches("reme-[0-9a-f]{24}"), id);
+        assertEquals(id, again.get(INSTANCE_ID), "a restart on the same data dir is the same member");
+        assertNotEquals(id, other.get(INSTANCE_ID));
+        Path file = dir.resolve("a").resolve(InstanceId.FILE);
+        assertEquals(id, Files.readString(file).trim());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    }
+
+    @Test
+    void sessionTimeoutHeartbeatAndStandbysFollowTheConfigAndKafkaOverridesWin() throws Exception {
+        Properties defaults = StreamsSettings.properties(config(dir, Map.of()), "b:9092", "h:1");
+        assertEquals(10_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+        assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+
+        Properties dynamic = StreamsSettings.properties(config(dir.resolve("d"), Map.of(
+                AppConfig.STATIC_MEMBERSHIP.name(), "false", AppConfig.SESSION_TIMEOUT.name(), "45s",
+                AppConfig.STANDBY_REPLICAS.name(), "0")), "b:9092", "h:1");
+        assertFalse(dynamic.containsKey(INSTANCE_ID));
+        assertFalse(Files.exists(dir.resolve("d").resolve(InstanceId.FILE)));
+        assertEquals(45_000, dynamic.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals(0, dynamic.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+
+        Path file = dir.resolve("reme.properties");
+        Files.writeString(file, "kafka.session.timeout.ms=6000\n");
+        AppConfig overridden = AppConfig.load(AppConfig.readFile(file), Map.of(),
+                Map.of(AppConfig.DATA_DIR.name(), dir.toString()));
+        assertEquals("6000", StreamsSettings.properties(overridden, "b:9092", "h:1")
+                .get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+    }
+
+    @Test
+    void aSessionTimeoutTheBrokerWouldRefuseIsRefusedAtStart() {
+        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> config(dir, Map.of(AppConfig.SESSION_TIMEOUT.name(), "2s")));
+        assertTrue(e.getMessage().contains("reme.streams.session-timeout"), e.getMessage());
+    }
+
+    private static AppConfig config(Path dataDir, Map<String, String> extra) {
+        Map<String, String> options = new java.util.HashMap<>(extra);
+        options.put(AppConfig.DATA_DIR.name(), dataDir.toString());
+        return AppConfig.of(options);
+    }
+}
