@@ -15,6 +15,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -28,11 +29,14 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The diary documents' single writer: versioned edits in, documents out. */
 class DiaryEditTopologyTest {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
+    @TempDir
+    Path stateDir;
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> edits;
     private TestOutputTopic<String, DiaryDocument> diary;
@@ -42,6 +46,8 @@ class DiaryEditTopologyTest {
     void start() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "diary-test");
+        // A directory of its own: the default one is shared with every other run on the machine.
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SessionSettings.defaults(),
                 TokenCounter.forEncoding("o200k_base", 0)), props);

@@ -31,6 +31,7 @@ import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,7 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The session sub-topology as production wires it, driven record by record. */
 class RemeTopologyTest {
@@ -61,6 +63,8 @@ class RemeTopologyTest {
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
+    @TempDir
+    Path stateDir;
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> messages;
     private TestInputTopic<byte[], byte[]> results;
@@ -93,6 +97,8 @@ class RemeTopologyTest {
     void start() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
+        // A directory of its own: the default one is shared with every other run on the machine.
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
@@ -612,6 +618,8 @@ class RemeTopologyTest {
         driver.close();
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test2");
+        // A directory of its own: the default one is shared with every other run on the machine.
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, strict, TOKENS), props);
         messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
