@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -72,34 +73,51 @@ public final class MemoryIndexStore implements StateStore {
         LOG.info("memory index opened task={} documents={}", context.taskId(), count());
     }
 
-    /** Applies one record of the {@code memories} topic: a record upserts, a tombstone deletes. */
+    /**
+     * Applies one record of the {@code memories} topic: a record upserts, a tombstone deletes. A record
+     * that cannot be read or that Lucene refuses is skipped; a failure of the index itself propagates as a
+     * {@link ProcessorStateException}, so the task fails and its store is rebuilt instead of silently
+     * missing a record.
+     */
     void apply(String key, byte[] value) {
+        int slash = key == null ? -1 : key.indexOf('/');
+        if (slash <= 0) {
+            LOG.warn("memory record without a tenant/id key skipped key={}", key);
+            return;
+        }
+        String tenant = key.substring(0, slash);
+        String id = key.substring(slash + 1);
         try {
-            int slash = key == null ? -1 : key.indexOf('/');
-            if (slash <= 0) {
-                LOG.warn("memory record without a tenant/id key skipped key={}", key);
-                return;
-            }
-            String tenant = key.substring(0, slash);
-            String id = key.substring(slash + 1);
             if (value == null) {
                 index.delete(tenant, id);
                 dirty = true;
                 unseen = true;
                 return;
             }
-            MemoryRecord record = Json.MAPPER.readValue(value, MemoryRecord.class);
+            MemoryRecord record;
+            try {
+                record = Json.MAPPER.readValue(value, MemoryRecord.class);
+            } catch (IOException | IllegalArgumentException e) {
+                // Records come from our own writers; one that cannot be read must not stop the index.
+                LOG.warn("memory record skipped key={} error={}", key, e.toString());
+                return;
+            }
             if (!tenant.equals(record.tenant()) || !id.equals(record.id())) {
                 // The key decides the tenant: a record claiming another one is never indexed.
                 LOG.warn("memory record whose key does not match its tenant/id skipped key={}", key);
                 return;
             }
-            index.upsert(record);
+            try {
+                index.upsert(record);
+            } catch (IllegalArgumentException e) {
+                // Lucene refuses this record (a vector of another length, a term too long to index).
+                LOG.warn("memory record refused by the index, skipped key={} error={}", key, e.toString());
+                return;
+            }
             dirty = true;
             unseen = true;
-        } catch (IOException | RuntimeException e) {
-            // Records come from our own writers; one that cannot be read must not stop the index.
-            LOG.warn("memory record skipped key={} error={}", key, e.toString());
+        } catch (IOException e) {
+            throw new ProcessorStateException("memory index " + name + " failed to apply key=" + key, e);
         }
     }
 
