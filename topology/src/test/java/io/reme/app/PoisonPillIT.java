@@ -30,6 +30,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -54,6 +55,10 @@ class PoisonPillIT extends WithBroker {
     @Test
     void oversizedInputsAreDeadLetteredBoundedAndThePipelineGoesOn() throws Exception {
         AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of());
+        // A topic made before topics had explicit limits (here on the broker's defaults) gets them at start.
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(TOPICS.diary(), Optional.of(4), Optional.empty()))).all().get();
+        }
         try (RemeApp app = RemeApp.start(config);
              KafkaProducer<byte[], byte[]> producer = compressingProducer()) {
             byte[] hugeMessage = envelope("huge", "x".repeat(20 * 1024 * 1024));
