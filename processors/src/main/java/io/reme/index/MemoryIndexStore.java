@@ -1,5 +1,6 @@
 package io.reme.index;
 
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
@@ -34,6 +35,7 @@ public final class MemoryIndexStore implements StateStore {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexStore.class);
 
     private final String name;
+    private final InputLimit limit;
     private MemoryIndex index;
     private Position position = Position.emptyPosition();
     private volatile boolean open;
@@ -44,8 +46,9 @@ public final class MemoryIndexStore implements StateStore {
     /** Offset of the last applied record of this task's partition (written by the task's thread only). */
     private volatile long applied = -1;
 
-    MemoryIndexStore(String name) {
+    MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
+        this.limit = limit;
     }
 
     @Override
@@ -87,6 +90,12 @@ public final class MemoryIndexStore implements StateStore {
         }
         String tenant = key.substring(0, slash);
         String id = key.substring(slash + 1);
+        String tooLarge = limit.violation(null, value, null);
+        if (tooLarge != null) {
+            // The same in processing and restore: a record no writer of ours makes is not indexed.
+            LOG.warn("memory record over the input limit skipped key={} detail={}", key, tooLarge);
+            return;
+        }
         try {
             if (value == null) {
                 index.delete(tenant, id);

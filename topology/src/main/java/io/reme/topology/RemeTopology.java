@@ -107,7 +107,8 @@ public final class RemeTopology {
                 limited(JsonSerde.of(MemoryRecord.class).serializer(), maxRecord), memories, DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE), MemoryIndexUpdater.SOURCE,
+        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE,
+                new InputLimit(settings.maxMessageBytes())), MemoryIndexUpdater.SOURCE,
                 new StringDeserializer(), new ByteArrayDeserializer(), topics.memories(), MemoryIndexUpdater.NAME,
                 MemoryIndexUpdater.supplier());
         return topology;
