@@ -1,6 +1,7 @@
 package io.reme.worker;
 
 import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
@@ -12,6 +13,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
+import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.time.Clock;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -56,6 +59,8 @@ import org.slf4j.LoggerFactory;
 public final class LlmWorkerPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LlmWorkerPool.class);
     public static final String DEFAULT_GROUP = "reme-llm-workers";
+    /** The producer's max.request.size: a default LLM request (a window) plus headroom. */
+    private static final int MAX_RECORD_BYTES = 17 * 1024 * 1024;
 
     private final Topics topics;
     private final WorkerSettings settings;
@@ -89,7 +94,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
-        producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 17 * 1024 * 1024);
+        producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_RECORD_BYTES);
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
         this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits());
         Map<String, Object> consumerProps = new HashMap<>(clientProps);
@@ -222,19 +227,65 @@ public final class LlmWorkerPool implements AutoCloseable {
                 run(job);
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException e) {
-                // The result could not be written. Its offset stays uncommitted (so a crash re-delivers it)
-                // and the request goes back in the queue, so the partition's commits do not stall behind it.
-                LOG.error("request not answered, queued again tenant={} session={} requestId={}",
-                        job.request().tenant(), job.request().session(), job.request().requestId(), e);
-                try {
-                    Thread.sleep(settings.backoffMax().toMillis());
-                } catch (InterruptedException interrupted) {
+            } catch (WriteFailedException e) {
+                if (e.kind() == SendFailures.PRODUCER) {
+                    // Not the request's fault, and no later attempt can write either: stop instead of calling
+                    // the model again and again for answers that cannot be delivered.
+                    LOG.error("llm workers stop: their producer cannot write any more; requests stay uncommitted "
+                            + "and are re-delivered to the next worker", e);
+                    running = false;
+                    consumer.wakeup();
                     return;
                 }
-                queue.put(job.request().tenant(), job);
+                // A refused answer would meet the same refusal if the model were asked again: the request fails.
+                boolean handled = e.kind() == SendFailures.RECORD && refuse(job, e);
+                if (!handled && !requeue(job, e)) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                if (!requeue(job, e)) {
+                    return;
+                }
             }
         }
+    }
+
+    /**
+     * The result could not be written. Its offset stays uncommitted (so a crash re-delivers it) and the
+     * request goes back in the queue, so the partition's commits do not stall behind it. False if interrupted.
+     */
+    private boolean requeue(Job job, RuntimeException e) {
+        LOG.error("request not answered, queued again tenant={} session={} requestId={}",
+                job.request().tenant(), job.request().session(), job.request().requestId(), e);
+        try {
+            Thread.sleep(settings.backoffMax().toMillis());
+        } catch (InterruptedException interrupted) {
+            return false;
+        }
+        queue.put(job.request().tenant(), job);
+        return true;
+    }
+
+    /**
+     * An answer Kafka refuses for good: a FAILED result (small) in its place, so the session plans again,
+     * and the request dead-lettered. False if that could not be written either.
+     */
+    private boolean refuse(Job job, WriteFailedException e) {
+        LlmRequest request = job.request();
+        LOG.error("llm answer refused by kafka, request failed tenant={} session={} requestId={} topic={} error={}",
+                request.tenant(), request.session(), request.requestId(), e.topic(), e.getCause().toString());
+        try {
+            send(new ProducerRecord<>(topics.llmResults(), job.key(), json(LlmResult.failed(request,
+                    "answer refused by Kafka: " + e.getCause(), 1, Clock.systemUTC().instant()))));
+            deadLetter(job.key(), job.raw(), SendFailures.reason(e.getCause()), "answer to " + e.topic()
+                    + " refused: " + e.getCause(), job.partition().topic(), job.partition().partition(), job.offset());
+        } catch (RuntimeException again) {
+            return false;
+        }
+        failed.incrementAndGet();
+        metrics.llmRequest(request.kind(), LlmStatus.FAILED);
+        offsets.done(job.partition(), job.offset());
+        return true;
     }
 
     private void run(Job job) throws InterruptedException {
@@ -282,7 +333,9 @@ public final class LlmWorkerPool implements AutoCloseable {
             long offset) {
         RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
                 System.currentTimeMillis());
-        send(new ProducerRecord<>(topics.dlq(), null, key, value, headers));
+        // A request is at most what its topic holds; the bound keeps a dead letter within the producer's limit.
+        byte[] bounded = DeadLetters.bound(null, value, headers, MAX_RECORD_BYTES - RecordLimits.HEADROOM).value();
+        send(new ProducerRecord<>(topics.dlq(), null, key, bounded, headers));
         metrics.deadLetter(reason);
     }
 
@@ -292,8 +345,30 @@ public final class LlmWorkerPool implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while producing to " + record.topic(), e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot produce to " + record.topic() + ": " + e.getMessage(), e);
+        } catch (ExecutionException e) {
+            throw new WriteFailedException(record.topic(), e.getCause());
+        } catch (TimeoutException | KafkaException | IllegalStateException e) {
+            // send() itself throws when the record cannot be serialised or the producer is closed.
+            throw new WriteFailedException(record.topic(), e);
+        }
+    }
+
+    /** A write that failed, with what kind of failure it was. */
+    private static final class WriteFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String topic;
+
+        WriteFailedException(String topic, Throwable cause) {
+            super("cannot produce to " + topic + ": " + cause, cause);
+            this.topic = topic;
+        }
+
+        String topic() {
+            return topic;
+        }
+
+        SendFailures kind() {
+            return SendFailures.of(getCause());
         }
     }
 

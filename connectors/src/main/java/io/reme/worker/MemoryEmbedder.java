@@ -7,6 +7,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import java.io.IOException;
 import java.time.Duration;
@@ -47,6 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class MemoryEmbedder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryEmbedder.class);
     private static final int MAX_ATTEMPTS = 4;
+    /** Dead letters carry memories whole up to this size, an excerpt beyond (the producer's limit is 1 MB). */
+    private static final int MAX_DEAD_LETTER_BYTES = 512 * 1024;
 
     private final Topics topics;
     private final EmbeddingModel model;
@@ -116,20 +119,26 @@ public final class MemoryEmbedder implements AutoCloseable {
         }
     }
 
+    /** A write to {@code memories} and the record of {@code memories.pending} it came from. */
+    private record Write(ConsumerRecord<String, byte[]> source, Future<RecordMetadata> future) {
+    }
+
     private void handle(List<ConsumerRecord<String, byte[]>> batch) throws InterruptedException {
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        List<Write> sent = new ArrayList<>();
+        List<Future<RecordMetadata>> deadLetters = new ArrayList<>();
         List<ConsumerRecord<String, byte[]>> toEmbed = new ArrayList<>();
         List<MemoryRecord> memories = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : batch) {
             if (record.value() == null) {
-                sent.add(producer.send(new ProducerRecord<>(topics.memories(), record.partition(), record.key(), null)));
+                sent.add(new Write(record, producer.send(new ProducerRecord<>(topics.memories(), record.partition(),
+                        record.key(), null))));
                 continue;
             }
             try {
                 memories.add(Json.MAPPER.readValue(record.value(), MemoryRecord.class));
                 toEmbed.add(record);
             } catch (IOException | RuntimeException e) {
-                deadLetter(record, "unreadable memory: " + e.getMessage());
+                deadLetters.add(deadLetter(record, DlqReason.EMBEDDING_FAILED, "unreadable memory: " + e.getMessage()));
             }
         }
         List<float[]> vectors = model == null ? null
@@ -138,20 +147,38 @@ public final class MemoryEmbedder implements AutoCloseable {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
             MemoryRecord memory = memories.get(i);
             if (model != null) {
-                float[] vector = vectors == null ? embedOne(record, memory) : vectors.get(i);
+                float[] vector = vectors == null ? embedOne(record, memory, deadLetters) : vectors.get(i);
                 if (vector == null) {
                     continue;
                 }
                 memory = memory.withVector(vector, model.id());
             }
-            sent.add(producer.send(new ProducerRecord<>(topics.memories(), record.partition(), record.key(),
-                    json(memory))));
+            sent.add(new Write(record, producer.send(new ProducerRecord<>(topics.memories(), record.partition(),
+                    record.key(), json(memory)))));
         }
-        for (Future<RecordMetadata> future : sent) {
+        for (Write write : sent) {
+            try {
+                write.future().get(60, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                // A memory its topic refuses (too large, invalid) is that record's fault: dead-letter it and go on.
+                // Anything else (a closed or fenced producer, a broker away) is not: stop before committing.
+                if (SendFailures.of(e.getCause()) != SendFailures.RECORD) {
+                    throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
+                }
+                LOG.warn("memory refused by kafka, dead-lettered partition={} offset={} error={}",
+                        write.source().partition(), write.source().offset(), e.getCause().toString());
+                deadLetters.add(deadLetter(write.source(), SendFailures.reason(e.getCause()),
+                        "memory refused by kafka: " + e.getCause()));
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
+            }
+        }
+        for (Future<RecordMetadata> future : deadLetters) {
             try {
                 future.get(60, TimeUnit.SECONDS);
             } catch (ExecutionException | TimeoutException e) {
-                throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
+                // Unwritten dead letters must not be committed past: the batch is read again after a restart.
+                throw new IllegalStateException("cannot write dead letters: " + e.getMessage(), e);
             }
         }
     }
@@ -176,20 +203,24 @@ public final class MemoryEmbedder implements AutoCloseable {
         return null;
     }
 
-    private float[] embedOne(ConsumerRecord<String, byte[]> record, MemoryRecord memory) throws InterruptedException {
+    private float[] embedOne(ConsumerRecord<String, byte[]> record, MemoryRecord memory,
+            List<Future<RecordMetadata>> deadLetters) throws InterruptedException {
         List<float[]> one = embedWithRetries(List.of(memory.text()));
         if (one == null) {
-            deadLetter(record, "embedding failed after " + MAX_ATTEMPTS + " attempts");
+            deadLetters.add(deadLetter(record, DlqReason.EMBEDDING_FAILED,
+                    "embedding failed after " + MAX_ATTEMPTS + " attempts"));
             return null;
         }
         return one.get(0);
     }
 
-    private void deadLetter(ConsumerRecord<String, byte[]> record, String detail) {
-        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(record.headers(), DlqReason.EMBEDDING_FAILED,
-                detail, record.topic(), record.partition(), record.offset(), record.timestamp());
-        producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), record.value(), headers));
-        metrics.deadLetter(DlqReason.EMBEDDING_FAILED);
+    private Future<RecordMetadata> deadLetter(ConsumerRecord<String, byte[]> record, DlqReason reason, String detail) {
+        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(record.headers(), reason, detail, record.topic(),
+                record.partition(), record.offset(), record.timestamp());
+        // Within the producer's default max.request.size, whatever the memory's size.
+        byte[] value = DeadLetters.bound(null, record.value(), headers, MAX_DEAD_LETTER_BYTES).value();
+        metrics.deadLetter(reason);
+        return producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), value, headers));
     }
 
     private static byte[] json(Object value) {

@@ -2,6 +2,7 @@ package io.reme.diary;
 
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import java.io.IOException;
@@ -39,15 +40,18 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     private final DiaryChunker chunker = DiaryChunker.defaults();
     private final PipelineMetrics metrics;
+    private final InputLimit limit;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
-    private DiaryEditProcessor(PipelineMetrics metrics) {
+    private DiaryEditProcessor(PipelineMetrics metrics, InputLimit limit) {
         this.metrics = metrics;
+        this.limit = limit;
     }
 
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics) {
-        return () -> new DiaryEditProcessor(metrics);
+    /** @param limit edits over it are dead-lettered before they are read (a document is stored and logged whole) */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics, InputLimit limit) {
+        return () -> new DiaryEditProcessor(metrics, limit);
     }
 
     @Override
@@ -58,16 +62,23 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        String tooLarge = limit.violation(record.key(), record.value(), record.headers());
+        if (tooLarge != null) {
+            context.recordMetadata().ifPresent(m -> LOG.warn("diary edit over the input limit dead-lettered topic={} "
+                    + "partition={} offset={} detail={}", m.topic(), m.partition(), m.offset(), tooLarge));
+            deadLetter(record, DlqReason.TOO_LARGE, tooLarge);
+            return;
+        }
         DiaryEdit edit;
         try {
             edit = Json.MAPPER.readValue(record.value(), DiaryEdit.class);
         } catch (IOException | RuntimeException e) {
-            deadLetter(record, "unreadable diary edit: " + e.getMessage());
+            deadLetter(record, DlqReason.INVALID_CONTENT, "unreadable diary edit: " + e.getMessage());
             return;
         }
         String key = edit.key().key();
         if (record.key() == null || !key.equals(new String(record.key(), StandardCharsets.UTF_8))) {
-            deadLetter(record, "key must be " + key);
+            deadLetter(record, DlqReason.INVALID_CONTENT, "key must be " + key);
             return;
         }
         DiaryDocument current = documents.get(key);
@@ -119,8 +130,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
         return "diary:" + key.user() + ":" + key.name() + ":" + index;
     }
 
-    private void deadLetter(Record<byte[], byte[]> record, String detail) {
-        context.forward(DeadLetters.of(context, record, DlqReason.INVALID_CONTENT, detail), DLQ_SINK);
-        metrics.deadLetter(DlqReason.INVALID_CONTENT);
+    private void deadLetter(Record<byte[], byte[]> record, DlqReason reason, String detail) {
+        context.forward(DeadLetters.of(context, record, reason, detail, limit.maxBytes()), DLQ_SINK);
+        metrics.deadLetter(reason);
     }
 }

@@ -2,7 +2,7 @@ package io.reme.dlq;
 
 /** Why a record went to the dead-letter topic; the name is the value of the reason header. */
 public enum DlqReason {
-    /** The record is larger than the configured input limit. */
+    /** The record (key, value and headers) is larger than the configured input limit. */
     TOO_LARGE,
     /** The value is not a JSON object. */
     MALFORMED_JSON,
@@ -34,5 +34,9 @@ public enum DlqReason {
      */
     UNAUTHENTICATED,
     /** An unexpected error while processing a valid-looking record; the record is kept here for replay. */
-    PROCESSING_ERROR
+    PROCESSING_ERROR,
+    /** An output made from the record was larger than its topic accepts; the output was dropped. */
+    OUTPUT_TOO_LARGE,
+    /** An output made from the record could not be serialised or was refused as invalid by the broker; it was dropped. */
+    OUTPUT_REJECTED
 }

@@ -1,5 +1,6 @@
 package io.reme.index;
 
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -33,6 +35,7 @@ public final class MemoryIndexStore implements StateStore {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexStore.class);
 
     private final String name;
+    private final InputLimit limit;
     private MemoryIndex index;
     private Position position = Position.emptyPosition();
     private volatile boolean open;
@@ -43,8 +46,9 @@ public final class MemoryIndexStore implements StateStore {
     /** Offset of the last applied record of this task's partition (written by the task's thread only). */
     private volatile long applied = -1;
 
-    MemoryIndexStore(String name) {
+    MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
+        this.limit = limit;
     }
 
     @Override
@@ -72,34 +76,57 @@ public final class MemoryIndexStore implements StateStore {
         LOG.info("memory index opened task={} documents={}", context.taskId(), count());
     }
 
-    /** Applies one record of the {@code memories} topic: a record upserts, a tombstone deletes. */
+    /**
+     * Applies one record of the {@code memories} topic: a record upserts, a tombstone deletes. A record
+     * that cannot be read or that Lucene refuses is skipped; a failure of the index itself propagates as a
+     * {@link ProcessorStateException}, so the task fails and its store is rebuilt instead of silently
+     * missing a record.
+     */
     void apply(String key, byte[] value) {
+        int slash = key == null ? -1 : key.indexOf('/');
+        if (slash <= 0) {
+            LOG.warn("memory record without a tenant/id key skipped key={}", key);
+            return;
+        }
+        String tenant = key.substring(0, slash);
+        String id = key.substring(slash + 1);
+        String tooLarge = limit.violation(null, value, null);
+        if (tooLarge != null) {
+            // The same in processing and restore: a record no writer of ours makes is not indexed.
+            LOG.warn("memory record over the input limit skipped key={} detail={}", key, tooLarge);
+            return;
+        }
         try {
-            int slash = key == null ? -1 : key.indexOf('/');
-            if (slash <= 0) {
-                LOG.warn("memory record without a tenant/id key skipped key={}", key);
-                return;
-            }
-            String tenant = key.substring(0, slash);
-            String id = key.substring(slash + 1);
             if (value == null) {
                 index.delete(tenant, id);
                 dirty = true;
                 unseen = true;
                 return;
             }
-            MemoryRecord record = Json.MAPPER.readValue(value, MemoryRecord.class);
+            MemoryRecord record;
+            try {
+                record = Json.MAPPER.readValue(value, MemoryRecord.class);
+            } catch (IOException | IllegalArgumentException e) {
+                // Records come from our own writers; one that cannot be read must not stop the index.
+                LOG.warn("memory record skipped key={} error={}", key, e.toString());
+                return;
+            }
             if (!tenant.equals(record.tenant()) || !id.equals(record.id())) {
                 // The key decides the tenant: a record claiming another one is never indexed.
                 LOG.warn("memory record whose key does not match its tenant/id skipped key={}", key);
                 return;
             }
-            index.upsert(record);
+            try {
+                index.upsert(record);
+            } catch (IllegalArgumentException e) {
+                // Lucene refuses this record (a vector of another length, a term too long to index).
+                LOG.warn("memory record refused by the index, skipped key={} error={}", key, e.toString());
+                return;
+            }
             dirty = true;
             unseen = true;
-        } catch (IOException | RuntimeException e) {
-            // Records come from our own writers; one that cannot be read must not stop the index.
-            LOG.warn("memory record skipped key={} error={}", key, e.toString());
+        } catch (IOException e) {
+            throw new ProcessorStateException("memory index " + name + " failed to apply key=" + key, e);
         }
     }
 

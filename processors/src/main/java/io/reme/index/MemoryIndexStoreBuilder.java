@@ -1,5 +1,6 @@
 package io.reme.index;
 
+import io.reme.dlq.InputLimit;
 import java.util.Map;
 import org.apache.kafka.streams.state.StoreBuilder;
 
@@ -9,9 +10,12 @@ import org.apache.kafka.streams.state.StoreBuilder;
  */
 public final class MemoryIndexStoreBuilder implements StoreBuilder<MemoryIndexStore> {
     private final String name;
+    private final InputLimit limit;
 
-    public MemoryIndexStoreBuilder(String name) {
+    /** @param limit memory records larger than this are skipped, in processing and in restore alike */
+    public MemoryIndexStoreBuilder(String name, InputLimit limit) {
         this.name = name;
+        this.limit = limit;
     }
 
     @Override
@@ -36,7 +40,7 @@ public final class MemoryIndexStoreBuilder implements StoreBuilder<MemoryIndexSt
 
     @Override
     public MemoryIndexStore build() {
-        return new MemoryIndexStore(name);
+        return new MemoryIndexStore(name, limit);
     }
 
     @Override

@@ -1,12 +1,14 @@
 package io.reme.session;
 
 import io.reme.dlq.DlqReason;
+import io.reme.dlq.InputLimit;
 import io.reme.dlq.InvalidInputException;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.time.Duration;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -45,7 +47,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context, metrics);
+        outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
         state = SessionState.attach(context, settings, tokens, outputs);
         this.context = context;
         // Idle and expired sessions are a matter of real time passing, not of records arriving.
@@ -55,6 +57,9 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        if (outputs.refusedAsTooLarge(record, LOG)) {
+            return;
+        }
         Message message;
         try {
             message = parser.parse(record.key(), record.value(), record.timestamp(), outputs.originId());
@@ -65,6 +70,10 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         }
         try {
             state.append(message, record.timestamp(), context.currentSystemTimeMs());
+        } catch (KafkaException e) {
+            // Streams' own (task migrated, producer fenced, store and record-collector failures) and the
+            // clients': not the record's fault, so Streams must see them; dead-lettering would lose a valid message.
+            throw e;
         } catch (RuntimeException e) {
             LOG.error("message could not be processed, dead-lettered tenant={} session={} id={}", message.tenant(),
                     message.session(), message.id(), e);

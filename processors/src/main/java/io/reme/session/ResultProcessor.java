@@ -1,12 +1,14 @@
 package io.reme.session;
 
 import io.reme.dlq.DlqReason;
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.llm.LlmResult;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -41,13 +43,16 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context, metrics);
+        outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
         state = SessionState.attach(context, settings, tokens, outputs);
         this.context = context;
     }
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        if (outputs.refusedAsTooLarge(record, LOG)) {
+            return;
+        }
         SessionKey key;
         LlmResult result;
         try {
@@ -68,6 +73,9 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
         }
         try {
             state.apply(key, result, record.timestamp(), context.currentSystemTimeMs());
+        } catch (KafkaException e) {
+            // Streams' own and the clients' failures are not the result's fault: Streams must see them.
+            throw e;
         } catch (RuntimeException e) {
             LOG.error("result could not be applied, dead-lettered tenant={} session={} requestId={}", key.tenant(),
                     key.session(), result.requestId(), e);

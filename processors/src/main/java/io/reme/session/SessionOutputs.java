@@ -3,6 +3,7 @@ package io.reme.session;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
@@ -11,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
 
 /**
  * What leaves the session processors: typed forwarding to their sinks (the only place that names
@@ -19,10 +21,12 @@ import org.apache.kafka.streams.processor.api.Record;
 final class SessionOutputs {
     private final ProcessorContext<Object, Object> context;
     private final PipelineMetrics metrics;
+    private final InputLimit limit;
 
-    SessionOutputs(ProcessorContext<Object, Object> context, PipelineMetrics metrics) {
+    SessionOutputs(ProcessorContext<Object, Object> context, PipelineMetrics metrics, InputLimit limit) {
         this.context = context;
         this.metrics = metrics;
+        this.limit = limit;
     }
 
     void request(SessionKey key, LlmRequest request, long timestamp) {
@@ -38,7 +42,7 @@ final class SessionOutputs {
     }
 
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {
-        context.forward(DeadLetters.of(context, original, reason, detail), SessionNodes.DLQ_SINK);
+        context.forward(DeadLetters.of(context, original, reason, detail, limit.maxBytes()), SessionNodes.DLQ_SINK);
         metrics.deadLetter(reason);
     }
 
@@ -57,6 +61,20 @@ final class SessionOutputs {
                 DeadLetterHeaders.of(null, DlqReason.LLM_FAILED, detail, null, -1, -1, timestamp)),
                 SessionNodes.DLQ_SINK);
         metrics.deadLetter(DlqReason.LLM_FAILED);
+    }
+
+    /**
+     * Dead-letters the record being processed if it is over the input limit, before any of it is parsed
+     * or stored; returns whether it did.
+     */
+    boolean refusedAsTooLarge(Record<byte[], byte[]> record, Logger log) {
+        String tooLarge = limit.violation(record.key(), record.value(), record.headers());
+        if (tooLarge == null) {
+            return false;
+        }
+        log.warn("record over the input limit dead-lettered origin={} detail={}", originId(), tooLarge);
+        deadLetter(record, DlqReason.TOO_LARGE, tooLarge);
+        return true;
     }
 
     void messageIn(String tenant, int tokens) {

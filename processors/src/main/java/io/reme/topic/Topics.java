@@ -65,33 +65,35 @@ public record Topics(String prefix) {
     }
 
     /**
-     * The topics to create.
+     * The topics to create, each with an explicit {@code max.message.bytes} (see {@link RecordLimits}).
      *
      * @param partitions P, the parallelism of the session processor
-     * @param maxMessageBytes the largest input envelope accepted
-     * @param maxRequestBytes the largest LLM request (a whole window of messages)
+     * @param maxMessageBytes the largest input record accepted
+     * @param maxRequestBytes the largest record written (an LLM request: a whole window of messages)
      * @param toolResultRetention how long full tool outputs are kept (the TTL)
      */
     public List<TopicSpec> specs(int partitions, int maxMessageBytes, int maxRequestBytes, Duration toolResultRetention) {
-        String inputLimit = Integer.toString(maxMessageBytes + 64 * 1024);
-        String requestLimit = Integer.toString(maxRequestBytes);
-        Map<String, String> append = Map.of("cleanup.policy", "delete");
-        Map<String, String> compacted = Map.of("cleanup.policy", "compact");
+        RecordLimits limits = new RecordLimits(maxMessageBytes, maxRequestBytes);
+        String inputLimit = Integer.toString(limits.inputTopicMaxMessageBytes());
+        String recordLimit = Integer.toString(limits.topicMaxMessageBytes());
+        String max = RecordLimits.MAX_MESSAGE_BYTES;
+        Map<String, String> append = Map.of("cleanup.policy", "delete", max, recordLimit);
+        Map<String, String> compacted = Map.of("cleanup.policy", "compact", max, recordLimit);
         return List.of(
-                new TopicSpec(messages(), partitions, Map.of("cleanup.policy", "delete", "max.message.bytes", inputLimit)),
+                new TopicSpec(messages(), partitions, Map.of("cleanup.policy", "delete", max, inputLimit)),
                 new TopicSpec(llmRequests(), partitions, Map.of("cleanup.policy", "delete",
-                        "max.message.bytes", requestLimit, "compression.type", "zstd")),
+                        max, recordLimit, "compression.type", "zstd")),
                 new TopicSpec(llmResults(), partitions, append),
                 new TopicSpec(dialog(), partitions, Map.of("cleanup.policy", "delete",
-                        "max.message.bytes", inputLimit, "retention.ms", "-1")),
+                        max, recordLimit, "retention.ms", "-1")),
                 new TopicSpec(toolResults(), partitions, Map.of("cleanup.policy", "compact,delete",
                         "retention.ms", Long.toString(toolResultRetention.toMillis()),
-                        "max.message.bytes", inputLimit, "compression.type", "zstd")),
+                        max, recordLimit, "compression.type", "zstd")),
                 new TopicSpec(diary(), partitions, compacted),
                 new TopicSpec(diaryEdits(), partitions, append),
                 new TopicSpec(memoriesPending(), partitions, append),
                 new TopicSpec(memories(), partitions, compacted),
                 new TopicSpec(dlq(), partitions, Map.of("cleanup.policy", "delete",
-                        "max.message.bytes", requestLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));
+                        max, recordLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));
     }
 }

@@ -1,8 +1,11 @@
 package io.reme.admin;
 
+import io.reme.topic.RecordLimits;
 import io.reme.topic.TopicSpec;
 import io.reme.topic.Topics;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,8 +13,12 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
@@ -47,6 +54,46 @@ public final class TopicProvisioner {
         }
     }
 
+    /**
+     * Gives topics that existed before this version (created without it, or by hand) the
+     * {@code max.message.bytes} of their spec when theirs is not set on the topic or is lower: on a
+     * broker default of 1 MB a large output would be refused. A higher explicit value is the operator's
+     * and is kept. Without the right to alter configs this only warns.
+     */
+    private static void alignLimits(Admin admin, List<TopicSpec> specs, Set<String> existing)
+            throws InterruptedException {
+        Map<ConfigResource, TopicSpec> wanted = new LinkedHashMap<>();
+        for (TopicSpec spec : specs) {
+            if (existing.contains(spec.name()) && spec.configs().containsKey(RecordLimits.MAX_MESSAGE_BYTES)) {
+                wanted.put(new ConfigResource(ConfigResource.Type.TOPIC, spec.name()), spec);
+            }
+        }
+        if (wanted.isEmpty()) {
+            return;
+        }
+        try {
+            Map<ConfigResource, Config> described = admin.describeConfigs(wanted.keySet()).all().get();
+            Map<ConfigResource, Collection<AlterConfigOp>> changes = new LinkedHashMap<>();
+            wanted.forEach((resource, spec) -> {
+                String limit = spec.configs().get(RecordLimits.MAX_MESSAGE_BYTES);
+                ConfigEntry current = described.get(resource).get(RecordLimits.MAX_MESSAGE_BYTES);
+                boolean explicit = current != null && current.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG;
+                if (!explicit || Long.parseLong(current.value()) < Long.parseLong(limit)) {
+                    LOG.info("topic limit aligned topic={} max.message.bytes={} was={}", spec.name(), limit,
+                            current == null ? "unset" : current.value() + (explicit ? "" : " (default)"));
+                    changes.put(resource, List.of(new AlterConfigOp(
+                            new ConfigEntry(RecordLimits.MAX_MESSAGE_BYTES, limit), AlterConfigOp.OpType.SET)));
+                }
+            });
+            if (!changes.isEmpty()) {
+                admin.incrementalAlterConfigs(changes).all().get();
+            }
+        } catch (ExecutionException e) {
+            LOG.warn("cannot check or set max.message.bytes of existing topics; large records may be refused error={}",
+                    e.getCause().toString());
+        }
+    }
+
     /** @param replicationFactor -1 for the broker default */
     public static void ensure(Admin admin, Topics topics, List<TopicSpec> specs, int replicationFactor) {
         try {
@@ -68,6 +115,7 @@ public final class TopicProvisioner {
                 }
                 LOG.info("topics created names={}", missing.stream().map(NewTopic::name).collect(Collectors.joining(",")));
             }
+            alignLimits(admin, specs, existing);
             int messages = partitions(admin, topics.messages());
             int results = partitions(admin, topics.llmResults());
             if (messages != results) {

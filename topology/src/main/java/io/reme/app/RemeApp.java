@@ -16,10 +16,12 @@ import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
+import io.reme.query.StreamThreadFailures;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
+import io.reme.topology.OutputExceptionHandler;
 import io.reme.topology.StreamsSettings;
 import io.reme.workspace.DiaryFileWatcher;
 import io.reme.workspace.Workspace;
@@ -30,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
@@ -44,7 +47,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,13 +138,13 @@ public final class RemeApp implements AutoCloseable {
             TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
                     config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
-            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics),
-                    props);
+            props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
+            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics,
+                    config.recordLimits()), props);
             metrics.bind(streams);
-            streams.setUncaughtExceptionHandler(e -> {
-                LOG.error("stream thread failed; replacing it", e);
-                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-            });
+            StreamThreadFailures failures = new StreamThreadFailures(config.get(AppConfig.HEALTH_THREAD_FAILURES),
+                    config.get(AppConfig.HEALTH_FAILURE_WINDOW), Clock.systemUTC());
+            streams.setUncaughtExceptionHandler(failures);
             CountDownLatch running = new CountDownLatch(1);
             streams.setStateListener((next, previous) -> {
                 LOG.info("streams state from={} to={}", previous, next);
@@ -162,7 +164,7 @@ public final class RemeApp implements AutoCloseable {
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
                     new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings), metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
-                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT));
+                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT), failures);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
                         + streams.state() + ")");

@@ -5,6 +5,7 @@ import io.reme.llm.RequestSecret;
 import io.reme.session.DedupWindow;
 import io.reme.session.SessionSettings;
 import io.reme.toolresult.TruncationLimits;
+import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.io.Reader;
@@ -117,10 +118,20 @@ public final class AppConfig {
     public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
             "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
     public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
-            "Largest accepted message envelope; larger ones are dead-lettered.", Parsers.intIn(1024, 64 * 1024 * 1024));
+            "Largest accepted input record (key, value and headers) on messages, llm.results and diary.edits; larger "
+                    + "ones are dead-lettered as an excerpt with size and digest before anything is written. At most "
+                    + "half of reme.llm.max-request-bytes.", Parsers.intIn(1024, 64 * 1024 * 1024));
     public static final ConfigField<Integer> REQUEST_MAX_BYTES = new ConfigField<>("reme.llm.max-request-bytes",
-            "16777216", "Largest LLM request (a window of messages): max.message.bytes of llm.requests and the "
-                    + "producers' max.request.size.", Parsers.intIn(1024 * 1024, 256 * 1024 * 1024));
+            "16777216", "Largest record the pipeline writes (an LLM request carries a window of messages); larger "
+                    + "outputs are dropped and dead-lettered. Plus 64 KiB: max.message.bytes of every topic but messages "
+                    + "and of every changelog, and the producers' max.request.size.",
+            Parsers.intIn(1024 * 1024, 256 * 1024 * 1024));
+    public static final ConfigField<Integer> HEALTH_THREAD_FAILURES = new ConfigField<>("reme.health.thread-failures",
+            "3", "Stream thread failures within reme.health.thread-failure-window that make /health/ready answer 503 "
+                    + "(a failed thread is replaced; one that keeps failing serves nothing).", Parsers.intIn(1, 1000));
+    public static final ConfigField<Duration> HEALTH_FAILURE_WINDOW = new ConfigField<>(
+            "reme.health.thread-failure-window", "5m", "How long a stream thread failure counts against readiness.",
+            Parsers.positiveDuration());
 
     public static final ConfigField<String> LLM_BASE_URL = new ConfigField<>("reme.llm.base-url", "",
             "OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, DashScope ... /v1). With this and the model empty the "
@@ -225,7 +236,8 @@ public final class AppConfig {
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
-            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
+            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, HEALTH_THREAD_FAILURES, HEALTH_FAILURE_WINDOW,
+            LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
             WORKERS_SEARCH_URL,
             IDLE_AFTER, SESSION_RETENTION, DEDUP_COUNT, DEDUP_AGE, REQUEST_SECRET, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
@@ -344,6 +356,11 @@ public final class AppConfig {
             } catch (IllegalArgumentException e) {
                 errors.add("reme.tool-result.*: " + e.getMessage());
             }
+            try {
+                base.recordLimits();
+            } catch (IllegalArgumentException e) {
+                errors.add(INPUT_MAX_BYTES.name() + ", " + REQUEST_MAX_BYTES.name() + ": " + e.getMessage());
+            }
             errors.addAll(base.embeddingProblems());
             errors.addAll(base.workerProblems());
         }
@@ -435,6 +452,11 @@ public final class AppConfig {
 
     public Topics topics() {
         return new Topics(get(TOPIC_PREFIX));
+    }
+
+    /** The input and record limits every topic, changelog, sink and raw-byte source is set up with. */
+    public RecordLimits recordLimits() {
+        return new RecordLimits(get(INPUT_MAX_BYTES), get(REQUEST_MAX_BYTES));
     }
 
     public ContextPolicy contextPolicy() {

@@ -92,7 +92,7 @@ public final class ApiServer implements AutoCloseable {
 
     private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
             String encoding, MessageIngest ingest, SearchSetup search, PrometheusMetrics metrics,
-            MemoryWriter writer, Duration visibilityTimeout) throws IOException {
+            MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures) throws IOException {
         this.server = server;
         this.keys = keys;
         this.metrics = metrics;
@@ -103,7 +103,7 @@ public final class ApiServer implements AutoCloseable {
         this.searches = new SearchQueries(streams, self, search.memoriesTopic(), search.partitions(),
                 search.partitioning(), search.embeddings());
         this.ingest = ingest;
-        this.health = new Health(streams);
+        this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),
                 visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, keys);
@@ -133,9 +133,10 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
             SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search,
-            PrometheusMetrics metrics, MemoryWriter writer, Duration visibilityTimeout) throws IOException {
+            PrometheusMetrics metrics, MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures)
+            throws IOException {
         ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, metrics, writer,
-                visibilityTimeout);
+                visibilityTimeout, failures);
         api.server.start();
         LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
         return api;

@@ -2,6 +2,8 @@ package io.reme.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.dlq.DlqReason;
+import io.reme.dlq.InputLimit;
 import io.reme.dlq.InvalidInputException;
 import io.reme.json.Json;
 import io.reme.message.Message;
@@ -33,11 +35,13 @@ public final class MessageIngest {
     private final Producer<byte[], byte[]> producer;
     private final String topic;
     private final MessageParser parser;
+    private final InputLimit limit;
 
     public MessageIngest(Producer<byte[], byte[]> producer, String topic, int maxMessageBytes) {
         this.producer = producer;
         this.topic = topic;
         this.parser = new MessageParser(maxMessageBytes);
+        this.limit = new InputLimit(maxMessageBytes);
     }
 
     /** Accepts one envelope or an array; all are validated before any is produced. */
@@ -96,6 +100,11 @@ public final class MessageIngest {
             value = Json.MAPPER.writeValueAsBytes(copy);
             Message parsed = parser.parse(key, value, now, "unused");
             key = (parsed.tenant() + "/" + parsed.session()).getBytes(StandardCharsets.UTF_8);
+            // The processor counts the key too: never accept what it would dead-letter as too large.
+            String tooLarge = limit.violation(key, value, null);
+            if (tooLarge != null) {
+                throw new InvalidInputException(DlqReason.TOO_LARGE, tooLarge);
+            }
         } catch (InvalidInputException e) {
             throw new ApiException(400, e.reason().name().toLowerCase(java.util.Locale.ROOT), where + e.getMessage());
         } catch (java.io.IOException e) {

@@ -2,6 +2,7 @@ package io.reme.topology;
 
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEditProcessor;
+import io.reme.dlq.InputLimit;
 import io.reme.index.MemoryIndexStoreBuilder;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
@@ -16,6 +17,7 @@ import io.reme.session.SessionNodes;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
+import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -48,13 +50,22 @@ public final class RemeTopology {
         return build(topics, settings, tokens, memories, PipelineMetrics.NONE);
     }
 
+    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
+            MemoryPartitioning memories, PipelineMetrics metrics) {
+        return build(topics, settings, tokens, memories, metrics, RecordLimits.forInput(settings.maxMessageBytes()));
+    }
+
     /**
      * @param memories how memories are spread over partitions (by tenant, in buckets)
      * @param metrics where the processors report messages, tokens, compactions and dead letters
+     * @param limits the record limit every sink enforces and every changelog is configured for; inputs are
+     *        checked against {@code settings.maxMessageBytes()}
      */
     public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
-            MemoryPartitioning memories, PipelineMetrics metrics) {
+            MemoryPartitioning memories, PipelineMetrics metrics, RecordLimits limits) {
         Topology topology = new Topology();
+        Map<String, String> changelog = limits.changelogConfig();
+        int maxRecord = limits.recordBytes();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         topology.addSource(SessionNodes.MESSAGES_SOURCE, bytesIn, bytesIn, topics.messages());
         topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
@@ -62,42 +73,54 @@ public final class RemeTopology {
                 SessionNodes.MESSAGES_SOURCE);
         topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.RESULTS_SOURCE);
-        topology.addStateStore(SessionStores.headers(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.messages(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.summaries(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.activity(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.messageIds(), SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.diarySpans(), SessionNodes.MESSAGE_PROCESSOR,
+        topology.addStateStore(SessionStores.headers().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.messages().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.summaries().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.activity().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.messageIds().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
+                SessionNodes.RESULT_PROCESSOR);
+        topology.addStateStore(SessionStores.diarySpans().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
                 SessionNodes.RESULT_PROCESSOR);
 
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
         StringSerializer keys = new StringSerializer();
         topology.addSink(SessionNodes.REQUESTS_SINK, topics.llmRequests(), keys,
-                untyped(JsonSerde.of(LlmRequest.class).serializer()), both);
+                limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord), both);
         topology.addSink(SessionNodes.DIALOG_SINK, topics.dialog(), keys,
-                untyped(JsonSerde.of(ArchivedMessage.class).serializer()), both);
-        topology.addSink(SessionNodes.TOOL_RESULTS_SINK, topics.toolResults(), keys, untyped(new StringSerializer()),
-                both);
+                limited(JsonSerde.of(ArchivedMessage.class).serializer(), maxRecord), both);
+        topology.addSink(SessionNodes.TOOL_RESULTS_SINK, topics.toolResults(), keys,
+                limited(new StringSerializer(), maxRecord), both);
         topology.addSink(SessionNodes.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
-                untyped(new ByteArraySerializer()), both);
+                limited(new ByteArraySerializer(), maxRecord), both);
 
         // Diary documents: one writer per document key, versioned edits.
         topology.addSource(DiaryEditProcessor.SOURCE, bytesIn, bytesIn, topics.diaryEdits());
-        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(metrics), DiaryEditProcessor.SOURCE);
+        topology.addProcessor(DiaryEditProcessor.NAME,
+                DiaryEditProcessor.supplier(metrics, new InputLimit(settings.maxMessageBytes())), DiaryEditProcessor.SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
-                Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(Map.of()), DiaryEditProcessor.NAME);
+                Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(changelog), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.SINK, topics.diary(), keys,
-                untyped(JsonSerde.of(DiaryDocument.class).serializer()), DiaryEditProcessor.NAME);
+                limited(JsonSerde.of(DiaryDocument.class).serializer(), maxRecord), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
-                untyped(new ByteArraySerializer()), DiaryEditProcessor.NAME);
+                limited(new ByteArraySerializer(), maxRecord), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.CHUNKS_SINK, topics.memoriesPending(), keys,
-                untyped(JsonSerde.of(MemoryRecord.class).serializer()), memories, DiaryEditProcessor.NAME);
+                limited(JsonSerde.of(MemoryRecord.class).serializer(), maxRecord), memories, DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE), MemoryIndexUpdater.SOURCE,
+        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE,
+                new InputLimit(settings.maxMessageBytes())), MemoryIndexUpdater.SOURCE,
                 new StringDeserializer(), new ByteArrayDeserializer(), topics.memories(), MemoryIndexUpdater.NAME,
                 MemoryIndexUpdater.supplier());
         return topology;
+    }
+
+    /** A sink's value serialiser that refuses values over the record limit before the producer sees them. */
+    private static Serializer<Object> limited(Serializer<?> serializer, int maxBytes) {
+        return new LimitedSerializer(untyped(serializer), maxBytes);
     }
 
     /** Processors forward several value types; each sink's serialiser only ever sees its own. */

@@ -43,6 +43,10 @@ public final class StreamsSettings {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
         props.put(StreamsConfig.topicPrefix("max.message.bytes"), Integer.toString(maxRequest + 64 * 1024));
+        // An output the record makes unwritable is dropped and dead-lettered instead of failing the task forever.
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OutputExceptionHandler.class);
+        props.put(OutputExceptionHandler.DLQ_TOPIC_CONFIG, config.topics().dlq());
+        props.put(OutputExceptionHandler.INPUT_BYTES_CONFIG, Integer.toString(config.get(AppConfig.INPUT_MAX_BYTES)));
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));
         // Recovery: a restarted instance rejoins as the same static member (no wait for its old session),
         // a dead one is given up after the session timeout, and standbys make the takeover warm.

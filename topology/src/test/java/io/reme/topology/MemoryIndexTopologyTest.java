@@ -82,6 +82,13 @@ class MemoryIndexTopologyTest {
     }
 
     @Test
+    void aMemoryOverTheInputLimitIsSkippedAndTheNextOneIndexed() throws Exception {
+        put(memory("acme", "big", "trains " + "x".repeat(SessionSettings.defaults().maxMessageBytes())));
+        put(memory("acme", "m1", "Alice prefers trains over buses"));
+        assertEquals(List.of("m1"), search("acme", "trains"));
+    }
+
+    @Test
     void upsertsDeletesAndKeepsTenantsApart() throws Exception {
         put(memory("acme", "m1", "Alice prefers trains over buses"));
         put(memory("acme", "m2", "The orders service deploys on Fridays"));
