@@ -3,6 +3,7 @@ package io.reme.diary;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
 import java.io.IOException;
 import io.reme.search.MemoryRecord;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * and publishes the new version to {@code diary}; a stale edit is dropped, and its author, seeing a
  * newer version by someone else, re-reads and retries. Replaying the same edit is a no-op. Each new
  * version's changed chunks go out for embedding and indexing; chunks it no longer has are deleted.
+ * An edit without the deployment's {@link EditSignature} is dead-lettered ({@code UNAUTHENTICATED}).
  */
 public final class DiaryEditProcessor implements Processor<byte[], byte[], Object, Object> {
     public static final String SOURCE = "diary-edits-source";
@@ -39,15 +41,19 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     private final DiaryChunker chunker = DiaryChunker.defaults();
     private final PipelineMetrics metrics;
+    private final RequestSecret secret;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
-    private DiaryEditProcessor(PipelineMetrics metrics) {
+    private DiaryEditProcessor(PipelineMetrics metrics, RequestSecret secret) {
         this.metrics = metrics;
+        this.secret = secret;
     }
 
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics) {
-        return () -> new DiaryEditProcessor(metrics);
+    /** @param secret the deployment's secret, whose {@link EditSignature} every edit must carry */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics,
+            RequestSecret secret) {
+        return () -> new DiaryEditProcessor(metrics, secret);
     }
 
     @Override
@@ -58,6 +64,12 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        if (!EditSignature.valid(secret, record.headers(), record.key(), record.value())) {
+            LOG.warn("unsigned diary edit refused offset={}", context.recordMetadata().map(m -> m.topic() + "-"
+                    + m.partition() + "@" + m.offset()).orElse("?"));
+            deadLetter(record, DlqReason.UNAUTHENTICATED, "no valid " + EditSignature.HEADER + " header");
+            return;
+        }
         DiaryEdit edit;
         try {
             edit = Json.MAPPER.readValue(record.value(), DiaryEdit.class);
@@ -120,7 +132,11 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String detail) {
-        context.forward(DeadLetters.of(context, record, DlqReason.INVALID_CONTENT, detail), DLQ_SINK);
-        metrics.deadLetter(DlqReason.INVALID_CONTENT);
+        deadLetter(record, DlqReason.INVALID_CONTENT, detail);
+    }
+
+    private void deadLetter(Record<byte[], byte[]> record, DlqReason reason, String detail) {
+        context.forward(DeadLetters.of(context, record, reason, detail), DLQ_SINK);
+        metrics.deadLetter(reason);
     }
 }
