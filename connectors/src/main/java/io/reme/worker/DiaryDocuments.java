@@ -3,8 +3,11 @@ package io.reme.worker;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.DocumentKey;
+import io.reme.diary.EditSignature;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,17 +57,19 @@ public final class DiaryDocuments implements AutoCloseable {
     private final Producer<String, byte[]> producer;
     private final String diaryTopic;
     private final String editsTopic;
+    private final RequestSecret secret;
     private final Thread reader;
     private final Object changed = new Object();
     private volatile boolean loaded;
     private volatile boolean running = true;
 
     private DiaryDocuments(Map<String, Object> consumerProps, Producer<String, byte[]> producer, String diaryTopic,
-            String editsTopic) {
+            String editsTopic, RequestSecret secret) {
         this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.producer = producer;
         this.diaryTopic = diaryTopic;
         this.editsTopic = editsTopic;
+        this.secret = secret;
         this.reader = new Thread(this::read, "reme-diary-reader");
         this.reader.setDaemon(true);
     }
@@ -72,15 +77,16 @@ public final class DiaryDocuments implements AutoCloseable {
     /**
      * @param clientProps bootstrap servers and any client overrides
      * @param producer shared producer used to submit edits
+     * @param secret the deployment's secret, which signs every edit (the diary processor refuses others)
      */
     public static DiaryDocuments start(Map<String, Object> clientProps, Producer<String, byte[]> producer,
-            String diaryTopic, String editsTopic) {
+            String diaryTopic, String editsTopic, RequestSecret secret) {
         Map<String, Object> props = new HashMap<>(clientProps);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        DiaryDocuments documents = new DiaryDocuments(props, producer, diaryTopic, editsTopic);
+        DiaryDocuments documents = new DiaryDocuments(props, producer, diaryTopic, editsTopic, secret);
         documents.reader.start();
         return documents;
     }
@@ -170,7 +176,9 @@ public final class DiaryDocuments implements AutoCloseable {
     public boolean submit(DiaryEdit edit, Duration timeout) throws InterruptedException, TimeoutException {
         String key = edit.key().key();
         try {
-            producer.send(new ProducerRecord<>(editsTopic, key, Json.MAPPER.writeValueAsBytes(edit)))
+            byte[] value = Json.MAPPER.writeValueAsBytes(edit);
+            producer.send(new ProducerRecord<>(editsTopic, null, key, value,
+                    List.of(EditSignature.header(secret, key.getBytes(StandardCharsets.UTF_8), value))))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | IOException e) {
             throw new IllegalStateException("cannot submit diary edit for " + key + ": " + e.getMessage(), e);

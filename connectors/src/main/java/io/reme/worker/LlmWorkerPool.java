@@ -9,6 +9,7 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.search.MemoryRecord;
@@ -84,7 +85,8 @@ public final class LlmWorkerPool implements AutoCloseable {
     }
 
     private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens, PipelineMetrics metrics, ExtractionSetup extraction) {
+            LlmClient client, TokenCounter tokens, PipelineMetrics metrics, ExtractionSetup extraction,
+            RequestSecret secret) {
         this.topics = topics;
         this.partitioning = extraction.partitioning();
         this.settings = settings;
@@ -96,7 +98,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
         producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_RECORD_BYTES);
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
-        this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits());
+        this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits(), secret);
         Map<String, Object> consumerProps = new HashMap<>(clientProps);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         // Requests are written by an exactly-once Streams app: never act on an aborted one.
@@ -124,15 +126,19 @@ public final class LlmWorkerPool implements AutoCloseable {
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
             WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
         return start(clientProps, topics, groupId, settings, client, tokens, metrics,
-                ExtractionSetup.withoutLookup(true, 1));
+                ExtractionSetup.withoutLookup(true, 1), RequestSecret.random());
     }
 
-    /** As above, with the existing memories EXTRACT requests merge with and the memories' partitioning. */
+    /**
+     * As above, with the existing memories EXTRACT requests merge with, the memories' partitioning,
+     * and the deployment's secret, which signs the diary edits (the diary processor refuses unsigned
+     * ones; the overload above signs with a random secret, for pools whose edits nobody applies).
+     */
     public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
             WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics,
-            ExtractionSetup extraction) {
+            ExtractionSetup extraction, RequestSecret secret) {
         LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics,
-                extraction);
+                extraction, secret);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }

@@ -3,7 +3,9 @@ package io.reme.workspace;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.DocumentKey;
+import io.reme.diary.EditSignature;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +63,8 @@ public final class DiaryFileWatcher implements AutoCloseable {
     private final DocumentLedger ledger;
     private final Producer<String, byte[]> producer;
     private final String editsTopic;
+    /** Signs each published edit: the diary processor refuses unsigned ones. */
+    private final RequestSecret secret;
     private final Clock clock;
     private final Map<Path, Seen> seen = new HashMap<>();
     private final Set<String> submitted = new HashSet<>();
@@ -68,17 +72,26 @@ public final class DiaryFileWatcher implements AutoCloseable {
 
     DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
             ScheduledExecutorService timer) {
+        this(workspace, producer, editsTopic, clock, timer, RequestSecret.random());
+    }
+
+    DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
+            ScheduledExecutorService timer, RequestSecret secret) {
         this.workspace = workspace;
         this.ledger = new DocumentLedger(workspace);
         this.producer = producer;
         this.editsTopic = editsTopic;
         this.clock = clock;
         this.timer = timer;
+        this.secret = secret;
     }
 
-    /** Starts polling {@code workspace} every {@code interval}, producing edits with {@code clientProps}. */
+    /**
+     * Starts polling {@code workspace} every {@code interval}, producing edits signed with the
+     * deployment's {@code secret} with {@code clientProps}.
+     */
     public static DiaryFileWatcher start(Map<String, Object> clientProps, String editsTopic, Workspace workspace,
-            Duration interval) {
+            Duration interval, RequestSecret secret) {
         Map<String, Object> props = new HashMap<>(clientProps);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -90,7 +103,7 @@ public final class DiaryFileWatcher implements AutoCloseable {
         });
         DiaryFileWatcher watcher = new DiaryFileWatcher(workspace,
                 new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()), editsTopic,
-                Clock.systemUTC(), timer);
+                Clock.systemUTC(), timer, secret);
         timer.scheduleWithFixedDelay(() -> {
             try {
                 watcher.poll();
@@ -158,7 +171,9 @@ public final class DiaryFileWatcher implements AutoCloseable {
             return Optional.empty();
         }
         try {
-            producer.send(new ProducerRecord<>(editsTopic, key.key(), Json.MAPPER.writeValueAsBytes(edit))).get();
+            byte[] value = Json.MAPPER.writeValueAsBytes(edit);
+            producer.send(new ProducerRecord<>(editsTopic, null, key.key(), value, List.of(EditSignature.header(secret,
+                    key.key().getBytes(StandardCharsets.UTF_8), value)))).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             submitted.remove(edit.editId());

@@ -4,6 +4,7 @@ import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
 import java.io.IOException;
 import io.reme.search.MemoryRecord;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * and publishes the new version to {@code diary}; a stale edit is dropped, and its author, seeing a
  * newer version by someone else, re-reads and retries. Replaying the same edit is a no-op. Each new
  * version's changed chunks go out for embedding and indexing; chunks it no longer has are deleted.
+ * An edit without the deployment's {@link EditSignature} is dead-lettered ({@code UNAUTHENTICATED}).
  */
 public final class DiaryEditProcessor implements Processor<byte[], byte[], Object, Object> {
     public static final String SOURCE = "diary-edits-source";
@@ -41,17 +43,23 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     private final DiaryChunker chunker = DiaryChunker.defaults();
     private final PipelineMetrics metrics;
     private final InputLimit limit;
+    private final RequestSecret secret;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
-    private DiaryEditProcessor(PipelineMetrics metrics, InputLimit limit) {
+    private DiaryEditProcessor(PipelineMetrics metrics, InputLimit limit, RequestSecret secret) {
         this.metrics = metrics;
         this.limit = limit;
+        this.secret = secret;
     }
 
-    /** @param limit edits over it are dead-lettered before they are read (a document is stored and logged whole) */
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics, InputLimit limit) {
-        return () -> new DiaryEditProcessor(metrics, limit);
+    /**
+     * @param limit edits over it are dead-lettered before they are read (a document is stored and logged whole)
+     * @param secret the deployment's secret, whose {@link EditSignature} every edit must carry
+     */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics, InputLimit limit,
+            RequestSecret secret) {
+        return () -> new DiaryEditProcessor(metrics, limit, secret);
     }
 
     @Override
@@ -67,6 +75,12 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             context.recordMetadata().ifPresent(m -> LOG.warn("diary edit over the input limit dead-lettered topic={} "
                     + "partition={} offset={} detail={}", m.topic(), m.partition(), m.offset(), tooLarge));
             deadLetter(record, DlqReason.TOO_LARGE, tooLarge);
+            return;
+        }
+        if (!EditSignature.valid(secret, record.headers(), record.key(), record.value())) {
+            LOG.warn("unsigned diary edit refused offset={}", context.recordMetadata().map(m -> m.topic() + "-"
+                    + m.partition() + "@" + m.offset()).orElse("?"));
+            deadLetter(record, DlqReason.UNAUTHENTICATED, "no valid " + EditSignature.HEADER + " header");
             return;
         }
         DiaryEdit edit;

@@ -177,7 +177,7 @@ public final class RemeApp implements AutoCloseable {
                             config.get(AppConfig.TOOL_RETENTION))) : null;
             DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null
                     : DiaryFileWatcher.start(clientProps(config, bootstrap), topics.diaryEdits(),
-                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL));
+                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL), secret);
             LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
                     self.host(), self.port(), config.get(AppConfig.PARTITIONS),
                     config.get(AppConfig.PROCESSING_GUARANTEE), workers == null ? "separate workers" : workers.llm().id(),

@@ -26,7 +26,8 @@ public final class RequestSecrets {
     private RequestSecrets() {
     }
 
-    public static RequestSecret resolve(AppConfig config) throws IOException {
+    /** @throws ConfigException for a cluster without a configured secret or an unreadable secret file */
+    public static RequestSecret resolve(AppConfig config) {
         Optional<RequestSecret> configured = config.configuredRequestSecret();
         if (configured.isPresent()) {
             return configured.get();
@@ -36,7 +37,12 @@ public final class RequestSecrets {
                     + "): required with reme.bootstrap.servers; every instance and worker of the deployment must share "
                     + "it, e.g. " + AppConfig.REQUEST_SECRET.envName() + "=$(openssl rand -hex 32)"));
         }
-        return RequestSecret.of(inDataDir(config.dataDir()));
+        try {
+            return RequestSecret.of(inDataDir(config.dataDir()));
+        } catch (IOException e) {
+            throw new ConfigException(List.of(config.dataDir().resolve(FILE) + ": cannot read or create the request "
+                    + "secret: " + e));
+        }
     }
 
     /** The secret kept in {@code dataDir}, made on first use; the file is created 0600, never wider. */

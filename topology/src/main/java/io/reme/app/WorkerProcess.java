@@ -45,7 +45,8 @@ public final class WorkerProcess implements AutoCloseable {
             pool = LlmWorkerPool.start(clientProps, config.topics(),
                     RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, metrics,
                     new ExtractionSetup(config.get(AppConfig.MEMORY_EXTRACT), lookup,
-                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))));
+                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))),
+                    RequestSecrets.resolve(config));
             MemoryEmbedder embedder = MemoryEmbedder.start(clientProps, config.topics(),
                     config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
             return new WorkerProcess(llm, pool, embedder);

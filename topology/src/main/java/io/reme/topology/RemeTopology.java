@@ -99,8 +99,8 @@ public final class RemeTopology {
 
         // Diary documents: one writer per document key, versioned edits.
         topology.addSource(DiaryEditProcessor.SOURCE, bytesIn, bytesIn, topics.diaryEdits());
-        topology.addProcessor(DiaryEditProcessor.NAME,
-                DiaryEditProcessor.supplier(metrics, new InputLimit(settings.maxMessageBytes())), DiaryEditProcessor.SOURCE);
+        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(metrics,
+                new InputLimit(settings.maxMessageBytes()), settings.requestSecret()), DiaryEditProcessor.SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
                 Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(changelog), DiaryEditProcessor.NAME);
         topology.addSink(DiaryEditProcessor.SINK, topics.diary(), keys,

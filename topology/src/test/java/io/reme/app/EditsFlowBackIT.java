@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
+import io.reme.diary.EditSignature;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import io.reme.workspace.DiaryFileWatcher;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -80,8 +83,7 @@ class EditsFlowBackIT extends WithBroker {
             // The model's version 1, submitted to the single writer as a worker does.
             DiaryEdit model = new DiaryEdit("model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1",
                     Instant.now());
-            producer.send(new ProducerRecord<>(config.topics().diaryEdits(),
-                    "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(model))).get();
+            producer.send(signed(config.topics().diaryEdits(), model)).get();
 
             Path file = config.workspaceDir().resolve("acme/alice/MEMORY.md");
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -115,8 +117,7 @@ class EditsFlowBackIT extends WithBroker {
             Files.writeString(file, human);
             DiaryEdit racing = new DiaryEdit("model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT,
                     "req-3", Instant.now());
-            producer.send(new ProducerRecord<>(config.topics().diaryEdits(),
-                    "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(racing))).get();
+            producer.send(signed(config.topics().diaryEdits(), racing)).get();
             String merged = human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;
             JsonNode both = await("the merge of both edits", app, "/v1/diary/alice/MEMORY", null,
                     d -> d.path("version").asLong() == 4);
@@ -127,5 +128,13 @@ class EditsFlowBackIT extends WithBroker {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /** An edit as a worker submits it: signed with the deployment's request secret. */
+    private static ProducerRecord<byte[], byte[]> signed(String topic, DiaryEdit edit) throws Exception {
+        byte[] key = edit.key().key().getBytes(StandardCharsets.UTF_8);
+        byte[] value = Json.MAPPER.writeValueAsBytes(edit);
+        return new ProducerRecord<>(topic, null, key, value, List.of(EditSignature.header(
+                RequestSecret.of(TestApps.REQUEST_SECRET), key, value)));
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
+import io.reme.diary.EditSignature;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.json.Json;
 import io.reme.json.JsonSerde;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -41,6 +43,7 @@ class DiaryEditTopologyTest {
     private TestInputTopic<byte[], byte[]> edits;
     private TestOutputTopic<String, DiaryDocument> diary;
     private TestOutputTopic<byte[], byte[]> dlq;
+    private final SessionSettings settings = SessionSettings.defaults();
 
     @BeforeEach
     void start() {
@@ -49,7 +52,7 @@ class DiaryEditTopologyTest {
         // A directory of its own: the default one is shared with every other run on the machine.
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SessionSettings.defaults(),
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings,
                 TokenCounter.forEncoding("o200k_base", 0)), props);
         edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
         diary = driver.createOutputTopic(TOPICS.diary(), new StringDeserializer(),
@@ -63,8 +66,13 @@ class DiaryEditTopologyTest {
     }
 
     private void send(DiaryEdit edit) throws Exception {
-        edits.pipeInput(new TestRecord<>(edit.key().key().getBytes(StandardCharsets.UTF_8),
-                Json.MAPPER.writeValueAsBytes(edit), T0));
+        pipe(edit.key().key().getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(edit));
+    }
+
+    /** As the workers and the watch send it: signed with the deployment's secret. */
+    private void pipe(byte[] key, byte[] value) {
+        edits.pipeInput(new TestRecord<>(key, value,
+                new RecordHeaders().add(EditSignature.header(settings.requestSecret(), key, value)), T0));
     }
 
     private static DiaryEdit edit(String id, long base, String content) {
@@ -133,11 +141,9 @@ class DiaryEditTopologyTest {
         send(edit("e1", 0, "first"));
         send(edit("e1", 0, "first"));
         assertEquals(1, diary.readValuesToList().size());
-        edits.pipeInput(new TestRecord<>("acme/alice/2026-11-28".getBytes(StandardCharsets.UTF_8),
-                "{oops".getBytes(StandardCharsets.UTF_8), T0));
+        pipe("acme/alice/2026-11-28".getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
         DiaryEdit other = new DiaryEdit("e9", "acme", "bob", "MEMORY", 0, "x", "r", T0);
-        edits.pipeInput(new TestRecord<>("acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8),
-                Json.MAPPER.writeValueAsBytes(other), T0));
+        pipe("acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(other));
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
         assertEquals(2, dead.size());
         assertEquals("INVALID_CONTENT", DeadLetterHeaders.read(dead.get(1).headers(), DeadLetterHeaders.REASON));

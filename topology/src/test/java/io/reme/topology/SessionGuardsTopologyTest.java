@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.context.ContextPolicy;
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
+import io.reme.diary.EditSignature;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
@@ -29,6 +32,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -44,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the session refuses: results it did not ask for (forged request IDs), client retries of any
- * recent message, and late results of requests it abandoned (stale, not duplicates).
+ * recent message, late results of requests it abandoned (stale, not duplicates), and diary edits
+ * without the deployment's signature.
  */
 class SessionGuardsTopologyTest {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -194,6 +199,38 @@ class SessionGuardsTopologyTest {
         driver.advanceWallClockTime(Duration.ofMinutes(11));
         send("m7", "assistant", "more 7");
         assertEquals(10, header().liveCount(), "m7 remembered longer ago than 10 minutes: accepted again");
+    }
+
+    @Test
+    void onlyDiaryEditsSignedWithTheSecretAreApplied() throws Exception {
+        start(SETTINGS);
+        TestInputTopic<byte[], byte[]> edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(),
+                new ByteArraySerializer());
+        TestOutputTopic<String, DiaryDocument> diary = driver.createOutputTopic(TOPICS.diary(), new StringDeserializer(),
+                JsonSerde.of(DiaryDocument.class).deserializer());
+        byte[] key = "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8);
+        byte[] forged = Json.MAPPER.writeValueAsBytes(new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged",
+                "someone", T0));
+        edits.pipeInput(new TestRecord<>(key, forged, T0));
+        RequestSecret other = RequestSecret.of("another-deployment-0123456789abcdef");
+        edits.pipeInput(new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(other, key, forged)),
+                T0));
+        byte[] real = Json.MAPPER.writeValueAsBytes(new DiaryEdit("e2", "acme", "alice", "MEMORY", 0, "real",
+                "req-1", T0));
+        // A signature of another record does not carry over.
+        edits.pipeInput(new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(SECRET, key, real)),
+                T0));
+        assertTrue(diary.isEmpty(), "no unsigned or wrongly signed edit is applied");
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertEquals(3, dead.size());
+        for (TestRecord<byte[], byte[]> record : dead) {
+            assertEquals(DlqReason.UNAUTHENTICATED.name(), DeadLetterHeaders.read(record.headers(),
+                    DeadLetterHeaders.REASON));
+        }
+
+        edits.pipeInput(new TestRecord<>(key, real, new RecordHeaders().add(EditSignature.header(SECRET, key, real)),
+                T0));
+        assertEquals("real", diary.readValue().content(), "the signed edit applies");
     }
 
     @Test
