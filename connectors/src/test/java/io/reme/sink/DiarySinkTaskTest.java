@@ -9,6 +9,7 @@ import io.reme.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,14 @@ class DiarySinkTaskTest {
     @Test
     void documentsAreWrittenInPlainFolders() throws IOException {
         task.put(List.of(record("alice", "2026-11-30", "# Diary\n")));
-        assertEquals("# Diary\n", Files.readString(root.resolve("acme/alice/memory/2026-11-30.md")));
+        Path file = root.resolve("acme/alice/memory/2026-11-30.md");
+        assertEquals("# Diary\n", Files.readString(file));
+        if (Files.getFileStore(root).supportsFileAttributeView("posix")) {
+            for (Path folder : List.of(root.resolve("acme"), root.resolve("acme/alice"), file.getParent())) {
+                assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(folder)));
+            }
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        }
     }
 
     @Test

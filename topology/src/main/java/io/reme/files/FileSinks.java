@@ -4,6 +4,9 @@ import io.reme.sink.DialogSinkConnector;
 import io.reme.sink.DiarySinkConnector;
 import io.reme.sink.ToolResultSinkConnector;
 import io.reme.topic.Topics;
+import io.reme.workspace.PrivateFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -67,6 +70,12 @@ public final class FileSinks implements AutoCloseable {
      */
     public static FileSinks start(Map<String, Object> clientProps, Path dataDir, Settings settings) {
         Map<String, String> worker = workerProps(clientProps, dataDir);
+        try {
+            // The offsets file Connect creates keeps the process umask; the folder keeps others out.
+            PrivateFiles.tighten(dataDir.resolve("connect"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the Connect offsets folder", e);
+        }
         Connect<StandaloneHerder> connect = startWithoutShutdownHook(worker);
         FileSinks sinks = new FileSinks(connect);
         try {
