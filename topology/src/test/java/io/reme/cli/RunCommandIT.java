@@ -1,5 +1,6 @@
 package io.reme.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code run} in a child JVM, ended with SIGTERM ({@link Process#destroy}) as a service manager or
  * Ctrl-C would: the process must exit, every time, within a bound. Three runs on one data directory
- * (the hang it guards against was seen once in four).
+ * (the hang it guards against was seen once in four). Afterwards the data directory's folders are
+ * private to their owner.
  */
 class RunCommandIT {
     private static final long EXIT_WITHIN_SECONDS = 45;
@@ -50,6 +53,16 @@ class RunCommandIT {
             } finally {
                 process.destroyForcibly();
             }
+        }
+        Path data = dir.resolve("data");
+        if (Files.getFileStore(data).supportsFileAttributeView("posix")) {
+            // The data directory holds every tenant's messages: only its owner may enter its folders.
+            for (Path folder : List.of(data, data.resolve("kafka"), data.resolve("kafka/logs"), data.resolve("connect"))) {
+                assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(folder)),
+                        folder.toString());
+            }
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                    data.resolve("api-key"))));
         }
     }
 
