@@ -4,12 +4,12 @@ import com.fasterxml.jackson.core.JacksonException;
 import io.reme.json.Json;
 import io.reme.session.ArchivedMessage;
 import io.reme.workspace.AtomicFiles;
+import io.reme.workspace.RefusedPathException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -49,17 +49,27 @@ public final class DialogSinkTask extends FileSinkTask {
     @Override
     void write(Collection<SinkRecord> records) throws IOException {
         Map<Path, List<ArchivedMessage>> byFile = new LinkedHashMap<>();
+        Map<Path, List<SinkRecord>> recordsByFile = new LinkedHashMap<>();
         for (SinkRecord record : records) {
             try {
                 ArchivedMessage message = parse(record);
-                byFile.computeIfAbsent(workspace.dialogFile(message.tenant(), message.user(), message.date()),
-                        f -> new ArrayList<>()).add(message);
+                Path file = workspace.dialogFile(message.tenant(), message.user(), message.date());
+                byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(message);
+                recordsByFile.computeIfAbsent(file, f -> new ArrayList<>()).add(record);
             } catch (JacksonException | IllegalArgumentException e) {
                 reject(record, "unwritable archived message: " + e.getMessage());
             }
         }
         for (Map.Entry<Path, List<ArchivedMessage>> entry : byFile.entrySet()) {
-            append(entry.getKey(), entry.getValue());
+            try {
+                append(entry.getKey(), entry.getValue());
+            } catch (RefusedPathException e) {
+                // A link planted on the way to the file: the messages go to the dead letter queue, not outside.
+                cache.remove(entry.getKey());
+                for (SinkRecord record : recordsByFile.get(entry.getKey())) {
+                    reject(record, e.getMessage());
+                }
+            }
         }
     }
 
@@ -67,7 +77,7 @@ public final class DialogSinkTask extends FileSinkTask {
         long size = sizeIfExists(file);
         Contents contents = cache.get(file);
         if (contents == null || contents.size() != size) {
-            byte[] existing = size < 0 ? new byte[0] : AtomicFiles.readIfExists(file).orElse(new byte[0]);
+            byte[] existing = size < 0 ? new byte[0] : AtomicFiles.readIfExists(workspace, file).orElse(new byte[0]);
             size = size < 0 ? -1 : existing.length;
             contents = new Contents(size, messagesIn(existing),
                     existing.length == 0 || existing[existing.length - 1] == '\n');
@@ -88,20 +98,16 @@ public final class DialogSinkTask extends FileSinkTask {
             return;
         }
         if (size < 0) {
-            AtomicFiles.write(file, lines.toByteArray());
+            AtomicFiles.write(workspace, file, lines.toByteArray());
             size = 0;
         } else {
-            AtomicFiles.appendForced(file, lines.toByteArray());
+            AtomicFiles.appendForced(workspace, file, lines.toByteArray());
         }
         cache.put(file, new Contents(size + lines.size(), present, true));
     }
 
-    private static long sizeIfExists(Path file) throws IOException {
-        try {
-            return Files.size(file);
-        } catch (NoSuchFileException e) {
-            return -1;
-        }
+    private long sizeIfExists(Path file) throws IOException {
+        return AtomicFiles.attributesIfExists(workspace, file).map(BasicFileAttributes::size).orElse(-1L);
     }
 
     private static ArchivedMessage parse(SinkRecord record) throws JacksonException {

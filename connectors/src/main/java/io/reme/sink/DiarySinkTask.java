@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import io.reme.diary.DiaryDocument;
 import io.reme.json.Json;
 import io.reme.workspace.DocumentFiles;
+import io.reme.workspace.RefusedPathException;
 import java.io.IOException;
 import java.util.Collection;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -31,7 +32,11 @@ public final class DiarySinkTask extends FileSinkTask {
                 reject(record, "unreadable diary document: " + e.getMessage());
                 continue;
             }
-            files.apply(document);
+            try {
+                files.apply(document);
+            } catch (RefusedPathException e) {
+                reject(record, e.getMessage());
+            }
         }
     }
 

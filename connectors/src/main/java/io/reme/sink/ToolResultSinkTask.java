@@ -1,12 +1,15 @@
 package io.reme.sink;
 
 import io.reme.workspace.AtomicFiles;
+import io.reme.workspace.RefusedPathException;
 import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,14 +69,18 @@ public final class ToolResultSinkTask extends FileSinkTask {
                 reject(record, "unwritable tool result: " + e.getMessage());
                 continue;
             }
-            if (record.value() == null) {
-                Files.deleteIfExists(file);
-                continue;
+            try {
+                if (record.value() == null) {
+                    AtomicFiles.deleteIfExists(workspace, file);
+                    continue;
+                }
+                byte[] content = record.value() instanceof byte[] bytes ? bytes
+                        : text(record.value()).getBytes(StandardCharsets.UTF_8);
+                long time = record.timestamp() == null ? clock.millis() : record.timestamp();
+                AtomicFiles.write(workspace, file, content, FileTime.fromMillis(time));
+            } catch (RefusedPathException e) {
+                reject(record, e.getMessage());
             }
-            byte[] content = record.value() instanceof byte[] bytes ? bytes
-                    : text(record.value()).getBytes(StandardCharsets.UTF_8);
-            long time = record.timestamp() == null ? clock.millis() : record.timestamp();
-            AtomicFiles.write(file, content, FileTime.fromMillis(time));
         }
         sweep();
     }
@@ -89,20 +96,28 @@ public final class ToolResultSinkTask extends FileSinkTask {
         if (!Files.isDirectory(workspace.root())) {
             return;
         }
-        try (DirectoryStream<Path> tenants = Files.newDirectoryStream(workspace.root(), Files::isDirectory)) {
+        try (DirectoryStream<Path> tenants = Files.newDirectoryStream(workspace.root(),
+                path -> Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
             for (Path tenant : tenants) {
                 Path dir = tenant.resolve(Workspace.TOOL_RESULTS);
-                if (Files.isDirectory(dir)) {
-                    deleteOlder(dir, cutoff);
+                try {
+                    if (AtomicFiles.attributesIfExists(workspace, dir).filter(BasicFileAttributes::isDirectory).isPresent()) {
+                        deleteOlder(dir, cutoff);
+                    }
+                } catch (RefusedPathException e) {
+                    LOG.warn("tool output folder not swept reason={}", e.getMessage());
                 }
             }
         }
     }
 
+    /** Only regular files: a link's age is not its target's, and the link itself is no output of ours. */
     private static void deleteOlder(Path dir, FileTime cutoff) throws IOException {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.txt")) {
             for (Path file : files) {
-                if (Files.getLastModifiedTime(file).compareTo(cutoff) < 0) {
+                BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS);
+                if (attributes.isRegularFile() && attributes.lastModifiedTime().compareTo(cutoff) < 0) {
                     Files.deleteIfExists(file);
                     LOG.debug("tool output past retention deleted file={}", file);
                 }

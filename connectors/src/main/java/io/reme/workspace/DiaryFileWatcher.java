@@ -8,8 +8,14 @@ import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
@@ -55,8 +61,19 @@ public final class DiaryFileWatcher implements AutoCloseable {
     public static final String AUTHOR = "human";
     private static final Logger LOG = LoggerFactory.getLogger(DiaryFileWatcher.class);
 
-    /** A file as last seen; {@code matchesLedger} when it held what the sink wrote. */
-    private record Seen(long modified, long size, String sha256, boolean matchesLedger) {
+    /**
+     * Hand edits larger than this are refused without being read: the watch's producer takes records
+     * up to 1 MiB (its default {@code max.request.size}), and a Markdown memory file of that size is no
+     * hand edit anyone means to publish.
+     */
+    static final long MAX_EDIT_BYTES = 1024 * 1024;
+
+    /**
+     * A file as last seen. {@code settled} when there is nothing to do until it changes: it holds what
+     * the sink wrote, or it was refused (not text, too large, a link); such a file is not read again
+     * while its modification time and size stay the same.
+     */
+    private record Seen(long modified, long size, String sha256, boolean settled) {
     }
 
     private final Workspace workspace;
@@ -69,6 +86,7 @@ public final class DiaryFileWatcher implements AutoCloseable {
     private final Map<Path, Seen> seen = new HashMap<>();
     private final Set<String> submitted = new HashSet<>();
     private final ScheduledExecutorService timer;
+    private long reads;
 
     DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
             ScheduledExecutorService timer) {
@@ -124,13 +142,19 @@ public final class DiaryFileWatcher implements AutoCloseable {
         try (Stream<Path> files = Files.walk(workspace.root(), 4)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 Optional<DocumentKey> key = workspace.documentAt(file);
-                if (key.isPresent() && Files.isRegularFile(file)) {
-                    try {
-                        check(file, key.get()).ifPresent(edits::add);
-                    } catch (IOException e) {
-                        // One unreadable file (removed mid-walk, no permission) must not hide the others.
-                        LOG.warn("cannot check document file={} error={}", file, e.toString());
+                if (key.isEmpty()) {
+                    continue;
+                }
+                try {
+                    // The entry itself, not what a link points to: a linked MEMORY.md is refused in check.
+                    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS);
+                    if (attributes.isRegularFile() || attributes.isSymbolicLink()) {
+                        check(file, key.get(), attributes).ifPresent(edits::add);
                     }
+                } catch (IOException e) {
+                    // One unreadable file (removed mid-walk, no permission) must not hide the others.
+                    LOG.warn("cannot check document file={} error={}", file, e.toString());
                 }
             }
         } catch (IOException e) {
@@ -139,19 +163,35 @@ public final class DiaryFileWatcher implements AutoCloseable {
         return edits;
     }
 
-    private Optional<DiaryEdit> check(Path file, DocumentKey key) throws IOException {
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    private Optional<DiaryEdit> check(Path file, DocumentKey key, BasicFileAttributes attributes) throws IOException {
         long modified = attributes.lastModifiedTime().toMillis();
+        long size = attributes.size();
         Seen before = seen.get(file);
-        if (before != null && before.matchesLedger() && before.modified() == modified
-                && before.size() == attributes.size()) {
+        if (before != null && before.settled() && before.modified() == modified && before.size() == size) {
             return Optional.empty();
         }
-        byte[] content = Files.readAllBytes(file);
+        try {
+            workspace.refuseLinks(file);
+        } catch (RefusedPathException e) {
+            return refuse(file, key, modified, size, e.getMessage());
+        }
+        if (size > MAX_EDIT_BYTES) {
+            return refuse(file, key, modified, size, "larger than " + MAX_EDIT_BYTES + " bytes");
+        }
+        Optional<byte[]> read = AtomicFiles.readIfExists(workspace, file);
+        reads++;
+        if (read.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] content = read.get();
         String sha256 = DocumentLedger.sha256(content);
         Optional<DocumentLedger.Written> written = ledger.written(key);
         boolean sinksOwn = written.isPresent() && written.get().sha256().equals(sha256);
-        seen.put(file, new Seen(modified, attributes.size(), sha256, sinksOwn));
+        Optional<String> notText = sinksOwn ? Optional.empty() : notText(content);
+        if (notText.isPresent()) {
+            return refuse(file, key, modified, size, notText.get());
+        }
+        seen.put(file, new Seen(modified, size, sha256, sinksOwn));
         if (sinksOwn || before == null || !before.sha256().equals(sha256)) {
             return Optional.empty();
         }
@@ -183,6 +223,7 @@ public final class DiaryFileWatcher implements AutoCloseable {
                 // Not retried: the same content would be refused again. A smaller save is a new edit.
                 LOG.error("hand edit too large to publish tenant={} user={} document={} bytes={}", key.tenant(),
                         key.user(), key.name(), content.length);
+                seen.put(file, new Seen(modified, size, sha256, true));
                 return Optional.empty();
             }
             submitted.remove(edit.editId());
@@ -191,6 +232,43 @@ public final class DiaryFileWatcher implements AutoCloseable {
         LOG.info("hand edit published tenant={} user={} document={} base={} merged={}", key.tenant(), key.user(),
                 key.name(), base, !text.equals(new String(content, StandardCharsets.UTF_8)));
         return Optional.of(edit);
+    }
+
+    /** Logs why once, and leaves the file alone until its modification time or size changes. */
+    private Optional<DiaryEdit> refuse(Path file, DocumentKey key, long modified, long size, String reason) {
+        seen.put(file, new Seen(modified, size, "", true));
+        LOG.warn("hand edit refused tenant={} user={} document={} bytes={} reason={}", key.tenant(), key.user(),
+                key.name(), size, reason);
+        return Optional.empty();
+    }
+
+    /**
+     * Why {@code content} is no text a person wrote, if it is not: bytes that are not UTF-8 (a strict
+     * decoder, not one that puts U+FFFD in), or a control character other than tab, CR and LF
+     * (a NUL is the mark of a binary file).
+     */
+    static Optional<String> notText(byte[] content) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        CharBuffer text;
+        try {
+            text = decoder.decode(ByteBuffer.wrap(content));
+        } catch (CharacterCodingException e) {
+            return Optional.of("not valid UTF-8");
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c) && c != '\t' && c != '\n' && c != '\r') {
+                return Optional.of(String.format("control character U+%04X at character %d", (int) c, i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** How many times a document file was read (tests: a refused file is not read again until it changes). */
+    synchronized long reads() {
+        return reads;
     }
 
     @Override

@@ -40,7 +40,7 @@ public final class DocumentFiles {
         }
         Path file = workspace.documentFile(key);
         byte[] content = document.content().getBytes(StandardCharsets.UTF_8);
-        byte[] onDisk = AtomicFiles.readIfExists(file).orElse(null);
+        byte[] onDisk = AtomicFiles.readIfExists(workspace, file).orElse(null);
         boolean handEdited = onDisk != null && !Arrays.equals(onDisk, content) && (written.isEmpty()
                 || !written.get().sha256().equals(DocumentLedger.sha256(onDisk)));
         if (handEdited && !document.editId().startsWith(humanEditPrefix(onDisk))) {
@@ -52,7 +52,7 @@ public final class DocumentFiles {
                     key.tenant(), key.user(), key.name(), document.version());
             return Outcome.HELD;
         }
-        AtomicFiles.write(file, content);
+        AtomicFiles.write(workspace, file, content);
         ledger.recordWritten(document, content);
         return Outcome.WRITTEN;
     }

@@ -5,7 +5,6 @@ import io.reme.diary.DocumentKey;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -37,28 +36,32 @@ public final class DocumentLedger {
     }
 
     public Optional<Written> written(DocumentKey key) throws IOException {
-        return AtomicFiles.readIfExists(workspace.stateFile(key, WRITTEN)).map(bytes -> parse(bytes, Written.class));
+        return read(key, WRITTEN).map(bytes -> parse(bytes, Written.class));
     }
 
     /** The content of the version last written (empty if none): the base of a hand edit. */
     public String base(DocumentKey key) throws IOException {
-        return AtomicFiles.readIfExists(workspace.stateFile(key, BASE)).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("");
+        return read(key, BASE).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("");
     }
 
     public Optional<DiaryDocument> held(DocumentKey key) throws IOException {
-        return AtomicFiles.readIfExists(workspace.stateFile(key, HELD)).map(bytes -> parse(bytes, DiaryDocument.class));
+        return read(key, HELD).map(bytes -> parse(bytes, DiaryDocument.class));
+    }
+
+    private Optional<byte[]> read(DocumentKey key, String suffix) throws IOException {
+        return AtomicFiles.readIfExists(workspace, workspace.stateFile(key, suffix));
     }
 
     void recordWritten(DiaryDocument document, byte[] content) throws IOException {
         DocumentKey key = document.key();
-        AtomicFiles.write(workspace.stateFile(key, BASE), content);
-        AtomicFiles.write(workspace.stateFile(key, WRITTEN), Json.MAPPER.writeValueAsBytes(
+        AtomicFiles.write(workspace, workspace.stateFile(key, BASE), content);
+        AtomicFiles.write(workspace, workspace.stateFile(key, WRITTEN), Json.MAPPER.writeValueAsBytes(
                 new Written(document.version(), document.editId(), sha256(content))));
-        Files.deleteIfExists(workspace.stateFile(key, HELD));
+        AtomicFiles.deleteIfExists(workspace, workspace.stateFile(key, HELD));
     }
 
     void hold(DiaryDocument document) throws IOException {
-        AtomicFiles.write(workspace.stateFile(document.key(), HELD), Json.MAPPER.writeValueAsBytes(document));
+        AtomicFiles.write(workspace, workspace.stateFile(document.key(), HELD), Json.MAPPER.writeValueAsBytes(document));
     }
 
     public static String sha256(byte[] content) {

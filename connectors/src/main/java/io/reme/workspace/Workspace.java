@@ -2,7 +2,13 @@ package io.reme.workspace;
 
 import io.reme.diary.DocumentKey;
 import io.reme.message.SafeId;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.LocalDate;
 import java.util.Locale;
 import java.util.Objects;
@@ -22,6 +28,12 @@ import java.util.Set;
  * characters); names Windows reserves ({@code CON}, {@code nul.txt}, {@code COM1}) and names ending in a
  * dot are written with a leading {@code _}, which no ID can start with, so encoded names never collide
  * with real ones. Every resolved path is checked to lie inside its tenant's folder as well.
+ *
+ * <p>The names are text; what is on disk is checked by {@link #refuseLinks} and
+ * {@link #createDirectories}, which every read and write in the working directory goes through
+ * ({@link AtomicFiles}): below the root, no part of a path may be a symbolic link (or a device or
+ * pipe), so a link a user plants in their folder can never send a sink's write, or the watch's
+ * read, outside the working directory. The root itself is configured, not planted, and may be a link.
  */
 public final class Workspace {
     public static final String TOOL_RESULTS = "tool_result";
@@ -142,6 +154,71 @@ public final class Workspace {
             // reported below with the same message as any other bad date
         }
         throw new IllegalArgumentException("date must be YYYY-MM-DD, got '" + date + "'");
+    }
+
+    /**
+     * Checks on disk that {@code path} stays in the working directory: every part of it below the root
+     * that exists must be a plain folder (the last part a folder or a regular file). The check and the
+     * use that follows are two steps, so the last part is also opened without following links
+     * ({@link AtomicFiles}); a folder swapped for a link between the two steps is not caught, which
+     * needs a person racing the sink inside their own folder.
+     *
+     * @return {@code path}, absolute and normalised
+     * @throws RefusedPathException if a part is a link or neither a folder nor a file
+     * @throws IllegalArgumentException if the path does not lie under the root at all
+     */
+    public Path refuseLinks(Path path) throws IOException {
+        Path normal = path.toAbsolutePath().normalize();
+        if (!normal.startsWith(root)) {
+            throw new IllegalArgumentException("path " + path + " leaves " + root);
+        }
+        Path current = root;
+        for (Path part : root.relativize(normal)) {
+            if (part.toString().isEmpty()) {
+                break;
+            }
+            current = current.resolve(part);
+            BasicFileAttributes attributes;
+            try {
+                attributes = Files.readAttributes(current, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+                // Nothing below a missing part exists, so nothing below it can be a link.
+                return normal;
+            }
+            if (attributes.isSymbolicLink()) {
+                throw new RefusedPathException(normal, current, "is a symbolic link");
+            }
+            boolean last = current.equals(normal);
+            if (!attributes.isDirectory() && !(last && attributes.isRegularFile())) {
+                throw new RefusedPathException(normal, current, last ? "is not a regular file" : "is not a folder");
+            }
+        }
+        return normal;
+    }
+
+    /**
+     * Creates {@code dir} and the folders above it up to the root, each {@code rwx------}, refusing
+     * to pass through a link. An existing folder keeps its permissions.
+     */
+    public Path createDirectories(Path dir) throws IOException {
+        Path normal = refuseLinks(dir);
+        PrivateFiles.createDirectories(root);
+        Path current = root;
+        for (Path part : root.relativize(normal)) {
+            if (part.toString().isEmpty()) {
+                break;
+            }
+            current = current.resolve(part);
+            try {
+                PrivateFiles.createDirectory(current);
+            } catch (FileAlreadyExistsException e) {
+                // Created as a file or link after the check: report what is there.
+                refuseLinks(current);
+                throw e;
+            }
+        }
+        // A link put in place of a folder after the first check passes createDirectory (the name exists).
+        return refuseLinks(normal);
     }
 
     /** The last line of defence: whatever an ID held, the path stays below {@code parent}. */

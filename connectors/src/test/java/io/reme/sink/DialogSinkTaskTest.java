@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.json.Json;
 import io.reme.message.Block;
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 class DialogSinkTaskTest {
     @TempDir
     Path root;
+    @TempDir
+    Path outside;
     private DialogSinkTask task;
 
     @BeforeEach
@@ -124,6 +127,37 @@ class DialogSinkTaskTest {
         expected.writeBytes("a note of my own\n".getBytes(StandardCharsets.UTF_8));
         expected.writeBytes(lines(m0, m1));
         assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file));
+    }
+
+    @Test
+    void aLinkPlantedInAUsersFolderIsNeverAppendedThrough() throws IOException {
+        // The day's file is a link to a file outside the workspace.
+        Path victim = Files.writeString(outside.resolve("victim.txt"), "keep me\n");
+        Path dialog = Files.createDirectories(root.resolve("acme/alice/dialog"));
+        Files.createSymbolicLink(dialog.resolve("2026-11-30.jsonl"), victim);
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "secret");
+        DataException refused = assertThrows(DataException.class, () -> task.put(List.of(record(0, 0, m0))));
+        assertTrue(refused.getMessage().contains("symbolic link"), refused.getMessage());
+        assertEquals("keep me\n", Files.readString(victim));
+
+        // The dialog folder of another user is a link to a folder outside.
+        Path bobs = Files.createDirectories(root.resolve("acme/bob"));
+        Files.createSymbolicLink(bobs.resolve("dialog"), outside);
+        ArchivedMessage b0 = archived("s2", "bob", "2026-11-30", 0, "secret");
+        assertThrows(DataException.class, () -> task.put(List.of(record(1, 0, b0))));
+        assertEquals(List.of(outside.resolve("victim.txt")), listed(outside));
+
+        // The user's folder itself is a link.
+        Files.createSymbolicLink(root.resolve("acme/carol"), outside);
+        ArchivedMessage c0 = archived("s3", "carol", "2026-11-30", 0, "secret");
+        assertThrows(DataException.class, () -> task.put(List.of(record(2, 0, c0))));
+        assertEquals(List.of(outside.resolve("victim.txt")), listed(outside));
+    }
+
+    private static List<Path> listed(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            return files.filter(f -> !f.equals(dir)).sorted().toList();
+        }
     }
 
     @Test

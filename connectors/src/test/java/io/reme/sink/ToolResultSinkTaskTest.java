@@ -23,6 +23,8 @@ class ToolResultSinkTaskTest {
 
     @TempDir
     Path root;
+    @TempDir
+    Path outside;
 
     private ToolResultSinkTask task(Duration retention) {
         ToolResultSinkTask task = new ToolResultSinkTask(Clock.fixed(NOW, ZoneOffset.UTC));
@@ -53,6 +55,27 @@ class ToolResultSinkTaskTest {
                 SinkRecords.of("reme.tool-results", 0, 1, "acme/new", output, NOW.minus(Duration.ofDays(2)).toEpochMilli())));
         assertFalse(Files.exists(root.resolve("acme/tool_result/old.txt")));
         assertTrue(Files.exists(root.resolve("acme/tool_result/new.txt")));
+    }
+
+    @Test
+    void aLinkedToolResultFolderIsNeitherWrittenNorSwept() throws Exception {
+        Path old = Files.writeString(outside.resolve("old.txt"), "not ours");
+        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(NOW.minus(Duration.ofDays(30))));
+        Files.createDirectories(root.resolve("acme"));
+        Files.createSymbolicLink(root.resolve("acme/tool_result"), outside);
+        ToolResultSinkTask task = task(Duration.ofDays(3));
+        byte[] output = "x".getBytes(StandardCharsets.UTF_8);
+        DataException refused = assertThrows(DataException.class, () -> task.put(List.of(
+                SinkRecords.of("reme.tool-results", 0, 0, "acme/abc123", output, NOW.toEpochMilli()))));
+        assertTrue(refused.getMessage().contains("symbolic link"), refused.getMessage());
+        assertFalse(Files.exists(outside.resolve("abc123.txt")));
+        // A tombstone for a file behind the link, and the sweep that a write of another tenant runs.
+        Files.writeString(outside.resolve("gone.txt"), "not ours either");
+        assertThrows(DataException.class, () -> task.put(List.of(
+                SinkRecords.of("reme.tool-results", 0, 1, "acme/gone", null, NOW.toEpochMilli()))));
+        task.put(List.of(SinkRecords.of("reme.tool-results", 0, 2, "other/abc", output, NOW.toEpochMilli())));
+        assertTrue(Files.exists(outside.resolve("gone.txt")));
+        assertTrue(Files.exists(old), "the retention sweep does not follow the link");
     }
 
     @Test

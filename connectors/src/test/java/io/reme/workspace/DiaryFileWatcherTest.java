@@ -36,6 +36,8 @@ class DiaryFileWatcherTest {
 
     @TempDir
     Path root;
+    @TempDir
+    Path outside;
     private Workspace workspace;
     private DocumentFiles files;
     private MockProducer<String, byte[]> producer;
@@ -209,5 +211,65 @@ class DiaryFileWatcherTest {
         assertEquals(1, edits.size());
         assertEquals(0, edits.get(0).baseVersion());
         assertEquals("acme/bob/2026-11-29", edits.get(0).key().key());
+    }
+
+    @Test
+    void aBinaryFileIsRefusedAndNotReadAgainUntilItChanges() throws IOException {
+        files.apply(version(1, "e1", "# Memory\n- one\n"));
+        byte[] binary = {'#', ' ', 0, 1, 2, (byte) 0xff, (byte) 0xfe, '\n', 0, 0};
+        Files.write(file(), binary);
+        assertEquals(List.of(), watcher.poll());
+        assertEquals(List.of(), watcher.poll());
+        assertEquals(List.of(), watcher.poll());
+        assertTrue(producer.history().isEmpty(), "no edit is published from a binary file");
+        assertEquals(1, watcher.reads(), "a refused file is read once, not on every poll");
+
+        // A person saves text over it: that is an edit again.
+        Files.writeString(file(), "# Memory\n- one\n- two\n");
+        List<DiaryEdit> edits = pollTwice();
+        assertEquals(1, edits.size());
+        assertEquals("# Memory\n- one\n- two\n", edits.get(0).content());
+    }
+
+    @Test
+    void onlyUtf8TextWithoutControlCharactersIsAnEdit() {
+        for (String text : List.of("# Memory\n\t- tea\r\n", "中文 ✓ 😀", "\uFEFF# with a BOM\n", "")) {
+            assertEquals(java.util.Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)),
+                    text);
+        }
+        assertEquals(java.util.Optional.of("not valid UTF-8"),
+                DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
+        assertEquals(java.util.Optional.of("not valid UTF-8"), DiaryFileWatcher.notText(new byte[] {(byte) 0xed,
+                (byte) 0xa0, (byte) 0x80}), "an encoded surrogate is not UTF-8");
+        for (String text : List.of("a\u0000b", "bell\u0007", "esc\u001b[31m", "del\u007f", "c1\u0085", "ff\f")) {
+            assertTrue(DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)).orElse("").startsWith(
+                    "control character"), text);
+        }
+    }
+
+    @Test
+    void aFileOverTheLimitIsNotRead() throws IOException {
+        files.apply(version(1, "e1", "# Memory\n"));
+        Files.writeString(file(), "# Memory\n" + "x".repeat((int) DiaryFileWatcher.MAX_EDIT_BYTES));
+        assertEquals(List.of(), pollTwice());
+        assertEquals(List.of(), watcher.poll());
+        assertEquals(0, watcher.reads());
+        assertTrue(producer.history().isEmpty());
+    }
+
+    @Test
+    void aLinkedMemoryFileOrUserFolderIsNotPublished() throws IOException {
+        Path secret = Files.writeString(outside.resolve("secret.md"), "# not a memory\n- password 1234\n");
+        Files.createDirectories(file().getParent());
+        Files.createSymbolicLink(file(), secret);
+        Path diary = workspace.documentFile(DocumentKey.parse("acme/alice/2026-11-29"));
+        Files.createDirectories(diary.getParent());
+        Files.createSymbolicLink(diary, secret);
+        Files.writeString(outside.resolve("MEMORY.md"), "# outside\n");
+        Files.createSymbolicLink(workspace.userDir("acme", "bob"), outside);
+        assertEquals(List.of(), pollTwice());
+        assertEquals(List.of(), watcher.poll());
+        assertTrue(producer.history().isEmpty());
+        assertEquals(0, watcher.reads(), "a linked file is not even read");
     }
 }

@@ -24,6 +24,7 @@ import io.reme.topology.RemeTopology;
 import io.reme.topology.OutputExceptionHandler;
 import io.reme.topology.StreamsSettings;
 import io.reme.workspace.DiaryFileWatcher;
+import io.reme.workspace.PrivateFiles;
 import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,7 +102,7 @@ public final class RemeApp implements AutoCloseable {
         HttpServer bound = null;
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
-            Files.createDirectories(dataDir);
+            PrivateFiles.tighten(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;

@@ -16,12 +16,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,6 +159,9 @@ public final class SoakBenchmark {
     private Path writeConfig(String bootstrap, String llmUrl) throws IOException {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("reme.api.keys", TENANT + ":" + KEY);
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        options.put("reme.request.secret", HexFormat.of().formatHex(secret));
         options.put("reme.topic.partitions", "4");
         options.put("reme.context.max-input-length", Integer.toString(MAX_INPUT));
         options.put("reme.context.reserve", "800");
@@ -179,6 +185,7 @@ public final class SoakBenchmark {
         Files.createDirectories(dir);
         Path file = dir.resolve("soak.properties");
         Files.writeString(file, text.toString(), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         return file;
     }
 

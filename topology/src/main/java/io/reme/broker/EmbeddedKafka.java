@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.reme.workspace.PrivateFiles;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -97,6 +98,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             // log.dirs is a comma-separated list, so such a path would silently become two directories.
             throw new IllegalArgumentException("EmbeddedKafka data directory must not contain a comma: " + dataDir);
         }
+        // Tenants' messages live here: only the owner may enter (see PrivateFiles for what this covers).
+        tighten(kafkaDir);
         createDirectories(logDir);
 
         Path portsFile = kafkaDir.resolve(PORTS_FILE);
@@ -110,6 +113,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (!Files.exists(logDir.resolve("meta.properties"))) {
             format(logDir);
             formatted = true;
+            tighten(kafkaDir);
         }
 
         String bootstrap = HOST + ":" + ports.broker;
@@ -258,9 +262,18 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static void createDirectories(Path dir) {
         try {
-            Files.createDirectories(dir);
+            PrivateFiles.createDirectories(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not create " + dir, e);
+        }
+    }
+
+    /** Folders {@code rwx------}, files without group and other permissions, whatever an older start left. */
+    private static void tighten(Path dir) {
+        try {
+            PrivateFiles.tighten(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not restrict the permissions of " + dir, e);
         }
     }
 
@@ -297,6 +310,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             Path tmp = file.resolveSibling(PORTS_FILE + ".tmp");
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 props.store(out, "Loopback ports of the embedded Kafka broker and controller, reused on every restart");
+                PrivateFiles.restrictFile(tmp);
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not write " + tmp, e);
             }

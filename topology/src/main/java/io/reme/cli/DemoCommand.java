@@ -51,11 +51,7 @@ final class DemoCommand implements Callable<Integer> {
         AppConfig config = options.load(DEMO_SETTINGS);
         RemeApp app = RemeApp.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            app.close();
-            stopped.countDown();
-        }, "reme-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Thread hook = ShutdownHook.install(app::close, stopped);
         RunCommand.printBanner(app, System.out);
         String key = app.generatedApiKey();
         if (key == null) {

@@ -21,10 +21,7 @@ final class RunCommand implements Callable<Integer> {
         AppConfig config = options.load(Map.of());
         RemeApp app = RemeApp.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            app.close();
-            stopped.countDown();
-        }, "reme-shutdown"));
+        ShutdownHook.install(app::close, stopped);
         printBanner(app, System.out);
         stopped.await();
         return 0;

@@ -50,15 +50,14 @@ final class WorkersCommand implements Callable<Integer> {
                 : new HttpMemoryLookup(searchUrl, ApiKeys.parse(config.get(AppConfig.API_KEYS)));
         WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        ShutdownHook.install(() -> {
             workers.close();
             if (embeddings != null) {
                 embeddings.close();
             }
             server.close();
             metrics.close();
-            stopped.countDown();
-        }, "reme-shutdown"));
+        }, stopped);
         LlmClient llm = workers.llm();
         System.out.println("READY workers provider=" + llm.id() + " bootstrap=" + bootstrap + " lookup="
                 + (searchUrl.isBlank() ? "none" : searchUrl) + " metrics=http://"

@@ -4,6 +4,9 @@ import io.reme.sink.DialogSinkConnector;
 import io.reme.sink.DiarySinkConnector;
 import io.reme.sink.ToolResultSinkConnector;
 import io.reme.topic.Topics;
+import io.reme.workspace.PrivateFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -12,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.connect.cli.ConnectStandalone;
 import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.runtime.Connect;
@@ -32,11 +36,26 @@ import org.slf4j.LoggerFactory;
 public final class FileSinks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FileSinks.class);
     private static final long START_TIMEOUT_SECONDS = 60;
+    /** How long {@link #close} waits for the worker; its tasks stop gracefully within 5 s by default. */
+    static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+    /** The name under which {@link Connect#start} registers its own JVM shutdown hook. */
+    private static final String CONNECT_SHUTDOWN_HOOK = "connect-shutdown-hook";
 
     private final Connect<StandaloneHerder> connect;
+    private final Runnable stopWorker;
+    private final Duration stopTimeout;
 
     private FileSinks(Connect<StandaloneHerder> connect) {
+        this(connect, () -> {
+            connect.stop();
+            connect.awaitStop();
+        }, STOP_TIMEOUT);
+    }
+
+    FileSinks(Connect<StandaloneHerder> connect, Runnable stopWorker, Duration stopTimeout) {
         this.connect = connect;
+        this.stopWorker = stopWorker;
+        this.stopTimeout = stopTimeout;
     }
 
     /** What the connectors need to know about the deployment. */
@@ -51,7 +70,13 @@ public final class FileSinks implements AutoCloseable {
      */
     public static FileSinks start(Map<String, Object> clientProps, Path dataDir, Settings settings) {
         Map<String, String> worker = workerProps(clientProps, dataDir);
-        Connect<StandaloneHerder> connect = new ConnectStandalone().startConnect(worker);
+        try {
+            // The offsets file Connect creates keeps the process umask; the folder keeps others out.
+            PrivateFiles.tighten(dataDir.resolve("connect"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the Connect offsets folder", e);
+        }
+        Connect<StandaloneHerder> connect = startWithoutShutdownHook(worker);
         FileSinks sinks = new FileSinks(connect);
         try {
             for (Map.Entry<String, Map<String, String>> connector : connectorConfigs(settings).entrySet()) {
@@ -71,6 +96,32 @@ public final class FileSinks implements AutoCloseable {
         LOG.info("file sinks running workspace={} connectors={}", settings.workspace(),
                 connectorConfigs(settings).keySet());
         return sinks;
+    }
+
+    /**
+     * Starts the worker without the JVM shutdown hook Connect registers for itself. That hook stops
+     * the worker on its own thread while the application's hook closes everything in order: the two
+     * raced (the application's {@code connect.stop()} returned at once because the hook had begun, so
+     * the broker was closed under a stopping worker), and the hook could stay parked in the REST
+     * server's stop with the JVM unable to exit. Here only {@link #close} stops the worker, bounded.
+     * Connect registers the hook through Kafka's {@code Exit}, whose hook adder is swapped for the
+     * start alone; any other hook registered meanwhile is added as Kafka would add it.
+     */
+    private static Connect<StandaloneHerder> startWithoutShutdownHook(Map<String, String> worker) {
+        synchronized (FileSinks.class) {
+            Exit.setShutdownHookAdder((name, hook) -> {
+                if (CONNECT_SHUTDOWN_HOOK.equals(name)) {
+                    LOG.debug("connect's own shutdown hook not registered; close stops the worker");
+                } else {
+                    Runtime.getRuntime().addShutdownHook(new Thread(hook, name));
+                }
+            });
+            try {
+                return new ConnectStandalone().startConnect(worker);
+            } finally {
+                Exit.resetShutdownHookAdder();
+            }
+        }
     }
 
     /**
@@ -155,9 +206,27 @@ public final class FileSinks implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the worker, which commits the offsets of what was written, waiting at most
+     * {@link #STOP_TIMEOUT}. A worker that takes longer is left to its (daemon) thread and shutdown
+     * goes on: the sinks are idempotent, so what it had not committed is redelivered and skipped.
+     */
     @Override
     public void close() {
-        connect.stop();
-        connect.awaitStop();
+        long startedAt = System.nanoTime();
+        Thread stopper = new Thread(stopWorker, "reme-connect-stop");
+        stopper.setDaemon(true);
+        stopper.start();
+        try {
+            stopper.join(stopTimeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
+        if (stopper.isAlive()) {
+            LOG.warn("file sinks did not stop in time; going on without them timeoutMs={}", stopTimeout.toMillis());
+        } else {
+            LOG.info("file sinks stopped elapsedMs={}", elapsedMs);
+        }
     }
 }

@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.utils.internals.Exit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -52,6 +53,7 @@ class FileSinksIT extends WithBroker {
     private static Path root;
     private static FileSinks sinks;
     private static KafkaProducer<byte[], byte[]> producer;
+    private static final List<String> HOOKS_ADDED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startSinks() {
@@ -60,7 +62,20 @@ class FileSinksIT extends WithBroker {
             TopicProvisioner.ensure(admin, TOPICS, TOPICS.specs(2, 1 << 20, 1 << 24, Duration.ofDays(3)), -1);
         }
         producer = TestKafka.producer(broker.bootstrapServers());
-        sinks = start();
+        // Kafka's code registers JVM shutdown hooks through Exit; record which ones starting the sinks adds.
+        Exit.setShutdownHookAdder((name, hook) -> HOOKS_ADDED.add(name));
+        try {
+            sinks = start();
+        } finally {
+            Exit.resetShutdownHookAdder();
+        }
+    }
+
+    @Test
+    @Order(0)
+    void connectRegistersNoShutdownHookOfItsOwn() {
+        // Its hook raced the application's close and could keep the JVM up after SIGTERM; close stops the worker.
+        assertFalse(HOOKS_ADDED.contains("connect-shutdown-hook"), "hooks added: " + HOOKS_ADDED);
     }
 
     private static FileSinks start() {

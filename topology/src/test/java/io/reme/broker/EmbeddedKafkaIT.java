@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -31,6 +35,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,6 +125,50 @@ class EmbeddedKafkaIT {
             assertEquals(notes, readFromStart(bootstrap, "notes", IsolationLevel.READ_UNCOMMITTED, notes.size()));
             assertEquals(committed, readFromStart(bootstrap, "txn", IsolationLevel.READ_COMMITTED, committed.size()));
         }
+    }
+
+    @Test
+    void itsDataIsPrivateToItsOwner() throws Exception {
+        Path data = dataDir.resolve("private");
+        Assumptions.assumeTrue(Files.getFileStore(dataDir).supportsFileAttributeView("posix"));
+        // What an older version left: a folder and a file any local user could read.
+        Path kafka = Files.createDirectories(data.resolve("kafka"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwxr-xr-x")));
+        Files.setPosixFilePermissions(kafka, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path note = Files.writeString(kafka.resolve("old-note.txt"), "left by an older version");
+        Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rw-r--r--"));
+
+        try (EmbeddedKafka broker = EmbeddedKafka.start(data)) {
+            // Files the broker creates while running keep its umask (rw-r--r--), in folders no one else can enter.
+            assertEquals(Map.of(), permissionsNot("rwx------", kafka, Files::isDirectory),
+                    "every folder, including those an older start left");
+            for (Path file : List.of(note, kafka.resolve("ports.properties"), kafka.resolve("logs/meta.properties"))) {
+                assertEquals("rw-------", permissions(file), file.toString());
+            }
+        }
+        Path segment = kafka.resolve("logs/__cluster_metadata-0/00000000000000000000.log");
+        // Made by the broker while running, with its umask.
+        try (EmbeddedKafka restarted = EmbeddedKafka.start(data)) {
+            assertEquals("rw-------", permissions(segment), "tightened at the next start");
+            assertEquals(Map.of(), permissionsNot("rwx------", kafka, Files::isDirectory));
+        }
+    }
+
+    private static Map<Path, String> permissionsNot(String wanted, Path dir, java.util.function.Predicate<Path> which)
+            throws java.io.IOException {
+        Map<Path, String> others = new java.util.TreeMap<>();
+        try (Stream<Path> tree = Files.walk(dir)) {
+            for (Path path : (Iterable<Path>) tree::iterator) {
+                if (which.test(path) && !permissions(path).equals(wanted)) {
+                    others.put(dir.relativize(path), permissions(path));
+                }
+            }
+        }
+        return others;
+    }
+
+    private static String permissions(Path path) throws java.io.IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test
