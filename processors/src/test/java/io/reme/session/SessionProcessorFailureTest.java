@@ -71,6 +71,8 @@ class SessionProcessorFailureTest {
         add(SessionStores.MESSAGES, JsonSerde.of(StoredMessage.class), true);
         add(SessionStores.SUMMARIES, Serdes.String(), false);
         add(SessionStores.ACTIVITY, Serdes.String(), false);
+        add(SessionStores.MESSAGE_IDS, Serdes.String(), false);
+        add(SessionStores.DIARY_SPANS, JsonSerde.of(DiarySpan.class), false);
     }
 
     @Test
