@@ -12,7 +12,11 @@ public record SessionCounters(Map<Counter, Long> values) {
     public enum Counter {
         MESSAGES, DUPLICATE_MESSAGES, TRUNCATED_OUTPUTS,
         COMPACTIONS_REQUESTED, COMPACTIONS_APPLIED, COMPACTIONS_FAILED, COMPACTIONS_TIMED_OUT,
-        DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT
+        DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT,
+        /** Tool calls compacted without their results, once they were too old to keep waiting for them. */
+        UNANSWERED_CALLS,
+        /** Compaction spans halved because the model refused a prompt as longer than its context. */
+        SPANS_SHRUNK
     }
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
