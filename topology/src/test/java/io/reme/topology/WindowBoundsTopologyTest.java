@@ -271,6 +271,42 @@ class WindowBoundsTopologyTest {
     }
 
     @Test
+    void duringAnOutageTheServedContextStaysWithinTheMaximumAndCatchesUpAfterwards() {
+        ContextPolicy policy = new ContextPolicy(3000, 0.7, 500, 0);
+        start(policy);
+        OfflineLlmClient offline = new OfflineLlmClient(TOKENS);
+        int mostOmitted = 0;
+        for (int turn = 0; turn < 60; turn++) {
+            // No worker answers: the first compaction stays in flight while the conversation goes on.
+            send("user", "question " + turn + words(30));
+            send("assistant", "answer " + turn + words(30));
+            SessionView view = view();
+            assertTrue(view.tokens().total() + policy.reservedTokens() <= policy.maxInputLength(),
+                    "turn " + turn + " serves " + view.tokens().total());
+            mostOmitted = Math.max(mostOmitted, view.tokens().omittedMessages());
+        }
+        SessionHeader during = header();
+        assertTrue(during.messageTokens() > policy.maxInputLength(), "the live window outgrew the model");
+        assertTrue(mostOmitted > 0);
+        assertTrue(view().messages().get(0).message().startsTurn(), "what is served starts with a turn");
+
+        // The worker comes back: the backlog is compacted step by step and nothing is held back any more.
+        List<LlmRequest> pending = compactions();
+        for (int step = 0; step < 50 && !pending.isEmpty(); step++) {
+            assertEquals(1, pending.size());
+            LlmRequest request = pending.get(0);
+            String written = offline.summarize(new SummaryTask(request.messages(), request.previousSummary(),
+                    request.language(), request.summaryBudget(), null, request.unansweredCalls()));
+            sendResult(LlmResult.ok(request, written, 1, now()));
+            pending = compactions();
+        }
+        assertTrue(pending.isEmpty());
+        SessionView after = view();
+        assertEquals(0, after.tokens().omittedMessages());
+        assertTrue(after.tokens().total() + policy.reservedTokens() <= policy.maxInputLength());
+    }
+
+    @Test
     void aSummaryOverTheWindowsBudgetIsRefusedEvenIfAWorkerSendsIt() {
         start(new ContextPolicy(1000, 1.0, 200, 0));
         for (int turn = 0; turn < 3; turn++) {
