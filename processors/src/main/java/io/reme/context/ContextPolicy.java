@@ -21,7 +21,8 @@ import java.math.RoundingMode;
  *     holding back compaction
  * @param orphanCallTokens tokens after a tool call without its result before the call stops holding
  *     back compaction (whichever of the two comes first)
- * @param maxSpanShare share of {@code maxInputLength} one compaction request's messages may take, in (0, 1]
+ * @param maxSpanShare share of {@code maxInputLength} one compaction request's messages and previous
+ *     summary may take, in (0, 1]; the rest is left for the instructions and the answer
  */
 public record ContextPolicy(int maxInputLength, double compactRatio, int reserve, int reservedTokens,
         int orphanCallTurns, int orphanCallTokens, double maxSpanShare) {
@@ -32,7 +33,7 @@ public record ContextPolicy(int maxInputLength, double compactRatio, int reserve
     public static final int DEFAULT_RESERVED_TOKENS = 0;
     public static final int DEFAULT_ORPHAN_CALL_TURNS = 2;
     public static final int DEFAULT_ORPHAN_CALL_TOKENS = 16000;
-    public static final double DEFAULT_MAX_SPAN_SHARE = 0.5;
+    public static final double DEFAULT_MAX_SPAN_SHARE = 0.9;
     /** The smallest summary budget accepted: room for the headings and a few lines under them. */
     public static final int MIN_SUMMARY_BUDGET = 100;
 
@@ -130,10 +131,16 @@ public record ContextPolicy(int maxInputLength, double compactRatio, int reserve
         return Math.max(0, maxInputLength - (long) reservedTokens - summaryTokens);
     }
 
-    /** Most tokens of messages one compaction request may carry: floor(maxInputLength x maxSpanShare), at least 1. */
-    public long maxSpanTokens() {
-        return Math.max(1, BigDecimal.valueOf(maxInputLength).multiply(BigDecimal.valueOf(maxSpanShare))
-                .setScale(0, RoundingMode.FLOOR).longValueExact());
+    /**
+     * Most tokens of messages one compaction request may carry beside a previous summary of
+     * {@code summaryTokens}: floor(maxInputLength x maxSpanShare) less the summary, which goes into the
+     * same prompt; at least 1.
+     */
+    public long maxSpanTokens(long summaryTokens) {
+        requireNonNegative(summaryTokens, "summaryTokens");
+        long share = BigDecimal.valueOf(maxInputLength).multiply(BigDecimal.valueOf(maxSpanShare))
+                .setScale(0, RoundingMode.FLOOR).longValueExact();
+        return Math.max(1, share - summaryTokens);
     }
 
     /**

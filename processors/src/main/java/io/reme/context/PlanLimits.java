@@ -22,9 +22,12 @@ public record PlanLimits(int orphanCallTurns, long orphanCallTokens, long maxSpa
         }
     }
 
-    /** The policy's limits, with the span capped at {@code spanLimit} tokens too when it is positive. */
-    public static PlanLimits of(ContextPolicy policy, long spanLimit) {
-        long span = policy.maxSpanTokens();
+    /**
+     * The policy's limits for a window whose summary has {@code summaryTokens}, with the span capped at
+     * {@code spanLimit} tokens too when it is positive.
+     */
+    public static PlanLimits of(ContextPolicy policy, long summaryTokens, long spanLimit) {
+        long span = policy.maxSpanTokens(summaryTokens);
         if (spanLimit > 0) {
             span = Math.min(span, spanLimit);
         }

@@ -213,7 +213,7 @@ final class SessionState {
                     message.toolResultIds()));
         }
         Optional<Cut> cut = ContextPlanner.plan(entries, policy.keepBudget(header.summaryTokens()),
-                PlanLimits.of(policy, header.spanLimit()));
+                PlanLimits.of(policy, header.summaryTokens(), header.spanLimit()));
         if (cut.isEmpty()) {
             // INFO when the window first blocks, DEBUG while it stays blocked turn after turn.
             if (header.planBlocked()) {

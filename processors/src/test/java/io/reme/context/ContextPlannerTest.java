@@ -376,9 +376,13 @@ class ContextPlannerTest {
         assertThrows(IllegalArgumentException.class, () -> new PlanLimits(1, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> new PlanLimits(1, 1, 0));
         ContextPolicy policy = new ContextPolicy(10_000, 0.7, 100, 0, 3, 5000, 0.25);
-        assertEquals(new PlanLimits(3, 5000, 2500), PlanLimits.of(policy, 0));
-        assertEquals(new PlanLimits(3, 5000, 1200), PlanLimits.of(policy, 1200));
-        assertEquals(new PlanLimits(3, 5000, 2500), PlanLimits.of(policy, 9000));
+        assertEquals(new PlanLimits(3, 5000, 2500), PlanLimits.of(policy, 0, 0));
+        // The previous summary goes into the same prompt.
+        assertEquals(new PlanLimits(3, 5000, 2200), PlanLimits.of(policy, 300, 0));
+        assertEquals(new PlanLimits(3, 5000, 1), PlanLimits.of(policy, 3000, 0));
+        // A limit learnt from a refusal applies when it is the smaller.
+        assertEquals(new PlanLimits(3, 5000, 1200), PlanLimits.of(policy, 0, 1200));
+        assertEquals(new PlanLimits(3, 5000, 2200), PlanLimits.of(policy, 300, 9000));
     }
 
     private static Cut plan(List<PlanEntry> window, long keepBudget) {

@@ -100,7 +100,7 @@ class ContextPolicyTest {
         assertEquals(87162, new ContextPolicy(131072, 0.7, 0, 86962).baseThreshold());
         assertEquals(200, new ContextPolicy(131072, 0.7, 0, 86962).threshold(0));
         assertEquals(100, new ContextPolicy(131072, 0.7, 0, 86962).summaryBudget());
-        assertEquals(131072, new ContextPolicy(131072, 0.7, 0, 0, 1, 1, 1.0).maxSpanTokens());
+        assertEquals(131072, new ContextPolicy(131072, 0.7, 0, 0, 1, 1, 1.0).maxSpanTokens(0));
     }
 
     @Test
@@ -116,7 +116,9 @@ class ContextPolicyTest {
         assertEquals((87162 - 10000) / 2, ContextPolicy.defaults().summaryBudget());
         // The small window of the demo: floor(3000 x 0.7 x 0.95) = 1995, (1995 - 500) / 2 = 747.
         assertEquals(747, new ContextPolicy(3000, 0.7, 500, 0).summaryBudget());
-        assertEquals(65536, ContextPolicy.defaults().maxSpanTokens());
+        // floor(131072 x 0.9) = 117964 for the span and the previous summary together.
+        assertEquals(117964, ContextPolicy.defaults().maxSpanTokens(0));
+        assertEquals(113964, ContextPolicy.defaults().maxSpanTokens(4000));
     }
 
     @Test

@@ -100,8 +100,9 @@ public final class AppConfig {
                     + "its threshold is smaller. A longer summary is refused and retried.", Parsers.intIn(100, 1_000_000));
     public static final ConfigField<Double> MAX_SPAN_SHARE = new ConfigField<>("reme.compaction.max-span-share",
             Double.toString(ContextPolicy.DEFAULT_MAX_SPAN_SHARE),
-            "Share of max-input-length the messages of one compaction request may take; a larger backlog is compacted "
-                    + "in several steps, and a span the model refuses as too long is halved.", Parsers.fraction());
+            "Share of max-input-length the messages and previous summary of one compaction request may take; a larger "
+                    + "backlog is compacted in several steps, and a span the model refuses as too long is halved.",
+            Parsers.fraction());
     public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
