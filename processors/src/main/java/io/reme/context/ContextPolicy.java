@@ -11,7 +11,8 @@ import java.math.RoundingMode;
  * conversation budget ({@link #summaryBudget()}). A summary within it leaves the threshold above the
  * reserve, so a compaction always frees at least the other half before the next one is due, and
  * summary plus live messages stay below {@code maxInputLength} up to the message that crosses the
- * threshold. A policy whose budget could not hold even a skeleton summary is refused.
+ * threshold (beyond that, while a compaction is late, the context API holds the oldest messages back:
+ * {@link #servedMessageBudget}). A policy whose budget could not hold even a skeleton summary is refused.
  *
  * @param maxInputLength the model's input window in tokens
  * @param compactRatio share of the input window the conversation may fill before compaction, in (0, 1]
@@ -80,12 +81,6 @@ public record ContextPolicy(int maxInputLength, double compactRatio, int reserve
     public ContextPolicy(int maxInputLength, double compactRatio, int reserve, int reservedTokens) {
         this(maxInputLength, compactRatio, reserve, reservedTokens, DEFAULT_ORPHAN_CALL_TURNS,
                 DEFAULT_ORPHAN_CALL_TOKENS, DEFAULT_MAX_SPAN_SHARE);
-    }
-
-    /** This policy with other orphan-call and span limits. */
-    public ContextPolicy withCompactionLimits(int callTurns, int callTokens, double spanShare) {
-        return new ContextPolicy(maxInputLength, compactRatio, reserve, reservedTokens, callTurns, callTokens,
-                spanShare);
     }
 
     /** The policy with every default value. */
