@@ -1,7 +1,10 @@
 package io.reme.provider;
 
-/** A provider call that failed; {@code retryable} says whether trying again can help (timeouts, 5xx, 429). */
-public final class LlmException extends Exception {
+/**
+ * A provider call that failed; {@code retryable} says whether trying again can help (timeouts, 5xx, 429).
+ * {@link ContextLengthExceededException} is the one failure the caller acts on by asking for less.
+ */
+public class LlmException extends Exception {
     private static final long serialVersionUID = 1L;
     private final boolean retryable;
 

@@ -63,7 +63,8 @@ import java.util.regex.Pattern;
  * host names with a digit ({@code orders-stg-2}), {@code host:port}, IP addresses, {@code key=value}
  * settings, dotted, snake, camel and upper-case identifiers, versions ({@code Kafka 4.4}), numbers
  * with units ({@code 30-minute}, {@code 16 MiB}, {@code $40}), dates and times, and quoted text. An
- * item already contained in an earlier one is not repeated.
+ * item already contained in an earlier one is not repeated. Each tool call the task names as
+ * unanswered gets its own item, {@code Unanswered tool call <id> (<tool>): its result never came.}
  *
  * <h2>Merging and budget</h2>
  * The previous summary's sections are parsed with {@link SummaryFormat#section} and its items kept
@@ -145,7 +146,23 @@ public final class OfflineLlmClient implements LlmClient {
             extraction.add(message);
         }
         extraction.fallBackToFirstRequest();
+        for (String id : task.unansweredCalls()) {
+            extraction.sections.get(Kind.CONTEXT).add("Unanswered tool call " + id + toolName(task.messages(), id)
+                    + ": its result never came.");
+        }
         return fit(extraction.sections, task.maxTokens());
+    }
+
+    /** " (name)" of the tool call {@code id} in {@code messages}, or nothing if it is not there. */
+    private static String toolName(List<Message> messages, String id) {
+        for (Message message : messages) {
+            for (Block block : message.content()) {
+                if (block instanceof Block.ToolUse use && use.id().equals(id)) {
+                    return " (" + use.name() + ")";
+                }
+            }
+        }
+        return "";
     }
 
     @Override

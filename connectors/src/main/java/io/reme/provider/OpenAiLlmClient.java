@@ -104,9 +104,16 @@ public final class OpenAiLlmClient implements LlmClient {
         prompt.append(SummaryPrompt.format()).append('\n');
         prompt.append("Write the content in ").append(languageName(task.language()))
                 .append("; the headings stay in English exactly as shown.\n");
+        if (!task.unansweredCalls().isEmpty()) {
+            prompt.append("These tool calls never got a result and never will: ")
+                    .append(String.join(", ", task.unansweredCalls()))
+                    .append(". Under Critical Context, name each as an unanswered call (its id and tool), "
+                            + "so the agent does not wait for it.\n");
+        }
         if (task.maxTokens() > 0) {
             prompt.append("Keep the whole summary under ").append(task.maxTokens())
-                    .append(" tokens: be brief where detail does not matter, exact where it does.\n");
+                    .append(" tokens (a longer one is not accepted): be brief where detail does not matter, exact "
+                            + "where it does, and shorten the previous summary's items if that is what it takes.\n");
         }
         if (task.retryReason() != null && !task.retryReason().isBlank()) {
             prompt.append("\nYour previous answer to this request was refused: ").append(task.retryReason().strip())
@@ -337,6 +344,10 @@ public final class OpenAiLlmClient implements LlmClient {
             return client.chat().completions().create(params);
         } catch (OpenAIServiceException e) {
             int status = e.statusCode();
+            if (contextLengthExceeded(e)) {
+                throw new ContextLengthExceededException("the LLM endpoint refused the prompt as longer than the "
+                        + "model's context (HTTP " + status + "): " + abbreviate(e.getMessage()), e);
+            }
             boolean retryable = status == 408 || status == 409 || status == 429 || status >= 500;
             throw new LlmException("the LLM endpoint answered HTTP " + status + ": " + abbreviate(e.getMessage()),
                     retryable, e);
@@ -353,6 +364,21 @@ public final class OpenAiLlmClient implements LlmClient {
         } catch (OpenAIException e) {
             throw new LlmException("the LLM request failed: " + abbreviate(e.getMessage()), false, e);
         }
+    }
+
+    /**
+     * OpenAI answers 400 with code {@code context_length_exceeded}; some compatible servers send no code,
+     * only the words of the message, which are matched as a fallback.
+     */
+    static boolean contextLengthExceeded(OpenAIServiceException e) {
+        if (e.statusCode() != 400) {
+            return false;
+        }
+        if (e.code().filter("context_length_exceeded"::equals).isPresent()) {
+            return true;
+        }
+        String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+        return message.contains("context_length_exceeded") || message.contains("maximum context length");
     }
 
     private static ChatCompletionMessage firstMessage(ChatCompletion completion) throws LlmException {

@@ -1,11 +1,13 @@
 package io.reme.worker;
 
+import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.message.Message;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.metrics.PipelineMetrics.CallOutcome;
+import io.reme.provider.ContextLengthExceededException;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.ExtractTask;
 import io.reme.provider.LlmClient;
@@ -82,8 +84,11 @@ final class RequestHandler {
     }
 
     private Outcome compact(LlmRequest request) throws InterruptedException {
+        // The session's window sets the budget (the request carries it); the worker's own is the ceiling.
+        int budget = request.summaryBudget() > 0 ? Math.min(request.summaryBudget(), settings.maxSummaryTokens())
+                : settings.maxSummaryTokens();
         SummaryTask task = new SummaryTask(request.messages(), request.previousSummary(), request.language(),
-                settings.maxSummaryTokens(), null);
+                budget, null, request.unansweredCalls());
         String lastError = null;
         for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
             sleep(backoff.before(attempt));
@@ -91,7 +96,7 @@ final class RequestHandler {
             try {
                 long started = System.nanoTime();
                 String summary = call(LlmKind.COMPACT, () -> client.summarize(current)).strip();
-                List<String> problems = SummaryFormat.problems(summary, tokens, settings.maxSummaryTokens());
+                List<String> problems = SummaryFormat.problems(summary, tokens, budget);
                 metrics.llmCall(LlmKind.COMPACT, problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
                         System.nanoTime() - started);
                 if (problems.isEmpty()) {
@@ -99,6 +104,9 @@ final class RequestHandler {
                 }
                 lastError = "invalid summary: " + String.join("; ", problems);
                 task = task.withRetryReason(String.join("; ", problems));
+            } catch (ContextLengthExceededException e) {
+                return new Outcome(LlmResult.failed(request, e.getMessage(), attempt, clock.instant(),
+                        LlmFailure.CONTEXT_LENGTH), attempt);
             } catch (LlmException e) {
                 lastError = e.getMessage();
                 if (!e.retryable()) {

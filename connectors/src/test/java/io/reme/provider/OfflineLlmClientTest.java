@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.context.ContextPolicy;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
@@ -226,6 +227,27 @@ class OfflineLlmClientTest {
                 "### In Progress", "### Blocked", "## Key Decisions", "## Next Steps", "## Critical Context")) {
             assertTrue(summary.contains(heading + "\n"), heading);
         }
+    }
+
+    @Test
+    void namesUnansweredCallsUnderCriticalContext() {
+        List<Message> messages = new ArrayList<>(conversation());
+        messages.add(message(Role.ASSISTANT, 50, new Block.ToolUse("call_lost", "run_migration", "{}")));
+        messages.add(message(Role.USER, 51, new Block.Text("Never mind, let's move on.")));
+        String summary = client.summarize(new SummaryTask(messages, "", "en", 4000, null, List.of("call_lost")));
+
+        assertValid(summary, 4000);
+        assertTrue(section(summary, "Critical Context")
+                .contains("Unanswered tool call call_lost (run_migration): its result never came"), summary);
+        assertFalse(client.summarize(new SummaryTask(messages, "", "en", 4000, null)).contains("Unanswered"));
+    }
+
+    @Test
+    void theSmallestBudgetAWindowCanHaveHoldsTheStructure() {
+        // ContextPolicy refuses windows whose summary budget is under this; the empty structure fits it.
+        String summary = client.summarize(new SummaryTask(longConversation(), "", "en",
+                ContextPolicy.MIN_SUMMARY_BUDGET, null));
+        assertValid(summary, ContextPolicy.MIN_SUMMARY_BUDGET);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static io.reme.provider.OpenAiTestServer.status;
 import static io.reme.provider.OpenAiTestServer.text;
 import static io.reme.provider.OpenAiTestServer.toolCalls;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -216,6 +217,46 @@ class OpenAiLlmClientTest {
         assertEquals(retryable, e.retryable(), e.getMessage());
         assertTrue(e.getMessage().contains(String.valueOf(status)), e.getMessage());
         assertEquals(1, server.requests().size(), "the SDK must not retry by itself");
+    }
+
+    @Test
+    void aContextLengthRefusalIsItsOwnNonRetryableFailure() {
+        OpenAiTestServer server = server(request -> OpenAiTestServer.contextLengthExceeded());
+        OpenAiLlmClient client = client(server.settings());
+
+        LlmException e = assertThrows(LlmException.class, () -> client.summarize(summaryTask()));
+
+        assertInstanceOf(ContextLengthExceededException.class, e, e.getMessage());
+        assertFalse(e.retryable(), e.getMessage());
+        assertTrue(e.getMessage().contains("400"), e.getMessage());
+        assertEquals(1, server.requests().size(), "the SDK must not retry by itself");
+    }
+
+    @Test
+    void aContextLengthRefusalWithoutACodeIsRecognisedByItsWordsAndOther400sAreNot() {
+        OpenAiTestServer server = server(request -> status(400,
+                "This model's maximum context length is 4096 tokens, you requested 5000 tokens"));
+        LlmException e = assertThrows(LlmException.class, () -> client(server.settings()).summarize(summaryTask()));
+        assertInstanceOf(ContextLengthExceededException.class, e, e.getMessage());
+
+        OpenAiTestServer other = server(request -> status(400, "unknown parameter"));
+        LlmException plain = assertThrows(LlmException.class, () -> client(other.settings()).summarize(summaryTask()));
+        assertFalse(plain instanceof ContextLengthExceededException, plain.getMessage());
+        assertFalse(plain.retryable());
+    }
+
+    @Test
+    void theSummaryPromptStatesTheBudgetAndNamesUnansweredCalls() {
+        OpenAiTestServer server = server(request -> text(VALID_SUMMARY));
+        OpenAiLlmClient client = client(server.settings());
+        SummaryTask task = new SummaryTask(conversation(), "", "en", 747, null, List.of("call_9"));
+
+        String prompt = client.summaryPrompt(task);
+
+        assertTrue(prompt.contains("under 747 tokens"), prompt);
+        assertTrue(prompt.contains("call_9"), prompt);
+        assertTrue(prompt.contains("Critical Context"), prompt);
+        assertFalse(client.summaryPrompt(summaryTask()).contains("never got a result"));
     }
 
     @Test

@@ -223,6 +223,18 @@ public final class OpenAiTestServer implements AutoCloseable {
         return new Reply(status, error(message), Duration.ZERO);
     }
 
+    /** OpenAI's refusal of a prompt longer than the model's context: 400 with code context_length_exceeded. */
+    public static Reply contextLengthExceeded() {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        ObjectNode error = root.putObject("error");
+        error.put("message", "This model's maximum context length is 8192 tokens. However, your messages resulted "
+                + "in 9731 tokens. Please reduce the length of the messages.");
+        error.put("type", "invalid_request_error");
+        error.put("param", "messages");
+        error.put("code", "context_length_exceeded");
+        return new Reply(400, root.toString(), Duration.ZERO);
+    }
+
     /** A 200 whose body is cut off mid-JSON. */
     public static Reply malformed() {
         return new Reply(200, "{\"id\": \"chatcmpl-broken\", \"object\": \"chat.completion\", \"choices\": [{\"mess",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -13,6 +14,7 @@ import io.reme.message.Message;
 import io.reme.message.Role;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.metrics.PipelineMetrics.CallOutcome;
+import io.reme.provider.ContextLengthExceededException;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
 import io.reme.provider.LlmClient;
@@ -187,6 +189,56 @@ class RequestHandlerTest {
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(1, client.calls());
         assertTrue(outcome.result().error().contains("bug in the client"), outcome.result().error());
+    }
+
+    @Test
+    void aSummaryOverTheRequestsBudgetIsRefusedAndRetriedWithTheReason() throws Exception {
+        // The worker allows 2000 tokens, the session's window only 120: the window's budget holds.
+        String padded = validSummary("Rotate the keys. " + "The rotation touches every service in the fleet. ".repeat(20));
+        String valid = validSummary("Rotate the keys.");
+        assertTrue(TOKENS.count(padded) > 120 && TOKENS.count(padded) < 2000, "padded: " + TOKENS.count(padded));
+        assertTrue(TOKENS.count(valid) <= 120, "valid: " + TOKENS.count(valid));
+        ScriptedClient client = new ScriptedClient(task -> padded, task -> valid);
+        LlmRequest base = compact();
+        LlmRequest request = new LlmRequest(base.requestId(), base.epoch(), base.kind(), base.tenant(), base.session(),
+                base.user(), base.fromSeq(), base.toSeq(), base.messages(), "", "en", 0, NOW, 120, List.of("call_7"));
+
+        RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(request);
+
+        assertEquals(LlmStatus.OK, outcome.result().status());
+        assertEquals(valid.strip(), outcome.result().payload());
+        assertEquals(2, client.calls());
+        assertEquals(120, client.tasks.get(0).maxTokens(), "the prompt is given the window's budget");
+        assertEquals(List.of("call_7"), client.tasks.get(0).unansweredCalls());
+        String reason = client.tasks.get(1).retryReason();
+        assertTrue(reason != null && reason.contains("the budget is 120"), "retried with the reason: " + reason);
+    }
+
+    @Test
+    void withoutABudgetInTheRequestTheWorkersOwnApplies() throws Exception {
+        ScriptedClient client = new ScriptedClient(task -> validSummary("Rotate the keys."));
+        handler(client, Duration.ofSeconds(5)).handle(compact());
+        assertEquals(2000, client.tasks.get(0).maxTokens());
+    }
+
+    @Test
+    void aContextLengthRefusalFailsAtOnceAsItsOwnKind() throws Exception {
+        ScriptedClient client = new ScriptedClient(task -> {
+            throw new ContextLengthExceededException("HTTP 400: maximum context length is 8192 tokens", null);
+        }, task -> validSummary("never asked"));
+        RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(compact());
+
+        assertEquals(LlmStatus.FAILED, outcome.result().status());
+        assertEquals(LlmFailure.CONTEXT_LENGTH, outcome.result().failure());
+        assertEquals(1, client.calls(), "the same span is not sent again");
+        assertTrue(outcome.result().error().contains("8192"), outcome.result().error());
+    }
+
+    @Test
+    void otherFailuresAreOfKindError() throws Exception {
+        ScriptedClient client = new ScriptedClient(fail("HTTP 401: bad key", false));
+        RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(compact());
+        assertEquals(LlmFailure.ERROR, outcome.result().failure());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.reme.context;
 
+import java.util.Set;
+
 /**
  * Where to split a conversation window: its oldest {@code compactCount} entries go into the
  * summary and the rest stay verbatim.
@@ -8,10 +10,13 @@ package io.reme.context;
  * @param lastCompactedSeq seq of the newest compacted entry
  * @param compactedTokens tokens of the compacted entries
  * @param keptTokens tokens of the kept entries
- * @param overBudget true when no allowed split kept the newest part within the keep budget, so
- *     this one keeps more than asked for
+ * @param overBudget true when no allowed split within the span limit kept the newest part within
+ *     the keep budget, so this one keeps more than asked for (another compaction can follow it)
+ * @param unansweredCalls ids of tool calls in the compacted part whose results never came and that
+ *     were old enough to be compacted without them
  */
-public record Cut(int compactCount, long lastCompactedSeq, long compactedTokens, long keptTokens, boolean overBudget) {
+public record Cut(int compactCount, long lastCompactedSeq, long compactedTokens, long keptTokens, boolean overBudget,
+        Set<String> unansweredCalls) {
 
     public Cut {
         if (compactCount < 1) {
@@ -23,5 +28,11 @@ public record Cut(int compactCount, long lastCompactedSeq, long compactedTokens,
         if (keptTokens < 0) {
             throw new IllegalArgumentException("keptTokens must be >= 0, got " + keptTokens);
         }
+        unansweredCalls = unansweredCalls == null ? Set.of() : Set.copyOf(unansweredCalls);
+    }
+
+    /** A cut that compacts no unanswered call. */
+    public Cut(int compactCount, long lastCompactedSeq, long compactedTokens, long keptTokens, boolean overBudget) {
+        this(compactCount, lastCompactedSeq, compactedTokens, keptTokens, overBudget, Set.of());
     }
 }

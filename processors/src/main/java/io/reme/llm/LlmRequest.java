@@ -9,7 +9,10 @@ import java.util.Objects;
 /**
  * A request for an LLM worker over the contiguous span {@code [fromSeq, toSeq]} of a session.
  * {@code epoch} increases with every request of the session; a result is applied only if its
- * request ID and epoch are still the pending ones.
+ * request ID and epoch are still the pending ones. A COMPACT request carries the summary's token
+ * budget, derived from the session's window ({@code summaryBudget}, 0 when unknown: the worker's own
+ * applies), and the tool calls in the span that never got a result ({@code unansweredCalls}), which
+ * the summary should name.
  */
 public record LlmRequest(
         String requestId,
@@ -24,7 +27,9 @@ public record LlmRequest(
         String previousSummary,
         String language,
         int attempt,
-        Instant createdAt) {
+        Instant createdAt,
+        int summaryBudget,
+        List<String> unansweredCalls) {
 
     public LlmRequest {
         Objects.requireNonNull(requestId, "requestId");
@@ -39,10 +44,22 @@ public record LlmRequest(
         previousSummary = previousSummary == null ? "" : previousSummary;
         language = language == null ? "en" : language;
         Objects.requireNonNull(createdAt, "createdAt");
+        if (summaryBudget < 0) {
+            throw new IllegalArgumentException("summaryBudget must be >= 0, got " + summaryBudget);
+        }
+        unansweredCalls = unansweredCalls == null ? List.of() : List.copyOf(unansweredCalls);
+    }
+
+    /** A request without a summary budget of its own and without unanswered calls. */
+    public LlmRequest(String requestId, long epoch, LlmKind kind, String tenant, String session, String user,
+            long fromSeq, long toSeq, List<Message> messages, String previousSummary, String language, int attempt,
+            Instant createdAt) {
+        this(requestId, epoch, kind, tenant, session, user, fromSeq, toSeq, messages, previousSummary, language,
+                attempt, createdAt, 0, List.of());
     }
 
     public LlmRequest withKind(LlmKind newKind) {
         return new LlmRequest(requestId, epoch, newKind, tenant, session, user, fromSeq, toSeq, messages,
-                previousSummary, language, attempt, createdAt);
+                previousSummary, language, attempt, createdAt, summaryBudget, unansweredCalls);
     }
 }

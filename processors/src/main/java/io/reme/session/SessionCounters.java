@@ -18,7 +18,11 @@ public record SessionCounters(Map<Counter, Long> values) {
         /** A span's diary update or memory extraction came back FAILED (it is sent again after a backoff). */
         DIARY_FAILURES,
         /** A span was given up after {@code reme.diary.max-failures} failures and dead-lettered. */
-        DIARY_DEAD_LETTERED
+        DIARY_DEAD_LETTERED,
+        /** Tool calls compacted without their results, once they were too old to keep waiting for them. */
+        UNANSWERED_CALLS,
+        /** Compaction spans halved because the model refused a prompt as longer than its context. */
+        SPANS_SHRUNK
     }
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)

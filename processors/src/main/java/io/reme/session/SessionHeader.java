@@ -25,6 +25,8 @@ import java.util.Objects;
  * @param epoch the last epoch issued to a request of this session
  * @param pending the compaction in flight, or null
  * @param nextAttemptAt no new compaction is planned before this time (backoff after a failure)
+ * @param spanLimit most tokens a compaction span may take, learnt from the model refusing a longer
+ *     prompt (0: only the policy's limit)
  */
 public record SessionHeader(
         String tenant,
@@ -49,7 +51,8 @@ public record SessionHeader(
         Instant nextAttemptAt,
         String lastFailure,
         Instant lastFailureAt,
-        SessionCounters counters) {
+        SessionCounters counters,
+        long spanLimit) {
 
     public SessionHeader {
         SafeId.require("tenant", tenant);
@@ -61,7 +64,7 @@ public record SessionHeader(
 
     public static SessionHeader empty(String tenant, String session, String user) {
         return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, 0, -1, List.of(), false, 0, 0,
-                null, null, 0, null, null, null, null, SessionCounters.zero());
+                null, null, 0, null, null, null, null, SessionCounters.zero(), 0);
     }
 
     public SessionKey key() {
@@ -74,7 +77,7 @@ public record SessionHeader(
                 liveCount + 1, messageTokens + tokens, messageId, at, activeMs, diaryCoveredSeq, recentTools,
                 planBlocked,
                 summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt,
-                lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES));
+                lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES), spanLimit);
     }
 
     /** Live messages were rewritten in place (re-truncation), changing their token total by {@code delta}. */
@@ -82,21 +85,21 @@ public record SessionHeader(
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens + delta,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentTools, planBlocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters);
+                counters, spanLimit);
     }
 
     public SessionHeader withPending(PendingCompaction newPending) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, newPending.epoch(), newPending, nextAttemptAt, lastFailure,
-                lastFailureAt, counters);
+                lastFailureAt, counters, spanLimit);
     }
 
     public SessionHeader withPlanBlocked(boolean blocked) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, blocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters);
+                counters, spanLimit);
     }
 
     /** The pending compaction succeeded: the new summary replaces the old one and its span left the window. */
@@ -106,7 +109,7 @@ public record SessionHeader(
         return new SessionHeader(tenant, session, user, nextSeq, pending.toSeq() + 1, liveCount - archivedCount,
                 messageTokens - archivedTokens, lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, stillRecent, false,
                 newSummaryTokens, summaryVersion + 1, at, pending.requestId(), epoch, null, nextAttemptAt, lastFailure,
-                lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED));
+                lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED), spanLimit);
     }
 
     /** The pending compaction failed (or timed out): keep every message, wait before trying again. */
@@ -114,7 +117,15 @@ public record SessionHeader(
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
                 lastSummaryAt, pending == null ? lastResolvedRequestId : pending.requestId(), epoch, null, retryAt, reason,
-                at, counters.plus(counter));
+                at, counters.plus(counter), spanLimit);
+    }
+
+    /** Compaction spans are held to {@code limit} tokens from now on (0: only the policy's limit). */
+    public SessionHeader withSpanLimit(long limit) {
+        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
+                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens,
+                summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure,
+                lastFailureAt, counters, limit);
     }
 
     /**
@@ -129,7 +140,7 @@ public record SessionHeader(
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens,
                 summaryVersion, lastSummaryAt, requestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters);
+                counters, spanLimit);
     }
 
     /** Everything up to {@code seq} is in a diary and the memories (or dead-lettered). */
@@ -137,13 +148,13 @@ public record SessionHeader(
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, Math.max(diaryCoveredSeq, seq), recentToolSeqs, planBlocked,
                 summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending,
-                nextAttemptAt, lastFailure, lastFailureAt, counters);
+                nextAttemptAt, lastFailure, lastFailureAt, counters, spanLimit);
     }
 
     public SessionHeader withCounter(SessionCounters.Counter counter, long amount) {
         return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
                 lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens, summaryVersion,
                 lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters.plus(counter, amount));
+                counters.plus(counter, amount), spanLimit);
     }
 }

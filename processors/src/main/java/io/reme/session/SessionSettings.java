@@ -94,6 +94,14 @@ public record SessionSettings(
         return tenantPolicies.getOrDefault(tenant, defaultPolicy);
     }
 
+    /**
+     * Tokens a summary of {@code tenant}'s sessions may take: the configured maximum, or less when the
+     * tenant's window leaves less room ({@link ContextPolicy#summaryBudget()}).
+     */
+    public int summaryBudget(String tenant) {
+        return (int) Math.min(maxSummaryTokens, policyFor(tenant).summaryBudget());
+    }
+
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,

@@ -4,6 +4,8 @@ import io.reme.context.ContextPlanner;
 import io.reme.context.ContextPolicy;
 import io.reme.context.Cut;
 import io.reme.context.PlanEntry;
+import io.reme.context.PlanLimits;
+import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -166,14 +168,23 @@ final class SessionState {
         }
         Instant now = Instant.ofEpochMilli(timestamp);
         if (result.status() == LlmStatus.FAILED) {
-            LOG.warn("compaction failed tenant={} session={} requestId={} attempts={} error={}", key.tenant(),
-                    key.session(), result.requestId(), result.attempts(), result.error());
-            headers.put(key.key(), header.withFailed(String.valueOf(result.error()), now,
-                    now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED));
+            LOG.warn("compaction failed tenant={} session={} requestId={} attempts={} failure={} error={}",
+                    key.tenant(), key.session(), result.requestId(), result.attempts(), result.failure(),
+                    result.error());
+            header = header.withFailed(String.valueOf(result.error()), now, now.plus(settings.retryBackoff()),
+                    Counter.COMPACTIONS_FAILED);
+            if (result.failure() == LlmFailure.CONTEXT_LENGTH) {
+                // The same span would be refused again: the next one (after the backoff) is half as long.
+                long limit = Math.max(1, pending.tokens() / 2);
+                LOG.warn("compaction span halved tenant={} session={} requestId={} refusedTokens={} spanLimit={}",
+                        key.tenant(), key.session(), result.requestId(), pending.tokens(), limit);
+                header = header.withSpanLimit(limit).withCounter(Counter.SPANS_SHRUNK, 1);
+            }
+            headers.put(key.key(), header);
             outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
-        List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.maxSummaryTokens());
+        List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.summaryBudget(key.tenant()));
         if (!problems.isEmpty()) {
             String problem = String.join("; ", problems);
             LOG.warn("invalid summary rejected tenant={} session={} requestId={} problem={}", key.tenant(),
@@ -186,6 +197,12 @@ final class SessionState {
         Archived archived = archive(key, pending.fromSeq(), pending.toSeq(), pending.requestId(), timestamp);
         summaries.put(key.key(), result.payload());
         header = header.withApplied(tokens.count(result.payload()), archived.count(), archived.tokens(), now);
+        if (!pending.unansweredCalls().isEmpty()) {
+            // Said once, here: the calls have left the window with this compaction and cannot come back.
+            LOG.warn("tool calls compacted without their results tenant={} session={} requestId={} calls={}",
+                    key.tenant(), key.session(), result.requestId(), String.join(",", pending.unansweredCalls()));
+            header = header.withCounter(Counter.UNANSWERED_CALLS, pending.unansweredCalls().size());
+        }
         outputs.compaction(key.tenant(), Compaction.APPLIED);
         LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
                         + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
@@ -227,10 +244,17 @@ final class SessionState {
             entries.add(new PlanEntry(stored.seq(), message.startsTurn(), stored.tokens(), message.toolUseIds(),
                     message.toolResultIds()));
         }
-        Optional<Cut> cut = ContextPlanner.plan(entries, policy.keepBudget(header.summaryTokens()));
+        Optional<Cut> cut = ContextPlanner.plan(entries, policy.keepBudget(header.summaryTokens()),
+                PlanLimits.of(policy, header.summaryTokens(), header.spanLimit()));
         if (cut.isEmpty()) {
-            LOG.debug("over threshold but no valid cut tenant={} session={} liveTokens={}", key.tenant(),
-                    key.session(), header.messageTokens());
+            // INFO when the window first blocks, DEBUG while it stays blocked turn after turn.
+            if (header.planBlocked()) {
+                LOG.debug("over threshold but still no valid cut tenant={} session={} liveTokens={}", key.tenant(),
+                        key.session(), header.messageTokens());
+            } else {
+                LOG.info("over threshold but no valid cut tenant={} session={} liveTokens={} liveMessages={}",
+                        key.tenant(), key.session(), header.messageTokens(), header.liveCount());
+            }
             return header.withPlanBlocked(true).withCounter(Counter.NO_VALID_CUT, 1);
         }
         List<Message> span = window.subList(0, cut.get().compactCount()).stream().map(StoredMessage::message).toList();
@@ -238,16 +262,18 @@ final class SessionState {
         String requestId = settings.requestSecret().requestId(compactionName(key, epoch));
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
+        List<String> unanswered = List.copyOf(cut.get().unansweredCalls());
         LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
-                header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now);
+                header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now,
+                settings.summaryBudget(key.tenant()), unanswered);
         outputs.request(key, compact, timestamp);
         outputs.compaction(key.tenant(), Compaction.REQUESTED);
         header = requestDiary(key, header, compact, span, timestamp);
-        LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={}",
-                key.tenant(), key.session(), requestId, epoch, span.size(), cut.get().compactedTokens(),
-                cut.get().keptTokens());
+        LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={} "
+                        + "unansweredCalls={}", key.tenant(), key.session(), requestId, epoch, span.size(),
+                cut.get().compactedTokens(), cut.get().keptTokens(), unanswered.size());
         return header.withPending(new PendingCompaction(requestId, epoch, fromSeq, toSeq, span.size(),
-                cut.get().compactedTokens(), now)).withCounter(Counter.COMPACTIONS_REQUESTED, 1);
+                cut.get().compactedTokens(), now, unanswered)).withCounter(Counter.COMPACTIONS_REQUESTED, 1);
     }
 
     /**

@@ -1,6 +1,10 @@
 package io.reme.session;
 
+import io.reme.context.ContextPlanner;
 import io.reme.context.ContextPolicy;
+import io.reme.context.Cut;
+import io.reme.context.PlanEntry;
+import io.reme.message.Message;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +16,12 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * What an agent gets back for a session: its summary, live messages and token accounting, plus
  * the state of compaction. Read from the stores through interactive queries.
+ *
+ * <p>The summary and the messages served never exceed {@code maxInputLength} less the reserved
+ * tokens. Compaction keeps the window below that, but while a compaction is in flight or failing
+ * (an LLM outage) messages keep coming; then the oldest live messages are held back from the view
+ * (they stay live and are compacted when the LLM answers), at a turn start if one fits, and
+ * {@link Tokens#omittedMessages()} says how many.
  */
 public record SessionView(
         String tenant,
@@ -23,9 +33,14 @@ public record SessionView(
         Tokens tokens,
         Compaction compaction) {
 
-    /** Token accounting: {@code usageRatio} is total / maxInputLength, {@code thresholdRatio} messages / threshold. */
+    /**
+     * Token accounting of what is served: {@code total} is summary + messages, {@code usageRatio}
+     * (total + reserved tokens) / maxInputLength, never above 1; {@code thresholdRatio} is all live
+     * messages (served and omitted) / threshold; {@code omittedMessages} and {@code omittedTokens} are
+     * the oldest live messages held back so the context fits the model.
+     */
     public record Tokens(String encoding, long summary, long messages, long total, long threshold, long keepBudget,
-            int maxInputLength, double usageRatio, double thresholdRatio) {
+            int maxInputLength, double usageRatio, double thresholdRatio, int omittedMessages, long omittedTokens) {
     }
 
     /** Compaction state: what is in flight, what happened last, and the counters. */
@@ -55,16 +70,51 @@ public record SessionView(
             }
         }
         long threshold = policy.threshold(header.summaryTokens());
-        long total = header.summaryTokens() + header.messageTokens();
-        Tokens tokens = new Tokens(encoding, header.summaryTokens(), header.messageTokens(), total, threshold,
+        int omitted = omitted(live, header.messageTokens(), policy.servedMessageBudget(header.summaryTokens()));
+        long omittedTokens = 0;
+        for (StoredMessage message : live.subList(0, omitted)) {
+            omittedTokens += message.tokens();
+        }
+        live = live.subList(omitted, live.size());
+        long served = header.messageTokens() - omittedTokens;
+        long total = header.summaryTokens() + served;
+        Tokens tokens = new Tokens(encoding, header.summaryTokens(), served, total, threshold,
                 policy.keepBudget(header.summaryTokens()), policy.maxInputLength(),
                 (double) (total + policy.reservedTokens()) / policy.maxInputLength(),
-                threshold <= 0 ? 1.0 : (double) header.messageTokens() / threshold);
+                threshold <= 0 ? 1.0 : (double) header.messageTokens() / threshold, omitted, omittedTokens);
         Compaction compaction = new Compaction(header.pending(), header.lastSummaryAt(), header.nextAttemptAt(),
                 header.lastFailure(), header.lastFailureAt(), header.epoch(), header.counters().values());
         String summary = summaries.get(key.key());
         return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), summary == null ? "" : summary,
                 header.summaryVersion(), live, tokens, compaction));
+    }
+
+    /**
+     * How many of the oldest messages to hold back so the rest fit {@code budget}: none when all fit;
+     * else the fewest that leave a part starting at a turn, without a tool call apart from its result
+     * (the planner's rule); else, when no such part fits, the fewest that leave any part that fits.
+     */
+    static int omitted(List<StoredMessage> live, long liveTokens, long budget) {
+        if (liveTokens <= budget) {
+            return 0;
+        }
+        List<PlanEntry> entries = new ArrayList<>(live.size());
+        for (StoredMessage stored : live) {
+            Message message = stored.message();
+            entries.add(new PlanEntry(stored.seq(), message.startsTurn(), stored.tokens(), message.toolUseIds(),
+                    message.toolResultIds()));
+        }
+        Optional<Cut> cut = ContextPlanner.plan(entries, budget);
+        if (cut.isPresent() && !cut.get().overBudget()) {
+            return cut.get().compactCount();
+        }
+        long kept = liveTokens;
+        int drop = 0;
+        while (drop < live.size() && kept > budget) {
+            kept -= live.get(drop).tokens();
+            drop++;
+        }
+        return drop;
     }
 
     private static List<StoredMessage> liveMessages(ReadOnlyKeyValueStore<String, StoredMessage> messages,

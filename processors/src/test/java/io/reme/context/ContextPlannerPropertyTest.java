@@ -55,6 +55,125 @@ class ContextPlannerPropertyTest {
         assertTrue(tally.reusedIds >= conversations / 50, "too few windows with reused ids: " + counts);
     }
 
+    /**
+     * With limits, against a brute force of their own rules: a call without its result is given up
+     * once enough turns have started or tokens have followed its first use, and the compacted part
+     * stays within the span limit unless the smallest allowed cut alone exceeds it.
+     */
+    @Test
+    void agreesWithBruteForceUnderOrphanAndSpanLimits() {
+        int conversations = 3000;
+        int orphanDecisive = 0;
+        int spanDecisive = 0;
+        for (int k = 0; k < conversations; k++) {
+            long seed = BASE_SEED + 2_000_000 + k;
+            Random rnd = new Random(seed);
+            List<PlanEntry> window = generate(rnd, 60);
+            long budget = chooseBudget(rnd, window);
+            long total = window.stream().mapToLong(PlanEntry::tokens).sum();
+            PlanLimits limits = new PlanLimits(1 + rnd.nextInt(4),
+                    rnd.nextBoolean() ? Long.MAX_VALUE : 1 + rnd.nextInt(40_000),
+                    rnd.nextInt(3) == 0 ? Long.MAX_VALUE : 1 + Math.floorMod(rnd.nextLong(), Math.max(1, total)));
+            String context = "seed=" + seed + " budget=" + budget + " limits=" + limits + " window=" + describe(window);
+
+            LimitsOracle oracle = new LimitsOracle(window, limits);
+            Optional<Cut> actual = ContextPlanner.plan(window, budget, limits);
+            Optional<Cut> expected = oracle.bestCut(budget);
+            assertEquals(expected, actual, context);
+
+            if (!expected.equals(oracle.withoutOrphans().bestCut(budget))) {
+                orphanDecisive++;
+            }
+            LimitsOracle unboundedSpan = new LimitsOracle(window,
+                    new PlanLimits(limits.orphanCallTurns(), limits.orphanCallTokens(), Long.MAX_VALUE));
+            if (!expected.equals(unboundedSpan.bestCut(budget))) {
+                spanDecisive++;
+            }
+        }
+        assertTrue(orphanDecisive >= conversations / 50, "orphan rule rarely decisive: " + orphanDecisive);
+        assertTrue(spanDecisive >= conversations / 20, "span limit rarely decisive: " + spanDecisive);
+    }
+
+    /** The limits' rules by brute force, over the plain rules of {@link Oracle} without the in-flight one. */
+    private static final class LimitsOracle {
+        private final List<PlanEntry> window;
+        private final PlanLimits limits;
+        private final Oracle plain;
+        /** Uses of calls still in flight and not given up, and the given-up ids with their first use. */
+        private final List<Integer> pinning = new ArrayList<>();
+        private final Map<String, Integer> orphans = new HashMap<>();
+
+        LimitsOracle(List<PlanEntry> window, PlanLimits limits) {
+            this.window = window;
+            this.limits = limits;
+            this.plain = new Oracle(window, true, true, false);
+            Map<String, Integer> uses = new HashMap<>();
+            Map<String, Integer> results = new HashMap<>();
+            Map<String, Integer> firstUse = new HashMap<>();
+            for (int i = 0; i < window.size(); i++) {
+                for (String id : window.get(i).toolUseIds()) {
+                    uses.merge(id, 1, Integer::sum);
+                    firstUse.putIfAbsent(id, i);
+                }
+                for (String id : window.get(i).toolResultIds()) {
+                    results.merge(id, 1, Integer::sum);
+                }
+            }
+            firstUse.forEach((id, first) -> {
+                if (uses.get(id) <= results.getOrDefault(id, 0)) {
+                    return;
+                }
+                int turns = 0;
+                long tokens = 0;
+                for (int j = first + 1; j < window.size(); j++) {
+                    turns += window.get(j).turnStart() ? 1 : 0;
+                    tokens += window.get(j).tokens();
+                }
+                if (turns >= limits.orphanCallTurns() || tokens >= limits.orphanCallTokens()) {
+                    orphans.put(id, first);
+                } else {
+                    pinning.add(first);
+                }
+            });
+        }
+
+        LimitsOracle withoutOrphans() {
+            return new LimitsOracle(window, new PlanLimits(Integer.MAX_VALUE, Long.MAX_VALUE, limits.maxSpanTokens()));
+        }
+
+        Optional<Cut> bestCut(long budget) {
+            List<Integer> eligible = new ArrayList<>();
+            for (int c : plain.allowedCuts()) {
+                if (pinning.stream().anyMatch(use -> use < c)) {
+                    continue;
+                }
+                if (eligible.isEmpty() || plain.sum(0, c) <= limits.maxSpanTokens()) {
+                    eligible.add(c);
+                }
+            }
+            if (eligible.isEmpty()) {
+                return Optional.empty();
+            }
+            for (int c : eligible) {
+                if (plain.sum(c, window.size()) <= budget) {
+                    return Optional.of(cut(c, false));
+                }
+            }
+            return Optional.of(cut(eligible.get(eligible.size() - 1), true));
+        }
+
+        private Cut cut(int c, boolean overBudget) {
+            Set<String> unanswered = new HashSet<>();
+            orphans.forEach((id, first) -> {
+                if (first < c) {
+                    unanswered.add(id);
+                }
+            });
+            return new Cut(c, window.get(c - 1).seq(), plain.sum(0, c), plain.sum(c, window.size()), overBudget,
+                    unanswered);
+        }
+    }
+
     private static void check(String origin, List<PlanEntry> window, long budget, Tally tally) {
         String context = origin + " budget=" + budget + " window=" + describe(window);
         Oracle oracle = new Oracle(window, true, true, true);

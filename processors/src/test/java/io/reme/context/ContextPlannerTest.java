@@ -279,6 +279,112 @@ class ContextPlannerTest {
         assertThrows(IllegalArgumentException.class, () -> new Cut(1, 1, 0, -1, false));
     }
 
+    @Test
+    void aCallUnansweredForEnoughTurnsNoLongerPinsTheWindow() {
+        // The result of "lost" never came; the conversation went on for three more turns.
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "lost")
+                .user(10).assistant(10)
+                .user(10).assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        // Without limits the call pins every cut at itself: no cut at all, for ever.
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 20));
+        // Three turns have started after it: with a limit of three it is unanswered for good.
+        Cut cut = ContextPlanner.plan(w, 20, new PlanLimits(3, Long.MAX_VALUE, Long.MAX_VALUE)).orElseThrow();
+        assertEquals(new Cut(6, 60, 60, 20, false, Set.of("lost")), cut);
+        // With a limit of four it still waits for its result.
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 20, new PlanLimits(4, Long.MAX_VALUE, Long.MAX_VALUE)));
+    }
+
+    @Test
+    void aCallFollowedByEnoughTokensIsUnansweredForGood() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "lost")
+                .user(500).assistant(500)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(Optional.empty(), ContextPlanner.plan(w, 20, new PlanLimits(10, 1021, Long.MAX_VALUE)));
+        assertEquals(new Cut(4, 40, 1020, 20, false, Set.of("lost")),
+                ContextPlanner.plan(w, 20, new PlanLimits(10, 1020, Long.MAX_VALUE)).orElseThrow());
+    }
+
+    @Test
+    void anUnansweredCallIsReportedOnlyWhenItIsCompacted() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).assistant(10)
+                .user(10).call(10, "lost")
+                .user(10).assistant(10)
+                .user(10).assistant(10)
+                .build();
+        PlanLimits limits = new PlanLimits(1, Long.MAX_VALUE, Long.MAX_VALUE);
+
+        assertEquals(new Cut(2, 20, 20, 60, false, Set.of()), ContextPlanner.plan(w, 1000, limits).orElseThrow());
+        assertEquals(new Cut(4, 40, 40, 40, false, Set.of("lost")), ContextPlanner.plan(w, 40, limits).orElseThrow());
+    }
+
+    @Test
+    void aRecentCallWithoutResultStillPinsTheWindowUnderLimits() {
+        List<PlanEntry> w = new Conversation()
+                .user(10).assistant(10)
+                .user(10).call(10, "running")
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(2, 20, 20, 40, true, Set.of()),
+                ContextPlanner.plan(w, 20, new PlanLimits(2, 1000, Long.MAX_VALUE)).orElseThrow());
+    }
+
+    @Test
+    void theSpanLimitTakesABacklogInSteps() {
+        // Ten turns of 100 tokens; keeping 100 would compact 900 at once.
+        Conversation c = new Conversation();
+        for (int i = 0; i < 10; i++) {
+            c.user(50).assistant(50);
+        }
+        List<PlanEntry> w = c.build();
+
+        assertEquals(new Cut(18, 180, 900, 100, false), plan(w, 100));
+        // At most 350 tokens per step: the largest allowed cut within it, marked over budget.
+        assertEquals(new Cut(6, 60, 300, 700, true),
+                ContextPlanner.plan(w, 100, new PlanLimits(1, Long.MAX_VALUE, 350)).orElseThrow());
+        // A limit exactly on a turn boundary is reached, not passed.
+        assertEquals(new Cut(8, 80, 400, 600, true),
+                ContextPlanner.plan(w, 100, new PlanLimits(1, Long.MAX_VALUE, 400)).orElseThrow());
+        // Within the limit the budget decides as before.
+        assertEquals(new Cut(2, 20, 100, 900, false),
+                ContextPlanner.plan(w, 900, new PlanLimits(1, Long.MAX_VALUE, 350)).orElseThrow());
+    }
+
+    @Test
+    void aFirstTurnLargerThanTheSpanLimitIsStillTakenAlone() {
+        List<PlanEntry> w = new Conversation()
+                .user(500).assistant(500)
+                .user(10).assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(2, 20, 1000, 40, true),
+                ContextPlanner.plan(w, 20, new PlanLimits(1, Long.MAX_VALUE, 100)).orElseThrow());
+    }
+
+    @Test
+    void planLimitsValidate() {
+        assertThrows(IllegalArgumentException.class, () -> new PlanLimits(0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new PlanLimits(1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new PlanLimits(1, 1, 0));
+        ContextPolicy policy = new ContextPolicy(10_000, 0.7, 100, 0, 3, 5000, 0.25);
+        assertEquals(new PlanLimits(3, 5000, 2500), PlanLimits.of(policy, 0, 0));
+        // The previous summary goes into the same prompt.
+        assertEquals(new PlanLimits(3, 5000, 2200), PlanLimits.of(policy, 300, 0));
+        assertEquals(new PlanLimits(3, 5000, 1), PlanLimits.of(policy, 3000, 0));
+        // A limit learnt from a refusal applies when it is the smaller.
+        assertEquals(new PlanLimits(3, 5000, 1200), PlanLimits.of(policy, 0, 1200));
+        assertEquals(new PlanLimits(3, 5000, 2200), PlanLimits.of(policy, 300, 9000));
+    }
+
     private static Cut plan(List<PlanEntry> window, long keepBudget) {
         return ContextPlanner.plan(window, keepBudget).orElseThrow(() -> new AssertionError("expected a cut"));
     }

@@ -96,8 +96,81 @@ class ContextPolicyTest {
     @Test
     void acceptsTheEdgesOfTheRanges() {
         assertEquals(950, new ContextPolicy(1000, 1.0, 0, 0).baseThreshold());
-        assertEquals(87162, new ContextPolicy(131072, 0.7, 0, 87161).baseThreshold());
-        assertEquals(1, new ContextPolicy(131072, 0.7, 0, 87161).threshold(0));
+        // The smallest room a summary budget of 100 fits in: 87162 - 86962 = 200.
+        assertEquals(87162, new ContextPolicy(131072, 0.7, 0, 86962).baseThreshold());
+        assertEquals(200, new ContextPolicy(131072, 0.7, 0, 86962).threshold(0));
+        assertEquals(100, new ContextPolicy(131072, 0.7, 0, 86962).summaryBudget());
+        assertEquals(131072, new ContextPolicy(131072, 0.7, 0, 0, 1, 1, 1.0).maxSpanTokens(0));
+    }
+
+    @Test
+    void refusesAWindowWithoutRoomForASummary() {
+        // Room above the reserve 87162 - 77161 - 10000 = 1: the reserve fits, a summary does not.
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10000, 77161), "summary budget", "0", "100");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 0, 87161), "summary budget");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 0, 86963), "summary budget", "99");
+    }
+
+    @Test
+    void theSummaryBudgetIsHalfTheRoomAboveTheReserve() {
+        assertEquals((87162 - 10000) / 2, ContextPolicy.defaults().summaryBudget());
+        // The small window of the demo: floor(3000 x 0.7 x 0.95) = 1995, (1995 - 500) / 2 = 747.
+        assertEquals(747, new ContextPolicy(3000, 0.7, 500, 0).summaryBudget());
+        // floor(131072 x 0.9) = 117964 for the span and the previous summary together.
+        assertEquals(117964, ContextPolicy.defaults().maxSpanTokens(0));
+        assertEquals(113964, ContextPolicy.defaults().maxSpanTokens(4000));
+    }
+
+    @Test
+    void rejectsOutOfRangeLimits() {
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10, 0, 0, 10, 0.5), "orphanCallTurns");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10, 0, 1, 0, 0.5), "orphanCallTokens");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10, 0, 1, 10, 0.0), "maxSpanShare");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10, 0, 1, 10, 1.5), "maxSpanShare");
+        assertRejected(() -> new ContextPolicy(131072, 0.7, 10, 0, 1, 10, Double.NaN), "maxSpanShare");
+    }
+
+    /**
+     * Over a grid of accepted policies: a summary within its budget leaves the threshold above the
+     * reserve (so a compaction frees room and is not due again on the next turn), and summary plus
+     * a window just under the threshold, plus the reserved tokens, stays under maxInputLength.
+     */
+    @Test
+    void everyAcceptedPolicyHoldsItsSummaryAndWindowWithinTheInput() {
+        int accepted = 0;
+        int[] inputs = {1, 150, 400, 1000, 3000, 4000, 8192, 32768, 131072, 1_000_000, Integer.MAX_VALUE};
+        double[] ratios = {0.05, 0.3, 0.5, 0.7, 0.9, 1.0};
+        int[] reserves = {0, 10, 200, 500, 2000, 10000, 100000};
+        int[] reservations = {0, 50, 1000, 20000};
+        for (int input : inputs) {
+            for (double ratio : ratios) {
+                for (int reserve : reserves) {
+                    for (int reserved : reservations) {
+                        ContextPolicy policy;
+                        try {
+                            policy = new ContextPolicy(input, ratio, reserve, reserved);
+                        } catch (IllegalArgumentException refused) {
+                            continue;
+                        }
+                        accepted++;
+                        String at = input + "/" + ratio + "/" + reserve + "/" + reserved;
+                        long budget = policy.summaryBudget();
+                        assertTrue(budget >= ContextPolicy.MIN_SUMMARY_BUDGET, at);
+                        for (long summary : new long[] {0, budget / 2, budget}) {
+                            long threshold = policy.threshold(summary);
+                            assertTrue(threshold > reserve, at + " summary " + summary);
+                            assertTrue(threshold - reserve >= budget, at + " summary " + summary);
+                            assertEquals(reserve, policy.keepBudget(summary), at);
+                            // The largest window that does not yet compact, beside the summary.
+                            long served = summary + threshold - 1 + reserved;
+                            assertTrue(served < input, at + " serves " + served);
+                            assertTrue(threshold - 1 <= policy.servedMessageBudget(summary), at);
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(accepted > 100, "accepted " + accepted);
     }
 
     @Test
@@ -106,7 +179,7 @@ class ContextPolicyTest {
         IllegalArgumentException e = assertRejected(
                 () -> new ContextPolicy(131072, 0.7, 10000, 77162), "87162", "77162", "10000");
         assertTrue(e.getMessage().contains("reserve"), e.getMessage());
-        assertEquals(10001, new ContextPolicy(131072, 0.7, 10000, 77161).threshold(0));
+        assertEquals(10200, new ContextPolicy(131072, 0.7, 10000, 76962).threshold(0));
         assertRejected(() -> new ContextPolicy(1000, 0.5, 475, 0), "475");
         assertRejected(() -> new ContextPolicy(131072, 0.7, 0, 87162), "87162");
         assertRejected(() -> new ContextPolicy(1, 0.5, 0, 0), "baseThreshold");

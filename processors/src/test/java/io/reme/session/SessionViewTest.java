@@ -66,6 +66,59 @@ class SessionViewTest {
     }
 
     @Test
+    void aWindowOverTheModelsInputIsServedWithoutItsOldestMessages() {
+        // A compaction is late: 3 x 4,000 tokens live against a 10,000-token input.
+        SessionHeader header = SessionHeader.empty("acme", "s1", "carol");
+        for (long seq = 0; seq < 3; seq++) {
+            header = append(header, seq, 4000);
+        }
+        headers.map.put(KEY.key(), header);
+
+        SessionView view = read();
+
+        assertEquals(List.of(1L, 2L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(8000, view.tokens().messages());
+        assertEquals(8000, view.tokens().total());
+        assertEquals(1, view.tokens().omittedMessages());
+        assertEquals(4000, view.tokens().omittedTokens());
+        assertEquals(0.8, view.tokens().usageRatio(), 1e-9);
+        assertEquals(12000.0 / POLICY.threshold(0), view.tokens().thresholdRatio(), 1e-9);
+    }
+
+    @Test
+    void theSummaryAndReservedTokensCountAgainstTheInputToo() {
+        ContextPolicy policy = new ContextPolicy(10_000, 0.7, 100, 1000);
+        // A summary of 1,500 tokens (from a compaction of nothing, to keep the sequence at 0), then four messages.
+        SessionHeader header = SessionHeader.empty("acme", "s1", "carol")
+                .withPending(new PendingCompaction("r1", 1, -1, -1, 0, 0, Instant.EPOCH))
+                .withApplied(1500, 0, 0, Instant.EPOCH);
+        for (long seq = 0; seq < 4; seq++) {
+            header = append(header, seq, 2000);
+        }
+        headers.map.put(KEY.key(), header);
+
+        SessionView view = SessionView.read(headers, messages, summaries, KEY, policy, "cl100k_base").orElseThrow();
+
+        // 10,000 - 1,000 reserved - 1,500 summary leaves 7,500 for messages: three of 2,000 fit, not four.
+        assertEquals(List.of(1L, 2L, 3L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(1, view.tokens().omittedMessages());
+        assertEquals(7500, view.tokens().total());
+        assertEquals(0.85, view.tokens().usageRatio(), 1e-9); // (1,500 + 6,000 + 1,000) / 10,000
+    }
+
+    @Test
+    void messagesAreHeldBackAtATurnStartWhenOneFits() {
+        List<StoredMessage> live = List.of(stored(0, Role.USER, 3000), stored(1, Role.ASSISTANT, 3000),
+                stored(2, Role.USER, 3000), stored(3, Role.ASSISTANT, 3000));
+        assertEquals(0, SessionView.omitted(live, 12000, 12000));
+        // Holding back one would fit, but would serve an answer without its question.
+        assertEquals(2, SessionView.omitted(live, 12000, 9000));
+        // No turn start leaves a part that fits: the fewest oldest messages that do.
+        assertEquals(3, SessionView.omitted(live, 12000, 3000));
+        assertEquals(4, SessionView.omitted(live, 12000, 2000));
+    }
+
+    @Test
     void anUnknownSessionHasNoView() {
         assertEquals(java.util.Optional.empty(),
                 SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
@@ -82,6 +135,11 @@ class SessionViewTest {
 
     private void message(long seq, int tokens) {
         messages.map.put(KEY.messageKey(seq), stored(seq, tokens));
+    }
+
+    private static StoredMessage stored(long seq, Role role, int tokens) {
+        return new StoredMessage(seq, tokens, new Message("acme", "s1", "carol", "m" + seq, role, null,
+                Instant.EPOCH.plusSeconds(seq), List.of(new Block.Text("message " + seq))));
     }
 
     private static StoredMessage stored(long seq, int tokens) {

@@ -88,6 +88,14 @@ public final class AppConfig {
             "Tokens of newest messages kept live when compacting.", Parsers.intIn(0, Integer.MAX_VALUE));
     public static final ConfigField<Integer> RESERVED_TOKENS = new ConfigField<>("reme.context.reserved-tokens", "0",
             "Tokens set aside for the agent's system prompt.", Parsers.intIn(0, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> ORPHAN_CALL_TURNS = new ConfigField<>("reme.context.orphan-call-turns",
+            Integer.toString(ContextPolicy.DEFAULT_ORPHAN_CALL_TURNS),
+            "A tool call still without its result after this many new turns no longer holds back compaction; "
+                    + "the summary names it as unanswered.", Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> ORPHAN_CALL_TOKENS = new ConfigField<>("reme.context.orphan-call-tokens",
+            Integer.toString(ContextPolicy.DEFAULT_ORPHAN_CALL_TOKENS),
+            "The same, after this many tokens have followed the call (whichever comes first).",
+            Parsers.intIn(1, Integer.MAX_VALUE));
     public static final ConfigField<String> TOKEN_ENCODING = new ConfigField<>("reme.tokens.encoding", "o200k_base",
             "jtokkit encoding: o200k_base, cl100k_base, p50k_base, p50k_edit or r50k_base.",
             Parsers.oneOf("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base"));
@@ -104,7 +112,13 @@ public final class AppConfig {
     public static final ConfigField<String> LANGUAGE = new ConfigField<>("reme.summary.language", "en",
             "Language summaries and diaries are written in.", Parsers.text());
     public static final ConfigField<Integer> SUMMARY_MAX_TOKENS = new ConfigField<>("reme.summary.max-tokens", "4000",
-            "Token budget of a summary; a longer one is refused and retried.", Parsers.intIn(100, 1_000_000));
+            "Most tokens a summary may have; a window's budget is lower when half the room between its reserve and "
+                    + "its threshold is smaller. A longer summary is refused and retried.", Parsers.intIn(100, 1_000_000));
+    public static final ConfigField<Double> MAX_SPAN_SHARE = new ConfigField<>("reme.compaction.max-span-share",
+            Double.toString(ContextPolicy.DEFAULT_MAX_SPAN_SHARE),
+            "Share of max-input-length the messages and previous summary of one compaction request may take; a larger "
+                    + "backlog is compacted in several steps, and a span the model refuses as too long is halved.",
+            Parsers.fraction());
     public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
             "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
     public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
@@ -235,7 +249,9 @@ public final class AppConfig {
     public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
             ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
             PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
-            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS, RETRY_BACKOFF,
+            ORPHAN_CALL_TURNS, ORPHAN_CALL_TOKENS,
+            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS,
+            MAX_SPAN_SHARE, RETRY_BACKOFF,
             PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, HEALTH_THREAD_FAILURES, HEALTH_FAILURE_WINDOW,
             LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
@@ -346,7 +362,8 @@ public final class AppConfig {
                             valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
                             valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
                             valueOr(options, RESERVE, defaults.reserve()),
-                            valueOr(options, RESERVED_TOKENS, defaults.reservedTokens())));
+                            valueOr(options, RESERVED_TOKENS, defaults.reservedTokens()),
+                            defaults.orphanCallTurns(), defaults.orphanCallTokens(), defaults.maxSpanShare()));
                 } catch (IllegalArgumentException e) {
                     errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
                 }
@@ -460,7 +477,8 @@ public final class AppConfig {
     }
 
     public ContextPolicy contextPolicy() {
-        return new ContextPolicy(get(MAX_INPUT_LENGTH), get(COMPACT_RATIO), get(RESERVE), get(RESERVED_TOKENS));
+        return new ContextPolicy(get(MAX_INPUT_LENGTH), get(COMPACT_RATIO), get(RESERVE), get(RESERVED_TOKENS),
+                get(ORPHAN_CALL_TURNS), get(ORPHAN_CALL_TOKENS), get(MAX_SPAN_SHARE));
     }
 
     public Map<String, ContextPolicy> tenantPolicies() {

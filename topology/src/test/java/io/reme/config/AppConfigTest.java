@@ -207,6 +207,35 @@ class AppConfigTest {
     }
 
     @Test
+    void aWindowWithoutRoomForASummaryIsRejected() {
+        // floor(1000 x 0.7 x 0.95) = 665; (665 - 500) / 2 = 82 tokens of summary: too few for one.
+        ConfigException e = rejected(Map.of(), Map.of(), Map.of(MAX_INPUT, "1000", "reme.context.reserve", "500"));
+        assertTrue(e.problems().get(0).startsWith("reme.context"), e.problems()::toString);
+        assertTrue(e.problems().get(0).contains("summary budget"), e.problems()::toString);
+        // A tenant's window is held to the same rule.
+        ConfigException tenant = rejected(Map.of("reme.tenant.acme.context.max-input-length", "1000",
+                "reme.tenant.acme.context.reserve", "500"), Map.of(), Map.of());
+        assertTrue(problemOf(tenant, "reme.tenant.acme.context").contains("summary budget"), tenant.problems()::toString);
+    }
+
+    @Test
+    void theWindowLimitsAreReadAndGoToEveryTenantsPolicy() {
+        AppConfig config = AppConfig.load(Map.of("reme.tenant.acme.context.reserve", "2000"),
+                Map.of("REME_CONTEXT_ORPHAN_CALL_TURNS", "4"),
+                Map.of("reme.context.orphan-call-tokens", "900", "reme.compaction.max-span-share", "0.25"));
+        for (ContextPolicy policy : List.of(config.contextPolicy(), config.tenantPolicies().get("acme"))) {
+            assertEquals(4, policy.orphanCallTurns());
+            assertEquals(900, policy.orphanCallTokens());
+            assertEquals(0.25, policy.maxSpanShare());
+        }
+        assertEquals(2000, config.tenantPolicies().get("acme").reserve());
+        assertTrue(problemOf(rejected(Map.of(), Map.of(), Map.of("reme.compaction.max-span-share", "0")),
+                "reme.compaction.max-span-share").contains("(0, 1]"));
+        assertTrue(problemOf(rejected(Map.of(), Map.of(), Map.of("reme.context.orphan-call-turns", "0")),
+                "reme.context.orphan-call-turns").length() > 0);
+    }
+
+    @Test
     void theOpenAiEmbeddingProviderNeedsAModelItsDimensionsAndAKey() {
         ConfigException e = rejected(Map.of(), Map.of("REME_EMBEDDING_PROVIDER", "openai"), Map.of());
         assertTrue(problemOf(e, "reme.embedding.model").contains("required"), e.problems()::toString);

@@ -1,0 +1,13 @@
+package io.reme.provider;
+
+/**
+ * The model refused the prompt as longer than its context. Never retryable: the same prompt would be
+ * refused again; the session processor halves the span of the next compaction instead.
+ */
+public final class ContextLengthExceededException extends LlmException {
+    private static final long serialVersionUID = 1L;
+
+    public ContextLengthExceededException(String message, Throwable cause) {
+        super(message, false, cause);
+    }
+}
