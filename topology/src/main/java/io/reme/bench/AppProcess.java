@@ -32,6 +32,8 @@ public final class AppProcess implements AutoCloseable {
         Thread reader = new Thread(this::copyOutput, "app-process-output");
         reader.setDaemon(true);
         reader.start();
+        // A child must not outlive the JVM that started it, however that JVM ends.
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "app-process-stop"));
     }
 
     /**
