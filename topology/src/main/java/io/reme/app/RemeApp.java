@@ -15,6 +15,7 @@ import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
+import io.reme.query.QueryLimits;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -158,7 +159,9 @@ public final class RemeApp implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings), metrics,
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings,
+                            new QueryLimits(config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))), metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT));
             if (!running.await(120, TimeUnit.SECONDS)) {

@@ -138,6 +138,12 @@ public final class AppConfig {
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_CHARS = new ConfigField<>("reme.search.max-query-chars",
+            "4096", "Longest search text (POST /v1/search, /v1/memories/retrieve); longer ones get 400 query_too_long "
+                    + "before they are embedded.", Parsers.intIn(1, 1 << 20));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_TERMS = new ConfigField<>("reme.search.max-query-terms",
+            "512", "Most terms a search text may become (words after stop words, plus CJK bigrams); more get 400 "
+                    + "query_too_long. At most 1024, Lucene's clause limit.", Parsers.intIn(1, 1024));
     public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
             "reme.memories.visibility-timeout", "10s",
             "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
@@ -199,7 +205,8 @@ public final class AppConfig {
             IDLE_AFTER, SESSION_RETENTION, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
-            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT);
+            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
+            SEARCH_MAX_QUERY_CHARS, SEARCH_MAX_QUERY_TERMS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");

@@ -101,7 +101,7 @@ public final class ApiServer implements AutoCloseable {
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
         this.diaries = new DiaryQueries(streams, routing);
         this.searches = new SearchQueries(streams, self, search.memoriesTopic(), search.partitions(),
-                search.partitioning(), search.embeddings());
+                search.partitioning(), search.embeddings(), search.limits());
         this.ingest = ingest;
         this.health = new Health(streams);
         this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),

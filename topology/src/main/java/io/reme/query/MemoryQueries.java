@@ -101,6 +101,13 @@ final class MemoryQueries {
 
     Reply update(String tenant, String id, JsonNode body, String authorization) {
         JsonNode b = fields(body, UPDATE_FIELDS);
+        if (b.hasNonNull("version") && !(b.get("version").isIntegralNumber() && b.get("version").canConvertToLong())) {
+            throw MemoryInput.invalid("'version' must be a whole number, the version read last");
+        }
+        String content = MemoryInput.content(b.get("content"), false);
+        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        String target = MemoryInput.target(b.get("target"));
+        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
         MemoryRecord current = record(tenant, id, false, authorization);
         if (current == null) {
             throw notFound(id);
@@ -113,10 +120,6 @@ final class MemoryQueries {
             throw new ApiException(409, "version_conflict", "the memory is at version " + current.version()
                     + ", not " + b.get("version").asLong() + "; read it again and repeat the edit");
         }
-        String content = MemoryInput.content(b.get("content"), false);
-        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
-        String target = MemoryInput.target(b.get("target"));
-        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
         if (content == null && metadata == null && target == null && conversationTime == null) {
             throw MemoryInput.invalid("give at least one of content, target, metadata, conversationTime");
         }
