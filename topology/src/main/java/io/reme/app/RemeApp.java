@@ -1,12 +1,13 @@
 package io.reme.app;
 
-import com.sun.net.httpserver.HttpServer;
 import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
+import io.reme.http.HttpSettings;
+import io.reme.http.WebServer;
 import io.reme.index.MemoryPartitioning;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
@@ -96,7 +97,7 @@ public final class RemeApp implements AutoCloseable {
         KafkaStreams streams = null;
         EmbeddingModel embeddings = null;
         Producer<byte[], byte[]> producer = null;
-        HttpServer bound = null;
+        WebServer bound = null;
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             Files.createDirectories(dataDir);
@@ -121,9 +122,9 @@ public final class RemeApp implements AutoCloseable {
                         config.get(AppConfig.INPUT_MAX_BYTES), config.get(AppConfig.REQUEST_MAX_BYTES),
                         config.get(AppConfig.TOOL_RETENTION)), config.get(AppConfig.REPLICATION_FACTOR));
             }
-            bound = ApiServer.bind(host, config.get(AppConfig.HTTP_PORT));
+            bound = WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config));
             String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
-            HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
+            HostInfo self = new HostInfo(advertised, bound.port());
 
             SessionSettings settings = config.sessionSettings();
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
@@ -199,7 +200,7 @@ public final class RemeApp implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, HttpServer bound,
+    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, WebServer bound,
             EmbeddedKafka broker, PrometheusMetrics metrics) {
         metrics.close();
         if (streams != null) {
@@ -209,7 +210,7 @@ public final class RemeApp implements AutoCloseable {
             producer.close(Duration.ofSeconds(5));
         }
         if (bound != null) {
-            bound.stop(0);
+            bound.close();
         }
         if (broker != null) {
             broker.close();
