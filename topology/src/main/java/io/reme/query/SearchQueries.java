@@ -114,9 +114,17 @@ public final class SearchQueries {
         }
         StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
                 .withQuery(new MemorySearch(query, candidates)).withPartitions(wanted).requireActive());
+        return collect(query, result.getPartitionResults());
+    }
+
+    /**
+     * The hits of the partitions that answered. A partition not active here is left out (the caller
+     * reports it missing); one whose index failed the search fails the whole search.
+     */
+    static PartitionHits collect(SearchQuery query, Map<Integer, QueryResult<SearchResult>> results) {
         List<Hit> hits = new ArrayList<>();
         Set<Integer> answered = new TreeSet<>();
-        for (Map.Entry<Integer, QueryResult<SearchResult>> partition : result.getPartitionResults().entrySet()) {
+        for (Map.Entry<Integer, QueryResult<SearchResult>> partition : results.entrySet()) {
             QueryResult<SearchResult> answer = partition.getValue();
             if (answer.isSuccess()) {
                 hits.addAll(answer.getResult().hits());

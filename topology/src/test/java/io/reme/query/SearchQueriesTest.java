@@ -10,8 +10,14 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.QueryResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -87,6 +93,24 @@ class SearchQueriesTest {
         assertEquals(0, embedded.get(), "nothing is embedded for a refused query");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"query\":\"q\",\"types\":\"personal\"}                   | 'types'",
+        "{\"query\":\"q\",\"types\":[7]}                              | 'types'",
+        "{\"query\":\"q\",\"k\":\"5\"}                              | 'k'",
+        "{\"query\":\"q\",\"timeRange\":{\"from\":\"garbage\"}}   | 'timeRange.from'",
+        "{\"query\":\"q\",\"timeRange\":{\"to\":12345}}             | 'timeRange.to'",
+        "{\"query\":\"q\",\"users\":[1]}                              | 'users'",
+        "{\"query\":7}                                                    | 'query'",
+    })
+    void aBadRetrieveParameterIs400NamingIt(String json, String named) {
+        ApiException e = assertThrows(ApiException.class,
+                () -> new MemoryRetrieval(searches).retrieve("acme", body(json), null));
+        assertEquals(400, e.status());
+        assertTrue(e.getMessage().contains(named), e::getMessage);
+        assertEquals(0, embedded.get());
+    }
+
     @Test
     void aTextOverTheLimitsIs400BeforeItIsEmbedded() {
         ObjectNode tooLong = Json.MAPPER.createObjectNode().put("query", "word ".repeat(41));
@@ -107,13 +131,31 @@ class SearchQueriesTest {
     }
 
     @Test
+    void anIndexThatFailsTheSearchFailsItWhileAnAbsentPartitionIsOnlyMissing() {
+        SearchQuery query = SearchQuery.text("acme", "trains", 5);
+        Map<Integer, QueryResult<SearchResult>> results = new TreeMap<>();
+        results.put(0, QueryResult.forResult(new SearchResult(List.of(), null)));
+        results.put(1, QueryResult.forFailure(FailureReason.NOT_ACTIVE, "partition 1 is not active here"));
+        SearchQueries.PartitionHits found = SearchQueries.collect(query, results);
+        assertEquals(Set.of(0), found.answered(), "a partition away is left for the caller to report missing");
+
+        results.put(2, QueryResult.forFailure(FailureReason.STORE_EXCEPTION,
+                "IndexSearcher$TooManyClauses: maxClauseCount is set to 1024"));
+        ApiException failed = assertThrows(ApiException.class, () -> SearchQueries.collect(query, results));
+        assertEquals(500, failed.status());
+        assertEquals("search_failed", failed.code());
+        assertTrue(failed.getMessage().contains("partition 2") && failed.getMessage().contains("TooManyClauses"),
+                failed::getMessage);
+    }
+
+    @Test
     void aGoodQueryIsParsedAndEmbeddedOnce() {
         SearchQuery query = searches.parse("acme", body("{\"query\":\"rotate logs\",\"k\":3,\"minScore\":0.5,"
                 + "\"fusion\":\"weighted\",\"types\":[\"personal\"],\"users\":\"u1\",\"from\":\"2026-01-01T00:00:00Z\","
                 + "\"to\":\"2026-02-01T00:00:00Z\"}"));
         assertEquals(3, query.k());
         assertEquals(0.5, query.minScore());
-        assertEquals(java.util.Set.of("u1"), query.users());
+        assertEquals(Set.of("u1"), query.users());
         assertEquals("counting", query.vectorModel());
         assertEquals(1, embedded.get());
     }
