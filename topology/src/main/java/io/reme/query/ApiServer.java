@@ -1,6 +1,7 @@
 package io.reme.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.http.AdmissionGate;
 import io.reme.http.WebServer;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
@@ -19,8 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
@@ -84,10 +84,8 @@ public final class ApiServer implements AutoCloseable {
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
     private final int maxBodyBytes;
-    /** Requests being handled or waiting for a worker, and how many may be. */
-    private final AtomicInteger admitted = new AtomicInteger();
-    private final int admissionLimit;
-    private final AtomicBoolean busy = new AtomicBoolean();
+    /** Requests handed to workers, running or waiting. */
+    private final AdmissionGate gate;
     private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
@@ -105,7 +103,7 @@ public final class ApiServer implements AutoCloseable {
             MemoryWriter writer, Duration visibilityTimeout) throws IOException {
         this.server = server;
         this.maxBodyBytes = server.settings().maxBodyBytes();
-        this.admissionLimit = server.settings().maxThreads() + server.settings().maxQueued();
+        this.gate = AdmissionGate.of(server.settings());
         this.keys = keys;
         this.metrics = metrics;
         this.openApi = openApiDocument();
@@ -133,7 +131,8 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics, MemoryWriter writer, Duration visibilityTimeout) throws IOException {
         ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, metrics, writer,
                 visibilityTimeout);
-        bound.start(new Handler.Abstract() {
+        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
+        bound.start(new Handler.Abstract.NonBlocking() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 api.accept(new Exchange(request, response, callback));
@@ -170,12 +169,13 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * Reads a request's body without holding a thread while it arrives (a client that sends half a
-     * body and stops holds nothing but its socket, until the idle timeout closes it), then handles
-     * the request on a worker: a virtual thread where the runtime has them, else the server's pool.
+     * body and stops holds nothing but its socket, until the idle timeout closes it), then hands
+     * the request to a worker: a virtual thread where the runtime has them, else the server's pool.
      */
     private void accept(Exchange exchange) {
+        Executor workers = workers(exchange.request);
         if (!exchange.hasBody()) {
-            admitted(exchange);
+            dispatch(exchange, workers);
             return;
         }
         if (exchange.contentLength() > maxBodyBytes) {
@@ -184,42 +184,41 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         // The server's SizeLimitHandler fails the read with 413 past maxBodyBytes; Jetty answers that
-        // (and a body cut short or timed out) through JsonErrorHandler once the exchange fails. Both
-        // outcomes go on a worker: Jetty finishes its own part of a failed read before the exchange ends.
-        Executor workers = workers(exchange.request);
-        Content.Source.asByteArrayAsync(exchange.request, maxBodyBytes + 1).whenCompleteAsync((body, failure) -> {
+        // (and a body cut short or timed out) through JsonErrorHandler once the exchange fails, on a
+        // worker: Jetty finishes its own part of a failed read before the exchange may end.
+        Content.Source.asByteArrayAsync(exchange.request, maxBodyBytes + 1).whenComplete((body, failure) -> {
             if (failure != null) {
                 LOG.debug("request body not read path={} error={}", exchange.path(), failure.toString());
-                exchange.fail(failure);
+                workers.execute(() -> exchange.fail(failure));
                 return;
             }
             exchange.body = body;
-            admitted(exchange);
-        }, workers);
+            dispatch(exchange, workers);
+        });
     }
 
     /**
-     * Handles the request if fewer than {@code maxThreads + maxQueued} are being handled or waiting,
-     * else answers 503 at once: a bounded queue of requests, where Jetty's own queue must stay
-     * unbounded. Health checks are always handled, so a busy instance is not taken for a dead one.
+     * Hands the request to a worker if the gate lets it in, else answers 503 at once: the bounded
+     * queue of requests (Jetty's own queue stays unbounded). Health checks always get in.
      */
-    private void admitted(Exchange exchange) {
-        boolean health = exchange.path().startsWith("/health/");
-        if (admitted.incrementAndGet() > admissionLimit && !health) {
-            admitted.decrementAndGet();
-            if (busy.compareAndSet(false, true)) {
-                LOG.warn("http api busy, refusing requests with 503 limit={}", admissionLimit);
-            }
+    private void dispatch(Exchange exchange, Executor workers) {
+        if (!gate.enter(exchange.path().startsWith("/health/"))) {
             exchange.setHeader("Retry-After", "1");
             sendJson(exchange, 503, Map.of("error", Map.of("code", "unavailable",
                     "message", "the server is busy; ask again in a moment")));
             return;
         }
         try {
-            handle(exchange);
-        } finally {
-            admitted.decrementAndGet();
-            busy.set(false);
+            workers.execute(() -> {
+                try {
+                    handle(exchange);
+                } finally {
+                    gate.leave();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            gate.leave();
+            exchange.fail(e);
         }
     }
 

@@ -144,6 +144,17 @@ class ApiServerTest {
         assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n{}"), 400,
                 "bad_request");
         assertJsonError(send("HELLO\r\n\r\n"), 400, "bad_request");
+        for (String bytes : List.of("%C3", "%FF", "%C3%28", "%u00e4")) {
+            RawHttp.Answer answer = send("GET /v1/sessions/a" + bytes + "b/context HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                    + "Bearer " + KEY + "\r\nConnection: close\r\n\r\n");
+            assertEquals(400, answer.status(), answer::toString);
+            assertTrue(answer.json().path("error").path("code").asText().matches("bad_request|invalid_session"),
+                    answer::toString);
+        }
+        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n{}"), 400, "bad_request");
+        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY + "\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"), 400, "bad_request");
         assertJsonError(send("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000)
                 + "\r\n\r\n"), 431, "headers_too_large");
         assertJsonError(send("GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n"), 400, "bad_request");
