@@ -209,7 +209,11 @@ final class MemoryInput {
             switch (name) {
                 case "type" -> {
                     for (String t : value.split(",")) {
-                        types.add(type(t));
+                        try {
+                            types.add(type(t));
+                        } catch (ApiException e) {
+                            throw invalid("'type': " + e.getMessage());
+                        }
                     }
                 }
                 case "target" -> targets.add(value);

@@ -47,5 +47,7 @@ class MemoryInputTest {
         assertTrue(e.getMessage().contains("'from'"), e::getMessage);
         ApiException limit = assertThrows(ApiException.class, () -> MemoryInput.listQuery("acme", "limit=many"));
         assertTrue(limit.getMessage().contains("'limit'"), limit::getMessage);
+        ApiException type = assertThrows(ApiException.class, () -> MemoryInput.listQuery("acme", "type=feelings"));
+        assertTrue(type.getMessage().contains("'type'"), type::getMessage);
     }
 }
