@@ -93,9 +93,16 @@ final class MemoryQueries {
         Instant now = Instant.now();
         // Generated once and never derived from the content, so edits keep it.
         String id = UUID.randomUUID().toString();
-        MemoryRecord record = new MemoryRecord(id, tenant, user, session, type, content, now, now,
-                MemoryInput.instant("conversationTime", b.get("conversationTime")), MemoryInput.metadata(b.get("metadata")),
-                null, null, target, 1, List.of());
+        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
+        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        MemoryRecord record;
+        try {
+            record = new MemoryRecord(id, tenant, user, session, type, content, now, now, conversationTime, metadata,
+                    null, null, target, 1, List.of());
+        } catch (IllegalArgumentException e) {
+            // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
+            throw MemoryInput.invalid(e.getMessage());
+        }
         return write(embedded(record), authorization, true);
     }
 
