@@ -10,6 +10,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.VirtualThreads;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,9 @@ public final class WebServer implements AutoCloseable {
         if (VirtualThreads.areSupported()) {
             pool.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor(name + "-v"));
         }
-        Server server = new Server(pool);
+        // Daemon threads only (the pool's above, the idle-timeout scheduler's here): a server left open
+        // must never keep the JVM up after the application has stopped.
+        Server server = new Server(pool, new ScheduledExecutorScheduler(name + "-scheduler", true), null);
         server.setErrorHandler(new JsonErrorHandler());
         server.setStopTimeout(2_000);
 
