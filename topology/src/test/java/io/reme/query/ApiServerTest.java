@@ -111,8 +111,10 @@ class ApiServerTest {
             assertNotNull(RawHttp.awaitClosed(sockets.get(0), IDLE.plusSeconds(5)), "an idle connection stayed open");
             Duration idle = Duration.ofNanos(System.nanoTime() - opened);
             assertTrue(idle.compareTo(IDLE) >= 0, "closed after " + idle);
-            for (Socket socket : sockets.subList(1, sockets.size())) {
-                assertNotNull(RawHttp.awaitClosed(socket, Duration.ofSeconds(5)), "a half-sent connection stayed open");
+            for (int i = 1; i < sockets.size(); i++) {
+                assertNotNull(RawHttp.awaitClosed(sockets.get(i), Duration.ofSeconds(10)),
+                        "connection " + i + " (" + (i % 3 == 0 ? "silent" : i % 3 == 1 ? "half-sent headers"
+                                : "half-sent body") + ") stayed open");
             }
         } finally {
             for (Socket socket : sockets) {
