@@ -8,6 +8,7 @@ import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
 import io.reme.worker.MemoryLookup;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -25,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -183,18 +185,61 @@ public final class ApiServer implements AutoCloseable {
                     "message", "request body is larger than " + maxBodyBytes + " bytes")));
             return;
         }
-        // The server's SizeLimitHandler fails the read with 413 past maxBodyBytes; Jetty answers that
-        // (and a body cut short or timed out) through JsonErrorHandler once the exchange fails, on a
-        // worker: Jetty finishes its own part of a failed read before the exchange may end.
-        Content.Source.asByteArrayAsync(exchange.request, maxBodyBytes + 1).whenComplete((body, failure) -> {
-            if (failure != null) {
-                LOG.debug("request body not read path={} error={}", exchange.path(), failure.toString());
-                workers.execute(() -> exchange.fail(failure));
-                return;
+        new BodyRead(exchange, workers).run();
+    }
+
+    /**
+     * Reads a body chunk by chunk as it arrives, asking Jetty to call again when more is there; no
+     * thread waits in between. A failed read (the idle timeout, a client gone, past the size
+     * limit: the server's SizeLimitHandler says 413) fails the exchange, and Jetty answers it through
+     * JsonErrorHandler and closes the connection. Written out rather than Jetty's
+     * {@code Content.Source.asByteArrayAsync}, which fails the request again after the caller has
+     * ended the exchange (a race that left one connection in thirty open after its idle timeout).
+     */
+    private final class BodyRead implements Runnable {
+        private final Exchange exchange;
+        private final Executor workers;
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+
+        BodyRead(Exchange exchange, Executor workers) {
+            this.exchange = exchange;
+            this.workers = workers;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Content.Chunk chunk = exchange.request.read();
+                if (chunk == null) {
+                    exchange.request.demand(this);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    Throwable failure = chunk.getFailure();
+                    LOG.debug("request body not read path={} error={}", exchange.path(), failure.toString());
+                    workers.execute(() -> exchange.fail(failure));
+                    return;
+                }
+                try {
+                    ByteBuffer bytes = chunk.getByteBuffer();
+                    if (body.size() + bytes.remaining() > maxBodyBytes) {
+                        workers.execute(() -> exchange.fail(new HttpException.RuntimeException(413,
+                                "request body is larger than " + maxBodyBytes + " bytes")));
+                        return;
+                    }
+                    byte[] copy = new byte[bytes.remaining()];
+                    bytes.get(copy);
+                    body.write(copy, 0, copy.length);
+                } finally {
+                    chunk.release();
+                }
+                if (chunk.isLast()) {
+                    exchange.body = body.toByteArray();
+                    dispatch(exchange, workers);
+                    return;
+                }
             }
-            exchange.body = body;
-            dispatch(exchange, workers);
-        });
+        }
     }
 
     /**
