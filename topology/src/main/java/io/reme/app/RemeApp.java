@@ -1,12 +1,13 @@
 package io.reme.app;
 
-import com.sun.net.httpserver.HttpServer;
 import io.reme.admin.TopicProvisioner;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
+import io.reme.http.HttpSettings;
+import io.reme.http.WebServer;
 import io.reme.index.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
@@ -16,6 +17,7 @@ import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
+import io.reme.query.QueryLimits;
 import io.reme.query.StreamThreadFailures;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
@@ -99,7 +101,7 @@ public final class RemeApp implements AutoCloseable {
         KafkaStreams streams = null;
         EmbeddingModel embeddings = null;
         Producer<byte[], byte[]> producer = null;
-        HttpServer bound = null;
+        WebServer bound = null;
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         try {
             PrivateFiles.tighten(dataDir);
@@ -125,9 +127,9 @@ public final class RemeApp implements AutoCloseable {
                         config.get(AppConfig.INPUT_MAX_BYTES), config.get(AppConfig.REQUEST_MAX_BYTES),
                         config.get(AppConfig.TOOL_RETENTION)), config.get(AppConfig.REPLICATION_FACTOR));
             }
-            bound = ApiServer.bind(host, config.get(AppConfig.HTTP_PORT));
+            bound = WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config));
             String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
-            HostInfo self = new HostInfo(advertised, bound.getAddress().getPort());
+            HostInfo self = new HostInfo(advertised, bound.port());
 
             SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
@@ -163,7 +165,9 @@ public final class RemeApp implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
                     new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings), metrics,
+                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings,
+                            new QueryLimits(config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))), metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT), failures);
             if (!running.await(120, TimeUnit.SECONDS)) {
@@ -201,7 +205,7 @@ public final class RemeApp implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, HttpServer bound,
+    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, WebServer bound,
             EmbeddedKafka broker, PrometheusMetrics metrics) {
         metrics.close();
         if (streams != null) {
@@ -211,7 +215,7 @@ public final class RemeApp implements AutoCloseable {
             producer.close(Duration.ofSeconds(5));
         }
         if (bound != null) {
-            bound.stop(0);
+            bound.close();
         }
         if (broker != null) {
             broker.close();

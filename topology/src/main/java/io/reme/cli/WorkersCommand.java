@@ -5,6 +5,7 @@ import io.reme.app.WorkerProcess;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.http.HttpSettings;
 import io.reme.prometheus.MetricsServer;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
@@ -43,7 +44,7 @@ final class WorkersCommand implements Callable<Integer> {
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
         MetricsServer server = MetricsServer.start(config.get(AppConfig.HTTP_HOST), config.get(AppConfig.HTTP_PORT),
-                metrics);
+                HttpSettings.from(config), metrics);
         EmbeddingModel embeddings = Providers.embeddings(config);
         String searchUrl = config.get(AppConfig.WORKERS_SEARCH_URL);
         MemoryLookup lookup = searchUrl.isBlank() ? MemoryLookup.NONE

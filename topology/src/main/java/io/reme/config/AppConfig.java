@@ -46,6 +46,20 @@ public final class AppConfig {
     public static final ConfigField<String> ADVERTISED_HOST = new ConfigField<>("reme.http.advertised-host", "",
             "Host other instances use to reach this one's API (Streams application.server). Empty = reme.http.host.",
             Parsers.text());
+    public static final ConfigField<Duration> HTTP_IDLE_TIMEOUT = new ConfigField<>("reme.http.idle-timeout", "30s",
+            "How long the HTTP server waits on a silent connection (idle, or a request half sent) before closing it.",
+            Parsers.positiveDuration());
+    public static final ConfigField<Integer> HTTP_MAX_THREADS = new ConfigField<>("reme.http.max-threads", "64",
+            "HTTP worker threads on a Java without virtual threads (17-20); from Java 21 requests run on virtual "
+                    + "threads and this bounds only the server's own platform threads.", Parsers.intIn(8, 4096));
+    public static final ConfigField<Integer> HTTP_MAX_QUEUED = new ConfigField<>("reme.http.max-queued", "1024",
+            "HTTP jobs waiting for a worker thread; beyond them a new connection is closed at once.",
+            Parsers.intIn(1, 1_000_000));
+    public static final ConfigField<Integer> HTTP_MAX_HEADER_BYTES = new ConfigField<>("reme.http.max-header-bytes",
+            "16384", "Largest request line and headers; larger requests get 431 (or 414 for a long URI).",
+            Parsers.intIn(1024, 1 << 20));
+    public static final ConfigField<Integer> HTTP_MAX_BODY_BYTES = new ConfigField<>("reme.http.max-body-bytes",
+            "16777216", "Largest request body; larger ones get 413 before they are read.", Parsers.intIn(1024, 1 << 30));
     public static final ConfigField<String> API_KEYS = new ConfigField<>("reme.api.keys", "",
             "Bearer tokens per tenant as tenant:key,tenant:key. Empty serves tenant 'demo' with a random key printed "
                     + "at start and written to <data-dir>/api-key.", Parsers.text());
@@ -195,6 +209,12 @@ public final class AppConfig {
 
     public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
             "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_CHARS = new ConfigField<>("reme.search.max-query-chars",
+            "4096", "Longest search text (POST /v1/search, /v1/memories/retrieve); longer ones get 400 query_too_long "
+                    + "before they are embedded.", Parsers.intIn(1, 1 << 20));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_TERMS = new ConfigField<>("reme.search.max-query-terms",
+            "512", "Most terms a search text may become (words after stop words, plus CJK bigrams); more get 400 "
+                    + "query_too_long. At most 1024, Lucene's clause limit.", Parsers.intIn(1, 1024));
     public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
             "reme.memories.visibility-timeout", "10s",
             "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
@@ -260,7 +280,9 @@ public final class AppConfig {
             EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
             EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
             METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
-            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS, DIARY_RETRY_BACKOFF, DIARY_MAX_FAILURES);
+            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS, DIARY_RETRY_BACKOFF, DIARY_MAX_FAILURES,
+            HTTP_IDLE_TIMEOUT, HTTP_MAX_THREADS, HTTP_MAX_QUEUED, HTTP_MAX_HEADER_BYTES, HTTP_MAX_BODY_BYTES,
+            SEARCH_MAX_QUERY_CHARS, SEARCH_MAX_QUERY_TERMS);
 
     private static final Pattern TENANT_OPTION =
             Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");

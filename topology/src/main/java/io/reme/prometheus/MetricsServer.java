@@ -1,55 +1,89 @@
 package io.reme.prometheus;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.reme.http.HttpSettings;
+import io.reme.http.WebServer;
+import io.reme.json.Json;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * {@code GET /metrics} alone, for processes without the HTTP API (the {@code workers} command), so
- * Prometheus scrapes them like the instances. Lifecycle: {@link #start}, {@link #close}.
+ * Prometheus scrapes them like the instances. Runs on a {@link WebServer} with the API's limits.
+ * Lifecycle: {@link #start}, {@link #close}.
  */
 public final class MetricsServer implements AutoCloseable {
-    private final HttpServer server;
+    private final WebServer server;
 
-    private MetricsServer(HttpServer server) {
+    private MetricsServer(WebServer server) {
         this.server = server;
     }
 
     /** Serves {@code metrics} on {@code host:port} (0 picks a free port). */
     public static MetricsServer start(String host, int port, PrometheusMetrics metrics) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        server.createContext("/", exchange -> answer(exchange, metrics));
-        server.start();
+        return start(host, port, HttpSettings.DEFAULT, metrics);
+    }
+
+    /** Serves {@code metrics} on {@code host:port} (0 picks a free port) with {@code settings}' limits. */
+    public static MetricsServer start(String host, int port, HttpSettings settings, PrometheusMetrics metrics)
+            throws IOException {
+        WebServer server = WebServer.bind("reme-metrics", host, port, settings);
+        try {
+            server.start(new Handler.Abstract() {
+                @Override
+                public boolean handle(Request request, Response response, Callback callback) {
+                    answer(request, response, callback, metrics);
+                    return true;
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
         return new MetricsServer(server);
     }
 
-    private static void answer(HttpExchange exchange, PrometheusMetrics metrics) throws IOException {
-        try (exchange) {
-            boolean found = exchange.getRequestURI().getPath().equals("/metrics");
-            if (found && !exchange.getRequestMethod().equals("GET")) {
-                exchange.getResponseHeaders().set("Allow", "GET");
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            byte[] body = found ? metrics.scrape().getBytes(StandardCharsets.UTF_8)
-                    : "only /metrics here\n".getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", found ? PrometheusMetrics.CONTENT_TYPE : "text/plain");
-            exchange.sendResponseHeaders(found ? 200 : 404, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
+    private static void answer(Request request, Response response, Callback callback, PrometheusMetrics metrics) {
+        boolean found = request.getHttpURI().getPath().equals("/metrics");
+        if (found && !request.getMethod().equals("GET")) {
+            response.getHeaders().put(HttpHeader.ALLOW, "GET");
+            send(response, callback, 405, "application/json", error("method_not_allowed", "use GET"));
+            return;
+        }
+        if (!found) {
+            send(response, callback, 404, "application/json", error("not_found", "only /metrics here"));
+            return;
+        }
+        send(response, callback, 200, PrometheusMetrics.CONTENT_TYPE,
+                metrics.scrape().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] error(String code, String message) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(Map.of("error", Map.of("code", code, "message", message)));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
         }
     }
 
+    private static void send(Response response, Callback callback, int status, String contentType, byte[] body) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close();
     }
 }

@@ -1,55 +1,62 @@
 package io.reme.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.reme.http.AdmissionGate;
+import io.reme.http.WebServer;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
 import io.reme.worker.MemoryLookup;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.URIUtil;
+import org.eclipse.jetty.util.VirtualThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server: authenticates the bearer token, routes to the handlers, and turns every failure
- * into a JSON error. {@link #ROUTES} is the one list of what the server answers; the OpenAPI
- * description ({@code /openapi.json}) is checked against it. Lifecycle: {@link #start} once,
- * {@link #close} once.
+ * The HTTP API on a {@link WebServer} (Jetty): authenticates the bearer token, routes to the
+ * handlers, and turns every failure into a JSON error. {@link #ROUTES} is the one list of what the
+ * server answers; the OpenAPI description ({@code /openapi.json}) is checked against it. Lifecycle:
+ * {@link #start} once, {@link #close} once.
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
-    /** Request bodies above this are refused before they are read. */
-    private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
     private static final String OPENAPI_RESOURCE = "/openapi.json";
 
     /** Handles one matched request; {@code params} are the path's {@code {name}} segments in order. */
     @FunctionalInterface
-    private interface Handler {
-        void handle(ApiServer api, HttpExchange exchange, List<String> params) throws IOException;
+    private interface RouteHandler {
+        void handle(ApiServer api, Exchange exchange, List<String> params) throws IOException;
     }
 
     /** A method and a path template whose {@code {name}} segments match one non-empty path segment each. */
-    private record Route(String method, String path, Pattern pattern, Handler handler) {
-        static Route of(String method, String path, Handler handler) {
+    private record Route(String method, String path, Pattern pattern, RouteHandler handler) {
+        static Route of(String method, String path, RouteHandler handler) {
             return new Route(method, path, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
         }
     }
@@ -76,8 +83,11 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
             Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories));
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final WebServer server;
+    /** Request bodies above this are refused before they are read. */
+    private final int maxBodyBytes;
+    /** Requests handed to workers, running or waiting. */
+    private final AdmissionGate gate;
     private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
@@ -90,10 +100,12 @@ public final class ApiServer implements AutoCloseable {
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
 
-    private ApiServer(HttpServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
+    private ApiServer(WebServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
             String encoding, MessageIngest ingest, SearchSetup search, PrometheusMetrics metrics,
             MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures) throws IOException {
         this.server = server;
+        this.maxBodyBytes = server.settings().maxBodyBytes();
+        this.gate = AdmissionGate.of(server.settings());
         this.keys = keys;
         this.metrics = metrics;
         this.openApi = openApiDocument();
@@ -101,44 +113,36 @@ public final class ApiServer implements AutoCloseable {
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
         this.diaries = new DiaryQueries(streams, routing);
         this.searches = new SearchQueries(streams, self, search.memoriesTopic(), search.partitions(),
-                search.partitioning(), search.embeddings());
+                search.partitioning(), search.embeddings(), search.limits());
         this.ingest = ingest;
         this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),
                 visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, keys);
         this.retrieval = new MemoryRetrieval(searches);
-        this.executor = Executors.newFixedThreadPool(8, runnable -> {
-            Thread thread = new Thread(runnable, "reme-http");
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
     }
 
     /**
-     * Binds the listening socket without serving yet: the port must be known before Kafka Streams
-     * starts, because it is this instance's address for interactive-query routing.
-     */
-    public static HttpServer bind(String host, int port) throws IOException {
-        return HttpServer.create(new InetSocketAddress(host, port), 128);
-    }
-
-    /**
-     * Starts serving on a socket from {@link #bind}.
+     * Starts serving on a socket from {@link WebServer#bind}.
      *
      * @param self this instance's address as other instances reach it (Streams' application.server)
      * @param metrics what {@code /metrics} exports; searches are timed into it
      */
-    public static ApiServer start(HttpServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
+    public static ApiServer start(WebServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
             SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search,
             PrometheusMetrics metrics, MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures)
             throws IOException {
         ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, metrics, writer,
                 visibilityTimeout, failures);
-        api.server.start();
-        LOG.info("http api started address={}:{}", bound.getAddress().getHostString(), api.port());
+        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
+        bound.start(new Handler.Abstract.NonBlocking() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                api.accept(new Exchange(request, response, callback));
+                return true;
+            }
+        });
+        LOG.info("http api started address={}:{}", bound.host(), api.port());
         return api;
     }
 
@@ -148,7 +152,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
     /** Every route the server answers, as {@code METHOD /path/{param}}, in table order. */
@@ -166,32 +170,134 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private void handle(HttpExchange exchange) {
-        try (exchange) {
-            try {
-                route(exchange);
-            } catch (ApiException e) {
-                if (e.allow() != null) {
-                    exchange.getResponseHeaders().set("Allow", e.allow());
+    /**
+     * Reads a request's body without holding a thread while it arrives (a client that sends half a
+     * body and stops holds nothing but its socket, until the idle timeout closes it), then hands
+     * the request to a worker: a virtual thread where the runtime has them, else the server's pool.
+     */
+    private void accept(Exchange exchange) {
+        Executor workers = workers(exchange.request);
+        if (!exchange.hasBody()) {
+            dispatch(exchange, workers);
+            return;
+        }
+        if (exchange.contentLength() > maxBodyBytes) {
+            sendJson(exchange, 413, Map.of("error", Map.of("code", "too_large",
+                    "message", "request body is larger than " + maxBodyBytes + " bytes")));
+            return;
+        }
+        new BodyRead(exchange, workers).run();
+    }
+
+    /**
+     * Reads a body chunk by chunk as it arrives, asking Jetty to call again when more is there; no
+     * thread waits in between. A failed read (the idle timeout, a client gone, past the size
+     * limit: the server's SizeLimitHandler says 413) fails the exchange, and Jetty answers it through
+     * JsonErrorHandler and closes the connection. Written out rather than Jetty's
+     * {@code Content.Source.asByteArrayAsync}, which fails the request again after the caller has
+     * ended the exchange (a race that left one connection in thirty open after its idle timeout).
+     */
+    private final class BodyRead implements Runnable {
+        private final Exchange exchange;
+        private final Executor workers;
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+
+        BodyRead(Exchange exchange, Executor workers) {
+            this.exchange = exchange;
+            this.workers = workers;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Content.Chunk chunk = exchange.request.read();
+                if (chunk == null) {
+                    exchange.request.demand(this);
+                    return;
                 }
-                if (e.retryAfterSeconds() != null) {
-                    exchange.getResponseHeaders().set("Retry-After", Integer.toString(e.retryAfterSeconds()));
+                if (Content.Chunk.isFailure(chunk)) {
+                    Throwable failure = chunk.getFailure();
+                    LOG.debug("request body not read path={} error={}", exchange.path(), failure.toString());
+                    workers.execute(() -> exchange.fail(failure));
+                    return;
                 }
-                sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
-            } catch (RuntimeException e) {
-                LOG.error("request failed method={} path={}", exchange.getRequestMethod(),
-                        exchange.getRequestURI().getPath(), e);
-                sendJson(exchange, 500, Map.of("error", Map.of("code", "internal_error",
-                        "message", "internal error; see the server log")));
+                try {
+                    ByteBuffer bytes = chunk.getByteBuffer();
+                    if (body.size() + bytes.remaining() > maxBodyBytes) {
+                        workers.execute(() -> exchange.fail(new HttpException.RuntimeException(413,
+                                "request body is larger than " + maxBodyBytes + " bytes")));
+                        return;
+                    }
+                    byte[] copy = new byte[bytes.remaining()];
+                    bytes.get(copy);
+                    body.write(copy, 0, copy.length);
+                } finally {
+                    chunk.release();
+                }
+                if (chunk.isLast()) {
+                    exchange.body = body.toByteArray();
+                    dispatch(exchange, workers);
+                    return;
+                }
             }
-        } catch (IOException e) {
-            LOG.debug("response not delivered path={} error={}", exchange.getRequestURI().getPath(), e.toString());
         }
     }
 
-    private void route(HttpExchange exchange) throws IOException {
-        String path = exchange.getRequestURI().getPath();
-        String method = exchange.getRequestMethod();
+    /**
+     * Hands the request to a worker if the gate lets it in, else answers 503 at once: the bounded
+     * queue of requests (Jetty's own queue stays unbounded). Health checks always get in.
+     */
+    private void dispatch(Exchange exchange, Executor workers) {
+        if (!gate.enter(exchange.path().startsWith("/health/"))) {
+            exchange.setHeader("Retry-After", "1");
+            sendJson(exchange, 503, Map.of("error", Map.of("code", "unavailable",
+                    "message", "the server is busy; ask again in a moment")));
+            return;
+        }
+        try {
+            workers.execute(() -> {
+                try {
+                    handle(exchange);
+                } finally {
+                    gate.leave();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            gate.leave();
+            exchange.fail(e);
+        }
+    }
+
+    private static Executor workers(Request request) {
+        Executor pool = request.getComponents().getExecutor();
+        Executor virtual = VirtualThreads.getVirtualThreadsExecutor(pool);
+        return virtual != null ? virtual : pool;
+    }
+
+    private void handle(Exchange exchange) {
+        try {
+            route(exchange);
+        } catch (ApiException e) {
+            if (e.allow() != null) {
+                exchange.setHeader("Allow", e.allow());
+            }
+            if (e.retryAfterSeconds() != null) {
+                exchange.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
+            }
+            sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
+        } catch (IOException e) {
+            LOG.debug("request not read or answer not delivered path={} error={}", exchange.path(), e.toString());
+            exchange.fail(e);
+        } catch (RuntimeException e) {
+            LOG.error("request failed method={} path={}", exchange.method(), exchange.path(), e);
+            sendJson(exchange, 500, Map.of("error", Map.of("code", "internal_error",
+                    "message", "internal error; see the server log")));
+        }
+    }
+
+    private void route(Exchange exchange) throws IOException {
+        String path = exchange.path();
+        String method = exchange.method();
         Set<String> allowed = new LinkedHashSet<>();
         for (Route route : ROUTES) {
             Matcher matcher = route.pattern().matcher(path);
@@ -219,110 +325,110 @@ public final class ApiServer implements AutoCloseable {
         return new ApiException(404, "not_found", "no route for " + method + " " + path);
     }
 
-    private void ready(HttpExchange exchange, List<String> params) throws IOException {
+    private void ready(Exchange exchange, List<String> params) throws IOException {
         Health.Status status = health.readiness();
         sendJson(exchange, status.ready() ? 200 : 503, status);
     }
 
-    private void metrics(HttpExchange exchange, List<String> params) throws IOException {
+    private void metrics(Exchange exchange, List<String> params) throws IOException {
         byte[] body = metrics.scrape().getBytes(StandardCharsets.UTF_8);
         send(exchange, 200, PrometheusMetrics.CONTENT_TYPE, body);
     }
 
-    private void openApi(HttpExchange exchange, List<String> params) throws IOException {
+    private void openApi(Exchange exchange, List<String> params) throws IOException {
         send(exchange, 200, "application/json", openApi);
     }
 
-    private void context(HttpExchange exchange, List<String> params) throws IOException {
+    private void context(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         relay(exchange, contexts.context(tenant, params.get(0), forwarded(exchange),
-                exchange.getRequestHeaders().getFirst("Authorization")));
+                exchange.header("Authorization")));
     }
 
-    private void diary(HttpExchange exchange, List<String> params) throws IOException {
+    private void diary(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         relay(exchange, diaries.document(tenant, params.get(0), params.get(1), forwarded(exchange),
-                exchange.getRequestHeaders().getFirst("Authorization")));
+                exchange.header("Authorization")));
     }
 
-    private void search(HttpExchange exchange, List<String> params) throws IOException {
+    private void search(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         long start = System.nanoTime();
         SearchQueries.Answer answer = searches.search(tenant, readJson(exchange),
-                exchange.getRequestHeaders().getFirst("Authorization"));
+                exchange.header("Authorization"));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
 
-    private void internalSearch(HttpExchange exchange, List<String> params) throws IOException {
+    private void internalSearch(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         if (!forwarded(exchange)) {
-            throw notFound(exchange.getRequestMethod(), exchange.getRequestURI().getPath());
+            throw notFound(exchange.method(), exchange.path());
         }
         sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
     }
 
-    private void messages(HttpExchange exchange, List<String> params) throws IOException {
+    private void messages(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
     }
 
-    private void createMemory(HttpExchange exchange, List<String> params) throws IOException {
+    private void createMemory(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         reply(exchange, memories.create(tenant, readJson(exchange), authorization(exchange)));
     }
 
-    private void listMemories(HttpExchange exchange, List<String> params) throws IOException {
+    private void listMemories(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        sendJson(exchange, 200, memories.list(tenant, exchange.getRequestURI().getRawQuery(), authorization(exchange)));
+        sendJson(exchange, 200, memories.list(tenant, exchange.rawQuery(), authorization(exchange)));
     }
 
-    private void getMemory(HttpExchange exchange, List<String> params) throws IOException {
+    private void getMemory(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         sendJson(exchange, 200, memories.get(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void updateMemory(HttpExchange exchange, List<String> params) throws IOException {
+    private void updateMemory(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         reply(exchange, memories.update(tenant, memoryId(params.get(0)), readJson(exchange), authorization(exchange)));
     }
 
-    private void deleteMemory(HttpExchange exchange, List<String> params) throws IOException {
+    private void deleteMemory(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         reply(exchange, memories.delete(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void retrieveMemories(HttpExchange exchange, List<String> params) throws IOException {
+    private void retrieveMemories(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         sendJson(exchange, 200, retrieval.retrieve(tenant, readJson(exchange), authorization(exchange)));
     }
 
-    private void internalGetMemory(HttpExchange exchange, List<String> params) throws IOException {
+    private void internalGetMemory(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         relay(exchange, memories.internalGet(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void internalMemoryProgress(HttpExchange exchange, List<String> params) throws IOException {
+    private void internalMemoryProgress(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         relay(exchange, memories.progress(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void internalListMemories(HttpExchange exchange, List<String> params) throws IOException {
+    private void internalListMemories(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
     }
 
     /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */
-    private String internalCaller(HttpExchange exchange) {
+    private String internalCaller(Exchange exchange) {
         String tenant = authenticate(exchange);
         if (!forwarded(exchange)) {
-            throw notFound(exchange.getRequestMethod(), exchange.getRequestURI().getPath());
+            throw notFound(exchange.method(), exchange.path());
         }
         return tenant;
     }
 
-    private static String authorization(HttpExchange exchange) {
-        return exchange.getRequestHeaders().getFirst("Authorization");
+    private static String authorization(Exchange exchange) {
+        return exchange.header("Authorization");
     }
 
     private static String memoryId(String id) {
@@ -333,72 +439,135 @@ public final class ApiServer implements AutoCloseable {
         return id;
     }
 
-    private static void reply(HttpExchange exchange, MemoryQueries.Reply reply) throws IOException {
+    private static void reply(Exchange exchange, MemoryQueries.Reply reply) throws IOException {
         sendJson(exchange, reply.status(), reply.body());
     }
 
-    private static boolean forwarded(HttpExchange exchange) {
-        return exchange.getRequestHeaders().containsKey(OwnerRouting.FORWARDED_HEADER);
+    private static boolean forwarded(Exchange exchange) {
+        return exchange.header(OwnerRouting.FORWARDED_HEADER) != null;
     }
 
-    private static void relay(HttpExchange exchange, OwnerRouting.Answer answer) throws IOException {
+    private static void relay(Exchange exchange, OwnerRouting.Answer answer) throws IOException {
         if (answer.retryAfter() != null) {
-            exchange.getResponseHeaders().set("Retry-After", answer.retryAfter());
+            exchange.setHeader("Retry-After", answer.retryAfter());
         }
         send(exchange, answer.status(), answer.body());
     }
 
-    private String authenticate(HttpExchange exchange) {
-        return keys.tenantOf(exchange.getRequestHeaders().getFirst("Authorization"))
+    private String authenticate(Exchange exchange) {
+        return keys.tenantOf(exchange.header("Authorization"))
                 .orElseThrow(() -> new ApiException(401, "unauthorized",
                         "send the tenant's API key as 'Authorization: Bearer <key>'"));
     }
 
-    private static JsonNode readJson(HttpExchange exchange) throws IOException {
-        String length = exchange.getRequestHeaders().getFirst("Content-Length");
-        if (length != null && Long.parseLong(length) > MAX_BODY_BYTES) {
-            throw new ApiException(413, "too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
-        }
-        byte[] body;
-        try (InputStream in = exchange.getRequestBody()) {
-            body = in.readNBytes(MAX_BODY_BYTES + 1);
-        }
-        if (body.length > MAX_BODY_BYTES) {
-            throw new ApiException(413, "too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    private JsonNode readJson(Exchange exchange) throws IOException {
+        String type = exchange.header("Content-Type");
+        if (type != null && !isJson(type)) {
+            throw new ApiException(415, "unsupported_media_type", "send the body as JSON with 'Content-Type: "
+                    + "application/json' (got '" + type + "')");
         }
         try {
-            return Json.MAPPER.readTree(body);
+            return Json.MAPPER.readTree(exchange.body == null ? new byte[0] : exchange.body);
         } catch (IOException e) {
             throw new ApiException(400, "malformed_json", "request body is not JSON");
         }
     }
 
-    private static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {
-        send(exchange, status, Json.MAPPER.writeValueAsBytes(body));
+    /** {@code application/json} or an {@code application/*+json} type, with any parameters (charset). */
+    private static boolean isJson(String contentType) {
+        int parameters = contentType.indexOf(';');
+        String type = (parameters < 0 ? contentType : contentType.substring(0, parameters)).trim().toLowerCase(Locale.ROOT);
+        return type.equals("application/json") || type.startsWith("application/") && type.endsWith("+json");
     }
 
-    private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+    private static void sendJson(Exchange exchange, int status, Object body) {
+        byte[] bytes;
+        try {
+            bytes = Json.MAPPER.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write the answer as JSON", e);
+        }
+        send(exchange, status, bytes);
+    }
+
+    private static void send(Exchange exchange, int status, byte[] body) {
         send(exchange, status, "application/json", body);
     }
 
-    private static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
+    private static void send(Exchange exchange, int status, String contentType, byte[] body) {
+        exchange.send(status, contentType, body);
+    }
+
+    /**
+     * One request and its response on Jetty, as the handlers above use them. The path is decoded but
+     * not normalised, so {@code ..} or an encoded slash reaches the id checks instead of another route.
+     */
+    private static final class Exchange {
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
+        /** The whole body, read before the request is handled; null when it has none. */
+        private byte[] body;
+        private boolean answered;
+
+        Exchange(Request request, Response response, Callback callback) {
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+        }
+
+        String method() {
+            return request.getMethod();
+        }
+
+        String path() {
+            return URIUtil.decodePath(request.getHttpURI().getPath());
+        }
+
+        String rawQuery() {
+            return request.getHttpURI().getQuery();
+        }
+
+        String header(String name) {
+            return request.getHeaders().get(name);
+        }
+
+        /** The declared body length; -1 when not declared (chunked). */
+        long contentLength() {
+            return request.getLength();
+        }
+
+        /** Whether a body follows the headers (declared length above zero, or chunked). */
+        boolean hasBody() {
+            return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+        }
+
+        void setHeader(String name, String value) {
+            response.getHeaders().put(name, value);
+        }
+
+        void send(int status, String contentType, byte[] body) {
+            if (answered) {
+                return;
+            }
+            answered = true;
+            response.setStatus(status);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+            response.write(true, ByteBuffer.wrap(body), callback);
+        }
+
+        /** Gives up on the exchange: Jetty ends the connection (the client went away mid-request). */
+        void fail(Throwable cause) {
+            if (!answered) {
+                answered = true;
+                callback.failed(cause);
             }
         }
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdown();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        server.close();
     }
 }

@@ -33,6 +33,10 @@ public final class DiaryQueries {
         }
         if (!DocumentKey.LONG_TERM.equals(name)) {
             try {
+                // Four-digit years only: ISO also reads "+10000-01-01", a file name the diaries never have.
+                if (name.length() != 10) {
+                    throw new DateTimeParseException("not YYYY-MM-DD", name, 0);
+                }
                 LocalDate.parse(name);
             } catch (DateTimeParseException e) {
                 throw new ApiException(400, "invalid_document", "the document is a date (YYYY-MM-DD) or MEMORY");

@@ -26,6 +26,10 @@ final class MemoryInput {
     static final int MAX_CONTENT_CHARS = 16_000;
     static final int MAX_METADATA_ENTRIES = 32;
     static final int MAX_METADATA_CHARS = 256;
+    /** The earliest time a caller may give: the epoch (no memory is older than computers that keep it). */
+    static final Instant EARLIEST = Instant.EPOCH;
+    /** The latest time a caller may give: the last instant of year 9999, what ISO-8601 writes in four digits. */
+    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
     /** The types callers write; diary and dialog chunks are written by the pipeline only. */
     static final Set<MemoryType> WRITABLE = Set.of(MemoryType.PERSONAL, MemoryType.PROCEDURAL, MemoryType.TOOL);
 
@@ -106,19 +110,48 @@ final class MemoryInput {
     }
 
     static Instant instant(String field, JsonNode node) {
-        return node == null || node.isNull() ? null : instant(field, node.asText());
+        return instant("invalid_memory", field, node);
     }
 
     static Instant instant(String field, String value) {
+        return instant("invalid_memory", field, value);
+    }
+
+    /** An optional instant in a JSON body; a 400 with {@code code} naming {@code field} unless a string in range. */
+    static Instant instant(String code, String field, JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual()) {
+            throw new ApiException(400, code, instantProblem(field, node.toString()));
+        }
+        return instant(code, field, node.asText());
+    }
+
+    /**
+     * An ISO-8601 instant within [{@link #EARLIEST}, {@link #LATEST}]: the index keeps times as epoch
+     * milliseconds, and a year such as +1000000000 overflows them, so a write with it would be
+     * acknowledged and then never indexed.
+     */
+    static Instant instant(String code, String field, String value) {
         if (value == null || value.isEmpty()) {
             return null;
         }
+        Instant instant;
         try {
-            return Instant.parse(value);
+            instant = Instant.parse(value);
         } catch (DateTimeParseException e) {
-            throw invalid("'" + field + "' must be an ISO-8601 instant such as 2026-11-30T10:00:00Z (got '"
-                    + value + "')");
+            throw new ApiException(400, code, instantProblem(field, "'" + value + "'"));
         }
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw new ApiException(400, code, instantProblem(field, "'" + value + "'"));
+        }
+        return instant;
+    }
+
+    private static String instantProblem(String field, String got) {
+        return "'" + field + "' must be an ISO-8601 instant between " + EARLIEST + " and " + LATEST
+                + ", such as 2026-11-30T10:00:00Z (got " + got + ")";
     }
 
     /** Metadata: an object of string values; null when absent. */
@@ -176,7 +209,11 @@ final class MemoryInput {
             switch (name) {
                 case "type" -> {
                     for (String t : value.split(",")) {
-                        types.add(type(t));
+                        try {
+                            types.add(type(t));
+                        } catch (ApiException e) {
+                            throw invalid("'type': " + e.getMessage());
+                        }
                     }
                 }
                 case "target" -> targets.add(value);

@@ -93,14 +93,28 @@ final class MemoryQueries {
         Instant now = Instant.now();
         // Generated once and never derived from the content, so edits keep it.
         String id = UUID.randomUUID().toString();
-        MemoryRecord record = new MemoryRecord(id, tenant, user, session, type, content, now, now,
-                MemoryInput.instant("conversationTime", b.get("conversationTime")), MemoryInput.metadata(b.get("metadata")),
-                null, null, target, 1, List.of());
+        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
+        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        MemoryRecord record;
+        try {
+            record = new MemoryRecord(id, tenant, user, session, type, content, now, now, conversationTime, metadata,
+                    null, null, target, 1, List.of());
+        } catch (IllegalArgumentException e) {
+            // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
+            throw MemoryInput.invalid(e.getMessage());
+        }
         return write(embedded(record), authorization, true);
     }
 
     Reply update(String tenant, String id, JsonNode body, String authorization) {
         JsonNode b = fields(body, UPDATE_FIELDS);
+        if (b.hasNonNull("version") && !(b.get("version").isIntegralNumber() && b.get("version").canConvertToLong())) {
+            throw MemoryInput.invalid("'version' must be a whole number, the version read last");
+        }
+        String content = MemoryInput.content(b.get("content"), false);
+        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        String target = MemoryInput.target(b.get("target"));
+        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
         MemoryRecord current = record(tenant, id, false, authorization);
         if (current == null) {
             throw notFound(id);
@@ -113,10 +127,6 @@ final class MemoryQueries {
             throw new ApiException(409, "version_conflict", "the memory is at version " + current.version()
                     + ", not " + b.get("version").asLong() + "; read it again and repeat the edit");
         }
-        String content = MemoryInput.content(b.get("content"), false);
-        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
-        String target = MemoryInput.target(b.get("target"));
-        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
         if (content == null && metadata == null && target == null && conversationTime == null) {
             throw MemoryInput.invalid("give at least one of content, target, metadata, conversationTime");
         }

@@ -46,7 +46,13 @@ final class MemoryRetrieval {
             throw MemoryInput.invalid("'query' is required: what the agent is about to do or asks about");
         }
         Set<MemoryType> types = new LinkedHashSet<>();
+        if (b.hasNonNull("types") && !b.get("types").isArray()) {
+            throw MemoryInput.invalid("'types' must be an array of personal, procedural and tool");
+        }
         for (JsonNode t : b.path("types")) {
+            if (!t.isTextual()) {
+                throw MemoryInput.invalid("'types' must be an array of personal, procedural and tool (got " + t + ")");
+            }
             MemoryType type = MemoryInput.type(t.asText());
             if (!MemoryInput.WRITABLE.contains(type)) {
                 throw MemoryInput.invalid("'types' may hold personal, procedural and tool (got '" + t.asText() + "')");

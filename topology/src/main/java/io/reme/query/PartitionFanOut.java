@@ -1,5 +1,6 @@
 package io.reme.query;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -55,7 +56,10 @@ final class PartitionFanOut {
         return byHost;
     }
 
-    /** POSTs {@code body} to another instance; empty when it does not answer 200. */
+    /**
+     * POSTs {@code body} to another instance; empty when it does not answer (or answers neither 200
+     * nor an error of its own). Its 400 or 500 is thrown as that error.
+     */
     <T> Optional<T> post(HostInfo host, String path, Object body, String authorization, Class<T> answer) {
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
@@ -66,6 +70,14 @@ final class PartitionFanOut {
                     .POST(HttpRequest.BodyPublishers.ofByteArray(Json.MAPPER.writeValueAsBytes(body)))
                     .build();
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 400 || response.statusCode() == 500) {
+                // The other instance took the request and refused or failed it: an answer, not an absence.
+                JsonNode error = errorOf(response.body());
+                LOG.warn("remote call refused host={}:{} path={} status={} code={}", host.host(), host.port(), path,
+                        response.statusCode(), error.path("code").asText());
+                throw new ApiException(response.statusCode(), error.path("code").asText("internal_error"),
+                        "instance " + host.host() + ":" + host.port() + ": " + error.path("message").asText(""));
+            }
             if (response.statusCode() != 200) {
                 LOG.warn("remote call failed host={}:{} path={} status={}", host.host(), host.port(), path,
                         response.statusCode());
@@ -78,6 +90,14 @@ final class PartitionFanOut {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
+        }
+    }
+
+    private static JsonNode errorOf(byte[] body) {
+        try {
+            return Json.MAPPER.readTree(body).path("error");
+        } catch (IOException e) {
+            return Json.MAPPER.createObjectNode();
         }
     }
 }

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.StateQueryResult;
@@ -34,8 +35,10 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code POST /v1/search}: embeds the query once, asks only the partitions that can hold the
  * tenant's memories (locally through interactive queries, on other instances through one internal
- * call per instance), and merges the hits. A partition that cannot answer makes the result
- * {@code partial} with its number listed, never silently short. The tenant is always the token's.
+ * call per instance), and merges the hits. A partition that cannot answer (not hosted, moving) makes
+ * the result {@code partial} with its number listed, never silently short; an index that takes the
+ * query and fails it is an error (500 {@code search_failed}), not a partial answer. The tenant is
+ * always the token's.
  */
 public final class SearchQueries {
     static final String INTERNAL_PATH = "/v1/internal/search";
@@ -46,10 +49,12 @@ public final class SearchQueries {
     private final int partitions;
     private final MemoryPartitioning partitioning;
     private final EmbeddingModel embeddings;
+    private final QueryLimits limits;
 
     SearchQueries(KafkaStreams streams, HostInfo self, String memoriesTopic, int partitions,
-            MemoryPartitioning partitioning, EmbeddingModel embeddings) {
+            MemoryPartitioning partitioning, EmbeddingModel embeddings, QueryLimits limits) {
         this.streams = streams;
+        this.limits = limits;
         this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
         this.partitions = partitions;
         this.partitioning = partitioning;
@@ -109,12 +114,28 @@ public final class SearchQueries {
         }
         StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
                 .withQuery(new MemorySearch(query, candidates)).withPartitions(wanted).requireActive());
+        return collect(query, result.getPartitionResults());
+    }
+
+    /**
+     * The hits of the partitions that answered. A partition not active here is left out (the caller
+     * reports it missing); one whose index failed the search fails the whole search.
+     */
+    static PartitionHits collect(SearchQuery query, Map<Integer, QueryResult<SearchResult>> results) {
         List<Hit> hits = new ArrayList<>();
         Set<Integer> answered = new TreeSet<>();
-        for (Map.Entry<Integer, QueryResult<SearchResult>> partition : result.getPartitionResults().entrySet()) {
-            if (partition.getValue().isSuccess()) {
-                hits.addAll(partition.getValue().getResult().hits());
+        for (Map.Entry<Integer, QueryResult<SearchResult>> partition : results.entrySet()) {
+            QueryResult<SearchResult> answer = partition.getValue();
+            if (answer.isSuccess()) {
+                hits.addAll(answer.getResult().hits());
                 answered.add(partition.getKey());
+            } else if (answer.getFailureReason() == FailureReason.STORE_EXCEPTION) {
+                // The index took the query and failed: asking again will not help, and the other
+                // partitions would fail alike. Not a partition that is away, so never "partial".
+                LOG.error("search failed in the index tenant={} partition={} reason={}", query.tenant(),
+                        partition.getKey(), answer.getFailureMessage());
+                throw new ApiException(500, "search_failed", "the memory index of partition " + partition.getKey()
+                        + " failed the search: " + answer.getFailureMessage());
             }
         }
         return new PartitionHits(hits, answered);
@@ -129,6 +150,7 @@ public final class SearchQueries {
             if (!tenant.equals(query.tenant())) {
                 throw new ApiException(403, "tenant_mismatch", "the query names another tenant than the API key");
             }
+            limits.check(query.text());
             wanted.retainAll(partitioning.partitionsOf(tenant, partitions));
             return local(query, wanted, body.path("candidates").asBoolean(false));
         } catch (IOException | IllegalArgumentException e) {
@@ -136,14 +158,40 @@ public final class SearchQueries {
         }
     }
 
-    /** The query of a {@code /v1/search} body, its text embedded (once) when a model is configured. */
+    /**
+     * The query of a {@code /v1/search} body, its text embedded (once) when a model is configured.
+     * Every parameter is checked before the text is embedded; a bad one is a 400 that names it.
+     */
     SearchQuery parse(String tenant, JsonNode body) {
         if (body == null || !body.isObject()) {
-            throw new ApiException(400, "invalid_query", "the body must be a JSON object with at least 'query'");
+            throw invalid("the body must be a JSON object with at least 'query'");
         }
-        String text = body.path("query").asText("");
-        if (text.isBlank()) {
-            throw new ApiException(400, "invalid_query", "'query' is required");
+        JsonNode query = body.path("query");
+        if (!query.isTextual() || query.asText().isBlank()) {
+            throw invalid("'query' is required: a non-empty string");
+        }
+        String text = query.asText();
+        limits.check(text);
+        int k = body.hasNonNull("k") ? wholeNumber(body.get("k"), "k") : SearchQuery.DEFAULT_K;
+        if (k < 1 || k > SearchQuery.MAX_K) {
+            throw invalid("'k' must be a whole number in [1, " + SearchQuery.MAX_K + "] (got " + k + ")");
+        }
+        double minScore = 0;
+        if (body.hasNonNull("minScore")) {
+            minScore = body.get("minScore").isNumber() ? body.get("minScore").asDouble() : -1;
+            if (!(minScore >= 0 && minScore <= 1)) {
+                throw invalid("'minScore' must be a number in [0, 1] (got " + body.get("minScore") + ")");
+            }
+        }
+        FusionMode fusion = body.hasNonNull("fusion") ? fusion(body.get("fusion")) : null;
+        Set<MemoryType> types = enums(body.get("types"));
+        Set<String> users = strings(body.get("users"), "users");
+        Set<String> sessions = strings(body.get("sessions"), "sessions");
+        Set<String> targets = strings(body.get("targets"), "targets");
+        Instant from = MemoryInput.instant("invalid_query", "from", body.get("from"));
+        Instant to = MemoryInput.instant("invalid_query", "to", body.get("to"));
+        if (from != null && to != null && !from.isBefore(to)) {
+            throw invalid("'from' must be before 'to' (got " + from + " and " + to + ")");
         }
         float[] vector = null;
         if (embeddings != null) {
@@ -155,35 +203,64 @@ public final class SearchQueries {
             }
         }
         try {
-            return new SearchQuery(tenant, text, vector, body.path("k").asInt(SearchQuery.DEFAULT_K),
-                    enums(body.get("types")), strings(body.get("users")), strings(body.get("sessions")),
-                    instant(body.get("from")), instant(body.get("to")), body.path("minScore").asDouble(0),
-                    body.hasNonNull("fusion") ? FusionMode.valueOf(body.get("fusion").asText().toUpperCase(Locale.ROOT))
-                            : null, strings(body.get("targets")), vector == null ? null : embeddings.id());
+            return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion,
+                    targets, vector == null ? null : embeddings.id());
         } catch (IllegalArgumentException e) {
-            throw new ApiException(400, "invalid_query", e.getMessage());
+            throw invalid(e.getMessage());
+        }
+    }
+
+    private static ApiException invalid(String message) {
+        return new ApiException(400, "invalid_query", message);
+    }
+
+    private static int wholeNumber(JsonNode node, String field) {
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+            throw invalid("'" + field + "' must be a whole number (got " + node + ")");
+        }
+        return node.asInt();
+    }
+
+    private static FusionMode fusion(JsonNode node) {
+        try {
+            return FusionMode.valueOf(node.asText().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("'fusion' must be rrf or weighted (got " + node + ")");
         }
     }
 
     private static Set<MemoryType> enums(JsonNode node) {
         Set<MemoryType> types = new LinkedHashSet<>();
-        for (String value : strings(node)) {
-            types.add(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+        for (String value : strings(node, "types")) {
+            try {
+                types.add(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw invalid("'types' holds an unknown memory type '" + value + "'; use personal, procedural, "
+                        + "tool, diary_chunk or dialog_chunk");
+            }
         }
         return types;
     }
 
-    private static Set<String> strings(JsonNode node) {
+    /** A string or an array of strings; absent or null is none. */
+    private static Set<String> strings(JsonNode node, String field) {
         Set<String> values = new LinkedHashSet<>();
-        if (node != null && node.isArray()) {
-            node.forEach(v -> values.add(v.asText()));
-        } else if (node != null && node.isTextual()) {
+        if (node == null || node.isNull()) {
+            return values;
+        }
+        if (node.isTextual()) {
             values.add(node.asText());
+            return values;
+        }
+        if (!node.isArray()) {
+            throw invalid("'" + field + "' must be a string or an array of strings (got " + node + ")");
+        }
+        for (JsonNode value : node) {
+            if (!value.isTextual()) {
+                throw invalid("'" + field + "' must be a string or an array of strings (got " + value + " in it)");
+            }
+            values.add(value.asText());
         }
         return values;
-    }
-
-    private static Instant instant(JsonNode node) {
-        return node == null || node.isNull() ? null : Instant.parse(node.asText());
     }
 }

@@ -5,8 +5,8 @@ import io.reme.index.MemoryPartitioning;
 
 /**
  * What search needs to know: the memories topic and its partition count, how tenants map to
- * partitions, and the model that embeds queries (null: text search only).
+ * partitions, the model that embeds queries (null: text search only) and the bounds on query text.
  */
 public record SearchSetup(String memoriesTopic, int partitions, MemoryPartitioning partitioning,
-        EmbeddingModel embeddings) {
+        EmbeddingModel embeddings, QueryLimits limits) {
 }

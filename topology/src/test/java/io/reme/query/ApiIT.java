@@ -16,6 +16,7 @@ import io.reme.config.ConfigException;
 import io.reme.json.Json;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -383,15 +384,92 @@ class ApiIT {
 
     @Test
     void invalidSessionIdsInThePathAre400() {
-        for (String session : List.of("%2E%2E", "..", "%2e", "a%20b", "-leading-dash", "s".repeat(65), "%C3%A4",
-                "a%00b")) {
+        for (String session : List.of("%2E%2E", "..", "%2e", "a%20b", "-leading-dash", "s".repeat(65), "%C3%A4")) {
             assertError(get("/v1/sessions/" + session + "/context", ACME_KEY), 400, "invalid_session");
         }
+        // An encoded NUL is refused by the server itself, in any path, before the id check.
+        assertError(get("/v1/sessions/a%00b/context", ACME_KEY), 400, "bad_request");
         // 64 characters is still a valid id.
         assertError(get("/v1/sessions/" + "s".repeat(64) + "/context", ACME_KEY), 404, "session_not_found");
         // An encoded slash does not reach another route or session.
         Response slash = get("/v1/sessions/a%2F..%2Fb/context", ACME_KEY);
         assertTrue(slash.status() == 400 || slash.status() == 404, slash::text);
+    }
+
+    // ---- hostile and broken clients ------------------------------------------------------------
+
+    private static int port() {
+        return URI.create(app.httpUrl()).getPort();
+    }
+
+    @Test
+    void silentAndHalfSentConnectionsDoNotHangTheApi() throws Exception {
+        List<Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 32; i++) {
+                Socket socket = RawHttp.connect(port());
+                sockets.add(socket);
+                String half = i % 2 == 0 ? "GET /health/live HTTP/1.1\r\nHost: x\r\n"
+                        : "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ACME_KEY
+                                + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":";
+                socket.getOutputStream().write(half.getBytes(StandardCharsets.UTF_8));
+                socket.getOutputStream().flush();
+            }
+            long start = System.nanoTime();
+            RawHttp.Answer live = RawHttp.send(port(), "GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close"
+                    + "\r\n\r\n", Duration.ofSeconds(10));
+            assertEquals(200, live.status(), live::toString);
+            assertError(get("/v1/sessions/" + session() + "/context", ACME_KEY), 404, "session_not_found");
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(took.compareTo(Duration.ofSeconds(3)) < 0, "answered in " + took);
+        } finally {
+            for (Socket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
+    void errorsOfTheHttpLayerAreJson() throws Exception {
+        for (String request : List.of("GET /v1/sessions/%zz/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}",
+                "POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n{}")) {
+            RawHttp.Answer answer = RawHttp.send(port(), request, Duration.ofSeconds(10));
+            assertEquals(400, answer.status(), answer::toString);
+            assertEquals("application/json", answer.header("Content-Type"), answer::toString);
+            assertEquals("bad_request", answer.json().path("error").path("code").asText(), answer::toString);
+            assertFalse(answer.json().path("error").path("message").asText("").isBlank(), answer::toString);
+        }
+    }
+
+    @Test
+    void aJsonBodyWithAnotherContentTypeIs415() {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/messages"))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", bearer(ACME_KEY))
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(envelope(session(), "u1", "user", "hi"))).build();
+        assertError(MemoryApi.send(request), 415, "unsupported_media_type");
+    }
+
+    @Test
+    void aSearchWithABadParameterIs400NamingIt() {
+        for (String body : List.of("{\"query\":\"trains\",\"from\":\"garbage\"}", "{\"query\":\"trains\",\"to\":12345}")) {
+            Response reply = send(app, "POST", "/v1/search", bearer(ACME_KEY), body);
+            assertError(reply, 400, "invalid_query");
+            String named = body.contains("from") ? "'from'" : "'to'";
+            assertTrue(reply.json().path("error").path("message").asText().contains(named), reply::text);
+        }
+        Response tooLong = send(app, "POST", "/v1/search", bearer(ACME_KEY),
+                json(Map.of("query", "word ".repeat(100_000))));
+        assertError(tooLong, 400, "query_too_long");
+    }
+
+    @Test
+    void aMemoryWithATimeTheIndexCannotKeepIsRefused() {
+        Response reply = send(app, "POST", "/v1/memories", bearer(ACME_KEY), json(Map.of("type", "personal",
+                "user", "u1", "content", "likes trains", "conversationTime", "+1000000000-01-01T00:00:00Z")));
+        assertError(reply, 400, "invalid_memory");
+        assertTrue(reply.json().path("error").path("message").asText().contains("'conversationTime'"), reply::text);
     }
 
     // ---- start-up without configured keys ------------------------------------------------------
