@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
-import io.reme.diary.EditSignature;
 import io.reme.json.Json;
-import io.reme.llm.RequestSecret;
 import io.reme.workspace.DiaryFileWatcher;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -134,7 +131,6 @@ class EditsFlowBackIT extends WithBroker {
     private static ProducerRecord<byte[], byte[]> signed(String topic, DiaryEdit edit) throws Exception {
         byte[] key = edit.key().key().getBytes(StandardCharsets.UTF_8);
         byte[] value = Json.MAPPER.writeValueAsBytes(edit);
-        return new ProducerRecord<>(topic, null, key, value, List.of(EditSignature.header(
-                RequestSecret.of(TestApps.REQUEST_SECRET), key, value)));
+        return TestKafka.signedEdit(topic, key, value);
     }
 }

@@ -67,9 +67,10 @@ class PoisonPillIT extends WithBroker {
             producer.send(new ProducerRecord<>(TOPICS.messages(), bytes("acme/s1"), envelope("small", "hello"))).get();
             byte[] hugeEdit = edit("edit-huge", "y".repeat(17 * 1024 * 1024));
             String documentKey = "acme/u1/" + DAY;
-            RecordMetadata hugeEditAt = producer.send(new ProducerRecord<>(TOPICS.diaryEdits(), bytes(documentKey),
+            RecordMetadata hugeEditAt = producer.send(TestKafka.signedEdit(TOPICS.diaryEdits(), bytes(documentKey),
                     hugeEdit)).get();
-            producer.send(new ProducerRecord<>(TOPICS.diaryEdits(), bytes(documentKey), edit("edit-small", "# Day\n"))).get();
+            producer.send(TestKafka.signedEdit(TOPICS.diaryEdits(), bytes(documentKey), edit("edit-small", "# Day\n")))
+                    .get();
 
             long started = System.nanoTime();
             ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, Map.of("s1", 1), Duration.ofSeconds(60), () -> { });

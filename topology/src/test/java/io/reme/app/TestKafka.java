@@ -2,6 +2,8 @@ package io.reme.app;
 
 import io.reme.bench.ConversationGenerator;
 import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.diary.EditSignature;
+import io.reme.llm.RequestSecret;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,6 +76,12 @@ final class TestKafka {
             counts.merge(envelope.key().substring(envelope.key().indexOf('/') + 1), 1, Integer::sum);
         }
         return counts;
+    }
+
+    /** A diary edit as the workers and the watch submit it: signed with the tests' request secret. */
+    static ProducerRecord<byte[], byte[]> signedEdit(String topic, byte[] key, byte[] value) {
+        return new ProducerRecord<>(topic, null, key, value, List.of(EditSignature.header(
+                RequestSecret.of(TestApps.REQUEST_SECRET), key, value)));
     }
 
     static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
