@@ -54,6 +54,17 @@ public record SessionView(
     public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
             ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
             SessionKey key, ContextPolicy policy, String encoding) {
+        return read(headers, messages, summaries, key, policy, encoding, false);
+    }
+
+    /**
+     * Reads one session; with {@code wholeWindow} every live message is in the view, even those held
+     * back to keep the served context within the model's input (for inspection: the counts then say
+     * what the window holds, and may exceed {@code maxInputLength} while a compaction is late).
+     */
+    public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
+            ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
+            SessionKey key, ContextPolicy policy, String encoding, boolean wholeWindow) {
         // The stream thread writes the header and the messages one after the other while this reads, so
         // the messages are bounded by the header's sequence range and the read is repeated if a
         // compaction removed some of them in between: the view always agrees with its own token counts.
@@ -70,7 +81,8 @@ public record SessionView(
             }
         }
         long threshold = policy.threshold(header.summaryTokens());
-        int omitted = omitted(live, header.messageTokens(), policy.servedMessageBudget(header.summaryTokens()));
+        int omitted = wholeWindow ? 0
+                : omitted(live, header.messageTokens(), policy.servedMessageBudget(header.summaryTokens()));
         long omittedTokens = 0;
         for (StoredMessage message : live.subList(0, omitted)) {
             omittedTokens += message.tokens();

@@ -86,6 +86,23 @@ class SessionViewTest {
     }
 
     @Test
+    void theWholeWindowShowsTheMessagesHeldBack() {
+        SessionHeader header = SessionHeader.empty("acme", "s1", "carol");
+        for (long seq = 0; seq < 3; seq++) {
+            header = append(header, seq, 4000);
+        }
+        headers.map.put(KEY.key(), header);
+
+        SessionView view = SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base", true)
+                .orElseThrow();
+
+        assertEquals(List.of(0L, 1L, 2L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(12000, view.tokens().total());
+        assertEquals(0, view.tokens().omittedMessages());
+        assertEquals(1.2, view.tokens().usageRatio(), 1e-9, "over the input: the window, not what is served");
+    }
+
+    @Test
     void theSummaryAndReservedTokensCountAgainstTheInputToo() {
         ContextPolicy policy = new ContextPolicy(10_000, 0.7, 100, 1000);
         // A summary of 1,500 tokens (from a compaction of nothing, to keep the sequence at 0), then four messages.

@@ -351,12 +351,13 @@ public final class SoakBenchmark {
             List<String> sent = List.copyOf(entry.getValue());
             acceptedCount += sent.size();
             JsonNode context = context(base, session);
-            if (context == null) {
+            JsonNode window = context(base, session, true);
+            if (context == null || window == null) {
                 violations.add(session + ": context not readable");
                 continue;
             }
             List<String> live = new ArrayList<>();
-            context.path("messages").forEach(m -> live.add(m.path("message").path("id").asText()));
+            window.path("messages").forEach(m -> live.add(m.path("message").path("id").asText()));
             List<String> archived = archive.getOrDefault(session, List.of());
             liveCount += live.size();
             archivedCount += archived.size();
@@ -387,7 +388,8 @@ public final class SoakBenchmark {
             long total = context.path("tokens").path("total").asLong();
             long largest = Math.max(total, largestWindow.getOrDefault(session, 0L));
             if (largest > MAX_INPUT) {
-                violations.add(session + ": window reached " + largest + " tokens, above the maximum input " + MAX_INPUT);
+                violations.add(session + ": a served context reached " + largest + " tokens, above the maximum input "
+                        + MAX_INPUT);
             }
             JsonNode pending = context.path("compaction").path("pending");
             if (pending.isObject()) {
@@ -488,12 +490,18 @@ public final class SoakBenchmark {
         }
     }
 
-    /** A session's context, or null if it does not answer 200. */
+    /** A session's served context, or null if it does not answer 200. */
     private JsonNode context(String base, String session) {
+        return context(base, session, false);
+    }
+
+    /** A session's context, served or its whole window; null if it does not answer 200. */
+    private JsonNode context(String base, String session, boolean wholeWindow) {
         if (base == null) {
             return null;
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v1/sessions/" + session + "/context"))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v1/sessions/" + session + "/context"
+                        + (wholeWindow ? "?window=all" : "")))
                 .header("Authorization", "Bearer " + KEY).timeout(Duration.ofSeconds(10)).GET().build();
         try {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());

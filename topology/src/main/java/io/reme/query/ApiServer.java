@@ -341,7 +341,7 @@ public final class ApiServer implements AutoCloseable {
 
     private void context(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        relay(exchange, contexts.context(tenant, params.get(0), forwarded(exchange),
+        relay(exchange, contexts.context(tenant, params.get(0), exchange.rawQuery(), forwarded(exchange),
                 exchange.header("Authorization")));
     }
 

@@ -37,8 +37,20 @@ final class ContextApi {
      * A connection failure is status -1, so pollers simply try again.
      */
     static Response get(String baseUrl, String token, String session) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session + "/context"))
-                .timeout(Duration.ofSeconds(15)).GET();
+        return context(baseUrl, token, session, "");
+    }
+
+    /**
+     * {@code GET /v1/sessions/{session}/context?window=all}: every live message, including those the
+     * served context holds back while a compaction is late; what the pipeline checks count.
+     */
+    static Response wholeWindow(String baseUrl, String token, String session) {
+        return context(baseUrl, token, session, "?window=all");
+    }
+
+    private static Response context(String baseUrl, String token, String session, String query) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session + "/context"
+                        + query)).timeout(Duration.ofSeconds(15)).GET();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -71,7 +83,8 @@ final class ContextApi {
 
     /**
      * Polls until every session's context has counted exactly its expected messages and has no
-     * compaction pending (so no result can change it any more), and returns those contexts.
+     * compaction pending (so no result can change it any more), and returns those contexts, each with
+     * its whole window.
      * Fails at once if a session counts more messages than were produced.
      *
      * @param expected session name to number of messages produced
@@ -99,7 +112,7 @@ final class ContextApi {
                 if (done.containsKey(session.getKey())) {
                     continue;
                 }
-                Response response = get(baseUrl.get(), token, session.getKey());
+                Response response = wholeWindow(baseUrl.get(), token, session.getKey());
                 if (response.status() != 200) {
                     last.put(session.getKey(), "status " + response.status() + " " + response.body());
                     continue;
