@@ -1,5 +1,7 @@
 package io.reme.context;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,20 +19,25 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code 1 <= c <= n - 1}, so something is compacted and something is kept;</li>
  *   <li>entry {@code c} starts a turn, so the kept part opens with a user message;</li>
- *   <li>for every tool-call id that has both a use and a result in the window, {@code c} does not
- *       fall in {@code (first, last]}, where first and last are the lowest and highest indexes at
- *       which the id occurs as use or result; with well-formed ids that is exactly "the call and
- *       its result land on the same side", and when an id is reused it covers every way its
- *       uses and results could pair up;</li>
- *   <li>for every id with more uses than results in the window (a call still in flight),
- *       {@code c} is at most the index of its first use, so the call is kept and its result,
- *       when it arrives, finds it; unless the call is unanswered for good: at least
- *       {@link PlanLimits#orphanCallTurns()} turns have started after its first use, or
- *       {@link PlanLimits#orphanCallTokens()} tokens have followed it. Such a call pins nothing
- *       (otherwise one lost result would stop compaction for ever) and is reported in
- *       {@link Cut#unansweredCalls()} when it is compacted.</li>
+ *   <li>no call is separated from its result. Results are paired with calls in order: a result
+ *       answers the oldest call with its id that came before it and is not answered yet, so
+ *       {@code c} does not fall in {@code (call, result]} of any pair. With unique ids that is
+ *       exactly "the call and its result land on the same side"; an id reused turn after turn
+ *       (some agents name every call {@code call_0}) pairs each call with its own result instead
+ *       of tying the first call to the last result, which kept nearly the whole window pinned;
+ *       and since a result never comes before its call, a cut the in-order pairing allows splits
+ *       no pair under any other valid pairing either;</li>
+ *   <li>for every call with no result after it (still in flight), {@code c} is at most its
+ *       index, so the call is kept and its result, when it arrives, finds it; unless the call is
+ *       unanswered for good: at least {@link PlanLimits#orphanCallTurns()} turns have started
+ *       after it, or {@link PlanLimits#orphanCallTokens()} tokens have followed it. Such a call
+ *       pins nothing (otherwise one lost result would stop compaction for ever) and is reported
+ *       in {@link Cut#unansweredCalls()} when it is compacted. Ages are counted per call, so a
+ *       fresh call reusing an old call's id is not taken for an old unanswered one.</li>
  * </ul>
- * A result whose use is not in the window (compacted by an earlier cut) constrains nothing.
+ * A result with no unanswered call before it in the window (its call was compacted by an earlier
+ * cut, never sent, already answered, or listed after it) answers nothing and constrains nothing:
+ * it stays in the window as a tool result like any other and is compacted with its neighbours.
  *
  * <p>Among allowed cuts the planner takes the smallest one whose kept part fits the budget, which
  * keeps as much verbatim as the budget allows. If none fits, it takes the largest allowed cut that
@@ -83,14 +90,20 @@ public final class ContextPlanner {
             return Optional.empty();
         }
 
-        Map<String, ToolIdSpan> spans = new HashMap<>();
+        // Pair results with calls in order (oldest open call of the same id first). Uses before results
+        // within one message: a message that calls and answers the same id pairs with itself.
+        Map<String, ArrayDeque<Integer>> open = new HashMap<>();
+        List<int[]> pairs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             PlanEntry entry = window.get(i);
             for (String id : entry.toolUseIds()) {
-                spans.computeIfAbsent(id, k -> new ToolIdSpan()).addUse(i);
+                open.computeIfAbsent(id, k -> new ArrayDeque<>()).addLast(i);
             }
             for (String id : entry.toolResultIds()) {
-                spans.computeIfAbsent(id, k -> new ToolIdSpan()).addResult(i);
+                ArrayDeque<Integer> calls = open.get(id);
+                if (calls != null && !calls.isEmpty()) {
+                    pairs.add(new int[] {calls.pollFirst(), i});
+                }
             }
         }
 
@@ -105,19 +118,19 @@ public final class ContextPlanner {
         // Difference array over cut positions: after the prefix sum, a positive count at c means
         // some answered call would be split by cutting there. Avoids rescanning calls per cut.
         int[] splitDelta = new int[n + 1];
+        for (int[] pair : pairs) {
+            if (pair[0] < pair[1]) {
+                splitDelta[pair[0] + 1]++;
+                splitDelta[pair[1] + 1]--;
+            }
+        }
         int lastAllowedCut = n - 1;
         Map<String, Integer> orphans = new HashMap<>();
-        for (Map.Entry<String, ToolIdSpan> entry : spans.entrySet()) {
-            ToolIdSpan span = entry.getValue();
-            if (span.uses > 0 && span.results > 0 && span.first < span.last) {
-                splitDelta[span.first + 1]++;
-                splitDelta[span.last + 1]--;
-            }
-            if (span.uses > span.results) {
-                int use = span.firstUse;
-                if (turnsAfter[use] >= limits.orphanCallTurns()
-                        || tokensFrom[use + 1] >= limits.orphanCallTokens()) {
-                    orphans.put(entry.getKey(), use);
+        for (Map.Entry<String, ArrayDeque<Integer>> entry : open.entrySet()) {
+            for (int use : entry.getValue()) {
+                if (turnsAfter[use] >= limits.orphanCallTurns() || tokensFrom[use + 1] >= limits.orphanCallTokens()) {
+                    // The oldest unanswered use of an id is the one that decides when it is compacted.
+                    orphans.merge(entry.getKey(), use, Math::min);
                 } else {
                     lastAllowedCut = Math.min(lastAllowedCut, use);
                 }
@@ -165,30 +178,5 @@ public final class ContextPlanner {
             }
         });
         return new Cut(c, window.get(c - 1).seq(), compacted, kept, overBudget, unanswered);
-    }
-
-    /** Where one tool-call id occurs in the window, as use and as result. */
-    private static final class ToolIdSpan {
-        int first = Integer.MAX_VALUE;
-        int last = -1;
-        int firstUse = Integer.MAX_VALUE;
-        int uses;
-        int results;
-
-        void addUse(int index) {
-            uses++;
-            firstUse = Math.min(firstUse, index);
-            cover(index);
-        }
-
-        void addResult(int index) {
-            results++;
-            cover(index);
-        }
-
-        private void cover(int index) {
-            first = Math.min(first, index);
-            last = Math.max(last, index);
-        }
     }
 }

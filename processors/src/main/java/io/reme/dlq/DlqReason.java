@@ -16,7 +16,10 @@ public enum DlqReason {
     INVALID_ROLE,
     /** The content or a block of it is malformed or of an unsupported type. */
     INVALID_CONTENT,
-    /** The time field is not ISO-8601 or epoch milliseconds. */
+    /**
+     * The time field is not ISO-8601 or epoch milliseconds, or the message's time or its record's
+     * timestamp lies outside the accepted bounds ({@code TimeBounds}: too old, or too far ahead).
+     */
     INVALID_TIME,
     /** An LLM result could not be read. */
     INVALID_RESULT,

@@ -33,7 +33,10 @@ public sealed interface Block {
         }
     }
 
-    /** A tool call; {@code input} is the call's arguments as JSON text, exactly as produced. */
+    /**
+     * A tool call; {@code input} is the call's arguments as text, exactly as produced: JSON as a rule, but
+     * kept as it came when it is not (so consumers must treat it as opaque text, never parse it).
+     */
     record ToolUse(String id, String name, String input) implements Block {
         public ToolUse {
             Objects.requireNonNull(id, "id");

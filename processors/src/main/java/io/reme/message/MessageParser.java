@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Turns a producer's record into a {@link Message}, or throws {@link InvalidInputException} with
@@ -22,12 +23,20 @@ import java.util.List;
  */
 public final class MessageParser {
     private final int maxBytes;
+    private final TimeBounds timeBounds;
 
+    /** A parser that accepts any time: for reading what the pipeline accepted already. */
     public MessageParser(int maxBytes) {
+        this(maxBytes, TimeBounds.NONE);
+    }
+
+    /** A parser that refuses times and record timestamps outside {@code timeBounds}. */
+    public MessageParser(int maxBytes, TimeBounds timeBounds) {
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("maxBytes must be positive");
         }
         this.maxBytes = maxBytes;
+        this.timeBounds = Objects.requireNonNull(timeBounds, "timeBounds");
     }
 
     /**
@@ -39,6 +48,20 @@ public final class MessageParser {
      * @param fallbackId used when the envelope has no {@code id}
      */
     public Message parse(byte[] key, byte[] value, long recordTimeMs, String fallbackId) {
+        return parse(key, value, recordTimeMs, recordTimeMs, fallbackId);
+    }
+
+    /**
+     * Parses one record, refusing ({@link DlqReason#INVALID_TIME}) a {@code time} or a record timestamp
+     * outside the parser's {@link TimeBounds} as seen at {@code nowMs}.
+     *
+     * @param key the record key, which must be {@code tenant/session} of the envelope
+     * @param value the JSON envelope
+     * @param recordTimeMs the record's timestamp, used when the envelope has no {@code time}
+     * @param nowMs the accepting side's clock (the processor's on the Kafka path)
+     * @param fallbackId used when the envelope has no {@code id}
+     */
+    public Message parse(byte[] key, byte[] value, long recordTimeMs, long nowMs, String fallbackId) {
         if (value == null || value.length == 0) {
             throw new InvalidInputException(DlqReason.MALFORMED_JSON, "empty value");
         }
@@ -78,7 +101,18 @@ public final class MessageParser {
         if (messageId != null && (messageId.isBlank() || messageId.length() > 256)) {
             throw new InvalidInputException(DlqReason.INVALID_ID, "id must be 1-256 characters");
         }
-        Instant time = time(root.get("time"), recordTimeMs);
+        JsonNode timeField = root.get("time");
+        Instant time = time(timeField, recordTimeMs);
+        Instant recordTime = Instant.ofEpochMilli(recordTimeMs);
+        String badTime = timeBounds.problem(timeField == null || timeField.isNull()
+                ? "time (the record timestamp, as the message has none)" : "time", time, nowMs);
+        if (badTime == null) {
+            // The record timestamp is the session's clock for pending compactions and backoffs.
+            badTime = timeBounds.problem("record timestamp", recordTime, nowMs);
+        }
+        if (badTime != null) {
+            throw new InvalidInputException(DlqReason.INVALID_TIME, badTime);
+        }
         List<Block> blocks = content(root, role);
         return new Message(tenant, session, user, messageId == null ? fallbackId : messageId, role,
                 text(root, "name"), time, blocks);
@@ -138,7 +172,7 @@ public final class MessageParser {
             case "text" -> new Block.Text(required(part, "text", where));
             case "thinking" -> new Block.Thinking(required(part, "thinking", where));
             case "tool_use" -> new Block.ToolUse(required(part, "id", where), required(part, "name", where),
-                    jsonText(part.get("input")));
+                    arguments(part.get("input")));
             case "tool_result" -> {
                 String id = text(part, "id");
                 if (id == null) {
@@ -185,10 +219,21 @@ public final class MessageParser {
         if (function == null || !function.isObject()) {
             throw new InvalidInputException(DlqReason.INVALID_CONTENT, where + " needs a function object");
         }
-        JsonNode arguments = function.get("arguments");
-        String input = arguments == null || arguments.isNull() ? "{}"
-                : arguments.isTextual() ? arguments.asText() : jsonText(arguments);
-        return new Block.ToolUse(required(call, "id", where), required(function, "name", where + ".function"), input);
+        return new Block.ToolUse(required(call, "id", where), required(function, "name", where + ".function"),
+                arguments(function.get("arguments")));
+    }
+
+    /**
+     * A call's arguments as text: JSON given as a structure is written as JSON, a string is kept as it
+     * came (OpenAI's {@code arguments} is a string meant to hold JSON, but models emit broken JSON too),
+     * never parsed, re-quoted or refused. Nothing downstream parses them: they are shown to a model
+     * and archived as text, and refusing the call would orphan the result that answers it.
+     */
+    private static String arguments(JsonNode arguments) {
+        if (arguments == null || arguments.isNull()) {
+            return "{}";
+        }
+        return arguments.isTextual() ? arguments.asText() : jsonText(arguments);
     }
 
     /** Renders a tool output (string, or a list of parts) as the text the model will read. */
@@ -231,6 +276,10 @@ public final class MessageParser {
             return Instant.ofEpochMilli(recordTimeMs);
         }
         if (node.isIntegralNumber()) {
+            if (!node.canConvertToLong()) {
+                // asLong() would wrap around silently and give some other time.
+                throw new InvalidInputException(DlqReason.INVALID_TIME, "time in epoch milliseconds is out of range");
+            }
             return Instant.ofEpochMilli(node.asLong());
         }
         if (node.isTextual()) {

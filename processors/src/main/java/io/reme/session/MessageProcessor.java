@@ -36,7 +36,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         this.settings = settings;
         this.tokens = tokens;
         this.metrics = metrics;
-        this.parser = new MessageParser(settings.maxMessageBytes());
+        this.parser = new MessageParser(settings.maxMessageBytes(), settings.timeBounds());
     }
 
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
@@ -62,7 +62,10 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         }
         Message message;
         try {
-            message = parser.parse(record.key(), record.value(), record.timestamp(), outputs.originId());
+            // Times are bounded against the processor's clock, the one idle detection and expiry run on:
+            // the record timestamp is the producer's to set, so it cannot vouch for itself.
+            message = parser.parse(record.key(), record.value(), record.timestamp(), context.currentSystemTimeMs(),
+                    outputs.originId());
         } catch (InvalidInputException e) {
             LOG.debug("message rejected reason={} detail={}", e.reason(), e.getMessage());
             outputs.deadLetter(record, e.reason(), e.getMessage());

@@ -2,6 +2,7 @@ package io.reme.session;
 
 import io.reme.context.ContextPolicy;
 import io.reme.llm.RequestSecret;
+import io.reme.message.TimeBounds;
 import io.reme.toolresult.TruncationLimits;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -13,7 +14,8 @@ import java.util.Objects;
  * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
  * zone that dates the conversation, the input size limit, when a session counts as idle and how long
  * a quiet session's state is kept before it expires, the secret request IDs are derived with, how
- * far back message IDs are remembered to drop retries, and how failed diary spans are retried.
+ * far back message IDs are remembered to drop retries, how failed diary spans are retried, and the
+ * times a message may carry.
  * {@link #defaults()} has a random secret.
  */
 public record SessionSettings(
@@ -30,7 +32,8 @@ public record SessionSettings(
         Duration retention,
         RequestSecret requestSecret,
         DedupWindow dedup,
-        DiaryRetry diaryRetry) {
+        DiaryRetry diaryRetry,
+        TimeBounds timeBounds) {
 
     /**
      * How a span whose diary update or memory extraction FAILED is sent again: after {@code backoff},
@@ -81,13 +84,14 @@ public record SessionSettings(
         }
         Objects.requireNonNull(requestSecret, "requestSecret");
         Objects.requireNonNull(dedup, "dedup");
+        Objects.requireNonNull(timeBounds, "timeBounds");
     }
 
     public static SessionSettings defaults() {
         return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
                 Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
                 Duration.ofMinutes(30), Duration.ofDays(30), RequestSecret.random(), DedupWindow.defaults(),
-                DiaryRetry.defaults());
+                DiaryRetry.defaults(), TimeBounds.DEFAULT);
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -105,54 +109,60 @@ public record SessionSettings(
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
         return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
         return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
         return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withIdleAfter(Duration idle) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idle, retention, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withRetention(Duration kept) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, kept, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     /** The deployment's secret, which the session's request IDs are derived with. */
     public SessionSettings withRequestSecret(RequestSecret secret) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, secret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withDedup(DedupWindow window) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, window,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
                 maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry);
+                diaryRetry, timeBounds);
     }
 
     public SessionSettings withDiaryRetry(DiaryRetry retry) {
         return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, retry);
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, retry, timeBounds);
+    }
+
+    /** The times a message on the Kafka path may carry, measured against the processor's clock. */
+    public SessionSettings withTimeBounds(TimeBounds bounds) {
+        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
+                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, diaryRetry, bounds);
     }
 }

@@ -158,14 +158,17 @@ class ContextPlannerTest {
     }
 
     @Test
-    void aResultListedBeforeItsCallStillTiesThemTogether() {
+    void aResultListedBeforeItsCallAnswersNothingAndTheCallWaitsForItsOwn() {
+        // Bad input: a result cannot answer a call made after it. The result is an orphan (it pins
+        // nothing); the call after it is in flight and pins the cut at itself, as any unanswered call.
         List<PlanEntry> w = new Conversation()
                 .user(10).results(10, "x")
                 .user(10).call(10, "x")
                 .user(10).assistant(10)
                 .build();
 
-        assertEquals(new Cut(4, 40, 40, 20, false), plan(w, 1000));
+        assertEquals(new Cut(2, 20, 20, 40, false), plan(w, 1000));
+        assertEquals(new Cut(2, 20, 20, 40, true), plan(w, 20));
     }
 
     @Test
@@ -193,27 +196,58 @@ class ContextPlannerTest {
     }
 
     @Test
-    void reusedIdsAreTreatedAsOneSpan() {
-        // Two calls share the id "x"; which result answers which call is unknowable, so the cut
-        // stays clear of everything between the first and the last occurrence.
+    void reusedIdsPairEachCallWithTheResultThatFollowsIt() {
+        // Two calls share the id "x"; a result answers the oldest unanswered call before it, so each
+        // turn is whole on its own and the cut may fall between them, but never inside either.
         List<PlanEntry> w = new Conversation()
                 .user(10).call(10, "x").results(10, "x")
                 .user(10).call(10, "x").results(10, "x")
                 .user(10).assistant(10)
                 .build();
 
-        assertEquals(new Cut(6, 60, 60, 20, false), plan(w, 1000));
+        assertEquals(new Cut(3, 30, 30, 50, false), plan(w, 1000));
+        assertEquals(new Cut(6, 60, 60, 20, false), plan(w, 20));
     }
 
     @Test
-    void aReusedIdWithMoreCallsThanResultsCountsAsInFlight() {
+    void aReusedIdWithMoreCallsThanResultsKeepsTheUnansweredCall() {
         List<PlanEntry> w = new Conversation()
                 .user(10).call(10, "x").results(10, "x")
                 .user(10).call(10, "x")
                 .user(10).assistant(10)
                 .build();
 
-        assertEquals(Optional.empty(), ContextPlanner.plan(w, 1000));
+        // The first "x" is answered; the second is in flight and pins every cut after it.
+        assertEquals(new Cut(3, 30, 30, 40, false), plan(w, 1000));
+        assertEquals(new Cut(3, 30, 30, 40, true), plan(w, 20));
+    }
+
+    @Test
+    void anIdReusedInEveryTurnDoesNotPinTheWindow() {
+        // Some agents name every call "call_0". Five answered turns, then a sixth whose call runs.
+        Conversation c = new Conversation();
+        for (int t = 0; t < 5; t++) {
+            c.user(10).call(10, "call_0").results(10, "call_0").assistant(10);
+        }
+        List<PlanEntry> w = c.user(10).call(10, "call_0").build();
+
+        // Tying the first call_0 to the last one left no cut at all while a call ran.
+        assertEquals(new Cut(16, 160, 160, 60, false), plan(w, 60));
+        // The running call is fresh: it is kept, not compacted as an old unanswered call_0.
+        Cut limited = ContextPlanner.plan(w, 20, new PlanLimits(2, Long.MAX_VALUE, Long.MAX_VALUE)).orElseThrow();
+        assertEquals(new Cut(20, 200, 200, 20, false, Set.of()), limited);
+    }
+
+    @Test
+    void aRepeatedResultAnswersNothingAndPinsNothing() {
+        // The tool message for "x" was sent twice, the second time a turn later.
+        List<PlanEntry> w = new Conversation()
+                .user(10).call(10, "x").results(10, "x")
+                .user(10).results(10, "x").assistant(10)
+                .user(10).assistant(10)
+                .build();
+
+        assertEquals(new Cut(3, 30, 30, 50, false), plan(w, 1000));
     }
 
     @Test

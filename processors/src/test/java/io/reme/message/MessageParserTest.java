@@ -3,12 +3,15 @@ package io.reme.message;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InvalidInputException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -141,5 +144,77 @@ class MessageParserTest {
         String longId = "s".repeat(65);
         assertEquals(DlqReason.INVALID_ID, rejection("acme/" + longId,
                 "{\"tenant\":\"acme\",\"session\":\"" + longId + "\",\"user\":\"u\",\"role\":\"user\",\"content\":\"x\"}"));
+    }
+
+    private static final long NOW_MS = Instant.parse("2026-12-01T10:00:00Z").toEpochMilli();
+    private final MessageParser bounded = new MessageParser(64 * 1024, TimeBounds.DEFAULT);
+
+    private InvalidInputException timeRefusal(String json, long recordTimeMs) {
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> bounded.parse(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), json.getBytes(StandardCharsets.UTF_8), recordTimeMs,
+                NOW_MS, "fallback-id"));
+        assertEquals(DlqReason.INVALID_TIME, e.reason(), e.getMessage());
+        return e;
+    }
+
+    private Message parseBounded(String json, long recordTimeMs) {
+        return bounded.parse("acme/s1".getBytes(StandardCharsets.UTF_8), json.getBytes(StandardCharsets.UTF_8),
+                recordTimeMs, NOW_MS, "fallback-id");
+    }
+
+    @Test
+    void timesOutsideTheBoundsAreRefusedWithAReason() {
+        String farFuture = envelope("\"role\":\"user\",\"content\":\"x\",\"time\":\"9999-12-31T00:00:00Z\"");
+        assertTrue(timeRefusal(farFuture, NOW_MS).getMessage().startsWith("time 9999-12-31T00:00:00Z is more than PT24H"));
+        String twoDays = envelope("\"role\":\"user\",\"content\":\"x\",\"time\":" + (NOW_MS + 2 * 86_400_000L));
+        timeRefusal(twoDays, NOW_MS);
+        String before2000 = envelope("\"role\":\"user\",\"content\":\"x\",\"time\":\"1999-12-31T23:59:59Z\"");
+        assertTrue(timeRefusal(before2000, NOW_MS).getMessage().contains("before 2000-01-01T00:00:00Z"));
+
+        // No time: the record timestamp is the message's time, and is bounded as such.
+        String noTime = envelope("\"role\":\"user\",\"content\":\"x\"");
+        assertTrue(timeRefusal(noTime, 1_000L).getMessage().contains("the record timestamp"));
+        // A good time on a record whose timestamp is out of bounds: the session's clock would be.
+        String good = envelope("\"role\":\"user\",\"content\":\"x\",\"time\":\"2026-12-01T09:00:00Z\"");
+        assertTrue(timeRefusal(good, NOW_MS + 3 * 86_400_000L).getMessage().startsWith("record timestamp"));
+
+        // Within a day ahead and any time since 2000 are accepted as they are.
+        assertEquals(Instant.ofEpochMilli(NOW_MS + 23 * 3_600_000L), parseBounded(envelope(
+                "\"role\":\"user\",\"content\":\"x\",\"time\":" + (NOW_MS + 23 * 3_600_000L)), NOW_MS).time());
+        assertEquals(Instant.parse("2000-01-01T00:00:00Z"), parseBounded(envelope(
+                "\"role\":\"user\",\"content\":\"x\",\"time\":\"2000-01-01T00:00:00Z\""), NOW_MS).time());
+        assertEquals(Instant.ofEpochMilli(NOW_MS - 1), parseBounded(noTime, NOW_MS - 1).time());
+    }
+
+    @Test
+    void epochMillisecondsBeyondALongAreRefusedNotWrapped() {
+        assertEquals(DlqReason.INVALID_TIME, rejection("acme/s1",
+                envelope("\"role\":\"user\",\"content\":\"x\",\"time\":99999999999999999999")));
+    }
+
+    @Test
+    void timeBoundsValidateAndSaturate() {
+        assertThrows(IllegalArgumentException.class, () -> new TimeBounds(Instant.EPOCH, Duration.ofSeconds(-1)));
+        assertNull(TimeBounds.NONE.problem("time", Instant.MAX, Long.MAX_VALUE));
+        assertNull(TimeBounds.NONE.problem("time", Instant.MIN, 0));
+        assertNotNull(new TimeBounds(Instant.EPOCH, Duration.ofDays(1)).problem("time", Instant.MAX, Long.MAX_VALUE));
+    }
+
+    @Test
+    void toolArgumentsThatAreNotJsonAreKeptVerbatimInBothShapes() {
+        // OpenAI shape: function.arguments is a string meant to hold JSON; whatever it holds is kept.
+        Message openAi = parse(envelope("\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                + "\"function\":{\"name\":\"run\",\"arguments\":\"ls -la {\"}}]"));
+        assertEquals(List.of(new Block.ToolUse("c1", "run", "ls -la {")), openAi.content());
+        // Block style: input should be an object; a string is kept as the text it is, not re-quoted as JSON.
+        Message blocks = parse(envelope("\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"c2\","
+                + "\"name\":\"run\",\"input\":\"ls -la {\"},{\"type\":\"tool_use\",\"id\":\"c3\",\"name\":\"run\","
+                + "\"input\":[1,2]}]"));
+        assertEquals(List.of(new Block.ToolUse("c2", "run", "ls -la {"), new Block.ToolUse("c3", "run", "[1,2]")),
+                blocks.content());
+        // And the transcript an LLM reads shows them as they came.
+        String transcript = new Transcript(java.time.ZoneOffset.UTC, 100).render(List.of(openAi, blocks));
+        assertTrue(transcript.contains("[tool call c1] run(ls -la {)"), transcript);
+        assertTrue(transcript.contains("[tool call c2] run(ls -la {)"), transcript);
     }
 }

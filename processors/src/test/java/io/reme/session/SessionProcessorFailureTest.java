@@ -11,6 +11,7 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetterPayload;
 import io.reme.dlq.DlqReason;
 import io.reme.json.JsonSerde;
+import io.reme.message.TimeBounds;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.lang.reflect.InvocationTargetException;
@@ -48,7 +49,9 @@ class SessionProcessorFailureTest {
     private static final SessionSettings SETTINGS = new SessionSettings(DEFAULTS.defaultPolicy(), Map.of(),
             DEFAULTS.truncation(), DEFAULTS.language(), DEFAULTS.retryBackoff(), DEFAULTS.pendingTimeout(),
             DEFAULTS.zone(), LIMIT, DEFAULTS.maxSummaryTokens(), DEFAULTS.idleAfter(), DEFAULTS.retention(),
-            DEFAULTS.requestSecret(), DEFAULTS.dedup(), DEFAULTS.diaryRetry());
+            DEFAULTS.requestSecret(), DEFAULTS.dedup(), DEFAULTS.diaryRetry(),
+            // Records here are timed at 1 s after the epoch; what times are accepted is not this test's concern.
+            TimeBounds.NONE);
 
     private final List<DlqReason> deadLetters = new ArrayList<>();
     private final PipelineMetrics metrics = new PipelineMetrics() {

@@ -164,7 +164,8 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
-                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES)),
+                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES),
+                            settings.timeBounds()),
                     new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings,
                             new QueryLimits(config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
                                     config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))), metrics,

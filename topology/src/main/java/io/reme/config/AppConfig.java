@@ -2,6 +2,7 @@ package io.reme.config;
 
 import io.reme.context.ContextPolicy;
 import io.reme.llm.RequestSecret;
+import io.reme.message.TimeBounds;
 import io.reme.session.DedupWindow;
 import io.reme.session.SessionSettings;
 import io.reme.toolresult.TruncationLimits;
@@ -12,6 +13,7 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -149,6 +151,14 @@ public final class AppConfig {
             "Largest accepted input record (key, value and headers) on messages, llm.results and diary.edits; larger "
                     + "ones are dead-lettered as an excerpt with size and digest before anything is written. At most "
                     + "half of reme.llm.max-request-bytes.", Parsers.intIn(1024, 64 * 1024 * 1024));
+    public static final ConfigField<Duration> INPUT_MAX_CLOCK_SKEW = new ConfigField<>("reme.input.max-clock-skew", "1d",
+            "How far ahead of the accepting clock (the processor's on messages, the server's on POST /v1/messages) a "
+                    + "message's time or record timestamp may be; later ones are refused (INVALID_TIME, HTTP 400).",
+            Parsers.duration());
+    public static final ConfigField<Instant> INPUT_EARLIEST_TIME = new ConfigField<>("reme.input.earliest-time",
+            "2000-01-01T00:00:00Z", "Earliest accepted message time or record timestamp; earlier ones are refused "
+                    + "(INVALID_TIME, HTTP 400). A fixed instant, so a replay accepts what was accepted before.",
+            Parsers.instant());
     public static final ConfigField<Integer> REQUEST_MAX_BYTES = new ConfigField<>("reme.llm.max-request-bytes",
             "16777216", "Largest record the pipeline writes (an LLM request carries a window of messages); larger "
                     + "outputs are dropped and dead-lettered. Plus 64 KiB: max.message.bytes of every topic but messages "
@@ -272,7 +282,7 @@ public final class AppConfig {
             ORPHAN_CALL_TURNS, ORPHAN_CALL_TOKENS,
             TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS,
             MAX_SPAN_SHARE, RETRY_BACKOFF,
-            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, REQUEST_MAX_BYTES, HEALTH_THREAD_FAILURES, HEALTH_FAILURE_WINDOW,
+            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, INPUT_MAX_CLOCK_SKEW, INPUT_EARLIEST_TIME, REQUEST_MAX_BYTES, HEALTH_THREAD_FAILURES, HEALTH_FAILURE_WINDOW,
             LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
             LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
             WORKERS_SEARCH_URL,
@@ -523,7 +533,8 @@ public final class AppConfig {
                 get(IDLE_AFTER), get(SESSION_RETENTION), configuredRequestSecret().orElseGet(RequestSecret::random),
                 new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)),
                 new SessionSettings.DiaryRetry(get(DIARY_RETRY_BACKOFF),
-                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)), get(DIARY_MAX_FAILURES)));
+                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)), get(DIARY_MAX_FAILURES)),
+                new TimeBounds(get(INPUT_EARLIEST_TIME), get(INPUT_MAX_CLOCK_SKEW)));
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -2,6 +2,8 @@ package io.reme.config;
 
 import io.reme.message.SafeId;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,6 +106,18 @@ final class Parsers {
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M, got '" + value + "'");
         }
+    }
+
+    /** An instant in UTC, ISO-8601 with an offset (2000-01-01T00:00:00Z). */
+    static Function<String, Instant> instant() {
+        return value -> {
+            try {
+                return OffsetDateTime.parse(value).toInstant();
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("expected an ISO-8601 time with an offset such as "
+                        + "2000-01-01T00:00:00Z, got '" + value + "'");
+            }
+        };
     }
 
     static Function<String, ZoneId> zone() {

@@ -8,6 +8,7 @@ import io.reme.dlq.InvalidInputException;
 import io.reme.json.Json;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
+import io.reme.message.TimeBounds;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,7 +29,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * {@code id} and {@code time} are fixed here so Kafka-level retries carry the same message (a caller
  * that retries over HTTP should send its own {@code id}: the session drops a repeat of its last
  * message id), and the envelope is validated with the pipeline's own parser so the caller hears about a bad
- * message now instead of finding it in the dead-letter topic.
+ * message now instead of finding it in the dead-letter topic. Times are bounded against the server's
+ * clock ({@link TimeBounds}): a {@code time} too old or too far ahead is a 400 {@code invalid_time}.
  */
 public final class MessageIngest {
     private static final int MAX_BATCH = 1000;
@@ -37,10 +39,10 @@ public final class MessageIngest {
     private final MessageParser parser;
     private final InputLimit limit;
 
-    public MessageIngest(Producer<byte[], byte[]> producer, String topic, int maxMessageBytes) {
+    public MessageIngest(Producer<byte[], byte[]> producer, String topic, int maxMessageBytes, TimeBounds timeBounds) {
         this.producer = producer;
         this.topic = topic;
-        this.parser = new MessageParser(maxMessageBytes);
+        this.parser = new MessageParser(maxMessageBytes, timeBounds);
         this.limit = new InputLimit(maxMessageBytes);
     }
 
@@ -98,7 +100,7 @@ public final class MessageIngest {
         byte[] key = (tenant + "/" + copy.path("session").asText("")).getBytes(StandardCharsets.UTF_8);
         try {
             value = Json.MAPPER.writeValueAsBytes(copy);
-            Message parsed = parser.parse(key, value, now, "unused");
+            Message parsed = parser.parse(key, value, now, now, "unused");
             key = (parsed.tenant() + "/" + parsed.session()).getBytes(StandardCharsets.UTF_8);
             // The processor counts the key too: never accept what it would dead-letter as too large.
             String tooLarge = limit.violation(key, value, null);

@@ -1,0 +1,212 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.context.ContextPolicy;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
+import io.reme.json.Json;
+import io.reme.json.JsonSerde;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.session.ArchivedMessage;
+import io.reme.session.SessionCounters.Counter;
+import io.reme.session.SessionHeader;
+import io.reme.session.SessionSettings;
+import io.reme.session.SessionStores;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The envelope rules on the Kafka path: times far from the processor's clock are dead-lettered
+ * before they reach state; tool results without a call in the window, ids reused turn after turn and
+ * arguments that are not JSON are kept as they came and never pin the window.
+ */
+class EnvelopeRulesTopologyTest {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; default time bounds (2000 on, 1 day ahead). */
+    private static final SessionSettings SETTINGS = SessionSettings.defaults()
+            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0));
+    /** The processor's clock: the driver's wall clock starts here. */
+    private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
+
+    @TempDir
+    Path stateDir;
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> messages;
+    private TestInputTopic<byte[], byte[]> results;
+    private TestOutputTopic<String, LlmRequest> requests;
+    private TestOutputTopic<String, ArchivedMessage> dialog;
+    private TestOutputTopic<byte[], byte[]> dlq;
+    private int sent;
+
+    @BeforeEach
+    void start() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "envelope");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS), props, NOW);
+        ByteArraySerializer bytes = new ByteArraySerializer();
+        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
+        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
+        StringDeserializer strings = new StringDeserializer();
+        requests = driver.createOutputTopic(TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
+        dialog = driver.createOutputTopic(TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
+        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    private ObjectNode envelope(String role) {
+        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
+                .put("id", "m" + sent).put("role", role);
+    }
+
+    private void send(ObjectNode envelope, Instant recordTime) {
+        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                envelope.toString().getBytes(StandardCharsets.UTF_8), recordTime));
+        sent++;
+    }
+
+    private void sendAt(ObjectNode envelope) {
+        Instant time = NOW.plusSeconds(sent);
+        send(envelope.put("time", time.toString()), time);
+    }
+
+    private void text(String role, String content) {
+        sendAt(envelope(role).put("content", content));
+    }
+
+    private void call(String id, String arguments) {
+        ObjectNode call = envelope("assistant");
+        call.putArray("tool_calls").addObject().put("id", id).put("type", "function").putObject("function")
+                .put("name", "run").put("arguments", arguments);
+        sendAt(call);
+    }
+
+    private void result(String id, String output) {
+        sendAt(envelope("tool").put("tool_call_id", id).put("name", "run").put("content", output));
+    }
+
+    private SessionHeader header() {
+        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
+        return store.get("acme/s1");
+    }
+
+    private static String words(int n) {
+        return " word".repeat(n);
+    }
+
+    private static String header(TestRecord<byte[], byte[]> record, String name) {
+        return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void timesFarFromTheProcessorsClockAreDeadLetteredBeforeTheyReachState() {
+        send(envelope("user").put("content", "from the far future").put("time", "9999-12-31T00:00:00Z"), NOW);
+        send(envelope("user").put("content", "from before 2000").put("time", "1999-12-31T23:59:59Z"), NOW);
+        send(envelope("user").put("content", "no time, record dated in two days"), NOW.plus(Duration.ofDays(2)));
+        send(envelope("user").put("content", "good time, record from 1970").put("time", NOW.toString()),
+                Instant.ofEpochMilli(1_000));
+
+        assertNull(header(), "none of them reached the session");
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertEquals(4, dead.size());
+        for (TestRecord<byte[], byte[]> record : dead) {
+            assertEquals(DlqReason.INVALID_TIME.name(), header(record, DeadLetterHeaders.REASON));
+        }
+        assertTrue(header(dead.get(0), DeadLetterHeaders.DETAIL).startsWith("time 9999-12-31T00:00:00Z is more than PT24H"),
+                header(dead.get(0), DeadLetterHeaders.DETAIL));
+        assertTrue(header(dead.get(1), DeadLetterHeaders.DETAIL).contains("before 2000-01-01T00:00:00Z"));
+        assertTrue(header(dead.get(2), DeadLetterHeaders.DETAIL).contains("the record timestamp"));
+        assertTrue(header(dead.get(3), DeadLetterHeaders.DETAIL).startsWith("record timestamp"));
+
+        // An hour ahead (a producer's clock running fast) is within the default skew of a day.
+        Instant ahead = NOW.plus(Duration.ofHours(1));
+        send(envelope("user").put("content", "a fast clock").put("time", ahead.toString()), ahead);
+        assertEquals(1, header().liveCount());
+        assertEquals(ahead, header().lastMessageAt());
+        assertTrue(dlq.isEmpty());
+    }
+
+    @Test
+    void orphanResultsReusedIdsAndRawArgumentsAreKeptAndNeverPinTheWindow() throws Exception {
+        // A result whose call was never seen (or was compacted away): kept as a tool result.
+        text("user", "first question");
+        result("ghost", "output of a call this session never saw");
+        text("assistant", "first answer");
+        // Every call is named call_0, as some agents do; one call's arguments are not JSON.
+        for (int turn = 0; turn < 3; turn++) {
+            text("user", "question " + turn);
+            call("call_0", turn == 1 ? "not json {" : "{\"n\":" + turn + "}");
+            result("call_0", "done " + turn);
+            text("assistant", "answer " + turn);
+        }
+        // The window crosses its threshold on a call whose result has not come yet.
+        text("user", "last question");
+        call("call_0", "{\"text\":\"" + words(900) + "\"}");
+
+        assertTrue(dlq.isEmpty(), "nothing is dead-lettered");
+        SessionHeader header = header();
+        assertEquals(0, header.counters().get(Counter.NO_VALID_CUT), "the reused id does not pin the window");
+        List<LlmRequest> compact = requests.readValuesToList().stream().filter(r -> r.kind() == LlmKind.COMPACT)
+                .toList();
+        assertEquals(1, compact.size());
+        LlmRequest request = compact.get(0);
+        // Everything before the last turn is compacted; the running call stays live for its result.
+        assertEquals(15, request.messages().size());
+        assertEquals(List.of(), request.unansweredCalls());
+        assertTrue(request.messages().stream().flatMap(m -> m.content().stream())
+                .anyMatch(b -> b.equals(new Block.ToolUse("call_0", "run", "not json {"))),
+                "arguments that are not JSON are carried as they came");
+
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
+                Json.MAPPER.writeValueAsBytes(LlmResult.ok(request, summary(), 1, NOW)), NOW.plusSeconds(sent)));
+        List<Message> archived = dialog.readValuesToList().stream().map(ArchivedMessage::message).toList();
+        assertEquals(15, archived.size(), "every compacted message is archived, the orphan result included");
+        assertEquals(List.of(new Block.ToolResult("ghost", "run", "output of a call this session never saw")),
+                archived.get(1).content());
+        assertEquals(2, header().liveCount(), "the running call and its turn stay live");
+        assertNotNull(header().lastSummaryAt());
+    }
+
+    private static String summary() {
+        return "## Goal\nwork\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
+                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
+                + "## Critical Context\n(none)\n";
+    }
+}
