@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,12 @@ public final class AppProcess implements AutoCloseable {
      * is cleared so only the arguments and the config file configure it.
      */
     public static AppProcess start(List<String> arguments, Path log) throws IOException {
+        return start(arguments, Map.of(), log);
+    }
+
+    /** As {@link #start(List, Path)}, with {@code environment} (e.g. {@code REME_*} options) added. */
+    public static AppProcess start(List<String> arguments, Map<String, String> environment, Path log)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx768m", "-XX:+UseSerialGC",
@@ -49,6 +56,7 @@ public final class AppProcess implements AutoCloseable {
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(name -> name.startsWith("REME_"));
+        builder.environment().putAll(environment);
         return new AppProcess(builder.start(), log);
     }
 
@@ -82,6 +90,13 @@ public final class AppProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Throws, with the child's last lines, if it has exited. */
+    public void requireAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("the process exited with " + process.exitValue() + ":\n" + tail(40));
+        }
     }
 
     /** SIGKILL, and wait for the process to be gone. */

@@ -4,27 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.bench.AppProcess;
 import io.reme.bench.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigField;
 import io.reme.topic.Topics;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -68,7 +60,7 @@ class CrashRestartIT extends WithBroker {
         try (TestWorker worker = TestWorker.start(broker.bootstrapServers(), TOPICS);
              KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             long processedAtKill;
-            try (Child first = Child.start(dataDir, config, dir.resolve("first.log"))) {
+            try (AppProcess first = child(dataDir, config, dir.resolve("first.log"))) {
                 String url = first.awaitReady(Duration.ofSeconds(90));
                 worker.awaitAssigned(Duration.ofSeconds(30));
                 TestKafka.send(producer, TOPICS.messages(), rounds.get(0));
@@ -104,7 +96,7 @@ class CrashRestartIT extends WithBroker {
                 TestKafka.send(producer, TOPICS.messages(), round);
             }
 
-            try (Child second = Child.start(dataDir, config, dir.resolve("second.log"))) {
+            try (AppProcess second = child(dataDir, config, dir.resolve("second.log"))) {
                 String url = second.awaitReady(Duration.ofSeconds(90));
                 LOG.info("second instance ready after {} ms", (System.nanoTime() - started) / 1_000_000);
                 // Everything produced so far must be processed first; then the rest, a round at a time.
@@ -113,7 +105,7 @@ class CrashRestartIT extends WithBroker {
                 for (List<Envelope> round : rounds.subList(half, rounds.size())) {
                     ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sent, Duration.ofSeconds(60), () -> {
                         worker.assertHealthy();
-                        second.assertAlive();
+                        second.requireAlive();
                     });
                     TestKafka.send(producer, TOPICS.messages(), round);
                     TestKafka.count(sent, round);
@@ -121,7 +113,7 @@ class CrashRestartIT extends WithBroker {
                 Map<String, JsonNode> contexts = ContextApi.awaitSettled(() -> url, TestApps.ACME_KEY, sizes,
                         Duration.ofSeconds(90), () -> {
                             worker.assertHealthy();
-                            second.assertAlive();
+                            second.requireAlive();
                         });
                 long archived = contexts.values().stream()
                         .mapToLong(c -> c.path("compaction").path("counters").path("MESSAGES").asLong()
@@ -178,122 +170,32 @@ class CrashRestartIT extends WithBroker {
     }
 
     /**
-     * {@code reme-streams run} in a child JVM on this test's classpath; its output is copied to a log
-     * file and, prefixed with the log's name, to this test's output.
+     * {@code reme-streams run} in a child JVM on this test's classpath against the test broker,
+     * configured through the environment as an operator would.
      */
-    static final class Child implements AutoCloseable {
-        private final Process process;
-        private final CompletableFuture<String> ready = new CompletableFuture<>();
-        private final Path log;
-        private final String name;
+    static AppProcess child(Path dataDir, Path config, Path log) throws IOException {
+        return AppProcess.start(List.of("--bootstrap-servers", broker.bootstrapServers(),
+                "--data-dir", dataDir.toString(), "--http-port", "0", "--config", config.toString()),
+                environment(), log);
+    }
 
-        private Child(Process process, Path log, String name) {
-            this.process = process;
-            this.log = log;
-            this.name = name;
-            Thread reader = new Thread(this::copyOutput, "child-output");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        static Child start(Path dataDir, Path config, Path log) throws IOException {
-            List<String> command = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx512m", "-XX:+UseSerialGC",
-                    "-cp", System.getProperty("java.class.path"),
-                    "io.reme.cli.Main", "run",
-                    "--bootstrap-servers", broker.bootstrapServers(),
-                    "--data-dir", dataDir.toString(),
-                    "--http-port", "0",
-                    "--config", config.toString()));
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-            Map<String, String> env = builder.environment();
-            env.keySet().removeIf(name -> name.startsWith("REME_"));
-            env.putAll(environment());
-            return new Child(builder.start(), log, log.getFileName().toString().replace(".log", ""));
-        }
-
-        /** The small-context settings and keys, as the environment variables an operator would set. */
-        private static Map<String, String> environment() {
-            Map<String, String> options = new HashMap<>(TestApps.SMALL_CONTEXT);
-            options.put(AppConfig.API_KEYS.name(), TestApps.API_KEYS);
-            options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
-            options.put(AppConfig.PARTITIONS.name(), "4");
-            options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
-            // Five times the default: more processed-but-uncommitted work is lost at the kill, so a
-            // commit that is not atomic with the outputs shows up as duplicates (at_least_once does).
-            options.put(AppConfig.COMMIT_INTERVAL_MS.name(), "500");
-            Map<String, String> env = new HashMap<>();
-            for (ConfigField<?> field : AppConfig.FIELDS) {
-                if (options.containsKey(field.name())) {
-                    env.put(field.envName(), options.remove(field.name()));
-                }
-            }
-            assertTrue(options.isEmpty(), "every setting has an environment variable: " + options);
-            return env;
-        }
-
-        private void copyOutput() {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8));
-                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    out.println(line);
-                    System.out.println("[" + name + "] " + line);
-                    if (line.startsWith("READY ")) {
-                        ready.complete(line.substring("READY ".length()).trim());
-                    }
-                }
-            } catch (IOException e) {
-                ready.completeExceptionally(e);
-            } finally {
-                ready.completeExceptionally(new IllegalStateException("child exited before READY"));
+    /** The small-context settings and keys, as the environment variables an operator would set. */
+    private static Map<String, String> environment() {
+        Map<String, String> options = new HashMap<>(TestApps.SMALL_CONTEXT);
+        options.put(AppConfig.API_KEYS.name(), TestApps.API_KEYS);
+        options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
+        options.put(AppConfig.PARTITIONS.name(), "4");
+        options.put(AppConfig.WORKERS_EMBEDDED.name(), "false");
+        // Five times the default: more processed-but-uncommitted work is lost at the kill, so a
+        // commit that is not atomic with the outputs shows up as duplicates (at_least_once does).
+        options.put(AppConfig.COMMIT_INTERVAL_MS.name(), "500");
+        Map<String, String> env = new HashMap<>();
+        for (ConfigField<?> field : AppConfig.FIELDS) {
+            if (options.containsKey(field.name())) {
+                env.put(field.envName(), options.remove(field.name()));
             }
         }
-
-        String awaitReady(Duration timeout) throws InterruptedException, IOException {
-            try {
-                return ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                throw new AssertionError("child not READY within " + timeout.toSeconds() + " s: " + e
-                        + "\n" + tail(), e);
-            }
-        }
-
-        void assertAlive() {
-            if (!process.isAlive()) {
-                throw new AssertionError("child exited with " + process.exitValue() + ":\n" + tail());
-            }
-        }
-
-        /** SIGKILL: no shutdown hook, no commit, no leaving the group. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                throw new AssertionError("killed child did not exit");
-            }
-        }
-
-        private String tail() {
-            try {
-                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-                return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-            } catch (IOException e) {
-                return "(no output: " + e + ")";
-            }
-        }
-
-        /** A clean stop (SIGTERM runs the shutdown hook) if it still runs. */
-        @Override
-        public void close() throws InterruptedException {
-            if (process.isAlive()) {
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor(10, TimeUnit.SECONDS);
-                }
-            }
-        }
+        assertTrue(options.isEmpty(), "every setting has an environment variable: " + options);
+        return env;
     }
 }

@@ -2,6 +2,7 @@ package io.reme.app;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.bench.AppProcess;
 import io.reme.bench.ConversationGenerator.Envelope;
 import io.reme.topic.Topics;
 import java.nio.file.Files;
@@ -52,37 +53,37 @@ class RecoveryTimesIT extends WithBroker {
             long restartMs;
             long restartReadableMs;
             Path aDir = dir.resolve("a");
-            try (CrashRestartIT.Child first = CrashRestartIT.Child.start(aDir, config, dir.resolve("a1.log"))) {
+            try (AppProcess first = CrashRestartIT.child(aDir, config, dir.resolve("a1.log"))) {
                 long started = System.nanoTime();
                 String url = first.awaitReady(Duration.ofSeconds(120));
                 firstMs = millisSince(started);
                 LOG.info("recovery first start ready ms={}", firstMs);
                 produced.values().forEach(envelopes -> TestKafka.send(producer, TOPICS.messages(), envelopes));
-                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), first::assertAlive);
+                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), first::requireAlive);
                 first.kill();
             }
-            try (CrashRestartIT.Child again = CrashRestartIT.Child.start(aDir, config, dir.resolve("a2.log"))) {
+            try (AppProcess again = CrashRestartIT.child(aDir, config, dir.resolve("a2.log"))) {
                 long started = System.nanoTime();
                 String url = again.awaitReady(Duration.ofSeconds(120));
                 restartMs = millisSince(started);
-                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), again::assertAlive);
+                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), again::requireAlive);
                 restartReadableMs = millisSince(started);
                 LOG.info("recovery restart after kill ready ms={} contexts readable ms={}", restartMs, restartReadableMs);
 
                 // A second instance joins; once both serve, the restarted one is killed again.
-                try (CrashRestartIT.Child other = CrashRestartIT.Child.start(dir.resolve("b"), config,
+                try (AppProcess other = CrashRestartIT.child(dir.resolve("b"), config,
                         dir.resolve("b.log"))) {
                     String otherUrl = other.awaitReady(Duration.ofSeconds(120));
                     ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120),
-                            other::assertAlive);
+                            other::requireAlive);
                     // Let the group settle (standbys restored, no rebalance in flight) before the kill.
                     Thread.sleep(5_000);
                     ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60),
-                            other::assertAlive);
+                            other::requireAlive);
                     again.kill();
                     long killed = System.nanoTime();
                     ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120),
-                            other::assertAlive);
+                            other::requireAlive);
                     long takeoverMs = millisSince(killed);
                     LOG.info("recovery takeover after kill contexts readable ms={}", takeoverMs);
                     System.out.printf("recovery baseline=%s extra=%s restartReadyMs=%d restartReadableMs=%d "
