@@ -79,6 +79,9 @@ class MultiInstanceIT extends WithBroker {
             ContextApi.Response viaB = ContextApi.get(b.httpUrl(), TestApps.ACME_KEY, remote);
             assertEquals(200, viaB.status());
             assertEquals(viaB.body(), viaA.body(), "the forwarded answer is the owner's");
+            assertEquals(ContextApi.wholeWindow(b.httpUrl(), TestApps.ACME_KEY, remote).body(),
+                    ContextApi.wholeWindow(a.httpUrl(), TestApps.ACME_KEY, remote).body(),
+                    "the whole window is forwarded with its parameter");
 
             String local = ownedByA.get(0);
             assertFalse(activePartitions(b).contains(owner(b, local).partition()), "B has no local copy of " + local);

@@ -70,7 +70,7 @@ class SessionPipelineIT extends WithBroker {
 
             // Settled means final: nothing changed while the dialog was read.
             for (Map.Entry<String, JsonNode> context : contexts.entrySet()) {
-                ContextApi.Response again = ContextApi.get(app.httpUrl(), TestApps.ACME_KEY, context.getKey());
+                ContextApi.Response again = ContextApi.wholeWindow(app.httpUrl(), TestApps.ACME_KEY, context.getKey());
                 assertEquals(200, again.status());
                 assertEquals(context.getValue(), again.body(), "context of " + context.getKey() + " changed after settling");
             }
