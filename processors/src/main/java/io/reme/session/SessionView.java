@@ -81,19 +81,25 @@ public record SessionView(
             }
         }
         long threshold = policy.threshold(header.summaryTokens());
+        // Counted from the messages read, not the header's total: a message re-truncated between the two
+        // reads has fewer tokens than the header still says, and the bound must hold for what is served.
+        long liveTokens = 0;
+        for (StoredMessage message : live) {
+            liveTokens += message.tokens();
+        }
         int omitted = wholeWindow ? 0
-                : omitted(live, header.messageTokens(), policy.servedMessageBudget(header.summaryTokens()));
+                : omitted(live, liveTokens, policy.servedMessageBudget(header.summaryTokens()));
         long omittedTokens = 0;
         for (StoredMessage message : live.subList(0, omitted)) {
             omittedTokens += message.tokens();
         }
         live = live.subList(omitted, live.size());
-        long served = header.messageTokens() - omittedTokens;
+        long served = liveTokens - omittedTokens;
         long total = header.summaryTokens() + served;
         Tokens tokens = new Tokens(encoding, header.summaryTokens(), served, total, threshold,
                 policy.keepBudget(header.summaryTokens()), policy.maxInputLength(),
                 (double) (total + policy.reservedTokens()) / policy.maxInputLength(),
-                threshold <= 0 ? 1.0 : (double) header.messageTokens() / threshold, omitted, omittedTokens);
+                threshold <= 0 ? 1.0 : (double) liveTokens / threshold, omitted, omittedTokens);
         Compaction compaction = new Compaction(header.pending(), header.lastSummaryAt(), header.nextAttemptAt(),
                 header.lastFailure(), header.lastFailureAt(), header.epoch(), header.counters().values());
         String summary = summaries.get(key.key());

@@ -1,6 +1,7 @@
 package io.reme.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.context.ContextPolicy;
 import io.reme.message.Block;
@@ -83,6 +84,25 @@ class SessionViewTest {
         assertEquals(4000, view.tokens().omittedTokens());
         assertEquals(0.8, view.tokens().usageRatio(), 1e-9);
         assertEquals(12000.0 / POLICY.threshold(0), view.tokens().thresholdRatio(), 1e-9);
+    }
+
+    @Test
+    void aMessageReTruncatedBetweenTheReadsCannotPushTheServedContextOverTheInput() {
+        // The header still counts seq 1 at 3,000 tokens; the stream thread has just re-cut it to 1,000
+        // and has not rewritten the header yet.
+        SessionHeader header = SessionHeader.empty("acme", "s1", "carol");
+        header = append(header, 0, 4000);
+        header = append(header, 1, 3000);
+        header = append(header, 2, 4000);
+        header = append(header, 3, 4000);
+        headers.map.put(KEY.key(), header);
+        message(1, 1000);
+
+        SessionView view = read();
+
+        long served = view.messages().stream().mapToLong(StoredMessage::tokens).sum();
+        assertEquals(served, view.tokens().messages(), "the counts are those of the messages served");
+        assertTrue(view.tokens().total() <= POLICY.maxInputLength(), "served " + view.tokens());
     }
 
     @Test

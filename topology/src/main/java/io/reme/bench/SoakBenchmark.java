@@ -177,6 +177,8 @@ public final class SoakBenchmark {
         options.put("reme.llm.backoff", "200ms");
         options.put("reme.llm.backoff-max", "2s");
         options.put("reme.session.idle-after", "15s");
+        // The soak compresses an outage into seconds: a failed diary span is sent again after 2 s, doubling.
+        options.put("reme.diary.retry-backoff", "2s");
         options.put("reme.embedding.provider", "none");
         options.put("reme.sinks.embedded", "true");
         options.put("reme.workspace.watch-interval", "1s");
