@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The session window's rules over its two stores: append a message (truncating tool outputs),
+ * The session window's rules over its stores: append a message (truncating tool outputs),
  * plan and request a compaction when over threshold, and apply or reject LLM results. Used by one
  * stream thread at a time (the task's); all time comes from records, never the wall clock. The
  * header is always written last, so a failure mid-way never leaves totals that count messages that

@@ -32,7 +32,7 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * Builds the application's topology. The session sub-topology reads {@code messages} and
  * {@code llm.results} as raw bytes (so malformed input can be dead-lettered, not crash the
- * deserialiser), keeps the window in two logged stores shared by its two processors, and writes
+ * deserialiser), keeps the window in six logged stores shared by its two processors, and writes
  * LLM requests, archived dialog, full tool outputs and dead letters. The diary sub-topology is
  * the single writer of diary documents (versioned edits in, documents and their changed chunks out);
  * the memory index keeps a Lucene index per task of the {@code memories} topic.
