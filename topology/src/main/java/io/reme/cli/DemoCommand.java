@@ -103,13 +103,13 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/memories?type=personal");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/memories/retrieve -d '{\"query\":\"plan a train trip\",\"k\":3}'");
+                + "/v1/memories/retrieve -H 'Content-Type: application/json' -d '{\"query\":\"plan a train trip\",\"k\":3}'");
         System.out.println("         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/memories/<id> -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
+                + "/v1/memories/<id> -H 'Content-Type: application/json' -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/search -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
+                + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/diary/alice/MEMORY");
         if (exit) {
