@@ -90,8 +90,9 @@ public final class AppConfig {
                     + "network) then moves tasks needlessly. Between 6s and 30m (the broker's default limits).",
             Parsers.durationIn(Duration.ofSeconds(6), Duration.ofMinutes(30)));
     public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>("reme.streams.standby-replicas", "1",
-            "Warm copies of each task's stores kept on other instances (none with one instance), so a takeover "
-                    + "serves at once instead of restoring from the changelog.", Parsers.intIn(0, 8));
+            "Warm copies of each task's stores kept on other instances (none with one instance, and none with the "
+                    + "embedded broker), so a takeover serves at once instead of restoring from the changelog.",
+            Parsers.intIn(0, 8));
     public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>("reme.context.max-input-length",
             Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH), "The model's context length in tokens.",
             Parsers.intIn(1, Integer.MAX_VALUE));

@@ -57,7 +57,10 @@ public final class StreamsSettings {
         long sessionMs = config.get(AppConfig.SESSION_TIMEOUT).toMillis();
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionMs);
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) (sessionMs / 3));
-        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.get(AppConfig.STANDBY_REPLICAS));
+        // The embedded broker serves one instance: no other could hold a standby, and Streams would warn
+        // for every task at every rebalance that it cannot place one.
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
+                config.embeddedBroker() ? 0 : config.get(AppConfig.STANDBY_REPLICAS));
         props.putAll(config.kafkaOverrides());
         return props;
     }

@@ -41,10 +41,13 @@ class StreamsSettingsTest {
 
     @Test
     void sessionTimeoutHeartbeatAndStandbysFollowTheConfigAndKafkaOverridesWin() throws Exception {
-        Properties defaults = StreamsSettings.properties(config(dir, Map.of()), "b:9092", "h:1");
+        Properties defaults = StreamsSettings.properties(config(dir, Map.of(AppConfig.BOOTSTRAP_SERVERS.name(),
+                "b:9092")), "b:9092", "h:1");
         assertEquals(10_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+        assertEquals(0, StreamsSettings.properties(config(dir, Map.of()), "127.0.0.1:9092", "h:1")
+                .get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG), "the embedded broker serves one instance");
 
         Properties dynamic = StreamsSettings.properties(config(dir.resolve("d"), Map.of(
                 AppConfig.STATIC_MEMBERSHIP.name(), "false", AppConfig.SESSION_TIMEOUT.name(), "45s",
