@@ -3,15 +3,10 @@ package io.reme.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,11 +20,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
 /**
  * A local stand-in for an OpenAI-compatible endpoint: {@code POST /v1/chat/completions} and
  * {@code POST /v1/embeddings} answered by a per-test script, every request recorded. Runs on
- * 127.0.0.1 on a free port. Public, like {@link CooperativeModel}, so that the embedding tests of
+ * 127.0.0.1 on a free port, on Jetty's core server; each request is answered on a thread of its own,
+ * so a delayed reply holds up no other. Public, like {@link CooperativeModel}, so that the embedding tests of
  * another package and the topology tests (through this module's test-jar) can use it.
  */
 public final class OpenAiTestServer implements AutoCloseable {
@@ -91,7 +96,8 @@ public final class OpenAiTestServer implements AutoCloseable {
 
     private static final AtomicInteger COMPLETION_IDS = new AtomicInteger();
 
-    private final HttpServer server;
+    private final Server server;
+    private final ServerConnector connector;
     private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
         Thread thread = new Thread(r, "openai-test-server");
         thread.setDaemon(true);
@@ -113,19 +119,33 @@ public final class OpenAiTestServer implements AutoCloseable {
 
     private OpenAiTestServer(Function<Request, Reply> script) {
         this.script = script;
+        // Daemon threads only: a server a test forgot to close must not keep the JVM up.
+        QueuedThreadPool pool = new QueuedThreadPool(16, 2);
+        pool.setName("openai-test-server-jetty");
+        pool.setDaemon(true);
+        server = new Server(pool, new ScheduledExecutorScheduler("openai-test-server-scheduler", true), null);
+        connector = new ServerConnector(server, 1, 1);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract.NonBlocking() {
+            @Override
+            public boolean handle(org.eclipse.jetty.server.Request request, Response response, Callback callback) {
+                executor.execute(() -> answer(request, response, callback));
+                return true;
+            }
+        });
         try {
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            server.start();
+        } catch (Exception e) {
+            close();
+            throw new IllegalStateException("cannot start the test server: " + e.getMessage(), e);
         }
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
-        server.start();
     }
 
     /** The API root to give the client. */
     public String baseUrl() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+        return "http://127.0.0.1:" + connector.getLocalPort() + "/v1";
     }
 
     /** Settings for a client of this server, with a short timeout so a hung test fails fast. */
@@ -140,22 +160,22 @@ public final class OpenAiTestServer implements AutoCloseable {
         }
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
+    private void answer(org.eclipse.jetty.server.Request exchange, Response response, Callback callback) {
         try {
-            String path = exchange.getRequestURI().getPath();
+            String path = exchange.getHttpURI().getPath();
             if (!path.equals(CHAT_PATH) && !path.equals(EMBEDDINGS_PATH)) {
-                send(exchange, new Reply(404, error("no route " + path), Duration.ZERO));
+                send(response, callback, new Reply(404, error("no route " + path), Duration.ZERO));
                 return;
             }
-            if (!exchange.getRequestMethod().equals("POST")) {
-                send(exchange, new Reply(405, error("use POST"), Duration.ZERO));
+            if (!exchange.getMethod().equals("POST")) {
+                send(response, callback, new Reply(405, error("use POST"), Duration.ZERO));
                 return;
             }
             byte[] body;
-            try (InputStream in = exchange.getRequestBody()) {
+            try (InputStream in = Content.Source.asInputStream(exchange)) {
                 body = in.readAllBytes();
             }
-            Request request = new Request(path, exchange.getRequestHeaders().getFirst("Authorization"),
+            Request request = new Request(path, exchange.getHeaders().get(HttpHeader.AUTHORIZATION),
                     Json.MAPPER.readTree(body));
             requests.add(request);
             Reply reply;
@@ -166,13 +186,13 @@ public final class OpenAiTestServer implements AutoCloseable {
                 reply = new Reply(418, error("test script failed: " + e), Duration.ZERO);
             }
             if (!reply.delay().isZero() && awaitClose(reply.delay())) {
+                callback.failed(new IOException("the test server is closing"));
                 return;
             }
-            send(exchange, reply);
+            send(response, callback, reply);
         } catch (IOException e) {
             // The client gave up (e.g. timed out): nothing to answer to.
-        } finally {
-            exchange.close();
+            callback.failed(e);
         }
     }
 
@@ -185,15 +205,11 @@ public final class OpenAiTestServer implements AutoCloseable {
         }
     }
 
-    private static void send(HttpExchange exchange, Reply reply) throws IOException {
+    private static void send(Response response, Callback callback, Reply reply) {
         byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
-        if (bytes.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
-        }
+        response.setStatus(reply.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(bytes), callback);
     }
 
     @Override
@@ -202,7 +218,11 @@ public final class OpenAiTestServer implements AutoCloseable {
             return;
         }
         closing.countDown();
-        server.stop(0);
+        try {
+            server.stop();
+        } catch (Exception e) {
+            // Stopping a test server: nothing left to do about it.
+        }
         executor.shutdownNow();
     }
 

@@ -2,15 +2,13 @@ package io.reme.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.reme.http.HttpSettings;
+import io.reme.http.WebServer;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +17,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * A stand-in for an OpenAI-compatible endpoint, for {@code bench llm} and {@code bench soak}: every
@@ -26,7 +30,9 @@ import java.util.regex.Pattern;
  * workers, not a model. A summary request gets the same well-formed summary; a diary request is
  * played as a model would, through the read and write tools, writing one line per message marker
  * ({@link #MARKER}) of its conversation; a memory request gets no memories. The {@link Mode} can be
- * switched while it runs, to fail, stall or refuse long prompts. One thread per request in flight.
+ * switched while it runs, to fail, stall or refuse long prompts. Served by a {@link WebServer}; each
+ * request is handed to a thread of its own (one per request in flight), so a request stalled for
+ * {@link #SLOW_ANSWER} holds no thread of Jetty's and delays no other.
  */
 final class LocalChatServer implements AutoCloseable {
     static final String MODEL = "bench-model";
@@ -75,7 +81,9 @@ final class LocalChatServer implements AutoCloseable {
             - /srv/app/module1/Service.java
             """;
 
-    private final HttpServer server;
+    private static final String PATH = "/v1/chat/completions";
+
+    private final WebServer server;
     private final ExecutorService executor;
     private final Duration latency;
     private final AtomicLong answered = new AtomicLong();
@@ -85,23 +93,28 @@ final class LocalChatServer implements AutoCloseable {
     private LocalChatServer(Duration latency, int contextLimitChars) {
         this.latency = latency;
         this.contextLimitChars = contextLimitChars;
-        // Headers and body go out as separate writes: without TCP_NODELAY, Nagle's algorithm and delayed
-        // ACKs would add tens of milliseconds to every answer.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
         AtomicLong threads = new AtomicLong();
         this.executor = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "bench-chat-server-" + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+        // The connection of a stalled (SLOW) request stays silent for SLOW_ANSWER: the idle timeout is
+        // longer, so it is the client's timeout that gives up, as against a real endpoint.
+        HttpSettings settings = HttpSettings.DEFAULT.withIdleTimeout(SLOW_ANSWER.multipliedBy(2));
         try {
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+            server = WebServer.bind("bench-chat", "127.0.0.1", 0, settings);
+            server.start(new Handler.Abstract.NonBlocking() {
+                @Override
+                public boolean handle(Request request, Response response, Callback callback) {
+                    executor.execute(() -> answer(request, response, callback));
+                    return true;
+                }
+            });
         } catch (IOException e) {
+            close();
             throw new UncheckedIOException(e);
         }
-        server.setExecutor(executor);
-        server.createContext("/v1/chat/completions", this::handle);
-        server.start();
     }
 
     static LocalChatServer start(Duration latency) {
@@ -119,52 +132,68 @@ final class LocalChatServer implements AutoCloseable {
 
     /** The API root to configure the client with. */
     String baseUrl() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+        return "http://127.0.0.1:" + server.port() + "/v1";
     }
 
     long answered() {
         return answered.get();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            byte[] request;
-            try (InputStream in = exchange.getRequestBody()) {
-                request = in.readAllBytes();
-            }
-            if (!exchange.getRequestMethod().equals("POST")) {
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            Mode now = mode.get();
-            try {
-                Thread.sleep(now == Mode.SLOW ? SLOW_ANSWER.toMillis() : latency.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (now == Mode.FAILING) {
-                send(exchange, 500, error("the bench endpoint is failing on purpose", "server_error", null));
-                return;
-            }
-            if (now == Mode.CONTEXT_LIMITED && request.length > contextLimitChars) {
-                send(exchange, 400, error("This model's maximum context length is " + contextLimitChars
-                        + " characters; the request has " + request.length + ".", "invalid_request_error",
-                        "context_length_exceeded"));
-                return;
-            }
-            send(exchange, 200, answer(Json.MAPPER.readTree(request)));
-            answered.incrementAndGet();
+    /** Answers one request on a thread of its own; the blocking reads and the sleep happen here. */
+    private void answer(Request request, Response response, Callback callback) {
+        try {
+            handle(request, response, callback);
+        } catch (IOException | RuntimeException e) {
+            callback.failed(e);
         }
     }
 
-    private static void send(HttpExchange exchange, int status, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
+    private void handle(Request request, Response response, Callback callback) throws IOException {
+        byte[] body;
+        try (InputStream in = Content.Source.asInputStream(request)) {
+            body = in.readAllBytes();
         }
+        if (!request.getHttpURI().getPath().startsWith(PATH)) {
+            send(response, callback, 404, null);
+            return;
+        }
+        if (!request.getMethod().equals("POST")) {
+            send(response, callback, 405, null);
+            return;
+        }
+        Mode now = mode.get();
+        try {
+            Thread.sleep(now == Mode.SLOW ? SLOW_ANSWER.toMillis() : latency.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            callback.failed(e);
+            return;
+        }
+        if (now == Mode.FAILING) {
+            send(response, callback, 500, error("the bench endpoint is failing on purpose", "server_error", null));
+            return;
+        }
+        if (now == Mode.CONTEXT_LIMITED && body.length > contextLimitChars) {
+            send(response, callback, 400, error("This model's maximum context length is " + contextLimitChars
+                    + " characters; the request has " + body.length + ".", "invalid_request_error",
+                    "context_length_exceeded"));
+            return;
+        }
+        String answer = answer(Json.MAPPER.readTree(body));
+        // Counted before it is sent: whoever has read an answer sees it counted.
+        answered.incrementAndGet();
+        send(response, callback, 200, answer);
+    }
+
+    /** Sends {@code json} (none if null) as the whole answer; Jetty writes it without this thread waiting. */
+    private static void send(Response response, Callback callback, int status, String json) {
+        response.setStatus(status);
+        if (json == null) {
+            callback.succeeded();
+            return;
+        }
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(json.getBytes(StandardCharsets.UTF_8)), callback);
     }
 
     private static String error(String message, String type, String code) {
@@ -257,7 +286,9 @@ final class LocalChatServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
+        if (server != null) {
+            server.close();
+        }
         executor.shutdownNow();
     }
 }
