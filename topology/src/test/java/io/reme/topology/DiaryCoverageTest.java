@@ -32,7 +32,6 @@ import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -70,13 +69,7 @@ class DiaryCoverageTest {
 
     @BeforeEach
     void start() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-        // Not the shared default under the temp dir, which other test runs on the machine may hold.
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        Properties props = DriverProperties.of("test", stateDir);
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1)), props,
                 T0);
         ByteArraySerializer bytes = new ByteArraySerializer();

@@ -95,13 +95,7 @@ class RemeTopologyTest {
 
     @BeforeEach
     void start() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
-        // A directory of its own: the default one is shared with every other run on the machine.
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        Properties props = DriverProperties.of("test", stateDir);
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS,
                 new MemoryPartitioning(1), metrics), props);
         ByteArraySerializer bytes = new ByteArraySerializer();

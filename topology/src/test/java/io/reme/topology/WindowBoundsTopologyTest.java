@@ -36,7 +36,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -73,13 +72,7 @@ class WindowBoundsTopologyTest {
                 .withDefaultPolicy(policy)
                 .withTruncation(new TruncationLimits(20_000, 2_000))
                 .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-bounds-test");
-        // Its own state directory: drivers of other test classes may run at the same time.
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        Properties props = DriverProperties.of("window-bounds-test", stateDir);
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings, TOKENS, new MemoryPartitioning(1),
                 PipelineMetrics.NONE), props);
         ByteArraySerializer bytes = new ByteArraySerializer();
