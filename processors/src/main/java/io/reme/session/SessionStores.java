@@ -1,6 +1,7 @@
 package io.reme.session;
 
 import io.reme.json.JsonSerde;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -36,6 +37,11 @@ public final class SessionStores {
     public static final String DIARY_SPANS = "session-diary-spans";
 
     private SessionStores() {
+    }
+
+    /** Every store the two session processors share, each to be attached to both. */
+    public static List<StoreBuilder<?>> all() {
+        return List.of(headers(), messages(), summaries(), activity(), messageIds(), diarySpans());
     }
 
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {

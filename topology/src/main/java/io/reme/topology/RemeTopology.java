@@ -27,6 +27,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -73,20 +74,11 @@ public final class RemeTopology {
                 SessionNodes.MESSAGES_SOURCE);
         topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.RESULTS_SOURCE);
-        topology.addStateStore(SessionStores.headers().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.messages().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.summaries().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.activity().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.messageIds().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-        topology.addStateStore(SessionStores.diarySpans().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR,
-                SessionNodes.RESULT_PROCESSOR);
-
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
+        for (StoreBuilder<?> store : SessionStores.all()) {
+            topology.addStateStore(store.withLoggingEnabled(changelog), both);
+        }
+
         StringSerializer keys = new StringSerializer();
         topology.addSink(SessionNodes.REQUESTS_SINK, topics.llmRequests(), keys,
                 limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord), both);
