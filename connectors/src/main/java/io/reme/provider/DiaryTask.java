@@ -9,8 +9,8 @@ import java.util.Objects;
  * A diary update: the messages of a span of one session, whose user and conversation date choose
  * the documents ({@code memory/<date>.md} and {@code MEMORY.md}).
  */
-public record DiaryTask(String tenant, String user, String session, LocalDate date, List<Message> messages,
-        String language) {
+public record DiaryTask(
+        String tenant, String user, String session, LocalDate date, List<Message> messages, String language) {
     public DiaryTask {
         Objects.requireNonNull(date, "date");
         messages = List.copyOf(messages);

@@ -9,8 +9,8 @@ import java.util.Objects;
  * What one extractor reads: the span's messages of a user's session, and which kind of memory to
  * look for ({@code PERSONAL}, {@code PROCEDURAL} or {@code TOOL}).
  */
-public record ExtractTask(String tenant, String user, String session, MemoryType type, List<Message> messages,
-        String language) {
+public record ExtractTask(
+        String tenant, String user, String session, MemoryType type, List<Message> messages, String language) {
     public ExtractTask {
         Objects.requireNonNull(type, "type");
         messages = List.copyOf(messages);

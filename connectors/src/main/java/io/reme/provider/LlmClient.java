@@ -44,6 +44,5 @@ public interface LlmClient extends AutoCloseable {
     }
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

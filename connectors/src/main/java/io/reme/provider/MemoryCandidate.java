@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * name what it is {@value #ABOUT} (e.g. "green tea"), so a later statement about the same thing
  * can be recognised as a contradiction.
  */
-public record MemoryCandidate(MemoryType type, String target, String content, Instant conversationTime,
-        Map<String, String> metadata) {
+public record MemoryCandidate(
+        MemoryType type, String target, String content, Instant conversationTime, Map<String, String> metadata) {
     /** Metadata key: the subject of a personal statement. */
     public static final String ABOUT = "about";
 

@@ -17,8 +17,7 @@ import java.util.Map;
  * JSON answers. An answer that is not the JSON asked for is a retryable {@link LlmException}.
  */
 final class MemoryPrompts {
-    private MemoryPrompts() {
-    }
+    private MemoryPrompts() {}
 
     static final String EXTRACT_SYSTEM = """
             You maintain the long-term memory of an AI agent. From a conversation you pick out what is \
@@ -47,7 +46,8 @@ final class MemoryPrompts {
 
     static String extract(ExtractTask task, String transcript) {
         return "# Conversation\n\nUser: " + task.user() + "; times are UTC.\n\n" + transcript + "\n\n# Task\n\n"
-                + "Extract " + String.format(KINDS.get(task.type()), task.user()).strip() + "\n\n"
+                + "Extract "
+                + String.format(KINDS.get(task.type()), task.user()).strip() + "\n\n"
                 + "Answer with {\"memories\": [{\"target\": \"...\", \"content\": \"...\", \"about\": \"...\"}]} "
                 + "where \"about\" names in two or three words what a personal memory is about (leave it out for "
                 + "the other kinds). Write the content in " + OpenAiLlmClient.languageName(task.language())
@@ -111,18 +111,24 @@ final class MemoryPrompts {
         String content = node.path("content").asText("").strip();
         try {
             return switch (action) {
-                case "ADD" -> MergeDecision.add(content.isEmpty() ? task.candidate().content() : content);
+                case "ADD" ->
+                    MergeDecision.add(content.isEmpty() ? task.candidate().content() : content);
                 case "NOOP" -> MergeDecision.noop();
                 case "UPDATE" -> {
                     String id = node.path("id").asText("");
-                    if (task.neighbours().stream().noneMatch(n -> n.memory().id().equals(id))) {
-                        throw new LlmException("the merge answer updates \"" + id
-                                + "\", which is not one of the existing memories", true, null);
+                    if (task.neighbours().stream()
+                            .noneMatch(n -> n.memory().id().equals(id))) {
+                        throw new LlmException(
+                                "the merge answer updates \"" + id + "\", which is not one of the existing memories",
+                                true,
+                                null);
                     }
-                    yield MergeDecision.update(id, content.isEmpty() ? task.candidate().content() : content);
+                    yield MergeDecision.update(
+                            id, content.isEmpty() ? task.candidate().content() : content);
                 }
-                default -> throw new LlmException("the merge answer's action is not ADD, UPDATE or NOOP: \""
-                        + action + "\"", true, null);
+                default ->
+                    throw new LlmException(
+                            "the merge answer's action is not ADD, UPDATE or NOOP: \"" + action + "\"", true, null);
             };
         } catch (IllegalArgumentException e) {
             throw new LlmException("the merge answer is incomplete: " + e.getMessage(), true, e);

@@ -8,7 +8,11 @@ import java.util.Objects;
  * memory's history), or {@code NOOP} (already known).
  */
 public record MergeDecision(Action action, String memoryId, String content) {
-    public enum Action { ADD, UPDATE, NOOP }
+    public enum Action {
+        ADD,
+        UPDATE,
+        NOOP
+    }
 
     public MergeDecision {
         Objects.requireNonNull(action, "action");

@@ -105,7 +105,8 @@ public final class OfflineLlmClient implements LlmClient {
     private static final int MAX_ERROR_LINES = 8;
     private static final int MAX_ERROR_LINE_CHARS = 200;
     private static final int MAX_SCAN_CHARS = 64 * 1024;
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
 
     private final TokenCounter tokens;
 
@@ -147,8 +148,10 @@ public final class OfflineLlmClient implements LlmClient {
         }
         extraction.fallBackToFirstRequest();
         for (String id : task.unansweredCalls()) {
-            extraction.sections.get(Kind.CONTEXT).add("Unanswered tool call " + id + toolName(task.messages(), id)
-                    + ": its result never came.");
+            extraction
+                    .sections
+                    .get(Kind.CONTEXT)
+                    .add("Unanswered tool call " + id + toolName(task.messages(), id) + ": its result never came.");
         }
         return fit(extraction.sections, task.maxTokens());
     }
@@ -180,8 +183,8 @@ public final class OfflineLlmClient implements LlmClient {
             if (facts == 0 && promoted == 0) {
                 return "[SILENT]";
             }
-            return "offline: " + facts + (facts == 1 ? " fact" : " facts") + " added to " + task.dailyDocument()
-                    + ", " + promoted + " promoted to " + DocumentEditor.LONG_TERM;
+            return "offline: " + facts + (facts == 1 ? " fact" : " facts") + " added to " + task.dailyDocument() + ", "
+                    + promoted + " promoted to " + DocumentEditor.LONG_TERM;
         } catch (IllegalArgumentException e) {
             throw new LlmException("offline diary update failed: " + e.getMessage(), true, e);
         }
@@ -277,13 +280,15 @@ public final class OfflineLlmClient implements LlmClient {
         List<String> bullets = new ArrayList<>();
         StringBuilder added = new StringBuilder();
         List<String> context = extraction.sections.get(Kind.CONTEXT).list.stream()
-                .map(OfflineLlmClient::normalize).toList();
-        for (Kind kind : List.of(Kind.GOAL, Kind.DECISION, Kind.CONSTRAINT, Kind.DONE, Kind.BLOCKED, Kind.NEXT,
-                Kind.CONTEXT)) {
+                .map(OfflineLlmClient::normalize)
+                .toList();
+        for (Kind kind :
+                List.of(Kind.GOAL, Kind.DECISION, Kind.CONSTRAINT, Kind.DONE, Kind.BLOCKED, Kind.NEXT, Kind.CONTEXT)) {
             for (String item : extraction.sections.get(kind).list) {
                 String body = normalize(item);
-                if (kind == Kind.CONTEXT && context.stream().anyMatch(
-                        other -> other.length() > body.length() && containsWord(other, body))) {
+                if (kind == Kind.CONTEXT
+                        && context.stream()
+                                .anyMatch(other -> other.length() > body.length() && containsWord(other, body))) {
                     continue;
                 }
                 if (body.isEmpty() || known.contains(body) || added.indexOf(body) >= 0) {
@@ -297,8 +302,14 @@ public final class OfflineLlmClient implements LlmClient {
             return 0;
         }
         String lines = String.join("\n", bullets) + "\n";
-        Instant first = task.messages().stream().map(Message::time).min(Comparator.naturalOrder()).orElseThrow();
-        Instant last = task.messages().stream().map(Message::time).max(Comparator.naturalOrder()).orElseThrow();
+        Instant first = task.messages().stream()
+                .map(Message::time)
+                .min(Comparator.naturalOrder())
+                .orElseThrow();
+        Instant last = task.messages().stream()
+                .map(Message::time)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
         String heading = "## " + CLOCK.format(first) + "–" + CLOCK.format(last) + " " + task.session();
         if (current.isBlank()) {
             editor.write(document, "# " + task.date() + "\n\n" + heading + "\n" + DIARY_MARKER + "\n" + lines);
@@ -314,8 +325,10 @@ public final class OfflineLlmClient implements LlmClient {
         return switch (kind) {
             case GOAL -> "Goal: ";
             case DECISION -> "Decision: ";
-            case CONSTRAINT -> PREFERENCE.matcher(item).find() ? "Preference: "
-                    : CONSTRAINT.matcher(item).find() ? "Constraint: " : "Fact: ";
+            case CONSTRAINT ->
+                PREFERENCE.matcher(item).find()
+                        ? "Preference: "
+                        : CONSTRAINT.matcher(item).find() ? "Constraint: " : "Fact: ";
             case DONE -> "Done: ";
             case BLOCKED -> "Blocked: ";
             case NEXT -> "Next: ";
@@ -370,8 +383,8 @@ public final class OfflineLlmClient implements LlmClient {
     }
 
     /** Inserts {@code lines} after the last non-blank line of the section whose heading starts at {@code headingAt}. */
-    private static void insertAtSectionEnd(DocumentEditor editor, String document, String current, int headingAt,
-            String lines) {
+    private static void insertAtSectionEnd(
+            DocumentEditor editor, String document, String current, int headingAt, String lines) {
         int headingEnd = current.indexOf('\n', headingAt);
         if (headingEnd < 0) {
             append(editor, document, current, lines);
@@ -382,7 +395,8 @@ public final class OfflineLlmClient implements LlmClient {
         int pos = headingEnd + 1;
         while (pos < current.length()) {
             int next = current.indexOf('\n', pos);
-            String line = current.substring(pos, next < 0 ? current.length() : next).strip();
+            String line =
+                    current.substring(pos, next < 0 ? current.length() : next).strip();
             int lineLevel = headingLevel(line);
             if (lineLevel > 0 && lineLevel <= level) {
                 end = pos;
@@ -442,9 +456,22 @@ public final class OfflineLlmClient implements LlmClient {
 
     // ---------------------------------------------------------------- extraction
 
-    private enum Kind { GOAL, CONSTRAINT, DONE, IN_PROGRESS, BLOCKED, DECISION, NEXT, CONTEXT }
+    private enum Kind {
+        GOAL,
+        CONSTRAINT,
+        DONE,
+        IN_PROGRESS,
+        BLOCKED,
+        DECISION,
+        NEXT,
+        CONTEXT
+    }
 
-    private enum Source { USER, ASSISTANT, PREVIOUS }
+    private enum Source {
+        USER,
+        ASSISTANT,
+        PREVIOUS
+    }
 
     /** An ordered list without duplicates (by {@link #key}). */
     private static final class Items {
@@ -517,8 +544,14 @@ public final class OfflineLlmClient implements LlmClient {
                     case CONTEXT -> SummaryFormat.section(previous, "## ", "Critical Context");
                     case DONE, IN_PROGRESS, BLOCKED -> {
                         String progress = SummaryFormat.section(previous, "## ", "Progress");
-                        yield progress == null ? null : SummaryFormat.section(progress, "### ",
-                                kind == Kind.DONE ? "Done" : kind == Kind.IN_PROGRESS ? "In Progress" : "Blocked");
+                        yield progress == null
+                                ? null
+                                : SummaryFormat.section(
+                                        progress,
+                                        "### ",
+                                        kind == Kind.DONE
+                                                ? "Done"
+                                                : kind == Kind.IN_PROGRESS ? "In Progress" : "Blocked");
                     }
                 };
                 if (body == null) {
@@ -531,7 +564,9 @@ public final class OfflineLlmClient implements LlmClient {
                     if (list.matches()) {
                         item = list.group(2).strip();
                     }
-                    if (item.isEmpty() || NONE.matcher(item).matches() || item.startsWith("_(offline")
+                    if (item.isEmpty()
+                            || NONE.matcher(item).matches()
+                            || item.startsWith("_(offline")
                             || headingLevel(item) > 0) {
                         continue;
                     }
@@ -675,7 +710,10 @@ public final class OfflineLlmClient implements LlmClient {
             if (kind == null && numbered) {
                 kind = Kind.NEXT;
             }
-            if (source == Source.USER && firstRequest == null && kind != Kind.CONSTRAINT && !clean(body).isEmpty()) {
+            if (source == Source.USER
+                    && firstRequest == null
+                    && kind != Kind.CONSTRAINT
+                    && !clean(body).isEmpty()) {
                 firstRequest = body;
             }
             if (durable && kind == Kind.CONSTRAINT) {
@@ -716,12 +754,20 @@ public final class OfflineLlmClient implements LlmClient {
         String l = label.toLowerCase(Locale.ROOT);
         if (l.startsWith("goal") || l.startsWith("objective") || l.startsWith("aim") || l.equals("目标")) {
             return Kind.GOAL;
-        } else if (l.startsWith("constraint") || l.startsWith("preference") || l.startsWith("requirement")
-                || l.equals("约束") || l.equals("限制") || l.equals("要求") || l.equals("偏好")) {
+        } else if (l.startsWith("constraint")
+                || l.startsWith("preference")
+                || l.startsWith("requirement")
+                || l.equals("约束")
+                || l.equals("限制")
+                || l.equals("要求")
+                || l.equals("偏好")) {
             return Kind.CONSTRAINT;
         } else if (l.startsWith("decision") || l.equals("decided") || l.equals("决定") || l.equals("决策")) {
             return Kind.DECISION;
-        } else if (l.equals("done") || l.equals("completed") || l.equals("fixed") || l.equals("已完成")
+        } else if (l.equals("done")
+                || l.equals("completed")
+                || l.equals("fixed")
+                || l.equals("已完成")
                 || l.equals("完成")) {
             return Kind.DONE;
         } else if (l.equals("in progress") || l.equals("wip") || l.equals("进行中")) {
@@ -738,7 +784,8 @@ public final class OfflineLlmClient implements LlmClient {
 
     /** The text, or of a very long one its beginning and end ({@value #MAX_SCAN_CHARS} characters each). */
     private static String scanned(String text) {
-        return text.length() <= 2 * MAX_SCAN_CHARS ? text
+        return text.length() <= 2 * MAX_SCAN_CHARS
+                ? text
                 : text.substring(0, MAX_SCAN_CHARS) + "\n" + text.substring(text.length() - MAX_SCAN_CHARS);
     }
 
@@ -811,8 +858,10 @@ public final class OfflineLlmClient implements LlmClient {
 
     /** Lower case with spacing collapsed and trailing punctuation removed, for containment checks against a document. */
     private static String normalize(String text) {
-        return TRAILING_SENTENCE_PUNCTUATION.matcher(WHITESPACE.matcher(text).replaceAll(" ").strip())
-                .replaceFirst("").toLowerCase(Locale.ROOT);
+        return TRAILING_SENTENCE_PUNCTUATION
+                .matcher(WHITESPACE.matcher(text).replaceAll(" ").strip())
+                .replaceFirst("")
+                .toLowerCase(Locale.ROOT);
     }
 
     private static boolean containsWord(String haystack, String needle) {
@@ -823,9 +872,11 @@ public final class OfflineLlmClient implements LlmClient {
                 return false;
             }
             int after = at + needle.length();
-            boolean startOk = at == 0 || !Character.isLetterOrDigit(haystack.charAt(at - 1))
+            boolean startOk = at == 0
+                    || !Character.isLetterOrDigit(haystack.charAt(at - 1))
                     || !Character.isLetterOrDigit(needle.charAt(0));
-            boolean endOk = after == haystack.length() || !Character.isLetterOrDigit(haystack.charAt(after))
+            boolean endOk = after == haystack.length()
+                    || !Character.isLetterOrDigit(haystack.charAt(after))
                     || !Character.isLetterOrDigit(needle.charAt(needle.length() - 1));
             if (startOk && endOk) {
                 return true;
@@ -855,8 +906,8 @@ public final class OfflineLlmClient implements LlmClient {
     private static final Pattern BULLET = Pattern.compile("[-*+•]\\s+(.*)");
     private static final Pattern LIST_LINE = Pattern.compile("(\\d{1,3}[.)]|[-*+•])\\s+(.*)", Pattern.DOTALL);
     private static final Pattern MARKDOWN_HEADING = Pattern.compile("^#{1,6}\\s+");
-    private static final Pattern SENTENCE_END = Pattern.compile(
-            "(?<=[.!?])(?<!(?:^|[\\s:(（])\\d{1,2}\\.)\\s+|(?<=[。！？])\\s*");
+    private static final Pattern SENTENCE_END =
+            Pattern.compile("(?<=[.!?])(?<!(?:^|[\\s:(（])\\d{1,2}\\.)\\s+|(?<=[。！？])\\s*");
     private static final Pattern INLINE_NUMBER = Pattern.compile("(?:^|(?<=[\\s:：(（,，;；]))(\\d{1,2})[.)）]\\s+");
     private static final Pattern TRAILING_SENTENCE_PUNCTUATION = Pattern.compile("[\\s.,;:。，；：、]+$");
     private static final Pattern TRAILING_PUNCTUATION = Pattern.compile("[.,;:!?)\\]}>。，；：！？]+$");
@@ -866,8 +917,8 @@ public final class OfflineLlmClient implements LlmClient {
             + "|next steps?|next|steps|todo|to-do|to do|plan|remember|note|fyi|reminder"
             + "|目标|约束|限制|要求|偏好|决定|决策|已完成|完成|进行中|阻塞|下一步|计划)"
             + "\\s*[:：]\\s*");
-    private static final Pattern BLOCKED = Pattern.compile("(?i)\\bblocked\\b|\\bwaiting (?:for|on)\\b"
-            + "|\\bcan(?:not|'t|’t) proceed\\b|\\bstuck\\b|阻塞|卡住|等待");
+    private static final Pattern BLOCKED = Pattern.compile(
+            "(?i)\\bblocked\\b|\\bwaiting (?:for|on)\\b" + "|\\bcan(?:not|'t|’t) proceed\\b|\\bstuck\\b|阻塞|卡住|等待");
     private static final Pattern DECISION = Pattern.compile("(?i)\\bdecision\\b|\\bdecided\\b|\\blet(?:'|’)?s\\b"
             + "|\\bwe(?:'|’)ll\\b|\\bwe will\\b|\\bchose\\b|\\bchosen\\b|\\bagreed\\b|\\bgoing with\\b|决定|选定|同意");
     private static final Pattern CONSTRAINT = Pattern.compile("(?i)\\bmust\\b|\\bnever\\b|\\balways\\b|\\bcannot\\b"
@@ -877,12 +928,12 @@ public final class OfflineLlmClient implements LlmClient {
             + "|\\bI(?:'|’)d like\\b|\\bwe are\\b|\\bwe(?:'|’)re\\b|\\bplease\\b|目标|我想|我需要|我们要|请");
     private static final Pattern DONE = Pattern.compile("(?i)\\b(?:done|fixed|updated|deployed|booked|completed"
             + "|merged|finished|resolved|implemented)\\b|已完成|完成了|已修复|修复了|已部署|已更新|已合并");
-    private static final Pattern IN_PROGRESS = Pattern.compile("(?i)\\bworking on\\b|\\bin progress\\b"
-            + "|\\bnext,? I(?: will|(?:'|’)ll)\\b|\\bcurrently\\b|正在|进行中");
-    private static final Pattern NEXT = Pattern.compile("(?i)\\bnext\\b|\\btodo\\b|\\bto-do\\b|\\bfollow-up\\b"
-            + "|\\bthen\\b|下一步|接下来|然后|待办");
-    private static final Pattern PREFERENCE = Pattern.compile("(?i)\\bprefer\\w*|\\blike\\b|\\blove\\b|\\bhate\\b"
-            + "|\\brather\\b|喜欢|偏好");
+    private static final Pattern IN_PROGRESS = Pattern.compile(
+            "(?i)\\bworking on\\b|\\bin progress\\b" + "|\\bnext,? I(?: will|(?:'|’)ll)\\b|\\bcurrently\\b|正在|进行中");
+    private static final Pattern NEXT =
+            Pattern.compile("(?i)\\bnext\\b|\\btodo\\b|\\bto-do\\b|\\bfollow-up\\b" + "|\\bthen\\b|下一步|接下来|然后|待办");
+    private static final Pattern PREFERENCE =
+            Pattern.compile("(?i)\\bprefer\\w*|\\blike\\b|\\blove\\b|\\bhate\\b" + "|\\brather\\b|喜欢|偏好");
     private static final Pattern DURABLE = Pattern.compile("(?i)\\bI (?:prefer|like|love|hate|dislike|always|never"
             + "|usually)\\b|\\bI(?:'|’)d rather\\b|\\bmy [\\w -]{1,30}? (?:is|are)\\b|\\bmy name is\\b|\\bcall me\\b"
             + "|\\bwe must\\b|^(?-i:(?:I'm|I’m|I am) [A-Z][\\w-]*)[.!]?$|我喜欢|我偏好|我总是|我从不|我们必须|我的.{1,10}是");
@@ -929,20 +980,26 @@ public final class OfflineLlmClient implements LlmClient {
             item("/", "(?<![A-Za-z0-9_.~/:-])(?:~|\\.{1,2})?/(?:[A-Za-z0-9_.@+-]+/){0,64}[A-Za-z0-9_.@+-]+/?"),
             item("\\", "(?<![A-Za-z0-9])[A-Za-z]:\\\\(?:[^\\\\\\s\"'<>|:*?]+\\\\){0,64}[^\\\\\\s\"'<>|:*?]*"),
             item("/", A + "[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+){1,64}\\.[A-Za-z0-9]{1,8}" + Z),
-            item(".", A + "[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+){0,16}\\.(?:java|kt|scala|py|js|ts|tsx|go|rs|rb|c|h|cpp"
-                    + "|cs|xml|json|ya?ml|toml|properties|conf|cfg|ini|md|txt|log|sh|sql|csv|html|css|gradle|lock"
-                    + "|env|pdf|docx?|xlsx?)" + Z),
+            item(
+                    ".",
+                    A + "[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+){0,16}\\.(?:java|kt|scala|py|js|ts|tsx|go|rs|rb|c|h|cpp"
+                            + "|cs|xml|json|ya?ml|toml|properties|conf|cfg|ini|md|txt|log|sh|sql|csv|html|css|gradle|lock"
+                            + "|env|pdf|docx?|xlsx?)" + Z),
             // tickets and references
             item("-", "(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]{1,9}-\\d{1,7}" + Z),
             item("#", "(?<![A-Za-z0-9_])(?:(?:PR|MR|issue|ticket|bug) ?)?#\\d+" + Z),
             // hosts and addresses
             item(":", A + "[a-z][a-z0-9.-]*:\\d{2,5}(?![0-9])"),
             item(".", "(?<![0-9.])\\d{1,3}(?:\\.\\d{1,3}){3}(?::\\d{1,5})?(?![0-9.])"),
-            item(".", A + "[a-z0-9-]+(?:\\.[a-z0-9-]+){0,16}\\.(?:com|org|net|io|dev|app|ai|local|internal|svc|cloud"
-                    + "|co|cn)" + Z),
+            item(
+                    ".",
+                    A + "[a-z0-9-]+(?:\\.[a-z0-9-]+){0,16}\\.(?:com|org|net|io|dev|app|ai|local|internal|svc|cloud"
+                            + "|co|cn)" + Z),
             // settings and identifiers
-            item("=", A + "[A-Za-z_][A-Za-z0-9_.-]*=(?:\"[^\"\\n]*\"|'[^'\\n]*'"
-                    + "|[^\\s,;'\"()\\[\\]{}]+(?:,[^\\s,;'\"()\\[\\]{}]+){0,32})"),
+            item(
+                    "=",
+                    A + "[A-Za-z_][A-Za-z0-9_.-]*=(?:\"[^\"\\n]*\"|'[^'\\n]*'"
+                            + "|[^\\s,;'\"()\\[\\]{}]+(?:,[^\\s,;'\"()\\[\\]{}]+){0,32})"),
             item(".", A + "[a-z][a-z0-9_]*(?:\\.[A-Za-z0-9_]+){2,16}(?![A-Za-z0-9_]|\\.[A-Za-z0-9_])"),
             item("_", A + "[a-z][a-z0-9]*(?:_[a-z0-9]+){1,16}" + Z),
             item("_", "(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,16}" + Z),
@@ -950,8 +1007,10 @@ public final class OfflineLlmClient implements LlmClient {
             item("", "(?<![A-Za-z0-9_])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*){1,16}" + Z),
             item("(", "(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_.]*\\(\\)"),
             // versions
-            item(".", "(?<![A-Za-z0-9_.-])(?:[A-Z][A-Za-z+#-]* )?v?\\d+(?:\\.\\d+){1,3}(?:-[A-Za-z0-9.]+)?"
-                    + "(?![A-Za-z0-9_]|\\.\\d)"),
+            item(
+                    ".",
+                    "(?<![A-Za-z0-9_.-])(?:[A-Z][A-Za-z+#-]* )?v?\\d+(?:\\.\\d+){1,3}(?:-[A-Za-z0-9.]+)?"
+                            + "(?![A-Za-z0-9_]|\\.\\d)"),
             // numbers with units, money
             item(DIGITS, "(?<![A-Za-z0-9_.])\\d+(?:[.,]\\d+)?(?: ?|-)" + UNIT + "(?![A-Za-z0-9_])"),
             item("$€£¥", "[$€£¥]\\s?\\d[\\d,]*(?:\\.\\d+)?(?:\\s?(?:k|K|M|bn|million|billion)\\b)?"),
@@ -959,11 +1018,15 @@ public final class OfflineLlmClient implements LlmClient {
             // dates and times
             item(DIGITS, "(?<![A-Za-z])" + MONTH + "\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?(?![0-9])"),
             item(DIGITS, "(?<![0-9])\\d{1,2}(?:st|nd|rd|th)? " + MONTH + "(?: \\d{4})?" + Z),
-            item("-", "(?<![0-9])\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?"
-                    + "(?:Z|[+-]\\d{2}:?\\d{2})?)?(?![0-9])"),
+            item(
+                    "-",
+                    "(?<![0-9])\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?"
+                            + "(?:Z|[+-]\\d{2}:?\\d{2})?)?(?![0-9])"),
             item("/", "(?<![0-9/])\\d{1,2}/\\d{1,2}/\\d{2,4}(?![0-9/])"),
             item(":", "(?<![0-9:])\\d{1,2}:\\d{2}(?::\\d{2})?(?: ?[ap]\\.?m\\.?| ?UTC| ?GMT)?(?![0-9])"),
-            item("", "(?i:by|on|until|before|after|next|this) (?:Monday|Tuesday|Wednesday|Thursday|Friday"
-                    + "|Saturday|Sunday)" + Z),
+            item(
+                    "",
+                    "(?i:by|on|until|before|after|next|this) (?:Monday|Tuesday|Wednesday|Thursday|Friday"
+                            + "|Saturday|Sunday)" + Z),
             item("月", "\\d{4}年\\d{1,2}月(?:\\d{1,2}[日号])?|\\d{1,2}月\\d{1,2}[日号]"));
 }

@@ -50,10 +50,10 @@ final class OfflineMemoryRules {
     private static final int MAX_CONTENT = 600;
 
     private static final Pattern SENTENCE = Pattern.compile("(?<=[.!?。！？])\\s+|\\n+");
-    private static final Pattern MY_X_IS = Pattern.compile(
-            "(?i)\\bmy ((?:[\\p{L}'-]+ ){0,3}?[\\p{L}'-]+) (?:is|are|was) (.+)");
-    private static final Pattern NEGATIVE = Pattern.compile(
-            "(?i)\\bI (?:do not|don't|dont|no longer|never|stopped|can't stand) (?:really )?"
+    private static final Pattern MY_X_IS =
+            Pattern.compile("(?i)\\bmy ((?:[\\p{L}'-]+ ){0,3}?[\\p{L}'-]+) (?:is|are|was) (.+)");
+    private static final Pattern NEGATIVE =
+            Pattern.compile("(?i)\\bI (?:do not|don't|dont|no longer|never|stopped|can't stand) (?:really )?"
                     + "(?:like|love|enjoy|want|drink|eat|use|prefer|liking|drinking|eating|using)?\\s*(.+)");
     private static final Pattern POSITIVE = Pattern.compile(
             "(?i)\\bI (?:really |also |still |now |actually )?(like|love|enjoy|prefer|hate|dislike|always) (.+)");
@@ -65,8 +65,7 @@ final class OfflineMemoryRules {
     private static final Pattern ERROR = Pattern.compile(
             "(?i)\\b(error|failed|failure|exception|denied|not found|traceback|fatal)\\b|exit (?:code|status) [1-9]");
 
-    private OfflineMemoryRules() {
-    }
+    private OfflineMemoryRules() {}
 
     // ---- extraction ---------------------------------------------------------------------------------
 
@@ -89,7 +88,11 @@ final class OfflineMemoryRules {
                 String s = sentence.strip();
                 String about = about(s);
                 if (about != null) {
-                    found.add(new MemoryCandidate(MemoryType.PERSONAL, task.user(), cut(s), message.time(),
+                    found.add(new MemoryCandidate(
+                            MemoryType.PERSONAL,
+                            task.user(),
+                            cut(s),
+                            message.time(),
                             Map.of(MemoryCandidate.ABOUT, about, "messageId", message.id())));
                 }
             }
@@ -119,13 +122,13 @@ final class OfflineMemoryRules {
     }
 
     private static String object(String rest) {
-        String object = OBJECT_END.matcher(rest.strip()).replaceFirst("").strip().toLowerCase(Locale.ROOT);
+        String object =
+                OBJECT_END.matcher(rest.strip()).replaceFirst("").strip().toLowerCase(Locale.ROOT);
         object = object.replaceFirst("^(?:to |the |a |an )", "");
         return object.isBlank() || object.length() > 80 ? null : object;
     }
 
-    private record Call(String name, String input, String output, boolean failed) {
-    }
+    private record Call(String name, String input, String output, boolean failed) {}
 
     /** Tool calls of the span paired with their results, in order. */
     private static List<Call> calls(List<Message> messages) {
@@ -139,7 +142,10 @@ final class OfflineMemoryRules {
                     Block.ToolUse use = uses.get(result.id());
                     String name = use != null ? use.name() : result.name();
                     if (!name.isBlank()) {
-                        calls.add(new Call(name, use != null ? use.input() : "{}", result.output(),
+                        calls.add(new Call(
+                                name,
+                                use != null ? use.input() : "{}",
+                                result.output(),
                                 ERROR.matcher(result.output()).find()));
                     }
                 }
@@ -150,12 +156,16 @@ final class OfflineMemoryRules {
 
     private static List<MemoryCandidate> procedural(ExtractTask task) {
         List<Call> calls = calls(task.messages());
-        Message first = task.messages().stream().filter(m -> m.role() == Role.USER && !text(m).isBlank())
-                .findFirst().orElse(null);
+        Message first = task.messages().stream()
+                .filter(m -> m.role() == Role.USER && !text(m).isBlank())
+                .findFirst()
+                .orElse(null);
         if (calls.isEmpty() || first == null) {
             return List.of();
         }
-        String goal = SENTENCE.split(text(first).strip())[0].replaceAll("[.!?。！？]+$", "").strip();
+        String goal = SENTENCE.split(text(first).strip())[0]
+                .replaceAll("[.!?。！？]+$", "")
+                .strip();
         String taskName = goal.toLowerCase(Locale.ROOT);
         if (taskName.length() > 80) {
             taskName = taskName.substring(0, 80).strip();
@@ -171,13 +181,25 @@ final class OfflineMemoryRules {
         }
         StringBuilder content = new StringBuilder("To ").append(taskName).append(": ");
         if (worked != null) {
-            content.append("what worked was ").append(worked.name()).append(' ').append(worked.input()).append('.');
+            content.append("what worked was ")
+                    .append(worked.name())
+                    .append(' ')
+                    .append(worked.input())
+                    .append('.');
         }
         for (Call call : failed) {
-            content.append(worked != null ? " Before that, " : " ").append(call.name()).append(' ')
-                    .append(call.input()).append(" failed: ").append(firstErrorLine(call.output())).append('.');
+            content.append(worked != null ? " Before that, " : " ")
+                    .append(call.name())
+                    .append(' ')
+                    .append(call.input())
+                    .append(" failed: ")
+                    .append(firstErrorLine(call.output()))
+                    .append('.');
         }
-        return List.of(new MemoryCandidate(MemoryType.PROCEDURAL, taskName, cut(content.toString().strip()),
+        return List.of(new MemoryCandidate(
+                MemoryType.PROCEDURAL,
+                taskName,
+                cut(content.toString().strip()),
                 task.messages().get(task.messages().size() - 1).time(),
                 Map.of(OUTCOME, worked != null ? "worked" : "failed")));
     }
@@ -191,14 +213,29 @@ final class OfflineMemoryRules {
         for (Map.Entry<String, List<Call>> tool : byTool.entrySet()) {
             List<Call> calls = tool.getValue();
             long failures = calls.stream().filter(Call::failed).count();
-            StringBuilder content = new StringBuilder(tool.getKey()).append(": ").append(calls.size())
-                    .append(calls.size() == 1 ? " call, " : " calls, ").append(failures).append(" failed.");
-            calls.stream().filter(c -> !c.failed()).reduce((a, b) -> b).ifPresent(c ->
-                    content.append(" Worked with ").append(c.input()).append('.'));
-            calls.stream().filter(Call::failed).findFirst().ifPresent(c ->
-                    content.append(" Failed with ").append(c.input()).append(": ").append(firstErrorLine(c.output()))
+            StringBuilder content = new StringBuilder(tool.getKey())
+                    .append(": ")
+                    .append(calls.size())
+                    .append(calls.size() == 1 ? " call, " : " calls, ")
+                    .append(failures)
+                    .append(" failed.");
+            calls.stream()
+                    .filter(c -> !c.failed())
+                    .reduce((a, b) -> b)
+                    .ifPresent(c ->
+                            content.append(" Worked with ").append(c.input()).append('.'));
+            calls.stream()
+                    .filter(Call::failed)
+                    .findFirst()
+                    .ifPresent(c -> content.append(" Failed with ")
+                            .append(c.input())
+                            .append(": ")
+                            .append(firstErrorLine(c.output()))
                             .append('.'));
-            found.add(new MemoryCandidate(MemoryType.TOOL, tool.getKey(), cut(content.toString()),
+            found.add(new MemoryCandidate(
+                    MemoryType.TOOL,
+                    tool.getKey(),
+                    cut(content.toString()),
                     task.messages().get(task.messages().size() - 1).time(),
                     Map.of(OUTCOME, failures < calls.size() ? "worked" : "failed")));
         }
@@ -275,7 +312,10 @@ final class OfflineMemoryRules {
     }
 
     static String normalise(String s) {
-        return s.toLowerCase(Locale.ROOT).replaceAll("[\\p{P}\\p{S}]+", " ").replaceAll("\\s+", " ").strip();
+        return s.toLowerCase(Locale.ROOT)
+                .replaceAll("[\\p{P}\\p{S}]+", " ")
+                .replaceAll("\\s+", " ")
+                .strip();
     }
 
     private static Set<String> words(String s) {

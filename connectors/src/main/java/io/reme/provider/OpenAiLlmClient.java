@@ -24,7 +24,6 @@ import io.reme.json.Json;
 import io.reme.message.Transcript;
 import io.reme.summary.SummaryFormat;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -102,7 +101,8 @@ public final class OpenAiLlmClient implements LlmClient {
         prompt.append(update ? SummaryPrompt.UPDATE : SummaryPrompt.INITIAL).append("\n\n");
         prompt.append("# Format\n\n");
         prompt.append(SummaryPrompt.format()).append('\n');
-        prompt.append("Write the content in ").append(languageName(task.language()))
+        prompt.append("Write the content in ")
+                .append(languageName(task.language()))
                 .append("; the headings stay in English exactly as shown.\n");
         if (!task.unansweredCalls().isEmpty()) {
             prompt.append("These tool calls never got a result and never will: ")
@@ -111,12 +111,14 @@ public final class OpenAiLlmClient implements LlmClient {
                             + "so the agent does not wait for it.\n");
         }
         if (task.maxTokens() > 0) {
-            prompt.append("Keep the whole summary under ").append(task.maxTokens())
+            prompt.append("Keep the whole summary under ")
+                    .append(task.maxTokens())
                     .append(" tokens (a longer one is not accepted): be brief where detail does not matter, exact "
                             + "where it does, and shorten the previous summary's items if that is what it takes.\n");
         }
         if (task.retryReason() != null && !task.retryReason().isBlank()) {
-            prompt.append("\nYour previous answer to this request was refused: ").append(task.retryReason().strip())
+            prompt.append("\nYour previous answer to this request was refused: ")
+                    .append(task.retryReason().strip())
                     .append(". Write the summary again and fix that.\n");
         }
         return prompt.toString();
@@ -144,8 +146,8 @@ public final class OpenAiLlmClient implements LlmClient {
                 }
                 throw new LlmException("empty answer: the model neither called a tool nor replied", true, null);
             }
-            ChatCompletionAssistantMessageParam.Builder turn = ChatCompletionAssistantMessageParam.builder()
-                    .toolCalls(calls);
+            ChatCompletionAssistantMessageParam.Builder turn =
+                    ChatCompletionAssistantMessageParam.builder().toolCalls(calls);
             if (!text.isBlank()) {
                 turn.content(text);
             }
@@ -161,8 +163,10 @@ public final class OpenAiLlmClient implements LlmClient {
                         .build());
             }
         }
-        throw new LlmException("the diary update did not finish within " + MAX_TOOL_ROUNDS
-                + " model calls (tool round limit)", false, null);
+        throw new LlmException(
+                "the diary update did not finish within " + MAX_TOOL_ROUNDS + " model calls (tool round limit)",
+                false,
+                null);
     }
 
     /** The user message of a diary update. */
@@ -170,8 +174,13 @@ public final class OpenAiLlmClient implements LlmClient {
         String daily = task.dailyDocument();
         StringBuilder prompt = new StringBuilder();
         prompt.append("# Conversation\n\n");
-        prompt.append("User ").append(task.user()).append(", session ").append(task.session())
-                .append(", ").append(task.date()).append(". Times are UTC.\n\n");
+        prompt.append("User ")
+                .append(task.user())
+                .append(", session ")
+                .append(task.session())
+                .append(", ")
+                .append(task.date())
+                .append(". Times are UTC.\n\n");
         prompt.append(transcript.render(task.messages())).append('\n');
         prompt.append("# Task\n\n");
         prompt.append(DiaryPrompt.task(daily, task.date().toString(), languageName(task.language())));
@@ -180,21 +189,37 @@ public final class OpenAiLlmClient implements LlmClient {
 
     private static List<ChatCompletionTool> tools(DiaryTask task) {
         List<String> documents = List.of(task.dailyDocument(), DocumentEditor.LONG_TERM);
-        Map<String, Object> document = Map.of("type", "string", "enum", documents,
-                "description", "Which document: " + task.dailyDocument() + " (this day's diary) or "
-                        + DocumentEditor.LONG_TERM + " (lasting facts about the user).");
+        Map<String, Object> document = Map.of(
+                "type",
+                "string",
+                "enum",
+                documents,
+                "description",
+                "Which document: " + task.dailyDocument() + " (this day's diary) or " + DocumentEditor.LONG_TERM
+                        + " (lasting facts about the user).");
         return List.of(
-                tool("read", "Returns the current text of a document; says so when it does not exist yet.",
-                        ordered("document", document), List.of("document")),
-                tool("write", "Replaces the whole document with the given content, creating it if needed. "
-                        + "Use it to create a document, or when most of it changes.",
-                        ordered("document", document,
-                                "content", Map.of("type", "string", "description", "The complete new text (Markdown).")),
+                tool(
+                        "read",
+                        "Returns the current text of a document; says so when it does not exist yet.",
+                        ordered("document", document),
+                        List.of("document")),
+                tool(
+                        "write",
+                        "Replaces the whole document with the given content, creating it if needed. "
+                                + "Use it to create a document, or when most of it changes.",
+                        ordered(
+                                "document",
+                                document,
+                                "content",
+                                Map.of("type", "string", "description", "The complete new text (Markdown).")),
                         List.of("document", "content")),
-                tool("edit", "Replaces old_text with new_text in a document. old_text must be copied exactly "
-                        + "from the document and occur in it exactly once; include a neighbouring line to make it unique. "
-                        + "To add a line, use the line it should follow as old_text and repeat it at the start of new_text.",
-                        ordered("document", document,
+                tool(
+                        "edit",
+                        "Replaces old_text with new_text in a document. old_text must be copied exactly "
+                                + "from the document and occur in it exactly once; include a neighbouring line to make it unique. "
+                                + "To add a line, use the line it should follow as old_text and repeat it at the start of new_text.",
+                        ordered(
+                                "document", document,
                                 "old_text", Map.of("type", "string", "description", "Exact text to replace."),
                                 "new_text", Map.of("type", "string", "description", "The replacement text.")),
                         List.of("document", "old_text", "new_text")));
@@ -208,8 +233,8 @@ public final class OpenAiLlmClient implements LlmClient {
         return map;
     }
 
-    private static ChatCompletionTool tool(String name, String description, Map<String, Object> properties,
-            List<String> required) {
+    private static ChatCompletionTool tool(
+            String name, String description, Map<String, Object> properties, List<String> required) {
         FunctionParameters parameters = FunctionParameters.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
                 .putAdditionalProperty("properties", JsonValue.from(properties))
@@ -225,8 +250,7 @@ public final class OpenAiLlmClient implements LlmClient {
                 .build());
     }
 
-    private record ToolOutcome(String callId, String result, String changed) {
-    }
+    private record ToolOutcome(String callId, String result, String changed) {}
 
     /** Runs one tool call; every problem becomes an {@code Error: ...} result for the model. */
     private static ToolOutcome execute(ChatCompletionMessageToolCall call, DocumentEditor editor) {
@@ -243,14 +267,18 @@ public final class OpenAiLlmClient implements LlmClient {
             name = function.function().name();
             arguments = function.function().arguments();
         } catch (OpenAIInvalidDataException e) {
-            return new ToolOutcome(safeId(function), "Error: the tool call is incomplete (" + e.getMessage() + ")", null);
+            return new ToolOutcome(
+                    safeId(function), "Error: the tool call is incomplete (" + e.getMessage() + ")", null);
         }
         JsonNode args;
         try {
             args = Json.MAPPER.readTree(arguments == null || arguments.isBlank() ? "{}" : arguments);
         } catch (JsonProcessingException e) {
-            return new ToolOutcome(id, "Error: arguments must be JSON (an object such as {\"document\": \"...\"}); "
-                    + "could not parse: " + firstLine(e.getOriginalMessage()), null);
+            return new ToolOutcome(
+                    id,
+                    "Error: arguments must be JSON (an object such as {\"document\": \"...\"}); " + "could not parse: "
+                            + firstLine(e.getOriginalMessage()),
+                    null);
         }
         if (args == null || !args.isObject()) {
             return new ToolOutcome(id, "Error: arguments must be a JSON object, got " + abbreviate(arguments), null);
@@ -260,15 +288,17 @@ public final class OpenAiLlmClient implements LlmClient {
                 case "read": {
                     String document = text(args, "document");
                     String content = editor.read(document);
-                    return new ToolOutcome(id, content.isEmpty()
-                            ? "(" + document + " is empty: it does not exist yet)" : content, null);
+                    return new ToolOutcome(
+                            id,
+                            content.isEmpty() ? "(" + document + " is empty: it does not exist yet)" : content,
+                            null);
                 }
                 case "write": {
                     String document = text(args, "document");
                     String content = text(args, "content");
                     editor.write(document, content);
-                    return new ToolOutcome(id, "OK: wrote " + document + " (" + content.length() + " characters)",
-                            document);
+                    return new ToolOutcome(
+                            id, "OK: wrote " + document + " (" + content.length() + " characters)", document);
                 }
                 case "edit": {
                     String document = text(args, "document");
@@ -278,8 +308,10 @@ public final class OpenAiLlmClient implements LlmClient {
                     return new ToolOutcome(id, "OK: edited " + document, document);
                 }
                 default:
-                    return new ToolOutcome(id, "Error: unknown tool '" + abbreviate(name)
-                            + "'; the tools are read, write and edit", null);
+                    return new ToolOutcome(
+                            id,
+                            "Error: unknown tool '" + abbreviate(name) + "'; the tools are read, write and edit",
+                            null);
             }
         } catch (IllegalArgumentException e) {
             return new ToolOutcome(id, "Error: " + e.getMessage(), null);
@@ -313,7 +345,9 @@ public final class OpenAiLlmClient implements LlmClient {
                 .addSystemMessage(MemoryPrompts.EXTRACT_SYSTEM)
                 .addUserMessage(MemoryPrompts.extract(task, transcript.render(task.messages())))
                 .build();
-        return MemoryPrompts.candidates(content(firstMessage(complete(params))), task,
+        return MemoryPrompts.candidates(
+                content(firstMessage(complete(params))),
+                task,
                 task.messages().get(task.messages().size() - 1).time());
     }
 
@@ -345,20 +379,28 @@ public final class OpenAiLlmClient implements LlmClient {
         } catch (OpenAIServiceException e) {
             int status = e.statusCode();
             if (contextLengthExceeded(e)) {
-                throw new ContextLengthExceededException("the LLM endpoint refused the prompt as longer than the "
-                        + "model's context (HTTP " + status + "): " + abbreviate(e.getMessage()), e);
+                throw new ContextLengthExceededException(
+                        "the LLM endpoint refused the prompt as longer than the " + "model's context (HTTP " + status
+                                + "): " + abbreviate(e.getMessage()),
+                        e);
             }
             boolean retryable = status == 408 || status == 409 || status == 429 || status >= 500;
-            throw new LlmException("the LLM endpoint answered HTTP " + status + ": " + abbreviate(e.getMessage()),
-                    retryable, e);
+            throw new LlmException(
+                    "the LLM endpoint answered HTTP " + status + ": " + abbreviate(e.getMessage()), retryable, e);
         } catch (OpenAIIoException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new LlmException("the LLM request failed (" + cause.getClass().getSimpleName() + ": "
-                    + abbreviate(cause.getMessage()) + ")", true, e);
+            throw new LlmException(
+                    "the LLM request failed (" + cause.getClass().getSimpleName() + ": "
+                            + abbreviate(cause.getMessage()) + ")",
+                    true,
+                    e);
         } catch (OpenAIInvalidDataException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new LlmException("the LLM endpoint sent an answer that is not a chat completion: "
-                    + abbreviate(firstLine(cause.getMessage())), true, e);
+            throw new LlmException(
+                    "the LLM endpoint sent an answer that is not a chat completion: "
+                            + abbreviate(firstLine(cause.getMessage())),
+                    true,
+                    e);
         } catch (OpenAIRetryableException e) {
             throw new LlmException("the LLM request failed: " + abbreviate(e.getMessage()), true, e);
         } catch (OpenAIException e) {
@@ -494,11 +536,11 @@ public final class OpenAiLlmClient implements LlmClient {
                 "Blocked", "what cannot go on, and what it waits for",
                 "Key Decisions", "choices that were made, each with its reason",
                 "Next Steps", "a numbered list, in the order they should happen",
-                "Critical Context", "exact values the agent will need again: paths, identifiers, settings, "
-                        + "error messages, data");
+                "Critical Context",
+                        "exact values the agent will need again: paths, identifiers, settings, "
+                                + "error messages, data");
 
-        private SummaryPrompt() {
-        }
+        private SummaryPrompt() {}
 
         /** The required structure, from {@link SummaryFormat} so prompt and validation cannot drift apart. */
         static String format() {
@@ -532,8 +574,7 @@ public final class OpenAiLlmClient implements LlmClient {
                 user's lasting facts. Be accurate and brief; never invent anything that is not in the \
                 conversation.""";
 
-        private DiaryPrompt() {
-        }
+        private DiaryPrompt() {}
 
         static String task(String daily, String date, String language) {
             return "1. Pick out of the conversation what will be worth knowing later: the user's preferences, "

@@ -21,8 +21,8 @@ import java.util.Objects;
  * @param temperature sampling temperature, or null to leave the provider's default (some reasoning
  *        models accept no other value)
  */
-public record OpenAiSettings(String baseUrl, String apiKey, String model, Duration requestTimeout,
-        int maxOutputTokens, Double temperature) {
+public record OpenAiSettings(
+        String baseUrl, String apiKey, String model, Duration requestTimeout, int maxOutputTokens, Double temperature) {
 
     public static final String DEFAULT_BASE_URL = "https://api.openai.com/v1";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(120);
@@ -125,12 +125,12 @@ public record OpenAiSettings(String baseUrl, String apiKey, String model, Durati
             try {
                 temperature = Double.valueOf(temperatureText);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(ENV_TEMPERATURE + " must be a number between 0 and 2, got '"
-                        + temperatureText + "'");
+                throw new IllegalArgumentException(
+                        ENV_TEMPERATURE + " must be a number between 0 and 2, got '" + temperatureText + "'");
             }
             if (!(temperature >= 0 && temperature <= 2)) {
-                throw new IllegalArgumentException(ENV_TEMPERATURE + " must be between 0 and 2, got '"
-                        + temperatureText + "'");
+                throw new IllegalArgumentException(
+                        ENV_TEMPERATURE + " must be between 0 and 2, got '" + temperatureText + "'");
             }
         }
         return new OpenAiSettings(baseUrl, apiKey, model, timeout, maxOutput, temperature);
@@ -146,7 +146,10 @@ public record OpenAiSettings(String baseUrl, String apiKey, String model, Durati
                 .baseUrl(baseUrl)
                 .apiKey(apiKey)
                 .maxRetries(0)
-                .timeout(Timeout.builder().request(requestTimeout).connect(connect).build())
+                .timeout(Timeout.builder()
+                        .request(requestTimeout)
+                        .connect(connect)
+                        .build())
                 .build();
     }
 

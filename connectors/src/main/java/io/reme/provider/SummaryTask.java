@@ -9,8 +9,13 @@ import java.util.Objects;
  * time), the language of the content, the token budget, on a retry why the last answer was refused,
  * and the ids of tool calls in the span that never got a result (the summary's Critical Context says so).
  */
-public record SummaryTask(List<Message> messages, String previousSummary, String language, int maxTokens,
-        String retryReason, List<String> unansweredCalls) {
+public record SummaryTask(
+        List<Message> messages,
+        String previousSummary,
+        String language,
+        int maxTokens,
+        String retryReason,
+        List<String> unansweredCalls) {
     public SummaryTask {
         messages = List.copyOf(messages);
         previousSummary = previousSummary == null ? "" : previousSummary;
@@ -19,8 +24,8 @@ public record SummaryTask(List<Message> messages, String previousSummary, String
     }
 
     /** A task without unanswered calls. */
-    public SummaryTask(List<Message> messages, String previousSummary, String language, int maxTokens,
-            String retryReason) {
+    public SummaryTask(
+            List<Message> messages, String previousSummary, String language, int maxTokens, String retryReason) {
         this(messages, previousSummary, language, maxTokens, retryReason, List.of());
     }
 

@@ -36,8 +36,7 @@ public final class DialogSinkTask extends FileSinkTask {
     private static final int CACHED_FILES = 256;
 
     /** The messages in a file, by {@code session#seq}, the file size they were read at and whether it ends a line. */
-    private record Contents(long size, Set<String> messages, boolean endsLine) {
-    }
+    private record Contents(long size, Set<String> messages, boolean endsLine) {}
 
     private final Map<Path, Contents> cache = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -77,10 +76,12 @@ public final class DialogSinkTask extends FileSinkTask {
         long size = sizeIfExists(file);
         Contents contents = cache.get(file);
         if (contents == null || contents.size() != size) {
-            byte[] existing = size < 0 ? new byte[0] : AtomicFiles.readIfExists(workspace, file).orElse(new byte[0]);
+            byte[] existing = size < 0
+                    ? new byte[0]
+                    : AtomicFiles.readIfExists(workspace, file).orElse(new byte[0]);
             size = size < 0 ? -1 : existing.length;
-            contents = new Contents(size, messagesIn(existing),
-                    existing.length == 0 || existing[existing.length - 1] == '\n');
+            contents = new Contents(
+                    size, messagesIn(existing), existing.length == 0 || existing[existing.length - 1] == '\n');
         }
         Set<String> present = new HashSet<>(contents.messages());
         ByteArrayOutputStream lines = new ByteArrayOutputStream(1024 * messages.size());
@@ -107,7 +108,9 @@ public final class DialogSinkTask extends FileSinkTask {
     }
 
     private long sizeIfExists(Path file) throws IOException {
-        return AtomicFiles.attributesIfExists(workspace, file).map(BasicFileAttributes::size).orElse(-1L);
+        return AtomicFiles.attributesIfExists(workspace, file)
+                .map(BasicFileAttributes::size)
+                .orElse(-1L);
     }
 
     private static ArchivedMessage parse(SinkRecord record) throws JacksonException {
@@ -120,7 +123,8 @@ public final class DialogSinkTask extends FileSinkTask {
             throw new IllegalArgumentException("key " + String.join("/", key) + " does not match the message's "
                     + message.tenant() + "/" + message.session());
         }
-        if (!message.tenant().equals(message.message().tenant()) || !message.user().equals(message.message().user())) {
+        if (!message.tenant().equals(message.message().tenant())
+                || !message.user().equals(message.message().user())) {
             throw new IllegalArgumentException("archived message and its message disagree on tenant or user");
         }
         return message;

@@ -44,7 +44,8 @@ public final class DiarySinkTask extends FileSinkTask {
         String key = String.join("/", keyParts(record, 3, "tenant/user/name"));
         DiaryDocument document = Json.MAPPER.readValue(text(record.value()), DiaryDocument.class);
         if (!document.key().key().equals(key)) {
-            throw new IllegalArgumentException("key " + key + " does not name document " + document.key().key());
+            throw new IllegalArgumentException(
+                    "key " + key + " does not name document " + document.key().key());
         }
         return document;
     }

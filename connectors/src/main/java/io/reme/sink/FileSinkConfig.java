@@ -16,9 +16,14 @@ final class FileSinkConfig extends AbstractConfig {
     }
 
     static ConfigDef definition() {
-        return new ConfigDef().define(WORKSPACE_DIR, ConfigDef.Type.STRING, ConfigDef.NO_DEFAULT_VALUE,
-                new ConfigDef.NonEmptyString(), ConfigDef.Importance.HIGH,
-                "Root of the working directory: files go to <root>/<tenant>/...");
+        return new ConfigDef()
+                .define(
+                        WORKSPACE_DIR,
+                        ConfigDef.Type.STRING,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        new ConfigDef.NonEmptyString(),
+                        ConfigDef.Importance.HIGH,
+                        "Root of the working directory: files go to <root>/<tenant>/...");
     }
 
     Workspace workspace() {

@@ -47,8 +47,7 @@ abstract class FileSinkTask extends SinkTask {
     }
 
     /** Reads task-specific settings; nothing by default. */
-    void configure(FileSinkConfig config) {
-    }
+    void configure(FileSinkConfig config) {}
 
     @Override
     public void put(Collection<SinkRecord> records) {
@@ -67,8 +66,12 @@ abstract class FileSinkTask extends SinkTask {
 
     void reject(SinkRecord record, String reason) {
         DataException error = new DataException(reason);
-        LOG.warn("record rejected topic={} partition={} offset={} reason={}", record.topic(),
-                record.kafkaPartition(), record.kafkaOffset(), reason);
+        LOG.warn(
+                "record rejected topic={} partition={} offset={} reason={}",
+                record.topic(),
+                record.kafkaPartition(),
+                record.kafkaOffset(),
+                reason);
         if (reporter == null) {
             throw error;
         }

@@ -43,9 +43,14 @@ public final class ToolResultSinkTask extends FileSinkTask {
     }
 
     static ConfigDef settings() {
-        return FileSinkConfig.definition().define(FileSinkConfig.RETENTION_MS, ConfigDef.Type.LONG,
-                DEFAULT_RETENTION_MS, ConfigDef.Range.atLeast(1), ConfigDef.Importance.MEDIUM,
-                "Tool outputs older than this (by record time) are deleted; set it to the topic's retention.ms.");
+        return FileSinkConfig.definition()
+                .define(
+                        FileSinkConfig.RETENTION_MS,
+                        ConfigDef.Type.LONG,
+                        DEFAULT_RETENTION_MS,
+                        ConfigDef.Range.atLeast(1),
+                        ConfigDef.Importance.MEDIUM,
+                        "Tool outputs older than this (by record time) are deleted; set it to the topic's retention.ms.");
     }
 
     @Override
@@ -74,7 +79,8 @@ public final class ToolResultSinkTask extends FileSinkTask {
                     AtomicFiles.deleteIfExists(workspace, file);
                     continue;
                 }
-                byte[] content = record.value() instanceof byte[] bytes ? bytes
+                byte[] content = record.value() instanceof byte[] bytes
+                        ? bytes
                         : text(record.value()).getBytes(StandardCharsets.UTF_8);
                 long time = record.timestamp() == null ? clock.millis() : record.timestamp();
                 AtomicFiles.write(workspace, file, content, FileTime.fromMillis(time));
@@ -96,12 +102,14 @@ public final class ToolResultSinkTask extends FileSinkTask {
         if (!Files.isDirectory(workspace.root())) {
             return;
         }
-        try (DirectoryStream<Path> tenants = Files.newDirectoryStream(workspace.root(),
-                path -> Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
+        try (DirectoryStream<Path> tenants = Files.newDirectoryStream(
+                workspace.root(), path -> Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
             for (Path tenant : tenants) {
                 Path dir = tenant.resolve(Workspace.TOOL_RESULTS);
                 try {
-                    if (AtomicFiles.attributesIfExists(workspace, dir).filter(BasicFileAttributes::isDirectory).isPresent()) {
+                    if (AtomicFiles.attributesIfExists(workspace, dir)
+                            .filter(BasicFileAttributes::isDirectory)
+                            .isPresent()) {
                         deleteOlder(dir, cutoff);
                     }
                 } catch (RefusedPathException e) {
@@ -115,8 +123,8 @@ public final class ToolResultSinkTask extends FileSinkTask {
     private static void deleteOlder(Path dir, FileTime cutoff) throws IOException {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.txt")) {
             for (Path file : files) {
-                BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
-                        LinkOption.NOFOLLOW_LINKS);
+                BasicFileAttributes attributes =
+                        Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (attributes.isRegularFile() && attributes.lastModifiedTime().compareTo(cutoff) < 0) {
                     Files.deleteIfExists(file);
                     LOG.debug("tool output past retention deleted file={}", file);

@@ -44,8 +44,8 @@ public final class DiaryDocuments implements AutoCloseable {
 
     private final Map<String, DiaryDocument> latest = new ConcurrentHashMap<>();
     /** Recently applied edit IDs: an edit that won can be recognised even if a newer one already followed it. */
-    private final Map<String, Boolean> appliedEdits = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(256, 0.75f, false) {
+    private final Map<String, Boolean> appliedEdits =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, false) {
                 private static final long serialVersionUID = 1L;
 
                 @Override
@@ -53,6 +53,7 @@ public final class DiaryDocuments implements AutoCloseable {
                     return size() > REMEMBERED_EDITS;
                 }
             });
+
     private final KafkaConsumer<String, byte[]> consumer;
     private final Producer<String, byte[]> producer;
     private final String diaryTopic;
@@ -63,8 +64,12 @@ public final class DiaryDocuments implements AutoCloseable {
     private volatile boolean loaded;
     private volatile boolean running = true;
 
-    private DiaryDocuments(Map<String, Object> consumerProps, Producer<String, byte[]> producer, String diaryTopic,
-            String editsTopic, RequestSecret secret) {
+    private DiaryDocuments(
+            Map<String, Object> consumerProps,
+            Producer<String, byte[]> producer,
+            String diaryTopic,
+            String editsTopic,
+            RequestSecret secret) {
         this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.producer = producer;
         this.diaryTopic = diaryTopic;
@@ -79,8 +84,12 @@ public final class DiaryDocuments implements AutoCloseable {
      * @param producer shared producer used to submit edits
      * @param secret the deployment's secret, which signs every edit (the diary processor refuses others)
      */
-    public static DiaryDocuments start(Map<String, Object> clientProps, Producer<String, byte[]> producer,
-            String diaryTopic, String editsTopic, RequestSecret secret) {
+    public static DiaryDocuments start(
+            Map<String, Object> clientProps,
+            Producer<String, byte[]> producer,
+            String diaryTopic,
+            String editsTopic,
+            RequestSecret secret) {
         Map<String, Object> props = new HashMap<>(clientProps);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -177,8 +186,12 @@ public final class DiaryDocuments implements AutoCloseable {
         String key = edit.key().key();
         try {
             byte[] value = Json.MAPPER.writeValueAsBytes(edit);
-            producer.send(new ProducerRecord<>(editsTopic, null, key, value,
-                    List.of(EditSignature.header(secret, key.getBytes(StandardCharsets.UTF_8), value))))
+            producer.send(new ProducerRecord<>(
+                            editsTopic,
+                            null,
+                            key,
+                            value,
+                            List.of(EditSignature.header(secret, key.getBytes(StandardCharsets.UTF_8), value))))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | IOException e) {
             throw new IllegalStateException("cannot submit diary edit for " + key + ": " + e.getMessage(), e);
@@ -209,5 +222,4 @@ public final class DiaryDocuments implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
     }
-
 }

@@ -81,11 +81,17 @@ public final class LlmWorkerPool implements AutoCloseable {
     private volatile int memoryPartitions;
     private volatile boolean running = true;
 
-    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
-    }
+    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {}
 
-    private LlmWorkerPool(Map<String, Object> clientProps, Topics topics, String groupId, WorkerSettings settings,
-            LlmClient client, TokenCounter tokens, PipelineMetrics metrics, ExtractionSetup extraction,
+    private LlmWorkerPool(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            WorkerSettings settings,
+            LlmClient client,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            ExtractionSetup extraction,
             RequestSecret secret) {
         this.topics = topics;
         this.partitioning = extraction.partitioning();
@@ -109,9 +115,16 @@ public final class LlmWorkerPool implements AutoCloseable {
         consumerProps.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 17 * 1024 * 1024);
         this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
-        this.handler = new RequestHandler(client, tokens, settings, documents, calls,
+        this.handler = new RequestHandler(
+                client,
+                tokens,
+                settings,
+                documents,
+                calls,
                 new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
-                Clock.systemUTC(), metrics, extraction.enabled() ? extraction.lookup() : null);
+                Clock.systemUTC(),
+                metrics,
+                extraction.enabled() ? extraction.lookup() : null);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
         this.poller = new Thread(this::poll, "reme-llm-poller");
         this.poller.setDaemon(true);
@@ -123,10 +136,24 @@ public final class LlmWorkerPool implements AutoCloseable {
      * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
      * @param metrics where calls, answered requests and dead letters are reported
      */
-    public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics) {
-        return start(clientProps, topics, groupId, settings, client, tokens, metrics,
-                ExtractionSetup.withoutLookup(true, 1), RequestSecret.random());
+    public static LlmWorkerPool start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            WorkerSettings settings,
+            LlmClient client,
+            TokenCounter tokens,
+            PipelineMetrics metrics) {
+        return start(
+                clientProps,
+                topics,
+                groupId,
+                settings,
+                client,
+                tokens,
+                metrics,
+                ExtractionSetup.withoutLookup(true, 1),
+                RequestSecret.random());
     }
 
     /**
@@ -134,16 +161,27 @@ public final class LlmWorkerPool implements AutoCloseable {
      * and the deployment's secret, which signs the diary edits (the diary processor refuses unsigned
      * ones; the overload above signs with a random secret, for pools whose edits nobody applies).
      */
-    public static LlmWorkerPool start(Map<String, Object> clientProps, Topics topics, String groupId,
-            WorkerSettings settings, LlmClient client, TokenCounter tokens, PipelineMetrics metrics,
-            ExtractionSetup extraction, RequestSecret secret) {
-        LlmWorkerPool pool = new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics,
-                extraction, secret);
+    public static LlmWorkerPool start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            WorkerSettings settings,
+            LlmClient client,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            ExtractionSetup extraction,
+            RequestSecret secret) {
+        LlmWorkerPool pool =
+                new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
         pool.poller.start();
-        LOG.info("llm workers started provider={} concurrency={} group={}", client.id(), settings.concurrency(), groupId);
+        LOG.info(
+                "llm workers started provider={} concurrency={} group={}",
+                client.id(),
+                settings.concurrency(),
+                groupId);
         return pool;
     }
 
@@ -198,9 +236,16 @@ public final class LlmWorkerPool implements AutoCloseable {
         try {
             request = Json.MAPPER.readValue(record.value(), LlmRequest.class);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("unreadable llm request dead-lettered partition={} offset={}", record.partition(), record.offset());
-            deadLetter(record.key(), record.value(), DlqReason.INVALID_CONTENT, "unreadable request: " + e.getMessage(),
-                    record.topic(), record.partition(), record.offset());
+            LOG.warn(
+                    "unreadable llm request dead-lettered partition={} offset={}", record.partition(), record.offset());
+            deadLetter(
+                    record.key(),
+                    record.value(),
+                    DlqReason.INVALID_CONTENT,
+                    "unreadable request: " + e.getMessage(),
+                    record.topic(),
+                    record.partition(),
+                    record.offset());
             offsets.done(partition, record.offset());
             return;
         }
@@ -237,8 +282,10 @@ public final class LlmWorkerPool implements AutoCloseable {
                 if (e.kind() == SendFailures.PRODUCER) {
                     // Not the request's fault, and no later attempt can write either: stop instead of calling
                     // the model again and again for answers that cannot be delivered.
-                    LOG.error("llm workers stop: their producer cannot write any more; requests stay uncommitted "
-                            + "and are re-delivered to the next worker", e);
+                    LOG.error(
+                            "llm workers stop: their producer cannot write any more; requests stay uncommitted "
+                                    + "and are re-delivered to the next worker",
+                            e);
                     running = false;
                     consumer.wakeup();
                     return;
@@ -261,8 +308,12 @@ public final class LlmWorkerPool implements AutoCloseable {
      * request goes back in the queue, so the partition's commits do not stall behind it. False if interrupted.
      */
     private boolean requeue(Job job, RuntimeException e) {
-        LOG.error("request not answered, queued again tenant={} session={} requestId={}",
-                job.request().tenant(), job.request().session(), job.request().requestId(), e);
+        LOG.error(
+                "request not answered, queued again tenant={} session={} requestId={}",
+                job.request().tenant(),
+                job.request().session(),
+                job.request().requestId(),
+                e);
         try {
             Thread.sleep(settings.backoffMax().toMillis());
         } catch (InterruptedException interrupted) {
@@ -278,13 +329,30 @@ public final class LlmWorkerPool implements AutoCloseable {
      */
     private boolean refuse(Job job, WriteFailedException e) {
         LlmRequest request = job.request();
-        LOG.error("llm answer refused by kafka, request failed tenant={} session={} requestId={} topic={} error={}",
-                request.tenant(), request.session(), request.requestId(), e.topic(), e.getCause().toString());
+        LOG.error(
+                "llm answer refused by kafka, request failed tenant={} session={} requestId={} topic={} error={}",
+                request.tenant(),
+                request.session(),
+                request.requestId(),
+                e.topic(),
+                e.getCause().toString());
         try {
-            send(new ProducerRecord<>(topics.llmResults(), job.key(), json(LlmResult.failed(request,
-                    "answer refused by Kafka: " + e.getCause(), 1, Clock.systemUTC().instant()))));
-            deadLetter(job.key(), job.raw(), SendFailures.reason(e.getCause()), "answer to " + e.topic()
-                    + " refused: " + e.getCause(), job.partition().topic(), job.partition().partition(), job.offset());
+            send(new ProducerRecord<>(
+                    topics.llmResults(),
+                    job.key(),
+                    json(LlmResult.failed(
+                            request,
+                            "answer refused by Kafka: " + e.getCause(),
+                            1,
+                            Clock.systemUTC().instant()))));
+            deadLetter(
+                    job.key(),
+                    job.raw(),
+                    SendFailures.reason(e.getCause()),
+                    "answer to " + e.topic() + " refused: " + e.getCause(),
+                    job.partition().topic(),
+                    job.partition().partition(),
+                    job.offset());
         } catch (RuntimeException again) {
             return false;
         }
@@ -301,27 +369,46 @@ public final class LlmWorkerPool implements AutoCloseable {
         LlmResult result = outcome.result();
         // Memories first: once the result is out the request counts as done and is not re-delivered.
         for (MemoryRecord memory : outcome.memories()) {
-            send(new ProducerRecord<>(topics.memoriesPending(), partitioning.partition(memory.tenant(), memory.id(),
-                    memoryPartitions()), memory.tenant() + "/" + memory.id(), json(memory)));
+            send(new ProducerRecord<>(
+                    topics.memoriesPending(),
+                    partitioning.partition(memory.tenant(), memory.id(), memoryPartitions()),
+                    memory.tenant() + "/" + memory.id(),
+                    json(memory)));
         }
         send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
-            LOG.warn("llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
-                    request.tenant(), request.session(), request.requestId(), request.kind(), outcome.attempts(),
+            LOG.warn(
+                    "llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
+                    request.tenant(),
+                    request.session(),
+                    request.requestId(),
+                    request.kind(),
+                    outcome.attempts(),
                     result.error());
             // A failed diary update or extraction is retried by the session processor, which dead-letters
             // the span itself when it gives up; dead-lettering each attempt here would invite a replay of a
             // span that a later attempt wrote.
             if (request.kind() == LlmKind.COMPACT) {
-                deadLetter(job.key(), job.raw(), DlqReason.LLM_FAILED, result.error(), job.partition().topic(),
-                        job.partition().partition(), job.offset());
+                deadLetter(
+                        job.key(),
+                        job.raw(),
+                        DlqReason.LLM_FAILED,
+                        result.error(),
+                        job.partition().topic(),
+                        job.partition().partition(),
+                        job.offset());
             }
         } else {
             completed.incrementAndGet();
-            LOG.info("llm request done tenant={} session={} requestId={} kind={} attempts={} ms={}", request.tenant(),
-                    request.session(), request.requestId(), request.kind(), outcome.attempts(),
+            LOG.info(
+                    "llm request done tenant={} session={} requestId={} kind={} attempts={} ms={}",
+                    request.tenant(),
+                    request.session(),
+                    request.requestId(),
+                    request.kind(),
+                    outcome.attempts(),
                     (System.nanoTime() - start) / 1_000_000);
         }
         offsets.done(job.partition(), job.offset());
@@ -335,12 +422,13 @@ public final class LlmWorkerPool implements AutoCloseable {
         return memoryPartitions;
     }
 
-    private void deadLetter(String key, byte[] value, DlqReason reason, String detail, String topic, int partition,
-            long offset) {
-        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(null, reason, detail, topic, partition, offset,
-                System.currentTimeMillis());
+    private void deadLetter(
+            String key, byte[] value, DlqReason reason, String detail, String topic, int partition, long offset) {
+        RecordHeaders headers = (RecordHeaders)
+                DeadLetterHeaders.of(null, reason, detail, topic, partition, offset, System.currentTimeMillis());
         // A request is at most what its topic holds; the bound keeps a dead letter within the producer's limit.
-        byte[] bounded = DeadLetters.bound(null, value, headers, MAX_RECORD_BYTES - RecordLimits.HEADROOM).value();
+        byte[] bounded = DeadLetters.bound(null, value, headers, MAX_RECORD_BYTES - RecordLimits.HEADROOM)
+                .value();
         send(new ProducerRecord<>(topics.dlq(), null, key, bounded, headers));
         metrics.deadLetter(reason);
     }

@@ -1,14 +1,14 @@
 package io.reme.worker;
 
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetters;
+import io.reme.dlq.DlqReason;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
-import io.reme.dlq.DeadLetterHeaders;
-import io.reme.dlq.DeadLetters;
-import io.reme.dlq.DlqReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +60,11 @@ public final class MemoryEmbedder implements AutoCloseable {
     private final PipelineMetrics metrics;
     private volatile boolean running = true;
 
-    private MemoryEmbedder(Map<String, Object> clientProps, Topics topics, String groupId, EmbeddingModel model,
+    private MemoryEmbedder(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            EmbeddingModel model,
             PipelineMetrics metrics) {
         this.topics = topics;
         this.model = model;
@@ -81,8 +85,12 @@ public final class MemoryEmbedder implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    public static MemoryEmbedder start(Map<String, Object> clientProps, Topics topics, String groupId,
-            EmbeddingModel model, PipelineMetrics metrics) {
+    public static MemoryEmbedder start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            EmbeddingModel model,
+            PipelineMetrics metrics) {
         MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model, metrics);
         embedder.consumer.subscribe(List.of(topics.memoriesPending()));
         embedder.thread.start();
@@ -120,8 +128,7 @@ public final class MemoryEmbedder implements AutoCloseable {
     }
 
     /** A write to {@code memories} and the record of {@code memories.pending} it came from. */
-    private record Write(ConsumerRecord<String, byte[]> source, Future<RecordMetadata> future) {
-    }
+    private record Write(ConsumerRecord<String, byte[]> source, Future<RecordMetadata> future) {}
 
     private void handle(List<ConsumerRecord<String, byte[]>> batch) throws InterruptedException {
         List<Write> sent = new ArrayList<>();
@@ -130,8 +137,10 @@ public final class MemoryEmbedder implements AutoCloseable {
         List<MemoryRecord> memories = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : batch) {
             if (record.value() == null) {
-                sent.add(new Write(record, producer.send(new ProducerRecord<>(topics.memories(), record.partition(),
-                        record.key(), null))));
+                sent.add(new Write(
+                        record,
+                        producer.send(
+                                new ProducerRecord<>(topics.memories(), record.partition(), record.key(), null))));
                 continue;
             }
             try {
@@ -141,7 +150,8 @@ public final class MemoryEmbedder implements AutoCloseable {
                 deadLetters.add(deadLetter(record, DlqReason.EMBEDDING_FAILED, "unreadable memory: " + e.getMessage()));
             }
         }
-        List<float[]> vectors = model == null ? null
+        List<float[]> vectors = model == null
+                ? null
                 : embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
         for (int i = 0; i < toEmbed.size(); i++) {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
@@ -153,8 +163,10 @@ public final class MemoryEmbedder implements AutoCloseable {
                 }
                 memory = memory.withVector(vector, model.id());
             }
-            sent.add(new Write(record, producer.send(new ProducerRecord<>(topics.memories(), record.partition(),
-                    record.key(), json(memory)))));
+            sent.add(new Write(
+                    record,
+                    producer.send(
+                            new ProducerRecord<>(topics.memories(), record.partition(), record.key(), json(memory)))));
         }
         for (Write write : sent) {
             try {
@@ -165,10 +177,13 @@ public final class MemoryEmbedder implements AutoCloseable {
                 if (SendFailures.of(e.getCause()) != SendFailures.RECORD) {
                     throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
                 }
-                LOG.warn("memory refused by kafka, dead-lettered partition={} offset={} error={}",
-                        write.source().partition(), write.source().offset(), e.getCause().toString());
-                deadLetters.add(deadLetter(write.source(), SendFailures.reason(e.getCause()),
-                        "memory refused by kafka: " + e.getCause()));
+                LOG.warn(
+                        "memory refused by kafka, dead-lettered partition={} offset={} error={}",
+                        write.source().partition(),
+                        write.source().offset(),
+                        e.getCause().toString());
+                deadLetters.add(deadLetter(
+                        write.source(), SendFailures.reason(e.getCause()), "memory refused by kafka: " + e.getCause()));
             } catch (TimeoutException e) {
                 throw new IllegalStateException("cannot write memories: " + e.getMessage(), e);
             }
@@ -193,8 +208,12 @@ public final class MemoryEmbedder implements AutoCloseable {
             try {
                 return model.embed(texts);
             } catch (EmbeddingException e) {
-                LOG.warn("embedding batch failed size={} attempt={} retryable={} error={}", texts.size(), attempt,
-                        e.retryable(), e.getMessage());
+                LOG.warn(
+                        "embedding batch failed size={} attempt={} retryable={} error={}",
+                        texts.size(),
+                        attempt,
+                        e.retryable(),
+                        e.getMessage());
                 if (!e.retryable()) {
                     return null;
                 }
@@ -203,22 +222,30 @@ public final class MemoryEmbedder implements AutoCloseable {
         return null;
     }
 
-    private float[] embedOne(ConsumerRecord<String, byte[]> record, MemoryRecord memory,
-            List<Future<RecordMetadata>> deadLetters) throws InterruptedException {
+    private float[] embedOne(
+            ConsumerRecord<String, byte[]> record, MemoryRecord memory, List<Future<RecordMetadata>> deadLetters)
+            throws InterruptedException {
         List<float[]> one = embedWithRetries(List.of(memory.text()));
         if (one == null) {
-            deadLetters.add(deadLetter(record, DlqReason.EMBEDDING_FAILED,
-                    "embedding failed after " + MAX_ATTEMPTS + " attempts"));
+            deadLetters.add(deadLetter(
+                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + MAX_ATTEMPTS + " attempts"));
             return null;
         }
         return one.get(0);
     }
 
     private Future<RecordMetadata> deadLetter(ConsumerRecord<String, byte[]> record, DlqReason reason, String detail) {
-        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(record.headers(), reason, detail, record.topic(),
-                record.partition(), record.offset(), record.timestamp());
+        RecordHeaders headers = (RecordHeaders) DeadLetterHeaders.of(
+                record.headers(),
+                reason,
+                detail,
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp());
         // Within the producer's default max.request.size, whatever the memory's size.
-        byte[] value = DeadLetters.bound(null, record.value(), headers, MAX_DEAD_LETTER_BYTES).value();
+        byte[] value = DeadLetters.bound(null, record.value(), headers, MAX_DEAD_LETTER_BYTES)
+                .value();
         metrics.deadLetter(reason);
         return producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), value, headers));
     }

@@ -33,8 +33,7 @@ final class MemoryMerger {
     }
 
     /** The memories to write and what was decided. */
-    record Merged(List<MemoryRecord> writes, int added, int updated, int unchanged) {
-    }
+    record Merged(List<MemoryRecord> writes, int added, int updated, int unchanged) {}
 
     private final MemoryLookup lookup;
 
@@ -55,21 +54,43 @@ final class MemoryMerger {
             switch (decision.action()) {
                 case ADD -> {
                     String id = UUID.nameUUIDFromBytes((request.tenant() + "/" + request.requestId() + "/extract/" + i)
-                            .getBytes(StandardCharsets.UTF_8)).toString();
-                    written.put(id, new MemoryRecord(id, request.tenant(), request.user(), request.session(),
-                            candidate.type(), decision.content(), now, now, candidate.conversationTime(),
-                            metadata(request, candidate, Map.of()), null, null, candidate.target(), 1, List.of()));
+                                    .getBytes(StandardCharsets.UTF_8))
+                            .toString();
+                    written.put(
+                            id,
+                            new MemoryRecord(
+                                    id,
+                                    request.tenant(),
+                                    request.user(),
+                                    request.session(),
+                                    candidate.type(),
+                                    decision.content(),
+                                    now,
+                                    now,
+                                    candidate.conversationTime(),
+                                    metadata(request, candidate, Map.of()),
+                                    null,
+                                    null,
+                                    candidate.target(),
+                                    1,
+                                    List.of()));
                     added++;
                 }
                 case UPDATE -> {
-                    MemoryRecord base = neighbours.stream().map(MergeTask.Neighbour::memory)
-                            .filter(m -> m.id().equals(decision.memoryId())).findFirst().orElse(null);
+                    MemoryRecord base = neighbours.stream()
+                            .map(MergeTask.Neighbour::memory)
+                            .filter(m -> m.id().equals(decision.memoryId()))
+                            .findFirst()
+                            .orElse(null);
                     if (base == null) {
-                        throw new LlmException("the merge updates " + decision.memoryId()
-                                + ", which is not one of the memories it was shown", true, null);
+                        throw new LlmException(
+                                "the merge updates " + decision.memoryId()
+                                        + ", which is not one of the memories it was shown",
+                                true,
+                                null);
                     }
-                    MemoryRecord next = base.revise(decision.content(), metadata(request, candidate, base.metadata()),
-                            now);
+                    MemoryRecord next =
+                            base.revise(decision.content(), metadata(request, candidate, base.metadata()), now);
                     if (candidate.conversationTime() != null) {
                         next = next.withConversationTime(candidate.conversationTime());
                     }
@@ -83,16 +104,16 @@ final class MemoryMerger {
     }
 
     /** The index's nearest memories with this request's own writes of the same type and target laid over them. */
-    private List<MergeTask.Neighbour> neighbours(LlmRequest request, MemoryCandidate candidate,
-            Map<String, MemoryRecord> written) {
+    private List<MergeTask.Neighbour> neighbours(
+            LlmRequest request, MemoryCandidate candidate, Map<String, MemoryRecord> written) {
         List<MergeTask.Neighbour> result = new ArrayList<>();
         for (MemoryRecord own : written.values()) {
             if (own.type() == candidate.type() && candidate.target().equals(own.target())) {
                 result.add(new MergeTask.Neighbour(own, null));
             }
         }
-        for (MergeTask.Neighbour n : lookup.nearest(request.tenant(), candidate.type(), candidate.target(),
-                candidate.content(), NEIGHBOURS)) {
+        for (MergeTask.Neighbour n : lookup.nearest(
+                request.tenant(), candidate.type(), candidate.target(), candidate.content(), NEIGHBOURS)) {
             if (!written.containsKey(n.memory().id())) {
                 result.add(n);
             }
@@ -100,8 +121,8 @@ final class MemoryMerger {
         return result.size() <= NEIGHBOURS ? result : result.subList(0, NEIGHBOURS);
     }
 
-    private static Map<String, String> metadata(LlmRequest request, MemoryCandidate candidate,
-            Map<String, String> previous) {
+    private static Map<String, String> metadata(
+            LlmRequest request, MemoryCandidate candidate, Map<String, String> previous) {
         Map<String, String> metadata = new HashMap<>(previous);
         metadata.putAll(candidate.metadata());
         metadata.put("source", "extract");

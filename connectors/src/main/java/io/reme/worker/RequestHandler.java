@@ -54,8 +54,16 @@ final class RequestHandler {
     private final PipelineMetrics metrics;
     private final MemoryMerger merger;
 
-    RequestHandler(LlmClient client, TokenCounter tokens, WorkerSettings settings, DiaryDocuments documents,
-            ExecutorService calls, Backoff backoff, Clock clock, PipelineMetrics metrics, MemoryLookup lookup) {
+    RequestHandler(
+            LlmClient client,
+            TokenCounter tokens,
+            WorkerSettings settings,
+            DiaryDocuments documents,
+            ExecutorService calls,
+            Backoff backoff,
+            Clock clock,
+            PipelineMetrics metrics,
+            MemoryLookup lookup) {
         // lookup null: memory extraction is off.
         this.client = client;
         this.tokens = tokens;
@@ -85,19 +93,28 @@ final class RequestHandler {
 
     private Outcome compact(LlmRequest request) throws InterruptedException {
         // The session's window sets the budget (the request carries it); the worker's own is the ceiling.
-        int budget = request.summaryBudget() > 0 ? Math.min(request.summaryBudget(), settings.maxSummaryTokens())
+        int budget = request.summaryBudget() > 0
+                ? Math.min(request.summaryBudget(), settings.maxSummaryTokens())
                 : settings.maxSummaryTokens();
-        SummaryTask task = new SummaryTask(request.messages(), request.previousSummary(), request.language(),
-                budget, null, request.unansweredCalls());
+        SummaryTask task = new SummaryTask(
+                request.messages(),
+                request.previousSummary(),
+                request.language(),
+                budget,
+                null,
+                request.unansweredCalls());
         String lastError = null;
         for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
             sleep(backoff.before(attempt));
             SummaryTask current = task;
             try {
                 long started = System.nanoTime();
-                String summary = call(LlmKind.COMPACT, () -> client.summarize(current)).strip();
+                String summary =
+                        call(LlmKind.COMPACT, () -> client.summarize(current)).strip();
                 List<String> problems = SummaryFormat.problems(summary, tokens, budget);
-                metrics.llmCall(LlmKind.COMPACT, problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
+                metrics.llmCall(
+                        LlmKind.COMPACT,
+                        problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
                         System.nanoTime() - started);
                 if (problems.isEmpty()) {
                     return new Outcome(LlmResult.ok(request, summary, attempt, clock.instant()), attempt);
@@ -105,16 +122,22 @@ final class RequestHandler {
                 lastError = "invalid summary: " + String.join("; ", problems);
                 task = task.withRetryReason(String.join("; ", problems));
             } catch (ContextLengthExceededException e) {
-                return new Outcome(LlmResult.failed(request, e.getMessage(), attempt, clock.instant(),
-                        LlmFailure.CONTEXT_LENGTH), attempt);
+                return new Outcome(
+                        LlmResult.failed(request, e.getMessage(), attempt, clock.instant(), LlmFailure.CONTEXT_LENGTH),
+                        attempt);
             } catch (LlmException e) {
                 lastError = e.getMessage();
                 if (!e.retryable()) {
                     return failed(request, lastError, attempt);
                 }
             }
-            LOG.info("compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
-                    request.tenant(), request.session(), request.requestId(), attempt, lastError);
+            LOG.info(
+                    "compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
+                    request.tenant(),
+                    request.session(),
+                    request.requestId(),
+                    attempt,
+                    lastError);
         }
         return failed(request, lastError + " (after " + settings.maxAttempts() + " attempts)", settings.maxAttempts());
     }
@@ -129,8 +152,13 @@ final class RequestHandler {
         List<String> accounts = new ArrayList<>();
         int attempts = 0;
         for (Map.Entry<LocalDate, List<Message>> day : days.entrySet()) {
-            DiaryTask task = new DiaryTask(request.tenant(), request.user(), request.session(), day.getKey(),
-                    day.getValue(), request.language());
+            DiaryTask task = new DiaryTask(
+                    request.tenant(),
+                    request.user(),
+                    request.session(),
+                    day.getKey(),
+                    day.getValue(),
+                    request.language());
             DayOutcome outcome = diaryDay(request, task);
             attempts += outcome.attempts();
             if (outcome.error() != null) {
@@ -141,8 +169,7 @@ final class RequestHandler {
         return new Outcome(LlmResult.ok(request, String.join("\n", accounts), attempts, clock.instant()), attempts);
     }
 
-    private record DayOutcome(String account, String error, int attempts) {
-    }
+    private record DayOutcome(String account, String error, int attempts) {}
 
     private DayOutcome diaryDay(LlmRequest request, DiaryTask task) throws InterruptedException {
         String lastError = null;
@@ -161,8 +188,13 @@ final class RequestHandler {
                     return new DayOutcome(account, null, attempt);
                 }
                 conflicts++;
-                LOG.info("diary edit lost a race, retrying tenant={} user={} date={} requestId={} conflicts={}",
-                        task.tenant(), task.user(), task.date(), request.requestId(), conflicts);
+                LOG.info(
+                        "diary edit lost a race, retrying tenant={} user={} date={} requestId={} conflicts={}",
+                        task.tenant(),
+                        task.user(),
+                        task.date(),
+                        request.requestId(),
+                        conflicts);
                 if (conflicts > settings.maxDiaryConflicts()) {
                     return new DayOutcome(null, "diary edit lost " + conflicts + " races", attempt);
                 }
@@ -193,23 +225,30 @@ final class RequestHandler {
         try {
             List<Future<List<MemoryCandidate>>> running = new ArrayList<>();
             for (MemoryType type : types) {
-                ExtractTask task = new ExtractTask(request.tenant(), request.user(), request.session(), type,
-                        request.messages(), request.language());
+                ExtractTask task = new ExtractTask(
+                        request.tenant(),
+                        request.user(),
+                        request.session(),
+                        type,
+                        request.messages(),
+                        request.language());
                 running.add(calls.submit(() -> retrying(() -> client.extractMemories(task), attempts)));
             }
             List<MemoryCandidate> candidates = new ArrayList<>();
             for (Future<List<MemoryCandidate>> extractor : running) {
                 candidates.addAll(extractor.get());
             }
-            MemoryMerger.Merged merged = merger.merge(request, candidates,
-                    task -> retrying(() -> client.mergeMemory(task), attempts), clock.instant());
+            MemoryMerger.Merged merged = merger.merge(
+                    request, candidates, task -> retrying(() -> client.mergeMemory(task), attempts), clock.instant());
             String account = "candidates=" + candidates.size() + " added=" + merged.added() + " updated="
                     + merged.updated() + " unchanged=" + merged.unchanged();
-            return new Outcome(LlmResult.ok(request, account, attempts.get(), clock.instant()), attempts.get(),
-                    merged.writes());
+            return new Outcome(
+                    LlmResult.ok(request, account, attempts.get(), clock.instant()), attempts.get(), merged.writes());
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            return failed(request, cause instanceof LlmException ? cause.getMessage() : "extractor failed: " + cause,
+            return failed(
+                    request,
+                    cause instanceof LlmException ? cause.getMessage() : "extractor failed: " + cause,
                     attempts.get());
         } catch (LlmException e) {
             return failed(request, e.getMessage(), attempts.get());

@@ -26,13 +26,18 @@ enum SendFailures {
     TRANSIENT;
 
     static SendFailures of(Throwable failure) {
-        if (failure instanceof RecordTooLargeException || failure instanceof RecordBatchTooLargeException
-                || failure instanceof InvalidRecordException || failure instanceof SerializationException) {
+        if (failure instanceof RecordTooLargeException
+                || failure instanceof RecordBatchTooLargeException
+                || failure instanceof InvalidRecordException
+                || failure instanceof SerializationException) {
             return RECORD;
         }
-        if (failure instanceof ProducerFencedException || failure instanceof InvalidProducerEpochException
-                || failure instanceof OutOfOrderSequenceException || failure instanceof AuthenticationException
-                || failure instanceof ClusterAuthorizationException || failure instanceof UnsupportedVersionException
+        if (failure instanceof ProducerFencedException
+                || failure instanceof InvalidProducerEpochException
+                || failure instanceof OutOfOrderSequenceException
+                || failure instanceof AuthenticationException
+                || failure instanceof ClusterAuthorizationException
+                || failure instanceof UnsupportedVersionException
                 || failure instanceof IllegalStateException) {
             // KafkaProducer throws IllegalStateException once it has been closed.
             return PRODUCER;
@@ -43,6 +48,7 @@ enum SendFailures {
     /** The dead-letter reason of a record that cannot be written. */
     static DlqReason reason(Throwable failure) {
         return failure instanceof RecordTooLargeException || failure instanceof RecordBatchTooLargeException
-                ? DlqReason.OUTPUT_TOO_LARGE : DlqReason.OUTPUT_REJECTED;
+                ? DlqReason.OUTPUT_TOO_LARGE
+                : DlqReason.OUTPUT_REJECTED;
     }
 }

@@ -43,8 +43,8 @@ final class VersionedDocumentEditor implements DocumentEditor {
     private Working open(String document) {
         DocumentKey key = names.get(document);
         if (key == null) {
-            throw new IllegalArgumentException("unknown document '" + document + "'; this task may use "
-                    + String.join(" and ", names.keySet()));
+            throw new IllegalArgumentException(
+                    "unknown document '" + document + "'; this task may use " + String.join(" and ", names.keySet()));
         }
         return working.computeIfAbsent(document, d -> {
             DiaryDocument current = documents.get(key).orElse(null);
@@ -73,10 +73,11 @@ final class VersionedDocumentEditor implements DocumentEditor {
             throw new IllegalArgumentException("old_text was not found in " + document + "; read it again");
         }
         if (doc.content.indexOf(oldText, first + 1) >= 0) {
-            throw new IllegalArgumentException("old_text occurs more than once in " + document
-                    + "; include more surrounding text");
+            throw new IllegalArgumentException(
+                    "old_text occurs more than once in " + document + "; include more surrounding text");
         }
-        doc.content = doc.content.substring(0, first) + (newText == null ? "" : newText)
+        doc.content = doc.content.substring(0, first)
+                + (newText == null ? "" : newText)
                 + doc.content.substring(first + oldText.length());
     }
 
@@ -93,8 +94,15 @@ final class VersionedDocumentEditor implements DocumentEditor {
                 continue;
             }
             DocumentKey key = names.get(entry.getKey());
-            DiaryEdit edit = new DiaryEdit(UUID.randomUUID().toString(), key.tenant(), key.user(), key.name(),
-                    doc.baseVersion, doc.content, author, at);
+            DiaryEdit edit = new DiaryEdit(
+                    UUID.randomUUID().toString(),
+                    key.tenant(),
+                    key.user(),
+                    key.name(),
+                    doc.baseVersion,
+                    doc.content,
+                    author,
+                    at);
             if (!documents.submit(edit, timeout)) {
                 lost++;
             }
@@ -103,6 +111,8 @@ final class VersionedDocumentEditor implements DocumentEditor {
     }
 
     int changedDocuments() {
-        return (int) working.values().stream().filter(w -> !w.content.equals(w.original)).count();
+        return (int) working.values().stream()
+                .filter(w -> !w.content.equals(w.original))
+                .count();
     }
 }

@@ -10,12 +10,21 @@ import java.util.Objects;
  * wait in memory before the pool stops fetching, how often a diary edit may lose a race before the
  * request fails, and the zone that dates conversations.
  */
-public record WorkerSettings(int concurrency, Duration callTimeout, int maxAttempts, Duration backoffBase,
-        Duration backoffMax, int maxSummaryTokens, int queueLimit, int maxDiaryConflicts, ZoneId zone) {
+public record WorkerSettings(
+        int concurrency,
+        Duration callTimeout,
+        int maxAttempts,
+        Duration backoffBase,
+        Duration backoffMax,
+        int maxSummaryTokens,
+        int queueLimit,
+        int maxDiaryConflicts,
+        ZoneId zone) {
 
     public WorkerSettings {
         if (concurrency < 1 || maxAttempts < 1 || maxSummaryTokens < 1 || queueLimit < 1 || maxDiaryConflicts < 0) {
-            throw new IllegalArgumentException("concurrency, maxAttempts, maxSummaryTokens and queueLimit must be >= 1");
+            throw new IllegalArgumentException(
+                    "concurrency, maxAttempts, maxSummaryTokens and queueLimit must be >= 1");
         }
         Objects.requireNonNull(callTimeout, "callTimeout");
         Objects.requireNonNull(zone, "zone");
@@ -25,7 +34,15 @@ public record WorkerSettings(int concurrency, Duration callTimeout, int maxAttem
     }
 
     public static WorkerSettings defaults() {
-        return new WorkerSettings(4, Duration.ofSeconds(120), 5, Duration.ofMillis(500), Duration.ofSeconds(30), 4000,
-                1000, 5, ZoneId.of("UTC"));
+        return new WorkerSettings(
+                4,
+                Duration.ofSeconds(120),
+                5,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(30),
+                4000,
+                1000,
+                5,
+                ZoneId.of("UTC"));
     }
 }

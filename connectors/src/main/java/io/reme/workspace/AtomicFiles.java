@@ -26,8 +26,7 @@ import java.util.Optional;
  * files and folders are private to their owner ({@code rw-------}, {@code rwx------}).
  */
 public final class AtomicFiles {
-    private AtomicFiles() {
-    }
+    private AtomicFiles() {}
 
     public static void write(Workspace workspace, Path target, byte[] content) throws IOException {
         write(workspace, target, content, null);
@@ -41,7 +40,11 @@ public final class AtomicFiles {
         // Temporary files are created rw------- on POSIX file systems.
         Path temp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
         try {
-            writeForced(temp, content, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+            writeForced(
+                    temp,
+                    content,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING,
                     LinkOption.NOFOLLOW_LINKS);
             if (modified != null) {
                 Files.setLastModifiedTime(temp, modified);
@@ -63,7 +66,11 @@ public final class AtomicFiles {
      * {@code content} at the end, which the caller must be able to tell from a whole record.
      */
     public static void appendForced(Workspace workspace, Path target, byte[] content) throws IOException {
-        writeForced(workspace.refuseLinks(target), content, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+        writeForced(
+                workspace.refuseLinks(target),
+                content,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND,
                 LinkOption.NOFOLLOW_LINKS);
     }
 

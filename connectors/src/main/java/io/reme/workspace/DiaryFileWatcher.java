@@ -73,8 +73,7 @@ public final class DiaryFileWatcher implements AutoCloseable {
      * the sink wrote, or it was refused (not text, too large, a link); such a file is not read again
      * while its modification time and size stay the same.
      */
-    private record Seen(long modified, long size, String sha256, boolean settled) {
-    }
+    private record Seen(long modified, long size, String sha256, boolean settled) {}
 
     private final Workspace workspace;
     private final DocumentLedger ledger;
@@ -82,19 +81,29 @@ public final class DiaryFileWatcher implements AutoCloseable {
     private final String editsTopic;
     /** Signs each published edit: the diary processor refuses unsigned ones. */
     private final RequestSecret secret;
+
     private final Clock clock;
     private final Map<Path, Seen> seen = new HashMap<>();
     private final Set<String> submitted = new HashSet<>();
     private final ScheduledExecutorService timer;
     private long reads;
 
-    DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
+    DiaryFileWatcher(
+            Workspace workspace,
+            Producer<String, byte[]> producer,
+            String editsTopic,
+            Clock clock,
             ScheduledExecutorService timer) {
         this(workspace, producer, editsTopic, clock, timer, RequestSecret.random());
     }
 
-    DiaryFileWatcher(Workspace workspace, Producer<String, byte[]> producer, String editsTopic, Clock clock,
-            ScheduledExecutorService timer, RequestSecret secret) {
+    DiaryFileWatcher(
+            Workspace workspace,
+            Producer<String, byte[]> producer,
+            String editsTopic,
+            Clock clock,
+            ScheduledExecutorService timer,
+            RequestSecret secret) {
         this.workspace = workspace;
         this.ledger = new DocumentLedger(workspace);
         this.producer = producer;
@@ -108,8 +117,12 @@ public final class DiaryFileWatcher implements AutoCloseable {
      * Starts polling {@code workspace} every {@code interval}, producing edits signed with the
      * deployment's {@code secret} with {@code clientProps}.
      */
-    public static DiaryFileWatcher start(Map<String, Object> clientProps, String editsTopic, Workspace workspace,
-            Duration interval, RequestSecret secret) {
+    public static DiaryFileWatcher start(
+            Map<String, Object> clientProps,
+            String editsTopic,
+            Workspace workspace,
+            Duration interval,
+            RequestSecret secret) {
         Map<String, Object> props = new HashMap<>(clientProps);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -119,16 +132,24 @@ public final class DiaryFileWatcher implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        DiaryFileWatcher watcher = new DiaryFileWatcher(workspace,
-                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()), editsTopic,
-                Clock.systemUTC(), timer, secret);
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                watcher.poll();
-            } catch (RuntimeException e) {
-                LOG.warn("diary watch poll failed; next poll retries error={}", e.toString());
-            }
-        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        DiaryFileWatcher watcher = new DiaryFileWatcher(
+                workspace,
+                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
+                editsTopic,
+                Clock.systemUTC(),
+                timer,
+                secret);
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        watcher.poll();
+                    } catch (RuntimeException e) {
+                        LOG.warn("diary watch poll failed; next poll retries error={}", e.toString());
+                    }
+                },
+                0,
+                interval.toMillis(),
+                TimeUnit.MILLISECONDS);
         LOG.info("watching root={} interval={}", workspace.root(), interval);
         return watcher;
     }
@@ -147,8 +168,8 @@ public final class DiaryFileWatcher implements AutoCloseable {
                 }
                 try {
                     // The entry itself, not what a link points to: a linked MEMORY.md is refused in check.
-                    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
-                            LinkOption.NOFOLLOW_LINKS);
+                    BasicFileAttributes attributes =
+                            Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                     if (attributes.isRegularFile() || attributes.isSymbolicLink()) {
                         check(file, key.get(), attributes).ifPresent(edits::add);
                     }
@@ -201,19 +222,32 @@ public final class DiaryFileWatcher implements AutoCloseable {
         if (held.isPresent() && held.get().version() > base) {
             // A held version of the person's own earlier save is no conflict: the file is newer.
             if (!DocumentFiles.isHumanEdit(held.get().editId())) {
-                text = KeepBothMerge.merge(ledger.base(key), text, held.get().content(), held.get().version());
+                text = KeepBothMerge.merge(
+                        ledger.base(key), text, held.get().content(), held.get().version());
             }
             base = held.get().version();
         }
-        DiaryEdit edit = new DiaryEdit(DocumentFiles.humanEditId(content, base), key.tenant(), key.user(), key.name(),
-                base, text, AUTHOR, clock.instant());
+        DiaryEdit edit = new DiaryEdit(
+                DocumentFiles.humanEditId(content, base),
+                key.tenant(),
+                key.user(),
+                key.name(),
+                base,
+                text,
+                AUTHOR,
+                clock.instant());
         if (!submitted.add(edit.editId())) {
             return Optional.empty();
         }
         try {
             byte[] value = Json.MAPPER.writeValueAsBytes(edit);
-            producer.send(new ProducerRecord<>(editsTopic, null, key.key(), value, List.of(EditSignature.header(secret,
-                    key.key().getBytes(StandardCharsets.UTF_8), value)))).get();
+            producer.send(new ProducerRecord<>(
+                            editsTopic,
+                            null,
+                            key.key(),
+                            value,
+                            List.of(EditSignature.header(secret, key.key().getBytes(StandardCharsets.UTF_8), value))))
+                    .get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             submitted.remove(edit.editId());
@@ -221,24 +255,38 @@ public final class DiaryFileWatcher implements AutoCloseable {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RecordTooLargeException) {
                 // Not retried: the same content would be refused again. A smaller save is a new edit.
-                LOG.error("hand edit too large to publish tenant={} user={} document={} bytes={}", key.tenant(),
-                        key.user(), key.name(), content.length);
+                LOG.error(
+                        "hand edit too large to publish tenant={} user={} document={} bytes={}",
+                        key.tenant(),
+                        key.user(),
+                        key.name(),
+                        content.length);
                 seen.put(file, new Seen(modified, size, sha256, true));
                 return Optional.empty();
             }
             submitted.remove(edit.editId());
             throw new IllegalStateException("cannot publish the edit of " + key.key() + ": " + e.getCause(), e);
         }
-        LOG.info("hand edit published tenant={} user={} document={} base={} merged={}", key.tenant(), key.user(),
-                key.name(), base, !text.equals(new String(content, StandardCharsets.UTF_8)));
+        LOG.info(
+                "hand edit published tenant={} user={} document={} base={} merged={}",
+                key.tenant(),
+                key.user(),
+                key.name(),
+                base,
+                !text.equals(new String(content, StandardCharsets.UTF_8)));
         return Optional.of(edit);
     }
 
     /** Logs why once, and leaves the file alone until its modification time or size changes. */
     private Optional<DiaryEdit> refuse(Path file, DocumentKey key, long modified, long size, String reason) {
         seen.put(file, new Seen(modified, size, "", true));
-        LOG.warn("hand edit refused tenant={} user={} document={} bytes={} reason={}", key.tenant(), key.user(),
-                key.name(), size, reason);
+        LOG.warn(
+                "hand edit refused tenant={} user={} document={} bytes={} reason={}",
+                key.tenant(),
+                key.user(),
+                key.name(),
+                size,
+                reason);
         return Optional.empty();
     }
 
@@ -248,7 +296,8 @@ public final class DiaryFileWatcher implements AutoCloseable {
      * (a NUL is the mark of a binary file).
      */
     static Optional<String> notText(byte[] content) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         CharBuffer text;

@@ -19,7 +19,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class DocumentFiles {
     /** What {@link #apply} did. */
-    public enum Outcome { WRITTEN, ALREADY_APPLIED, HELD }
+    public enum Outcome {
+        WRITTEN,
+        ALREADY_APPLIED,
+        HELD
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(DocumentFiles.class);
     private static final String HUMAN = "human-";
@@ -41,15 +45,20 @@ public final class DocumentFiles {
         Path file = workspace.documentFile(key);
         byte[] content = document.content().getBytes(StandardCharsets.UTF_8);
         byte[] onDisk = AtomicFiles.readIfExists(workspace, file).orElse(null);
-        boolean handEdited = onDisk != null && !Arrays.equals(onDisk, content) && (written.isEmpty()
-                || !written.get().sha256().equals(DocumentLedger.sha256(onDisk)));
+        boolean handEdited = onDisk != null
+                && !Arrays.equals(onDisk, content)
+                && (written.isEmpty() || !written.get().sha256().equals(DocumentLedger.sha256(onDisk)));
         if (handEdited && !document.editId().startsWith(humanEditPrefix(onDisk))) {
             Optional<DiaryDocument> held = ledger.held(key);
             if (held.isEmpty() || held.get().version() < document.version()) {
                 ledger.hold(document);
             }
-            LOG.info("document held back: file has an unpublished hand edit tenant={} user={} document={} version={}",
-                    key.tenant(), key.user(), key.name(), document.version());
+            LOG.info(
+                    "document held back: file has an unpublished hand edit tenant={} user={} document={} version={}",
+                    key.tenant(),
+                    key.user(),
+                    key.name(),
+                    document.version());
             return Outcome.HELD;
         }
         AtomicFiles.write(workspace, file, content);

@@ -22,8 +22,7 @@ import java.util.Optional;
  */
 public final class DocumentLedger {
     /** The version in a document file as the sink wrote it. */
-    public record Written(long version, String editId, String sha256) {
-    }
+    public record Written(long version, String editId, String sha256) {}
 
     private static final String WRITTEN = ".json";
     private static final String BASE = ".base.md";
@@ -55,13 +54,16 @@ public final class DocumentLedger {
     void recordWritten(DiaryDocument document, byte[] content) throws IOException {
         DocumentKey key = document.key();
         AtomicFiles.write(workspace, workspace.stateFile(key, BASE), content);
-        AtomicFiles.write(workspace, workspace.stateFile(key, WRITTEN), Json.MAPPER.writeValueAsBytes(
-                new Written(document.version(), document.editId(), sha256(content))));
+        AtomicFiles.write(
+                workspace,
+                workspace.stateFile(key, WRITTEN),
+                Json.MAPPER.writeValueAsBytes(new Written(document.version(), document.editId(), sha256(content))));
         AtomicFiles.deleteIfExists(workspace, workspace.stateFile(key, HELD));
     }
 
     void hold(DiaryDocument document) throws IOException {
-        AtomicFiles.write(workspace, workspace.stateFile(document.key(), HELD), Json.MAPPER.writeValueAsBytes(document));
+        AtomicFiles.write(
+                workspace, workspace.stateFile(document.key(), HELD), Json.MAPPER.writeValueAsBytes(document));
     }
 
     public static String sha256(byte[] content) {

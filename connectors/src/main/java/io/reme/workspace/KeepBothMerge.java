@@ -14,8 +14,7 @@ import java.util.Set;
 public final class KeepBothMerge {
     static final String NOTE = "<!-- added in version %d while this file was being edited by hand -->";
 
-    private KeepBothMerge() {
-    }
+    private KeepBothMerge() {}
 
     public static String merge(String base, String human, String model, long modelVersion) {
         Map<String, Integer> inBase = counts(base);
@@ -36,7 +35,11 @@ public final class KeepBothMerge {
         if (!human.isEmpty() && !human.endsWith("\n")) {
             merged.append('\n');
         }
-        return merged.append('\n').append(String.format(NOTE, modelVersion)).append('\n').append(added).toString();
+        return merged.append('\n')
+                .append(String.format(NOTE, modelVersion))
+                .append('\n')
+                .append(added)
+                .toString();
     }
 
     private static Map<String, Integer> counts(String text) {

@@ -31,8 +31,7 @@ public final class PrivateFiles {
             PosixFilePermissions.asFileAttribute(DIRECTORY);
     private static final Logger LOG = LoggerFactory.getLogger(PrivateFiles.class);
 
-    private PrivateFiles() {
-    }
+    private PrivateFiles() {}
 
     /** Like {@link Files#createDirectories}, with every folder it creates {@code rwx------}; existing ones are left. */
     public static Path createDirectories(Path dir) throws IOException {

@@ -38,9 +38,9 @@ import java.util.Set;
 public final class Workspace {
     public static final String TOOL_RESULTS = "tool_result";
     static final String STATE = ".state";
-    private static final Set<String> RESERVED = Set.of("CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
-            "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
-            "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9");
+    private static final Set<String> RESERVED = Set.of(
+            "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6",
+            "COM7", "COM8", "COM9", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9");
 
     private final Path root;
 
@@ -85,7 +85,8 @@ public final class Workspace {
     /** Where the sinks keep what they wrote for a document; outside every tenant's folder. */
     Path stateFile(DocumentKey key, String suffix) {
         Path state = root.resolve(STATE);
-        Path file = state.resolve(folder("tenant", key.tenant())).resolve(folder("user", key.user()))
+        Path file = state.resolve(folder("tenant", key.tenant()))
+                .resolve(folder("user", key.user()))
                 .resolve(key.name() + suffix);
         return inside(state, file);
     }
@@ -147,7 +148,9 @@ public final class Workspace {
     /** Only {@code YYYY-MM-DD} as {@link LocalDate#toString} writes it: no signs, no five-digit years. */
     private static String canonicalDate(String date) {
         try {
-            if (date != null && date.matches("\\d{4}-\\d{2}-\\d{2}") && LocalDate.parse(date).toString().equals(date)) {
+            if (date != null
+                    && date.matches("\\d{4}-\\d{2}-\\d{2}")
+                    && LocalDate.parse(date).toString().equals(date)) {
                 return date;
             }
         } catch (java.time.format.DateTimeParseException e) {

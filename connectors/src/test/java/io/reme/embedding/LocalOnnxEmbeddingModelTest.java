@@ -40,8 +40,9 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     void aQueryIsEmbeddedWithTheInstructionInFront() throws EmbeddingException {
         String question = "Where does Alice want to travel next summer?";
         float[] query = model.embedQuery(question);
-        assertTrue(Vectors.dot(query, model.embed(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q.queryPrefix()
-                + question)) > 0.99999);
+        assertTrue(Vectors.dot(
+                        query, model.embed(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q.queryPrefix() + question))
+                > 0.99999);
         assertTrue(Vectors.dot(query, model.embed(question)) < 0.999, "the instruction changes the vector");
     }
 
@@ -56,7 +57,8 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     @Test
     void aSymmetricModelEmbedsAQueryAsAnyText() throws EmbeddingException {
         try (LocalOnnxEmbeddingModel minilm = LocalOnnxEmbeddingModel.builder()
-                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q).build()) {
+                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q)
+                .build()) {
             String question = "Where does Alice want to travel next summer?";
             assertTrue(minilm.id().startsWith("all-minilm-l6-v2-q@"), minilm.id());
             assertTrue(Vectors.dot(minilm.embedQuery(question), minilm.embed(question)) > 0.99999);
@@ -66,9 +68,12 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     @Test
     void paddedBatchesOfTheFloatModelGiveTheVectorsOfSingleTexts() throws EmbeddingException {
         try (LocalOnnxEmbeddingModel exact = LocalOnnxEmbeddingModel.builder()
-                .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2).batchSize(3).build();
+                        .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2)
+                        .batchSize(3)
+                        .build();
                 LocalOnnxEmbeddingModel quantisedModel = LocalOnnxEmbeddingModel.builder()
-                        .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q).build()) {
+                        .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q)
+                        .build()) {
             assertTrue(exact.id().startsWith("all-minilm-l6-v2@"), exact.id());
             List<float[]> batched = exact.embed(TEXTS);
             List<float[]> quantised = quantisedModel.embed(TEXTS);
@@ -83,7 +88,8 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
 
     @Test
     void batchesOfTheQuantisedModelMoveVectorsALittle() throws EmbeddingException {
-        try (LocalOnnxEmbeddingModel batching = LocalOnnxEmbeddingModel.builder().batchSize(4).build()) {
+        try (LocalOnnxEmbeddingModel batching =
+                LocalOnnxEmbeddingModel.builder().batchSize(4).build()) {
             assertEquals(4, batching.batchSize());
             List<float[]> batched = batching.embed(TEXTS);
             double sum = 0;
@@ -108,7 +114,8 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
         float[] b = model.embed(long2);
         // Both are cut at the same token: the ending does not count.
         assertTrue(Vectors.dot(a, b) > 0.99999, "cosine " + Vectors.dot(a, b));
-        assertEquals(LocalOnnxEmbeddingModel.DEFAULT_MAX_TOKENS,
+        assertEquals(
+                LocalOnnxEmbeddingModel.DEFAULT_MAX_TOKENS,
                 ((LocalOnnxEmbeddingModel) model).countTokens(List.of(long1)));
     }
 
@@ -149,7 +156,8 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
         for (String text : texts) {
             alone.add(model.embed(text));
         }
-        try (LocalOnnxEmbeddingModel parallel = LocalOnnxEmbeddingModel.builder().threads(3).build()) {
+        try (LocalOnnxEmbeddingModel parallel =
+                LocalOnnxEmbeddingModel.builder().threads(3).build()) {
             assertEquals(3, parallel.threads());
             List<float[]> got = parallel.embed(texts);
             for (int i = 0; i < texts.size(); i++) {
@@ -160,9 +168,15 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
 
     @Test
     void builderRejectsBadSettings() {
-        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().batchSize(-1));
-        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().maxTokens(513));
-        assertThrows(IllegalArgumentException.class, () -> LocalOnnxEmbeddingModel.builder().threads(-1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LocalOnnxEmbeddingModel.builder().batchSize(-1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LocalOnnxEmbeddingModel.builder().maxTokens(513));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LocalOnnxEmbeddingModel.builder().threads(-1));
     }
 
     @Test

@@ -56,7 +56,8 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
     @Test
     void asksForFloatsOfTheConfiguredModelAndDimensionsInBatches() throws EmbeddingException {
         OpenAiTestServer server = server(request -> OpenAiTestServer.embeddings(request, 1536));
-        try (OpenAiEmbeddingModel client = new OpenAiEmbeddingModel(settings(server).withBatchSize(3))) {
+        try (OpenAiEmbeddingModel client =
+                new OpenAiEmbeddingModel(settings(server).withBatchSize(3))) {
             List<float[]> vectors = client.embed(List.of("a b", "c d", "e f", "g h", "i j", "k l", "m n"));
             assertEquals(7, vectors.size());
             assertEquals(DIMENSIONS, vectors.get(6).length);
@@ -70,14 +71,17 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
             assertEquals("float", request.body().path("encoding_format").asText());
             assertEquals(DIMENSIONS, request.body().path("dimensions").asInt());
         }
-        assertEquals(List.of(3, 3, 1), requests.stream().map(r -> r.body().path("input").size()).toList());
+        assertEquals(
+                List.of(3, 3, 1),
+                requests.stream().map(r -> r.body().path("input").size()).toList());
         assertEquals("m n", requests.get(2).body().path("input").get(0).asText());
     }
 
     @Test
     void canLeaveDimensionsOut() throws EmbeddingException {
         OpenAiTestServer server = server(request -> OpenAiTestServer.embeddings(request, DIMENSIONS));
-        try (OpenAiEmbeddingModel client = new OpenAiEmbeddingModel(settings(server).withSendDimensions(false))) {
+        try (OpenAiEmbeddingModel client =
+                new OpenAiEmbeddingModel(settings(server).withSendDimensions(false))) {
             assertEquals(DIMENSIONS, client.embed("hello").length);
         }
         assertFalse(server.requests().get(0).body().has("dimensions"));
@@ -96,8 +100,8 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
     void putsVectorsInTheOrderOfTheirIndex() throws EmbeddingException {
         float[] first = OpenAiTestServer.hashedVector("first", DIMENSIONS);
         float[] second = OpenAiTestServer.hashedVector("second", DIMENSIONS);
-        OpenAiTestServer server = server(request -> new OpenAiTestServer.Reply(200,
-                OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(first, second), true), Duration.ZERO));
+        OpenAiTestServer server = server(request -> new OpenAiTestServer.Reply(
+                200, OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(first, second), true), Duration.ZERO));
         try (OpenAiEmbeddingModel client = new OpenAiEmbeddingModel(settings(server))) {
             List<float[]> vectors = client.embed(List.of("first", "second"));
             assertTrue(Vectors.dot(first, vectors.get(0)) > 0.9999);
@@ -110,8 +114,8 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
         float[] raw = new float[DIMENSIONS];
         raw[0] = 3;
         raw[1] = 4;
-        OpenAiTestServer server = server(request -> new OpenAiTestServer.Reply(200,
-                OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(raw), false), Duration.ZERO));
+        OpenAiTestServer server = server(request -> new OpenAiTestServer.Reply(
+                200, OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(raw), false), Duration.ZERO));
         try (OpenAiEmbeddingModel client = new OpenAiEmbeddingModel(settings(server))) {
             float[] vector = client.embed("x");
             assertEquals(0.6f, vector[0], 1e-6);
@@ -140,8 +144,8 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
 
     @Test
     void aTimeoutIsRetryable() {
-        OpenAiTestServer server = server(request -> OpenAiTestServer.embeddings(request, DIMENSIONS)
-                .after(Duration.ofSeconds(5)));
+        OpenAiTestServer server = server(
+                request -> OpenAiTestServer.embeddings(request, DIMENSIONS).after(Duration.ofSeconds(5)));
         OpenAiEmbeddingSettings slow = new OpenAiEmbeddingSettings(
                 server.settings().withRequestTimeout(Duration.ofMillis(300)), EMBEDDING_MODEL, DIMENSIONS, true, 8);
         try (OpenAiEmbeddingModel client = new OpenAiEmbeddingModel(slow)) {
@@ -163,15 +167,15 @@ class OpenAiEmbeddingModelTest extends EmbeddingModelContract {
 
     @Test
     void tooFewVectorsAreRetryable() {
-        EmbeddingException e = failure(request -> new OpenAiTestServer.Reply(200,
-                OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(), false), Duration.ZERO));
+        EmbeddingException e = failure(request -> new OpenAiTestServer.Reply(
+                200, OpenAiTestServer.embeddingsBody(EMBEDDING_MODEL, List.of(), false), Duration.ZERO));
         assertTrue(e.retryable());
     }
 
     @Test
     void aMalformedAnswerIsRetryable() {
-        EmbeddingException e = failure(request -> new OpenAiTestServer.Reply(200, "{\"object\": \"list\", \"da",
-                Duration.ZERO));
+        EmbeddingException e =
+                failure(request -> new OpenAiTestServer.Reply(200, "{\"object\": \"list\", \"da", Duration.ZERO));
         assertTrue(e.retryable(), e.getMessage());
     }
 

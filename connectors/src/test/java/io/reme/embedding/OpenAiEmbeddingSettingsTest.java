@@ -14,8 +14,12 @@ class OpenAiEmbeddingSettingsTest {
     void rejectsWhatCannotWork() {
         assertMessage("model", () -> OpenAiEmbeddingSettings.of(CONNECTION, " ", 8));
         assertMessage("dimensions", () -> OpenAiEmbeddingSettings.of(CONNECTION, "m", 0));
-        assertMessage("batchSize", () -> OpenAiEmbeddingSettings.of(CONNECTION, "m", 8).withBatchSize(5000));
-        assertMessage("batchSize", () -> OpenAiEmbeddingSettings.of(CONNECTION, "m", 8).withBatchSize(0));
+        assertMessage(
+                "batchSize",
+                () -> OpenAiEmbeddingSettings.of(CONNECTION, "m", 8).withBatchSize(5000));
+        assertMessage(
+                "batchSize",
+                () -> OpenAiEmbeddingSettings.of(CONNECTION, "m", 8).withBatchSize(0));
     }
 
     @Test

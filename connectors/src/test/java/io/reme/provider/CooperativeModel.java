@@ -15,8 +15,7 @@ import java.util.regex.Pattern;
 public final class CooperativeModel {
     private static final Pattern TRANSCRIPT_HEADER = Pattern.compile("^\\[\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}] .*:$");
 
-    private CooperativeModel() {
-    }
+    private CooperativeModel() {}
 
     public static OpenAiTestServer.Reply answer(JsonNode request) {
         OpenAiTestServer.Request wrapped = new OpenAiTestServer.Request(OpenAiTestServer.CHAT_PATH, null, request);
@@ -30,7 +29,11 @@ public final class CooperativeModel {
         if (previous != null) {
             String previousContext = SummaryFormat.section(previous, "## ", "Critical Context");
             if (previousContext != null) {
-                previousContext.lines().filter(l -> l.startsWith("- ")).map(l -> l.substring(2)).forEach(context::add);
+                previousContext
+                        .lines()
+                        .filter(l -> l.startsWith("- "))
+                        .map(l -> l.substring(2))
+                        .forEach(context::add);
             }
         }
         for (String line : plainLines(prompt)) {
@@ -38,7 +41,9 @@ public final class CooperativeModel {
         }
         List<String> lines = plainLines(prompt);
         StringBuilder out = new StringBuilder();
-        out.append("## Goal\n- ").append(lines.isEmpty() ? "(none)" : lines.get(0)).append("\n\n");
+        out.append("## Goal\n- ")
+                .append(lines.isEmpty() ? "(none)" : lines.get(0))
+                .append("\n\n");
         out.append("## Constraints & Preferences\n(none)\n\n");
         out.append("## Progress\n### Done\n(none)\n\n### In Progress\n(none)\n\n### Blocked\n(none)\n\n");
         out.append("## Key Decisions\n(none)\n\n");
@@ -58,8 +63,11 @@ public final class CooperativeModel {
         for (String line : prompt.split("\n")) {
             if (line.startsWith("# ")) {
                 inConversation = line.equals("# Conversation");
-            } else if (inConversation && !line.isBlank() && !TRANSCRIPT_HEADER.matcher(line).matches()
-                    && !line.startsWith("User ") && !line.startsWith("Times are UTC")) {
+            } else if (inConversation
+                    && !line.isBlank()
+                    && !TRANSCRIPT_HEADER.matcher(line).matches()
+                    && !line.startsWith("User ")
+                    && !line.startsWith("Times are UTC")) {
                 lines.add(line);
             }
         }
@@ -78,8 +86,16 @@ public final class CooperativeModel {
     }
 
     private static OpenAiTestServer.Reply diary(OpenAiTestServer.Request request) {
-        String daily = request.body().path("tools").get(0).path("function").path("parameters").path("properties")
-                .path("document").path("enum").get(0).asText();
+        String daily = request.body()
+                .path("tools")
+                .get(0)
+                .path("function")
+                .path("parameters")
+                .path("properties")
+                .path("document")
+                .path("enum")
+                .get(0)
+                .asText();
         JsonNode last = request.last();
         if (!last.path("role").asText().equals("tool")) {
             return OpenAiTestServer.toolCalls(OpenAiTestServer.ToolCall.of("call_read", "read", "document", daily));
@@ -90,16 +106,17 @@ public final class CooperativeModel {
             String bullet = "- 14:04 " + decisionLine(request.content("user")) + "\n";
             if (result.contains("does not exist yet")) {
                 String date = daily.substring("memory/".length(), daily.length() - ".md".length());
-                return OpenAiTestServer.toolCalls(OpenAiTestServer.ToolCall.of("call_write", "write",
-                        "document", daily, "content", "# " + date + "\n\n" + bullet));
+                return OpenAiTestServer.toolCalls(OpenAiTestServer.ToolCall.of(
+                        "call_write", "write", "document", daily, "content", "# " + date + "\n\n" + bullet));
             }
             String newText = result + (result.endsWith("\n") ? "" : "\n") + bullet;
-            return OpenAiTestServer.toolCalls(OpenAiTestServer.ToolCall.of("call_edit", "edit",
-                    "document", daily, "old_text", result, "new_text", newText));
+            return OpenAiTestServer.toolCalls(OpenAiTestServer.ToolCall.of(
+                    "call_edit", "edit", "document", daily, "old_text", result, "new_text", newText));
         }
-        return OpenAiTestServer.text(result.startsWith("Error")
-                ? "Could not update " + daily + ": " + result
-                : "Added the day's decision to " + daily + ".");
+        return OpenAiTestServer.text(
+                result.startsWith("Error")
+                        ? "Could not update " + daily + ": " + result
+                        : "Added the day's decision to " + daily + ".");
     }
 
     private static String toolNameOf(OpenAiTestServer.Request request, String callId) {

@@ -30,25 +30,43 @@ public abstract class LlmClientContract {
     /** A short agent conversation with facts a summary must not lose. */
     protected static List<Message> conversation() {
         List<Message> messages = new ArrayList<>();
-        messages.add(message(Role.USER, 0, new Block.Text("I'm Alice. Goal: migrate orders-service to Kafka 4.4 "
-                + "before the Dec 15 freeze. Constraint: we must never lose or double-process an order. "
-                + "I prefer short answers.")));
-        messages.add(message(Role.ASSISTANT, 1, new Block.ToolUse("call_1", "read_file",
-                "{\"path\":\"/srv/orders/application.properties\"}")));
-        messages.add(message(Role.TOOL, 2, new Block.ToolResult("call_1", "read_file",
-                "max-poll-records=500\nmax.poll.interval.ms=300000")));
-        messages.add(message(Role.ASSISTANT, 3, new Block.Text("The error 'The coordinator is not aware of this "
-                + "member' comes from polls longer than max.poll.interval.ms=300000.")));
-        messages.add(message(Role.USER, 4, new Block.Text("Decision: set max-poll-records=100 and keep "
-                + "manual_immediate acks. Ticket ORD-4821. Next: deploy to staging orders-stg-2.")));
-        messages.add(message(Role.ASSISTANT, 5, new Block.Text("Done: updated /srv/orders/application.properties "
-                + "with max-poll-records=100. Next steps: 1) deploy to orders-stg-2, 2) run the 30-minute soak.")));
+        messages.add(message(
+                Role.USER,
+                0,
+                new Block.Text("I'm Alice. Goal: migrate orders-service to Kafka 4.4 "
+                        + "before the Dec 15 freeze. Constraint: we must never lose or double-process an order. "
+                        + "I prefer short answers.")));
+        messages.add(message(
+                Role.ASSISTANT,
+                1,
+                new Block.ToolUse("call_1", "read_file", "{\"path\":\"/srv/orders/application.properties\"}")));
+        messages.add(message(
+                Role.TOOL,
+                2,
+                new Block.ToolResult("call_1", "read_file", "max-poll-records=500\nmax.poll.interval.ms=300000")));
+        messages.add(message(
+                Role.ASSISTANT,
+                3,
+                new Block.Text("The error 'The coordinator is not aware of this "
+                        + "member' comes from polls longer than max.poll.interval.ms=300000.")));
+        messages.add(message(
+                Role.USER,
+                4,
+                new Block.Text("Decision: set max-poll-records=100 and keep "
+                        + "manual_immediate acks. Ticket ORD-4821. Next: deploy to staging orders-stg-2.")));
+        messages.add(
+                message(
+                        Role.ASSISTANT,
+                        5,
+                        new Block.Text(
+                                "Done: updated /srv/orders/application.properties "
+                                        + "with max-poll-records=100. Next steps: 1) deploy to orders-stg-2, 2) run the 30-minute soak.")));
         return messages;
     }
 
     protected static Message message(Role role, int minute, Block block) {
-        return new Message("acme", "s1", "alice", "m" + minute, role, null, T0.plusSeconds(60L * minute),
-                List.of(block));
+        return new Message(
+                "acme", "s1", "alice", "m" + minute, role, null, T0.plusSeconds(60L * minute), List.of(block));
     }
 
     protected static SummaryTask summaryTask() {
@@ -103,7 +121,8 @@ public abstract class LlmClientContract {
         try (LlmClient client = client()) {
             client.updateDiary(task, editor);
         }
-        assertTrue(editor.read(task.dailyDocument()).contains("reviewed PR #512 (kept by the test)"),
+        assertTrue(
+                editor.read(task.dailyDocument()).contains("reviewed PR #512 (kept by the test)"),
                 editor.read(task.dailyDocument()));
     }
 

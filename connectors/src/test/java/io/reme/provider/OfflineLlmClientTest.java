@@ -58,16 +58,24 @@ class OfflineLlmClientTest {
         assertEquals("offline-extractive", new OfflineLlmClient().id());
         String summary = client.summarize(summaryTask());
         assertTrue(summary.contains("_(offline extractive summary, no LLM)_"), summary);
-        assertTrue(section(summary, "Goal").contains(OfflineLlmClient.SUMMARY_MARKER), "the marker is inside the structure");
+        assertTrue(
+                section(summary, "Goal").contains(OfflineLlmClient.SUMMARY_MARKER),
+                "the marker is inside the structure");
     }
 
     @Test
     void keepsEveryPlantedFact() {
         String summary = client.summarize(summaryTask());
         assertValid(summary, 4000);
-        for (String fact : List.of("/srv/orders/application.properties", "ORD-4821", "max-poll-records=100",
-                "orders-stg-2", "The coordinator is not aware of this member", "Dec 15",
-                "never lose or double-process", "short answers")) {
+        for (String fact : List.of(
+                "/srv/orders/application.properties",
+                "ORD-4821",
+                "max-poll-records=100",
+                "orders-stg-2",
+                "The coordinator is not aware of this member",
+                "Dec 15",
+                "never lose or double-process",
+                "short answers")) {
             assertTrue(summary.contains(fact), fact + " is missing from\n" + summary);
         }
     }
@@ -75,21 +83,33 @@ class OfflineLlmClientTest {
     @Test
     void placesSentencesInTheirSections() {
         String summary = client.summarize(summaryTask());
-        assertTrue(section(summary, "Goal").contains("migrate orders-service to Kafka 4.4 before the Dec 15 freeze"), summary);
+        assertTrue(
+                section(summary, "Goal").contains("migrate orders-service to Kafka 4.4 before the Dec 15 freeze"),
+                summary);
         String constraints = section(summary, "Constraints & Preferences");
         assertTrue(constraints.contains("we must never lose or double-process an order"), summary);
         assertTrue(constraints.contains("I prefer short answers"), summary);
-        assertTrue(section(summary, "Key Decisions").contains("set max-poll-records=100 and keep manual_immediate acks"),
+        assertTrue(
+                section(summary, "Key Decisions").contains("set max-poll-records=100 and keep manual_immediate acks"),
                 summary);
-        assertTrue(progress(summary, "Done").contains("updated /srv/orders/application.properties with max-poll-records=100"),
+        assertTrue(
+                progress(summary, "Done")
+                        .contains("updated /srv/orders/application.properties with max-poll-records=100"),
                 summary);
         assertEquals("(none)", progress(summary, "Blocked").strip(), summary);
         String next = section(summary, "Next Steps");
         assertTrue(next.contains("1. deploy to staging orders-stg-2"), summary);
         assertTrue(next.contains(". run the 30-minute soak"), summary);
         String context = section(summary, "Critical Context");
-        for (String item : List.of("- ORD-4821", "- orders-stg-2", "- Kafka 4.4", "- Dec 15", "- 30-minute",
-                "- /srv/orders/application.properties", "- max-poll-records=100", "- manual_immediate",
+        for (String item : List.of(
+                "- ORD-4821",
+                "- orders-stg-2",
+                "- Kafka 4.4",
+                "- Dec 15",
+                "- 30-minute",
+                "- /srv/orders/application.properties",
+                "- max-poll-records=100",
+                "- manual_immediate",
                 "The coordinator is not aware of this member")) {
             assertTrue(context.contains(item), item + " is missing from the critical context\n" + summary);
         }
@@ -108,7 +128,10 @@ class OfflineLlmClientTest {
         }
         List<Message> messages = List.of(
                 message(Role.USER, 0, new Block.Text("Please find out why the consumer stops.")),
-                message(Role.ASSISTANT, 1, new Block.ToolUse("c1", "tail_log", "{\"file\":\"/var/log/orders/consumer.log\"}")),
+                message(
+                        Role.ASSISTANT,
+                        1,
+                        new Block.ToolUse("c1", "tail_log", "{\"file\":\"/var/log/orders/consumer.log\"}")),
                 message(Role.TOOL, 2, new Block.ToolResult("c1", "tail_log", log.toString())));
         String summary = client.summarize(new SummaryTask(messages, "", "en", 4000, null));
         assertValid(summary, 4000);
@@ -127,8 +150,12 @@ class OfflineLlmClientTest {
         for (int i = 1; i <= 30; i++) {
             log.append("ERROR retry ").append(i).append(" of 30 failed\n");
         }
-        String summary = client.summarize(new SummaryTask(List.of(
-                message(Role.TOOL, 0, new Block.ToolResult("c1", "run", log.toString()))), "", "en", 4000, null));
+        String summary = client.summarize(new SummaryTask(
+                List.of(message(Role.TOOL, 0, new Block.ToolResult("c1", "run", log.toString()))),
+                "",
+                "en",
+                4000,
+                null));
         String context = section(summary, "Critical Context");
         for (int i : new int[] {1, 4, 27, 30}) {
             assertTrue(context.contains("- ERROR retry " + i + " of 30 failed\n"), i + "\n" + summary);
@@ -141,7 +168,8 @@ class OfflineLlmClientTest {
     @Test
     void survivesPathologicalToolOutput() {
         String output = "data=" + "1,".repeat(20000) + "\n" + "a" + "Bc".repeat(20000) + "\n" + "/x".repeat(20000)
-                + "\n" + "host" + "-a1".repeat(15000) + "\n" + "k" + "_v".repeat(20000) + "\n" + "C:\\" + "d\\".repeat(20000);
+                + "\n" + "host" + "-a1".repeat(15000) + "\n" + "k" + "_v".repeat(20000) + "\n" + "C:\\"
+                + "d\\".repeat(20000);
         List<Message> messages = List.of(
                 message(Role.USER, 0, new Block.Text("Please look at this: " + output.substring(0, 5000))),
                 message(Role.TOOL, 1, new Block.ToolResult("c1", "dump", output)));
@@ -166,8 +194,12 @@ class OfflineLlmClientTest {
         assertFalse(first.contains("ORD-4821"), "the first span does not mention the ticket");
         String second = client.summarize(new SummaryTask(conversation().subList(4, 6), first, "en", 4000, null));
         assertValid(second, 4000);
-        for (String kept : List.of("migrate orders-service to Kafka 4.4", "never lose or double-process", "short answers",
-                "The coordinator is not aware of this member", "max.poll.interval.ms=300000")) {
+        for (String kept : List.of(
+                "migrate orders-service to Kafka 4.4",
+                "never lose or double-process",
+                "short answers",
+                "The coordinator is not aware of this member",
+                "max.poll.interval.ms=300000")) {
             assertTrue(second.contains(kept), kept + " from the previous summary was lost\n" + second);
         }
         for (String added : List.of("ORD-4821", "set max-poll-records=100", "run the 30-minute soak")) {
@@ -189,8 +221,12 @@ class OfflineLlmClientTest {
 
     @Test
     void mergesAnUnstructuredPreviousSummary() {
-        String summary = client.summarize(new SummaryTask(conversation().subList(4, 6),
-                "We decided to pin Kafka 4.4. The staging host is orders-stg-2.", "en", 4000, null));
+        String summary = client.summarize(new SummaryTask(
+                conversation().subList(4, 6),
+                "We decided to pin Kafka 4.4. The staging host is orders-stg-2.",
+                "en",
+                4000,
+                null));
         assertValid(summary, 4000);
         assertTrue(section(summary, "Key Decisions").contains("We decided to pin Kafka 4.4"), summary);
     }
@@ -199,15 +235,32 @@ class OfflineLlmClientTest {
         List<Message> messages = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
             int n = 1000 + i;
-            messages.add(switch (i % 3) {
-                case 0 -> message(Role.USER, i, new Block.Text("Ticket OPS-" + n + ": please update /srv/app/module" + n
-                        + "/config.yaml so that retries=" + i + ". Decision: roll out module" + n + " in wave " + i
-                        + ". Next: verify host app-" + n + "."));
-                case 1 -> message(Role.ASSISTANT, i, new Block.Text("Done: updated module" + n + " with retries=" + i
-                        + " and restarted app-" + n + " in " + (i % 50 + 1) + " seconds."));
-                default -> message(Role.TOOL, i, new Block.ToolResult("c" + i, "deploy",
-                        "INFO deploying module" + n + "\nERROR module" + n + " health check failed with code " + i));
-            });
+            messages.add(
+                    switch (i % 3) {
+                        case 0 ->
+                            message(
+                                    Role.USER,
+                                    i,
+                                    new Block.Text("Ticket OPS-" + n + ": please update /srv/app/module" + n
+                                            + "/config.yaml so that retries=" + i + ". Decision: roll out module" + n
+                                            + " in wave " + i
+                                            + ". Next: verify host app-" + n + "."));
+                        case 1 ->
+                            message(
+                                    Role.ASSISTANT,
+                                    i,
+                                    new Block.Text("Done: updated module" + n + " with retries=" + i
+                                            + " and restarted app-" + n + " in " + (i % 50 + 1) + " seconds."));
+                        default ->
+                            message(
+                                    Role.TOOL,
+                                    i,
+                                    new Block.ToolResult(
+                                            "c" + i,
+                                            "deploy",
+                                            "INFO deploying module" + n + "\nERROR module" + n
+                                                    + " health check failed with code " + i));
+                    });
         }
         return messages;
     }
@@ -223,8 +276,16 @@ class OfflineLlmClientTest {
         assertTrue(summary.contains("OPS-1297"), "the newest items are kept\n" + summary);
         assertFalse(summary.contains("OPS-1000"), "the oldest items are dropped\n" + summary);
         assertTrue(summary.contains(OfflineLlmClient.SUMMARY_MARKER), summary);
-        for (String heading : List.of("## Goal", "## Constraints & Preferences", "## Progress", "### Done",
-                "### In Progress", "### Blocked", "## Key Decisions", "## Next Steps", "## Critical Context")) {
+        for (String heading : List.of(
+                "## Goal",
+                "## Constraints & Preferences",
+                "## Progress",
+                "### Done",
+                "### In Progress",
+                "### Blocked",
+                "## Key Decisions",
+                "## Next Steps",
+                "## Critical Context")) {
             assertTrue(summary.contains(heading + "\n"), heading);
         }
     }
@@ -237,16 +298,19 @@ class OfflineLlmClientTest {
         String summary = client.summarize(new SummaryTask(messages, "", "en", 4000, null, List.of("call_lost")));
 
         assertValid(summary, 4000);
-        assertTrue(section(summary, "Critical Context")
-                .contains("Unanswered tool call call_lost (run_migration): its result never came"), summary);
-        assertFalse(client.summarize(new SummaryTask(messages, "", "en", 4000, null)).contains("Unanswered"));
+        assertTrue(
+                section(summary, "Critical Context")
+                        .contains("Unanswered tool call call_lost (run_migration): its result never came"),
+                summary);
+        assertFalse(client.summarize(new SummaryTask(messages, "", "en", 4000, null))
+                .contains("Unanswered"));
     }
 
     @Test
     void theSmallestBudgetAWindowCanHaveHoldsTheStructure() {
         // ContextPolicy refuses windows whose summary budget is under this; the empty structure fits it.
-        String summary = client.summarize(new SummaryTask(longConversation(), "", "en",
-                ContextPolicy.MIN_SUMMARY_BUDGET, null));
+        String summary =
+                client.summarize(new SummaryTask(longConversation(), "", "en", ContextPolicy.MIN_SUMMARY_BUDGET, null));
         assertValid(summary, ContextPolicy.MIN_SUMMARY_BUDGET);
     }
 
@@ -275,10 +339,16 @@ class OfflineLlmClientTest {
 
     private static List<Message> cjkConversation() {
         return List.of(
-                message(Role.USER, 0, new Block.Text("我是王伟。目标：把订单服务迁移到 Kafka 4.4，必须在12月15日前完成。"
-                        + "我喜欢简短的回答！决定：把 max-poll-records 设为 100。下一步：部署到 orders-stg-2？")),
-                message(Role.ASSISTANT, 1, new Block.Text("已完成：更新了 /srv/orders/application.properties。"
-                        + "错误「The coordinator is not aware of this member」来自过长的轮询。")));
+                message(
+                        Role.USER,
+                        0,
+                        new Block.Text("我是王伟。目标：把订单服务迁移到 Kafka 4.4，必须在12月15日前完成。"
+                                + "我喜欢简短的回答！决定：把 max-poll-records 设为 100。下一步：部署到 orders-stg-2？")),
+                message(
+                        Role.ASSISTANT,
+                        1,
+                        new Block.Text("已完成：更新了 /srv/orders/application.properties。"
+                                + "错误「The coordinator is not aware of this member」来自过长的轮询。")));
     }
 
     @Test
@@ -293,7 +363,8 @@ class OfflineLlmClientTest {
         assertTrue(section(summary, "Next Steps").contains("部署到 orders-stg-2"), summary);
         assertTrue(progress(summary, "Done").contains("更新了 /srv/orders/application.properties"), summary);
         String context = section(summary, "Critical Context");
-        for (String item : List.of("12月15日", "orders-stg-2", "Kafka 4.4", "The coordinator is not aware of this member")) {
+        for (String item :
+                List.of("12月15日", "orders-stg-2", "Kafka 4.4", "The coordinator is not aware of this member")) {
             assertTrue(context.contains(item), item + "\n" + summary);
         }
     }
@@ -306,19 +377,27 @@ class OfflineLlmClientTest {
         MapDocumentEditor editor = new MapDocumentEditor(task);
         String outcome = client.updateDiary(task, editor);
         String diary = editor.read(task.dailyDocument());
-        assertTrue(diary.startsWith("# 2026-11-28\n\n## 14:00–14:05 s1\n" + OfflineLlmClient.DIARY_MARKER + "\n"), diary);
-        for (String bullet : List.of("- Goal: migrate orders-service to Kafka 4.4 before the Dec 15 freeze",
+        assertTrue(
+                diary.startsWith("# 2026-11-28\n\n## 14:00–14:05 s1\n" + OfflineLlmClient.DIARY_MARKER + "\n"), diary);
+        for (String bullet : List.of(
+                "- Goal: migrate orders-service to Kafka 4.4 before the Dec 15 freeze",
                 "- Decision: set max-poll-records=100 and keep manual_immediate acks",
-                "- Constraint: we must never lose or double-process an order", "- Preference: I prefer short answers",
-                "- Done: updated /srv/orders/application.properties with max-poll-records=100", "- Context: ORD-4821",
+                "- Constraint: we must never lose or double-process an order",
+                "- Preference: I prefer short answers",
+                "- Done: updated /srv/orders/application.properties with max-poll-records=100",
+                "- Context: ORD-4821",
                 "The coordinator is not aware of this member")) {
             assertTrue(diary.contains(bullet), bullet + " missing from\n" + diary);
         }
-        assertFalse(diary.contains("- Context: max-poll-records=100"), "an item a fact already states is not repeated\n"
-                + diary);
+        assertFalse(
+                diary.contains("- Context: max-poll-records=100"),
+                "an item a fact already states is not repeated\n" + diary);
         long bullets = diary.lines().filter(l -> l.startsWith("- ")).count();
-        assertTrue(Pattern.matches("offline: " + bullets + " facts added to memory/2026-11-28\\.md, 3 promoted to MEMORY\\.md",
-                outcome), outcome);
+        assertTrue(
+                Pattern.matches(
+                        "offline: " + bullets + " facts added to memory/2026-11-28\\.md, 3 promoted to MEMORY\\.md",
+                        outcome),
+                outcome);
     }
 
     @Test
@@ -335,7 +414,13 @@ class OfflineLlmClientTest {
 
     @Test
     void keepsExistingContentAndAddsOnlyWhatIsNew() throws LlmException {
-        DiaryTask early = new DiaryTask("acme", "alice", "s1", LocalDate.of(2026, 11, 28), conversation().subList(0, 4), "en");
+        DiaryTask early = new DiaryTask(
+                "acme",
+                "alice",
+                "s1",
+                LocalDate.of(2026, 11, 28),
+                conversation().subList(0, 4),
+                "en");
         MapDocumentEditor editor = new MapDocumentEditor(early);
         String existing = "# 2026-11-28\n\n## 09:10–09:40 s0\n- Morning: reviewed PR #512\n";
         editor.write(early.dailyDocument(), existing);
@@ -357,7 +442,9 @@ class OfflineLlmClientTest {
     void addsToTheSessionSectionWhenItAlreadyExists() throws LlmException {
         DiaryTask task = diaryTask();
         MapDocumentEditor editor = new MapDocumentEditor(task);
-        editor.write(task.dailyDocument(), "# 2026-11-28\n\n## 14:00–14:05 s1\n- Context: ORD-4821\n\n## 16:00–16:30 s2\n- Other\n");
+        editor.write(
+                task.dailyDocument(),
+                "# 2026-11-28\n\n## 14:00–14:05 s1\n- Context: ORD-4821\n\n## 16:00–16:30 s2\n- Other\n");
         client.updateDiary(task, editor);
         String diary = editor.read(task.dailyDocument());
         assertEquals(1, occurrences(diary, "## 14:00–14:05 s1"), diary);
@@ -378,9 +465,18 @@ class OfflineLlmClientTest {
         assertTrue(memory.contains("- we must never lose or double-process an order\n"), memory);
         assertFalse(memory.contains("max-poll-records"), "decisions stay in the diary\n" + memory);
 
-        DiaryTask later = new DiaryTask("acme", "alice", "s2", LocalDate.of(2026, 11, 28), List.of(
-                message(Role.USER, 300, new Block.Text("Remember: I prefer short answers. My timezone is CET.")),
-                message(Role.ASSISTANT, 301, new Block.Text("Noted."))), "en");
+        DiaryTask later = new DiaryTask(
+                "acme",
+                "alice",
+                "s2",
+                LocalDate.of(2026, 11, 28),
+                List.of(
+                        message(
+                                Role.USER,
+                                300,
+                                new Block.Text("Remember: I prefer short answers. My timezone is CET.")),
+                        message(Role.ASSISTANT, 301, new Block.Text("Noted."))),
+                "en");
         editor.write(DocumentEditor.LONG_TERM, memory + "\n## Projects\n- orders-service\n");
         String outcome = client.updateDiary(later, editor);
         String updated = editor.read(DocumentEditor.LONG_TERM);
@@ -393,9 +489,15 @@ class OfflineLlmClientTest {
 
     @Test
     void anAssistantStatementIsNotPromoted() throws LlmException {
-        DiaryTask task = new DiaryTask("acme", "alice", "s3", LocalDate.of(2026, 11, 28), List.of(
-                message(Role.USER, 0, new Block.Text("Which retention do we use?")),
-                message(Role.ASSISTANT, 1, new Block.Text("I prefer retention.ms=604800000 for this topic."))), "en");
+        DiaryTask task = new DiaryTask(
+                "acme",
+                "alice",
+                "s3",
+                LocalDate.of(2026, 11, 28),
+                List.of(
+                        message(Role.USER, 0, new Block.Text("Which retention do we use?")),
+                        message(Role.ASSISTANT, 1, new Block.Text("I prefer retention.ms=604800000 for this topic."))),
+                "en");
         MapDocumentEditor editor = new MapDocumentEditor(task);
         client.updateDiary(task, editor);
         assertEquals("", editor.read(DocumentEditor.LONG_TERM));
@@ -407,7 +509,8 @@ class OfflineLlmClientTest {
         DiaryTask task = new DiaryTask("acme", "wang", "s1", LocalDate.of(2026, 11, 28), cjkConversation(), "zh");
         MapDocumentEditor editor = new MapDocumentEditor(task);
         client.updateDiary(task, editor);
-        assertTrue(editor.read(task.dailyDocument()).contains("- Decision: 把 max-poll-records 设为 100"),
+        assertTrue(
+                editor.read(task.dailyDocument()).contains("- Decision: 把 max-poll-records 设为 100"),
                 editor.read(task.dailyDocument()));
         assertTrue(editor.read(DocumentEditor.LONG_TERM).contains("- 我喜欢简短的回答"), editor.read(DocumentEditor.LONG_TERM));
         assertEquals("[SILENT]", client.updateDiary(task, editor));
@@ -419,8 +522,15 @@ class OfflineLlmClientTest {
         MapDocumentEditor editor = new MapDocumentEditor(empty);
         assertEquals("[SILENT]", client.updateDiary(empty, editor));
         assertEquals("", editor.read(empty.dailyDocument()));
-        DiaryTask chatter = new DiaryTask("acme", "alice", "s1", LocalDate.of(2026, 11, 28), List.of(
-                message(Role.USER, 0, new Block.Text("hi")), message(Role.ASSISTANT, 1, new Block.Text("Hello!"))), "en");
+        DiaryTask chatter = new DiaryTask(
+                "acme",
+                "alice",
+                "s1",
+                LocalDate.of(2026, 11, 28),
+                List.of(
+                        message(Role.USER, 0, new Block.Text("hi")),
+                        message(Role.ASSISTANT, 1, new Block.Text("Hello!"))),
+                "en");
         assertEquals("[SILENT]", client.updateDiary(chatter, editor), "small talk is not worth keeping");
         assertEquals("", editor.read(empty.dailyDocument()));
         assertEquals("", editor.read(DocumentEditor.LONG_TERM));

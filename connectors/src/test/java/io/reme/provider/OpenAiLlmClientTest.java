@@ -4,8 +4,8 @@ import static io.reme.provider.OpenAiTestServer.status;
 import static io.reme.provider.OpenAiTestServer.text;
 import static io.reme.provider.OpenAiTestServer.toolCalls;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -84,17 +84,22 @@ class OpenAiLlmClientTest {
     }
 
     private static Message message(Role role, int minute, Block block) {
-        return new Message("acme", "s1", "alice", "m" + minute, role, null, T0.plusSeconds(60L * minute),
-                List.of(block));
+        return new Message(
+                "acme", "s1", "alice", "m" + minute, role, null, T0.plusSeconds(60L * minute), List.of(block));
     }
 
     private static List<Message> conversation() {
         return List.of(
                 message(Role.USER, 0, new Block.Text("Goal: migrate orders-service to Kafka 4.4. Ticket ORD-4821.")),
-                message(Role.ASSISTANT, 1, new Block.ToolUse("call_1", "read_file",
-                        "{\"path\":\"/srv/orders/application.properties\"}")),
-                message(Role.TOOL, 2, new Block.ToolResult("call_1", "read_file",
-                        "max-poll-records=500\nmax.poll.interval.ms=300000")),
+                message(
+                        Role.ASSISTANT,
+                        1,
+                        new Block.ToolUse("call_1", "read_file", "{\"path\":\"/srv/orders/application.properties\"}")),
+                message(
+                        Role.TOOL,
+                        2,
+                        new Block.ToolResult(
+                                "call_1", "read_file", "max-poll-records=500\nmax.poll.interval.ms=300000")),
                 message(Role.ASSISTANT, 3, new Block.Text("Set max-poll-records=100; next: deploy to orders-stg-2.")));
     }
 
@@ -111,7 +116,8 @@ class OpenAiLlmClientTest {
     @Test
     void theSummaryRequestCarriesTheTranscriptFormatBudgetAndSettings() throws LlmException {
         OpenAiTestServer server = server(request -> text(VALID_SUMMARY));
-        OpenAiLlmClient client = client(server.settings().withMaxOutputTokens(1234).withTemperature(0.2));
+        OpenAiLlmClient client =
+                client(server.settings().withMaxOutputTokens(1234).withTemperature(0.2));
 
         assertEquals(VALID_SUMMARY.strip(), client.summarize(summaryTask()));
 
@@ -129,11 +135,15 @@ class OpenAiLlmClientTest {
         String prompt = request.content("user");
         assertNotNull(prompt);
         assertTrue(prompt.startsWith("# Conversation\n"), prompt);
-        assertTrue(prompt.contains("[2026-11-28 14:00] user (alice):\nGoal: migrate orders-service to Kafka 4.4. "
-                + "Ticket ORD-4821."), prompt);
-        assertTrue(prompt.contains("[tool call call_1] read_file({\"path\":\"/srv/orders/application.properties\"})"),
+        assertTrue(
+                prompt.contains("[2026-11-28 14:00] user (alice):\nGoal: migrate orders-service to Kafka 4.4. "
+                        + "Ticket ORD-4821."),
                 prompt);
-        assertTrue(prompt.contains("[tool result call_1] read_file: max-poll-records=500 max.poll.interval.ms=300000"),
+        assertTrue(
+                prompt.contains("[tool call call_1] read_file({\"path\":\"/srv/orders/application.properties\"})"),
+                prompt);
+        assertTrue(
+                prompt.contains("[tool result call_1] read_file: max-poll-records=500 max.poll.interval.ms=300000"),
                 prompt);
         for (String section : SummaryFormat.SECTIONS) {
             assertTrue(prompt.contains("\n## " + section), section);
@@ -206,8 +216,17 @@ class OpenAiLlmClientTest {
     // ------------------------------------------------------------------ failures
 
     @ParameterizedTest(name = "HTTP {0} retryable={1}")
-    @CsvSource({"500, true", "503, true", "429, true", "408, true", "409, true", "400, false", "401, false",
-            "404, false", "422, false"})
+    @CsvSource({
+        "500, true",
+        "503, true",
+        "429, true",
+        "408, true",
+        "409, true",
+        "400, false",
+        "401, false",
+        "404, false",
+        "422, false"
+    })
     void httpErrorsMapToLlmExceptionsWithoutSdkRetries(int status, boolean retryable) {
         OpenAiTestServer server = server(request -> status(status, "scripted failure " + status));
         OpenAiLlmClient client = client(server.settings());
@@ -234,13 +253,15 @@ class OpenAiLlmClientTest {
 
     @Test
     void aContextLengthRefusalWithoutACodeIsRecognisedByItsWordsAndOther400sAreNot() {
-        OpenAiTestServer server = server(request -> status(400,
-                "This model's maximum context length is 4096 tokens, you requested 5000 tokens"));
-        LlmException e = assertThrows(LlmException.class, () -> client(server.settings()).summarize(summaryTask()));
+        OpenAiTestServer server = server(request ->
+                status(400, "This model's maximum context length is 4096 tokens, you requested 5000 tokens"));
+        LlmException e =
+                assertThrows(LlmException.class, () -> client(server.settings()).summarize(summaryTask()));
         assertInstanceOf(ContextLengthExceededException.class, e, e.getMessage());
 
         OpenAiTestServer other = server(request -> status(400, "unknown parameter"));
-        LlmException plain = assertThrows(LlmException.class, () -> client(other.settings()).summarize(summaryTask()));
+        LlmException plain =
+                assertThrows(LlmException.class, () -> client(other.settings()).summarize(summaryTask()));
         assertFalse(plain instanceof ContextLengthExceededException, plain.getMessage());
         assertFalse(plain.retryable());
     }
@@ -297,8 +318,8 @@ class OpenAiLlmClientTest {
 
     @Test
     void blankOrMissingContentIsARetryableEmptyAnswer() {
-        for (Reply reply : List.of(text("  \n"), new Reply(200,
-                OpenAiTestServer.completion(null, List.of(), "stop"), Duration.ZERO))) {
+        for (Reply reply : List.of(
+                text("  \n"), new Reply(200, OpenAiTestServer.completion(null, List.of(), "stop"), Duration.ZERO))) {
             OpenAiTestServer server = server(request -> reply);
             OpenAiLlmClient client = client(server.settings());
 
@@ -329,8 +350,15 @@ class OpenAiLlmClientTest {
         String after = "# 2026-11-28\n\n- 09:00 Stand-up\n- 14:04 Decided max-poll-records=100 (ORD-4821)\n";
         List<Reply> script = List.of(
                 toolCalls(ToolCall.of("c1", "read", "document", DAILY)),
-                toolCalls(ToolCall.of("c2", "edit", "document", DAILY, "old_text", "- 10:00 Stand-up\n",
-                        "new_text", "- 10:00 Stand-up\n- 14:04 Decided max-poll-records=100 (ORD-4821)\n")),
+                toolCalls(ToolCall.of(
+                        "c2",
+                        "edit",
+                        "document",
+                        DAILY,
+                        "old_text",
+                        "- 10:00 Stand-up\n",
+                        "new_text",
+                        "- 10:00 Stand-up\n- 14:04 Decided max-poll-records=100 (ORD-4821)\n")),
                 toolCalls(ToolCall.of("c3", "write", "document", DAILY, "content", after)),
                 text("Added the 14:04 decision to " + DAILY + "."));
         AtomicInteger round = new AtomicInteger();
@@ -349,17 +377,28 @@ class OpenAiLlmClientTest {
         Request first = requests.get(0);
         assertTrue(first.hasTools());
         assertEquals(List.of("read", "write", "edit"), toolNames(first.body()));
-        JsonNode editParameters = first.body().path("tools").get(2).path("function").path("parameters");
+        JsonNode editParameters =
+                first.body().path("tools").get(2).path("function").path("parameters");
         assertEquals("object", editParameters.path("type").asText());
-        assertEquals("[\"document\",\"old_text\",\"new_text\"]", editParameters.path("required").toString());
-        assertEquals("[\"" + DAILY + "\",\"MEMORY.md\"]",
+        assertEquals(
+                "[\"document\",\"old_text\",\"new_text\"]",
+                editParameters.path("required").toString());
+        assertEquals(
+                "[\"" + DAILY + "\",\"MEMORY.md\"]",
                 editParameters.path("properties").path("document").path("enum").toString());
 
         JsonNode second = requests.get(1).messages();
         JsonNode assistant = second.get(second.size() - 2);
         assertEquals("assistant", assistant.path("role").asText());
         assertEquals("c1", assistant.path("tool_calls").get(0).path("id").asText());
-        assertEquals("read", assistant.path("tool_calls").get(0).path("function").path("name").asText());
+        assertEquals(
+                "read",
+                assistant
+                        .path("tool_calls")
+                        .get(0)
+                        .path("function")
+                        .path("name")
+                        .asText());
         JsonNode readResult = second.get(second.size() - 1);
         assertEquals("tool", readResult.path("role").asText());
         assertEquals("c1", readResult.path("tool_call_id").asText());
@@ -373,7 +412,9 @@ class OpenAiLlmClientTest {
         JsonNode writeResult = requests.get(3).last();
         assertEquals("c3", writeResult.path("tool_call_id").asText());
         assertTrue(writeResult.path("content").asText().startsWith("OK"), writeResult.toString());
-        assertEquals(requests.get(2).messages().size() + 2, requests.get(3).messages().size(),
+        assertEquals(
+                requests.get(2).messages().size() + 2,
+                requests.get(3).messages().size(),
                 "each round adds the assistant turn and its tool result");
     }
 
@@ -401,9 +442,11 @@ class OpenAiLlmClientTest {
     void aToolCallOutsideTheTwoDocumentsGetsAnErrorAndChangesNothing() throws LlmException {
         AtomicInteger round = new AtomicInteger();
         OpenAiTestServer server = server(request -> switch (round.getAndIncrement()) {
-            case 0 -> toolCalls(ToolCall.of("r1", "read", "document", "../other/MEMORY.md"),
-                    ToolCall.of("w1", "write", "document", "../other/MEMORY.md", "content", "owned"),
-                    ToolCall.of("e1", "edit", "document", "../other/MEMORY.md", "old_text", "a", "new_text", "b"));
+            case 0 ->
+                toolCalls(
+                        ToolCall.of("r1", "read", "document", "../other/MEMORY.md"),
+                        ToolCall.of("w1", "write", "document", "../other/MEMORY.md", "content", "owned"),
+                        ToolCall.of("e1", "edit", "document", "../other/MEMORY.md", "old_text", "a", "new_text", "b"));
             default -> text("I could not reach that document.");
         });
         DiaryTask task = diaryTask();
@@ -425,10 +468,12 @@ class OpenAiLlmClientTest {
     void badToolArgumentsAndUnknownToolsAreReportedToTheModel() throws LlmException {
         AtomicInteger round = new AtomicInteger();
         OpenAiTestServer server = server(request -> switch (round.getAndIncrement()) {
-            case 0 -> toolCalls(new ToolCall("b1", "read", "{\"document\": \"memory/2026-11-28.md\""),
-                    new ToolCall("b2", "read", "[\"" + DAILY + "\"]"),
-                    new ToolCall("b3", "write", "{\"document\": \"" + DAILY + "\"}"),
-                    new ToolCall("b4", "delete", "{\"document\": \"" + DAILY + "\"}"));
+            case 0 ->
+                toolCalls(
+                        new ToolCall("b1", "read", "{\"document\": \"memory/2026-11-28.md\""),
+                        new ToolCall("b2", "read", "[\"" + DAILY + "\"]"),
+                        new ToolCall("b3", "write", "{\"document\": \"" + DAILY + "\"}"),
+                        new ToolCall("b4", "delete", "{\"document\": \"" + DAILY + "\"}"));
             default -> text("done");
         });
         DiaryTask task = diaryTask();
@@ -439,8 +484,8 @@ class OpenAiLlmClientTest {
         Map<String, String> results = toolResults(server.requests().get(1));
         assertTrue(results.get("b1").startsWith("Error: arguments must be JSON"), results.get("b1"));
         assertTrue(results.get("b2").startsWith("Error: arguments must be a JSON object"), results.get("b2"));
-        assertTrue(results.get("b3").startsWith("Error: ") && results.get("b3").contains("'content'"),
-                results.get("b3"));
+        assertTrue(
+                results.get("b3").startsWith("Error: ") && results.get("b3").contains("'content'"), results.get("b3"));
         assertTrue(results.get("b4").startsWith("Error: unknown tool 'delete'"), results.get("b4"));
         assertTrue(editor.documents.isEmpty());
     }
@@ -478,8 +523,7 @@ class OpenAiLlmClientTest {
         DiaryTask task = diaryTask();
         OpenAiLlmClient client = client(server.settings());
 
-        LlmException e = assertThrows(LlmException.class,
-                () -> client.updateDiary(task, new MapDocumentEditor(task)));
+        LlmException e = assertThrows(LlmException.class, () -> client.updateDiary(task, new MapDocumentEditor(task)));
 
         assertFalse(e.retryable());
         assertTrue(e.getMessage().contains(String.valueOf(OpenAiLlmClient.MAX_TOOL_ROUNDS)), e.getMessage());
@@ -495,8 +539,7 @@ class OpenAiLlmClientTest {
         DiaryTask task = diaryTask();
         OpenAiLlmClient client = client(server.settings());
 
-        LlmException e = assertThrows(LlmException.class,
-                () -> client.updateDiary(task, new MapDocumentEditor(task)));
+        LlmException e = assertThrows(LlmException.class, () -> client.updateDiary(task, new MapDocumentEditor(task)));
 
         assertTrue(e.retryable());
         assertTrue(e.getMessage().contains("502"), e.getMessage());
@@ -534,21 +577,24 @@ class OpenAiLlmClientTest {
         assertEquals(0.3, tuned.temperature());
 
         env.remove("LLM_BASE_URL");
-        assertEquals(OpenAiSettings.DEFAULT_BASE_URL, OpenAiSettings.fromEnv(env).baseUrl());
+        assertEquals(
+                OpenAiSettings.DEFAULT_BASE_URL, OpenAiSettings.fromEnv(env).baseUrl());
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource({"LLM_API_KEY, '', LLM_API_KEY is not set",
-            "LLM_MODEL, '  ', LLM_MODEL is not set",
-            "LLM_BASE_URL, localhost:8000, LLM_BASE_URL must be an http(s) URL",
-            "LLM_BASE_URL, 'http://bad url', LLM_BASE_URL is not a URL",
-            "LLM_TIMEOUT_SECONDS, soon, LLM_TIMEOUT_SECONDS must be a positive whole number",
-            "LLM_MAX_OUTPUT_TOKENS, 0, LLM_MAX_OUTPUT_TOKENS must be a positive whole number",
-            "LLM_TEMPERATURE, 3, LLM_TEMPERATURE must be between 0 and 2",
-            "LLM_TEMPERATURE, warm, LLM_TEMPERATURE must be a number"})
+    @CsvSource({
+        "LLM_API_KEY, '', LLM_API_KEY is not set",
+        "LLM_MODEL, '  ', LLM_MODEL is not set",
+        "LLM_BASE_URL, localhost:8000, LLM_BASE_URL must be an http(s) URL",
+        "LLM_BASE_URL, 'http://bad url', LLM_BASE_URL is not a URL",
+        "LLM_TIMEOUT_SECONDS, soon, LLM_TIMEOUT_SECONDS must be a positive whole number",
+        "LLM_MAX_OUTPUT_TOKENS, 0, LLM_MAX_OUTPUT_TOKENS must be a positive whole number",
+        "LLM_TEMPERATURE, 3, LLM_TEMPERATURE must be between 0 and 2",
+        "LLM_TEMPERATURE, warm, LLM_TEMPERATURE must be a number"
+    })
     void badEnvironmentValuesAreNamed(String variable, String value, String expected) {
-        Map<String, String> env = new HashMap<>(Map.of(
-                "LLM_BASE_URL", "https://llm.example/v1", "LLM_API_KEY", "k", "LLM_MODEL", "m"));
+        Map<String, String> env =
+                new HashMap<>(Map.of("LLM_BASE_URL", "https://llm.example/v1", "LLM_API_KEY", "k", "LLM_MODEL", "m"));
         env.put(variable, value);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OpenAiSettings.fromEnv(env));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
@@ -570,7 +616,9 @@ class OpenAiLlmClientTest {
         Map<String, String> results = new java.util.LinkedHashMap<>();
         for (JsonNode message : request.messages()) {
             if (message.path("role").asText().equals("tool")) {
-                results.put(message.path("tool_call_id").asText(), message.path("content").asText());
+                results.put(
+                        message.path("tool_call_id").asText(),
+                        message.path("content").asText());
             }
         }
         return results;

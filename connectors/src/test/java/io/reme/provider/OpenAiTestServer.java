@@ -175,8 +175,8 @@ public final class OpenAiTestServer implements AutoCloseable {
             try (InputStream in = Content.Source.asInputStream(exchange)) {
                 body = in.readAllBytes();
             }
-            Request request = new Request(path, exchange.getHeaders().get(HttpHeader.AUTHORIZATION),
-                    Json.MAPPER.readTree(body));
+            Request request =
+                    new Request(path, exchange.getHeaders().get(HttpHeader.AUTHORIZATION), Json.MAPPER.readTree(body));
             requests.add(request);
             Reply reply;
             try {
@@ -247,8 +247,10 @@ public final class OpenAiTestServer implements AutoCloseable {
     public static Reply contextLengthExceeded() {
         ObjectNode root = Json.MAPPER.createObjectNode();
         ObjectNode error = root.putObject("error");
-        error.put("message", "This model's maximum context length is 8192 tokens. However, your messages resulted "
-                + "in 9731 tokens. Please reduce the length of the messages.");
+        error.put(
+                "message",
+                "This model's maximum context length is 8192 tokens. However, your messages resulted "
+                        + "in 9731 tokens. Please reduce the length of the messages.");
         error.put("type", "invalid_request_error");
         error.put("param", "messages");
         error.put("code", "context_length_exceeded");
@@ -257,7 +259,9 @@ public final class OpenAiTestServer implements AutoCloseable {
 
     /** A 200 whose body is cut off mid-JSON. */
     public static Reply malformed() {
-        return new Reply(200, "{\"id\": \"chatcmpl-broken\", \"object\": \"chat.completion\", \"choices\": [{\"mess",
+        return new Reply(
+                200,
+                "{\"id\": \"chatcmpl-broken\", \"object\": \"chat.completion\", \"choices\": [{\"mess",
                 Duration.ZERO);
     }
 

@@ -31,8 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
 class DialogSinkTaskTest {
     @TempDir
     Path root;
+
     @TempDir
     Path outside;
+
     private DialogSinkTask task;
 
     @BeforeEach
@@ -53,8 +55,15 @@ class DialogSinkTaskTest {
     }
 
     static ArchivedMessage archived(String session, String user, String date, long seq, String text) {
-        Message message = new Message("acme", session, user, session + "-" + seq, Role.USER, null,
-                Instant.parse(date + "T10:00:00Z"), List.of(new Block.Text(text)));
+        Message message = new Message(
+                "acme",
+                session,
+                user,
+                session + "-" + seq,
+                Role.USER,
+                null,
+                Instant.parse(date + "T10:00:00Z"),
+                List.of(new Block.Text(text)));
         return new ArchivedMessage("acme", session, user, date, seq, "req-1", message);
     }
 
@@ -63,8 +72,8 @@ class DialogSinkTaskTest {
     }
 
     private static SinkRecord record(int partition, long offset, ArchivedMessage message) throws IOException {
-        return SinkRecords.of("reme.dialog", partition, offset, message.tenant() + "/" + message.session(),
-                json(message), 0L);
+        return SinkRecords.of(
+                "reme.dialog", partition, offset, message.tenant() + "/" + message.session(), json(message), 0L);
     }
 
     @Test
@@ -163,12 +172,17 @@ class DialogSinkTaskTest {
     @Test
     void badRecordsFailTheTaskWhenThereIsNoDeadLetterQueue() throws IOException {
         ArchivedMessage ok = archived("s1", "alice", "2026-11-30", 0, "fine");
-        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/other",
-                json(ok), 0L))), "key and message disagree");
-        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/s1",
-                "{not json".getBytes(StandardCharsets.UTF_8), 0L))));
-        assertThrows(DataException.class, () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "../../x",
-                json(ok), 0L))));
+        assertThrows(
+                DataException.class,
+                () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "acme/other", json(ok), 0L))),
+                "key and message disagree");
+        assertThrows(
+                DataException.class,
+                () -> task.put(List.of(SinkRecords.of(
+                        "reme.dialog", 0, 0, "acme/s1", "{not json".getBytes(StandardCharsets.UTF_8), 0L))));
+        assertThrows(
+                DataException.class,
+                () -> task.put(List.of(SinkRecords.of("reme.dialog", 0, 0, "../../x", json(ok), 0L))));
         assertFalse(Files.exists(root.resolve("acme")));
     }
 

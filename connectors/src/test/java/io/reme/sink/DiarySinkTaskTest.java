@@ -27,8 +27,10 @@ class DiarySinkTaskTest {
 
     @TempDir
     Path root;
+
     @TempDir
     Path outside;
+
     private DiarySinkTask task;
 
     @BeforeEach
@@ -44,7 +46,12 @@ class DiarySinkTaskTest {
 
     private static SinkRecord record(String user, String name, String content) throws IOException {
         DiaryDocument document = new DiaryDocument("acme", user, name, content, 1, "e1", "model", NOW);
-        return SinkRecords.of("reme.diary", 0, 0, "acme/" + user + "/" + name, Json.MAPPER.writeValueAsBytes(document),
+        return SinkRecords.of(
+                "reme.diary",
+                0,
+                0,
+                "acme/" + user + "/" + name,
+                Json.MAPPER.writeValueAsBytes(document),
                 NOW.toEpochMilli());
     }
 
@@ -71,8 +78,8 @@ class DiarySinkTaskTest {
     void aLinkedMemoryFolderIsRefused() throws IOException {
         Files.createDirectories(root.resolve("acme/alice"));
         Files.createSymbolicLink(root.resolve("acme/alice/memory"), outside);
-        DataException refused = assertThrows(DataException.class,
-                () -> task.put(List.of(record("alice", "2026-11-30", "# Diary\n"))));
+        DataException refused =
+                assertThrows(DataException.class, () -> task.put(List.of(record("alice", "2026-11-30", "# Diary\n"))));
         assertTrue(refused.getMessage().contains("symbolic link"), refused.getMessage());
         assertEquals(List.of(), outsideFiles());
     }

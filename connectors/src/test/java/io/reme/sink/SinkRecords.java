@@ -6,12 +6,18 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /** Records as the ByteArrayConverter hands them to a task. */
 final class SinkRecords {
-    private SinkRecords() {
-    }
+    private SinkRecords() {}
 
     static SinkRecord of(String topic, int partition, long offset, String key, byte[] value, long timestamp) {
-        return new SinkRecord(topic, partition, Schema.OPTIONAL_BYTES_SCHEMA,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8), Schema.OPTIONAL_BYTES_SCHEMA, value, offset,
-                timestamp, org.apache.kafka.common.record.TimestampType.CREATE_TIME);
+        return new SinkRecord(
+                topic,
+                partition,
+                Schema.OPTIONAL_BYTES_SCHEMA,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                Schema.OPTIONAL_BYTES_SCHEMA,
+                value,
+                offset,
+                timestamp,
+                org.apache.kafka.common.record.TimestampType.CREATE_TIME);
     }
 }

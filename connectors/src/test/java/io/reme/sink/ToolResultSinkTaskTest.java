@@ -23,6 +23,7 @@ class ToolResultSinkTaskTest {
 
     @TempDir
     Path root;
+
     @TempDir
     Path outside;
 
@@ -51,8 +52,20 @@ class ToolResultSinkTaskTest {
         ToolResultSinkTask task = task(Duration.ofDays(3));
         byte[] output = "x".getBytes(StandardCharsets.UTF_8);
         task.put(List.of(
-                SinkRecords.of("reme.tool-results", 0, 0, "acme/old", output, NOW.minus(Duration.ofDays(4)).toEpochMilli()),
-                SinkRecords.of("reme.tool-results", 0, 1, "acme/new", output, NOW.minus(Duration.ofDays(2)).toEpochMilli())));
+                SinkRecords.of(
+                        "reme.tool-results",
+                        0,
+                        0,
+                        "acme/old",
+                        output,
+                        NOW.minus(Duration.ofDays(4)).toEpochMilli()),
+                SinkRecords.of(
+                        "reme.tool-results",
+                        0,
+                        1,
+                        "acme/new",
+                        output,
+                        NOW.minus(Duration.ofDays(2)).toEpochMilli())));
         assertFalse(Files.exists(root.resolve("acme/tool_result/old.txt")));
         assertTrue(Files.exists(root.resolve("acme/tool_result/new.txt")));
     }
@@ -65,14 +78,18 @@ class ToolResultSinkTaskTest {
         Files.createSymbolicLink(root.resolve("acme/tool_result"), outside);
         ToolResultSinkTask task = task(Duration.ofDays(3));
         byte[] output = "x".getBytes(StandardCharsets.UTF_8);
-        DataException refused = assertThrows(DataException.class, () -> task.put(List.of(
-                SinkRecords.of("reme.tool-results", 0, 0, "acme/abc123", output, NOW.toEpochMilli()))));
+        DataException refused = assertThrows(
+                DataException.class,
+                () -> task.put(
+                        List.of(SinkRecords.of("reme.tool-results", 0, 0, "acme/abc123", output, NOW.toEpochMilli()))));
         assertTrue(refused.getMessage().contains("symbolic link"), refused.getMessage());
         assertFalse(Files.exists(outside.resolve("abc123.txt")));
         // A tombstone for a file behind the link, and the sweep that a write of another tenant runs.
         Files.writeString(outside.resolve("gone.txt"), "not ours either");
-        assertThrows(DataException.class, () -> task.put(List.of(
-                SinkRecords.of("reme.tool-results", 0, 1, "acme/gone", null, NOW.toEpochMilli()))));
+        assertThrows(
+                DataException.class,
+                () -> task.put(
+                        List.of(SinkRecords.of("reme.tool-results", 0, 1, "acme/gone", null, NOW.toEpochMilli()))));
         task.put(List.of(SinkRecords.of("reme.tool-results", 0, 2, "other/abc", output, NOW.toEpochMilli())));
         assertTrue(Files.exists(outside.resolve("gone.txt")));
         assertTrue(Files.exists(old), "the retention sweep does not follow the link");
@@ -83,8 +100,10 @@ class ToolResultSinkTaskTest {
         ToolResultSinkTask task = task(Duration.ofDays(3));
         byte[] output = "x".getBytes(StandardCharsets.UTF_8);
         for (String key : List.of("acme/../x", "acme/a/b", "../acme/x", "acme/" + "y".repeat(65), "acme/ü", "acme/")) {
-            assertThrows(DataException.class,
-                    () -> task.put(List.of(SinkRecords.of("reme.tool-results", 0, 0, key, output, 0L))), key);
+            assertThrows(
+                    DataException.class,
+                    () -> task.put(List.of(SinkRecords.of("reme.tool-results", 0, 0, key, output, 0L))),
+                    key);
         }
         assertFalse(Files.exists(root.resolve("x.txt")));
         assertFalse(Files.exists(root.getParent().resolve("x.txt")));

@@ -70,8 +70,12 @@ class MemoryExtractionTest {
     /** The search store as the worker sees it: the nearest memories of one tenant, type and target. */
     private final MemoryLookup lookup = (tenant, type, target, text, k) -> {
         try {
-            return index.search(new SearchQuery(tenant, text, null, k, Set.of(type), null, null, null, null, 0, null,
-                    Set.of(target))).hits().stream().map(h -> new MergeTask.Neighbour(h.memory(), h.vectorScore()))
+            return index
+                    .search(new SearchQuery(
+                            tenant, text, null, k, Set.of(type), null, null, null, null, 0, null, Set.of(target)))
+                    .hits()
+                    .stream()
+                    .map(h -> new MergeTask.Neighbour(h.memory(), h.vectorScore()))
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -79,31 +83,71 @@ class MemoryExtractionTest {
     };
 
     private RequestHandler handler(LlmClient client) {
-        WorkerSettings settings = new WorkerSettings(2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000,
-                100, 5, ZoneId.of("UTC"));
-        return new RequestHandler(client, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), PipelineMetrics.NONE,
+        WorkerSettings settings = new WorkerSettings(
+                2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000, 100, 5, ZoneId.of("UTC"));
+        return new RequestHandler(
+                client,
+                TOKENS,
+                settings,
+                null,
+                calls,
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                PipelineMetrics.NONE,
                 lookup);
     }
 
     private Message user(String text) {
-        return new Message(TENANT, "s1", USER, "m" + seq.incrementAndGet(), Role.USER, null,
-                NOW.minusSeconds(600 - seq.get()), List.of(new Block.Text(text)));
+        return new Message(
+                TENANT,
+                "s1",
+                USER,
+                "m" + seq.incrementAndGet(),
+                Role.USER,
+                null,
+                NOW.minusSeconds(600 - seq.get()),
+                List.of(new Block.Text(text)));
     }
 
     private Message toolCall(String id, String name, String input) {
-        return new Message(TENANT, "s1", USER, "m" + seq.incrementAndGet(), Role.ASSISTANT, null,
-                NOW.minusSeconds(600 - seq.get()), List.of(new Block.ToolUse(id, name, input)));
+        return new Message(
+                TENANT,
+                "s1",
+                USER,
+                "m" + seq.incrementAndGet(),
+                Role.ASSISTANT,
+                null,
+                NOW.minusSeconds(600 - seq.get()),
+                List.of(new Block.ToolUse(id, name, input)));
     }
 
     private Message toolResult(String id, String name, String output) {
-        return new Message(TENANT, "s1", USER, "m" + seq.incrementAndGet(), Role.TOOL, null,
-                NOW.minusSeconds(600 - seq.get()), List.of(new Block.ToolResult(id, name, output)));
+        return new Message(
+                TENANT,
+                "s1",
+                USER,
+                "m" + seq.incrementAndGet(),
+                Role.TOOL,
+                null,
+                NOW.minusSeconds(600 - seq.get()),
+                List.of(new Block.ToolResult(id, name, output)));
     }
 
     private static LlmRequest request(String requestId, Message... messages) {
-        return new LlmRequest(requestId, 1, LlmKind.EXTRACT, TENANT, "s1", USER, 0, messages.length - 1,
-                List.of(messages), "", "en", 0, NOW);
+        return new LlmRequest(
+                requestId,
+                1,
+                LlmKind.EXTRACT,
+                TENANT,
+                "s1",
+                USER,
+                0,
+                messages.length - 1,
+                List.of(messages),
+                "",
+                "en",
+                0,
+                NOW);
     }
 
     /** Handles the request and, unless told otherwise, lets the index apply what it wrote. */
@@ -120,8 +164,8 @@ class MemoryExtractionTest {
     }
 
     private List<MemoryRecord> memories(MemoryType type) throws IOException {
-        return index.list(new MemoryListQuery(TENANT, Set.of(type), null, null, null, null, null, null, false, 100,
-                null));
+        return index.list(
+                new MemoryListQuery(TENANT, Set.of(type), null, null, null, null, null, null, false, 100, null));
     }
 
     // ---- offline rules -------------------------------------------------------------------------------
@@ -141,7 +185,8 @@ class MemoryExtractionTest {
         assertEquals(first.get(0).id(), memory.id(), "the id is stable across the update");
         assertEquals("Actually I don't like green tea anymore.", memory.text());
         assertEquals(2, memory.version());
-        assertEquals("I like green tea in the morning.", memory.history().get(0).text(), "the sentence, not the message");
+        assertEquals(
+                "I like green tea in the morning.", memory.history().get(0).text(), "the sentence, not the message");
     }
 
     @Test
@@ -150,7 +195,8 @@ class MemoryExtractionTest {
         run(handler, request("r1", user("My favourite city is Lisbon.")), true);
         RequestHandler.Outcome again = run(handler, request("r2", user("my favourite city is Lisbon!")), true);
         assertEquals(List.of(), again.memories(), "nothing to write");
-        assertTrue(again.result().payload().contains("unchanged=1"), again.result().payload());
+        assertTrue(
+                again.result().payload().contains("unchanged=1"), again.result().payload());
         List<MemoryRecord> personal = memories(MemoryType.PERSONAL);
         assertEquals(1, personal.size());
         assertEquals(1, personal.get(0).version());
@@ -159,14 +205,27 @@ class MemoryExtractionTest {
     @Test
     void offlineFailedThenSucceededTaskLeavesOneProceduralMemoryOfWhatWorked() throws Exception {
         RequestHandler handler = handler(new OfflineLlmClient(TOKENS));
-        run(handler, request("r1", user("Deploy the website."), toolCall("c1", "deploy", "{\"env\":\"prod\"}"),
-                toolResult("c1", "deploy", "Error: permission denied for /srv/www")), true);
+        run(
+                handler,
+                request(
+                        "r1",
+                        user("Deploy the website."),
+                        toolCall("c1", "deploy", "{\"env\":\"prod\"}"),
+                        toolResult("c1", "deploy", "Error: permission denied for /srv/www")),
+                true);
         List<MemoryRecord> failed = memories(MemoryType.PROCEDURAL);
         assertEquals(1, failed.size());
-        assertTrue(failed.get(0).text().contains("permission denied"), failed.get(0).text());
+        assertTrue(
+                failed.get(0).text().contains("permission denied"),
+                failed.get(0).text());
 
-        run(handler, request("r2", user("Deploy the website."),
-                toolCall("c2", "deploy", "{\"env\":\"prod\",\"sudo\":true}"), toolResult("c2", "deploy", "deployed 12 files")),
+        run(
+                handler,
+                request(
+                        "r2",
+                        user("Deploy the website."),
+                        toolCall("c2", "deploy", "{\"env\":\"prod\",\"sudo\":true}"),
+                        toolResult("c2", "deploy", "deployed 12 files")),
                 true);
         List<MemoryRecord> procedural = memories(MemoryType.PROCEDURAL);
         assertEquals(1, procedural.size(), procedural.toString());
@@ -180,7 +239,9 @@ class MemoryExtractionTest {
         List<MemoryRecord> tools = memories(MemoryType.TOOL);
         assertEquals(1, tools.size(), "one tool memory for deploy: " + tools);
         assertEquals("deploy", tools.get(0).target());
-        assertTrue(tools.get(0).text().contains("Worked with {\"env\":\"prod\",\"sudo\":true}"), tools.get(0).text());
+        assertTrue(
+                tools.get(0).text().contains("Worked with {\"env\":\"prod\",\"sudo\":true}"),
+                tools.get(0).text());
     }
 
     @Test
@@ -191,7 +252,8 @@ class MemoryExtractionTest {
         RequestHandler.Outcome first = run(handler, request, false);
         RequestHandler.Outcome second = run(handler, request, true);
         assertEquals(2, first.memories().size());
-        assertEquals(first.memories().stream().map(MemoryRecord::id).toList(),
+        assertEquals(
+                first.memories().stream().map(MemoryRecord::id).toList(),
                 second.memories().stream().map(MemoryRecord::id).toList());
         // Once applied, a third delivery changes nothing.
         RequestHandler.Outcome third = run(handler, request, true);
@@ -217,23 +279,36 @@ class MemoryExtractionTest {
                 throw new AssertionError("not called");
             }
         };
-        WorkerSettings settings = new WorkerSettings(2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000,
-                100, 5, ZoneId.of("UTC"));
-        RequestHandler off = new RequestHandler(refusing, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC),
-                PipelineMetrics.NONE, null);
+        WorkerSettings settings = new WorkerSettings(
+                2, Duration.ofSeconds(10), 3, Duration.ZERO, Duration.ZERO, 2000, 100, 5, ZoneId.of("UTC"));
+        RequestHandler off = new RequestHandler(
+                refusing,
+                TOKENS,
+                settings,
+                null,
+                calls,
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                PipelineMetrics.NONE,
+                null);
         RequestHandler.Outcome outcome = off.handle(request("r1", user("I like green tea.")));
         assertEquals(LlmStatus.OK, outcome.result().status());
         assertEquals(List.of(), outcome.memories());
         // With extraction on, the same client cannot extract: the request fails instead of passing silently.
-        assertEquals(LlmStatus.FAILED, handler(refusing).handle(request("r2", user("I like green tea."))).result()
-                .status());
+        assertEquals(
+                LlmStatus.FAILED,
+                handler(refusing)
+                        .handle(request("r2", user("I like green tea.")))
+                        .result()
+                        .status());
     }
 
     @Test
     void sentencesWithoutPreferencesAreNotRemembered() throws Exception {
-        RequestHandler.Outcome outcome = run(handler(new OfflineLlmClient(TOKENS)),
-                request("r1", user("What time is it in Tokyo?"), user("Thanks, that helps.")), true);
+        RequestHandler.Outcome outcome = run(
+                handler(new OfflineLlmClient(TOKENS)),
+                request("r1", user("What time is it in Tokyo?"), user("Thanks, that helps.")),
+                true);
         assertEquals(List.of(), outcome.memories());
     }
 
@@ -257,15 +332,19 @@ class MemoryExtractionTest {
                     memories.add("{\"content\":\"Alice likes green tea\",\"about\":\"green tea\"}");
                 }
             } else if (prompt.contains("Extract procedural") && conversation.contains("deploy")) {
-                memories.add(conversation.contains("deployed")
-                        ? "{\"target\":\"deploy the website\",\"content\":\"Deploying failed without sudo; deploy with "
-                                + "sudo=true worked\"}"
-                        : "{\"target\":\"deploy the website\",\"content\":\"Deploying failed: permission denied\"}");
+                memories.add(
+                        conversation.contains("deployed")
+                                ? "{\"target\":\"deploy the website\",\"content\":\"Deploying failed without sudo; deploy with "
+                                        + "sudo=true worked\"}"
+                                : "{\"target\":\"deploy the website\",\"content\":\"Deploying failed: permission denied\"}");
             }
             return OpenAiTestServer.text("```json\n{\"memories\": [" + String.join(",", memories) + "]}\n```");
         }
         try {
-            String candidate = Json.MAPPER.readTree(section(prompt, "# Candidate")).path("content").asText();
+            String candidate = Json.MAPPER
+                    .readTree(section(prompt, "# Candidate"))
+                    .path("content")
+                    .asText();
             JsonNode existing = Json.MAPPER.readTree(section(prompt, "# Existing memories"));
             if (existing.isEmpty()) {
                 return OpenAiTestServer.text("{\"action\":\"ADD\",\"content\":\"" + candidate + "\"}");
@@ -275,8 +354,8 @@ class MemoryExtractionTest {
                     return OpenAiTestServer.text("{\"action\":\"NOOP\"}");
                 }
             }
-            return OpenAiTestServer.text("{\"action\":\"UPDATE\",\"id\":\"" + existing.get(0).path("id").asText()
-                    + "\",\"content\":\"" + candidate + "\"}");
+            return OpenAiTestServer.text("{\"action\":\"UPDATE\",\"id\":\""
+                    + existing.get(0).path("id").asText() + "\",\"content\":\"" + candidate + "\"}");
         } catch (IOException e) {
             return OpenAiTestServer.status(400, "unreadable merge prompt: " + e.getMessage());
         }
@@ -315,14 +394,30 @@ class MemoryExtractionTest {
     @Test
     void modelFailedThenSucceededTaskLeavesOneProceduralMemory() throws Exception {
         RequestHandler handler = modelHandler();
-        run(handler, request("r1", user("Deploy the website."), toolCall("c1", "deploy", "{}"),
-                toolResult("c1", "deploy", "permission denied")), true);
-        run(handler, request("r2", user("Deploy the website."), toolCall("c2", "deploy", "{\"sudo\":true}"),
-                toolResult("c2", "deploy", "deployed")), true);
+        run(
+                handler,
+                request(
+                        "r1",
+                        user("Deploy the website."),
+                        toolCall("c1", "deploy", "{}"),
+                        toolResult("c1", "deploy", "permission denied")),
+                true);
+        run(
+                handler,
+                request(
+                        "r2",
+                        user("Deploy the website."),
+                        toolCall("c2", "deploy", "{\"sudo\":true}"),
+                        toolResult("c2", "deploy", "deployed")),
+                true);
         List<MemoryRecord> procedural = memories(MemoryType.PROCEDURAL);
         assertEquals(1, procedural.size(), procedural.toString());
-        assertEquals("Deploying failed without sudo; deploy with sudo=true worked", procedural.get(0).text());
-        assertEquals("Deploying failed: permission denied", procedural.get(0).history().get(0).text());
+        assertEquals(
+                "Deploying failed without sudo; deploy with sudo=true worked",
+                procedural.get(0).text());
+        assertEquals(
+                "Deploying failed: permission denied",
+                procedural.get(0).history().get(0).text());
         assertFalse(memories(MemoryType.TOOL).iterator().hasNext(), "this model extracts no tool memories");
     }
 
@@ -332,14 +427,16 @@ class MemoryExtractionTest {
             String system = body.path("messages").get(0).path("content").asText();
             return system.startsWith("You maintain")
                     ? OpenAiTestServer.text("{\"memories\":[{\"content\":\"Alice likes tea\"}]}")
-                    : OpenAiTestServer.text("{\"action\":\"UPDATE\",\"id\":\"" + UUID.randomUUID()
-                            + "\",\"content\":\"x\"}");
+                    : OpenAiTestServer.text(
+                            "{\"action\":\"UPDATE\",\"id\":\"" + UUID.randomUUID() + "\",\"content\":\"x\"}");
         });
         servers.add(server);
-        RequestHandler.Outcome outcome = handler(new OpenAiLlmClient(server.settings()))
-                .handle(request("r1", user("I like tea.")));
+        RequestHandler.Outcome outcome =
+                handler(new OpenAiLlmClient(server.settings())).handle(request("r1", user("I like tea.")));
         assertEquals(LlmStatus.FAILED, outcome.result().status());
-        assertTrue(outcome.result().error().contains("not one of the existing memories"), outcome.result().error());
+        assertTrue(
+                outcome.result().error().contains("not one of the existing memories"),
+                outcome.result().error());
         assertEquals(List.of(), outcome.memories());
     }
 }

@@ -55,6 +55,7 @@ class RequestHandlerTest {
 
     /** Every provider call the handler reported, in order. */
     private final List<String> reportedCalls = new CopyOnWriteArrayList<>();
+
     private final PipelineMetrics metrics = new PipelineMetrics() {
         @Override
         public void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {
@@ -110,18 +111,32 @@ class RequestHandlerTest {
     }
 
     private RequestHandler handler(LlmClient client, Duration callTimeout) {
-        WorkerSettings settings = new WorkerSettings(2, callTimeout, MAX_ATTEMPTS, Duration.ZERO, Duration.ZERO, 2000,
-                100, 5, ZoneId.of("UTC"));
-        return new RequestHandler(client, TOKENS, settings, null, calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)), Clock.fixed(NOW, ZoneOffset.UTC), metrics,
+        WorkerSettings settings = new WorkerSettings(
+                2, callTimeout, MAX_ATTEMPTS, Duration.ZERO, Duration.ZERO, 2000, 100, 5, ZoneId.of("UTC"));
+        return new RequestHandler(
+                client,
+                TOKENS,
+                settings,
+                null,
+                calls,
+                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                metrics,
                 MemoryLookup.NONE);
     }
 
     private static LlmRequest compact() {
-        Message message = new Message("acme", "s1", "u1", "m1", Role.USER, null, NOW,
+        Message message = new Message(
+                "acme",
+                "s1",
+                "u1",
+                "m1",
+                Role.USER,
+                null,
+                NOW,
                 List.of(new Block.Text("Please rotate the keys in /srv/keys/rotation.yaml.")));
-        return new LlmRequest("req-1", 3, LlmKind.COMPACT, "acme", "s1", "u1", 0, 0, List.of(message), "", "en", 0,
-                NOW);
+        return new LlmRequest(
+                "req-1", 3, LlmKind.COMPACT, "acme", "s1", "u1", 0, 0, List.of(message), "", "en", 0, NOW);
     }
 
     static String validSummary(String goal) {
@@ -149,8 +164,9 @@ class RequestHandlerTest {
         assertEquals(MAX_ATTEMPTS, client.calls(), "one provider call per attempt, no more");
         assertEquals(MAX_ATTEMPTS, outcome.attempts());
         assertEquals(MAX_ATTEMPTS, result.attempts());
-        assertTrue(result.error().contains("HTTP 503 number " + MAX_ATTEMPTS), "the last error is reported: "
-                + result.error());
+        assertTrue(
+                result.error().contains("HTTP 503 number " + MAX_ATTEMPTS),
+                "the last error is reported: " + result.error());
         assertEquals("", result.payload());
         assertEquals("req-1", result.requestId());
         assertEquals(3, result.epoch());
@@ -169,14 +185,16 @@ class RequestHandlerTest {
 
     @Test
     void aNonRetryableFailureFailsAtOnce() throws Exception {
-        ScriptedClient client = new ScriptedClient(fail("HTTP 401: bad key", false),
-                task -> validSummary("never asked"));
+        ScriptedClient client =
+                new ScriptedClient(fail("HTTP 401: bad key", false), task -> validSummary("never asked"));
         RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(compact());
 
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(1, client.calls(), "no retry after a non-retryable failure");
         assertEquals(1, outcome.attempts());
-        assertTrue(outcome.result().error().contains("HTTP 401: bad key"), outcome.result().error());
+        assertTrue(
+                outcome.result().error().contains("HTTP 401: bad key"),
+                outcome.result().error());
     }
 
     @Test
@@ -188,20 +206,37 @@ class RequestHandlerTest {
 
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(1, client.calls());
-        assertTrue(outcome.result().error().contains("bug in the client"), outcome.result().error());
+        assertTrue(
+                outcome.result().error().contains("bug in the client"),
+                outcome.result().error());
     }
 
     @Test
     void aSummaryOverTheRequestsBudgetIsRefusedAndRetriedWithTheReason() throws Exception {
         // The worker allows 2000 tokens, the session's window only 120: the window's budget holds.
-        String padded = validSummary("Rotate the keys. " + "The rotation touches every service in the fleet. ".repeat(20));
+        String padded =
+                validSummary("Rotate the keys. " + "The rotation touches every service in the fleet. ".repeat(20));
         String valid = validSummary("Rotate the keys.");
         assertTrue(TOKENS.count(padded) > 120 && TOKENS.count(padded) < 2000, "padded: " + TOKENS.count(padded));
         assertTrue(TOKENS.count(valid) <= 120, "valid: " + TOKENS.count(valid));
         ScriptedClient client = new ScriptedClient(task -> padded, task -> valid);
         LlmRequest base = compact();
-        LlmRequest request = new LlmRequest(base.requestId(), base.epoch(), base.kind(), base.tenant(), base.session(),
-                base.user(), base.fromSeq(), base.toSeq(), base.messages(), "", "en", 0, NOW, 120, List.of("call_7"));
+        LlmRequest request = new LlmRequest(
+                base.requestId(),
+                base.epoch(),
+                base.kind(),
+                base.tenant(),
+                base.session(),
+                base.user(),
+                base.fromSeq(),
+                base.toSeq(),
+                base.messages(),
+                "",
+                "en",
+                0,
+                NOW,
+                120,
+                List.of("call_7"));
 
         RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(request);
 
@@ -223,9 +258,11 @@ class RequestHandlerTest {
 
     @Test
     void aContextLengthRefusalFailsAtOnceAsItsOwnKind() throws Exception {
-        ScriptedClient client = new ScriptedClient(task -> {
-            throw new ContextLengthExceededException("HTTP 400: maximum context length is 8192 tokens", null);
-        }, task -> validSummary("never asked"));
+        ScriptedClient client = new ScriptedClient(
+                task -> {
+                    throw new ContextLengthExceededException("HTTP 400: maximum context length is 8192 tokens", null);
+                },
+                task -> validSummary("never asked"));
         RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(compact());
 
         assertEquals(LlmStatus.FAILED, outcome.result().status());
@@ -253,7 +290,8 @@ class RequestHandlerTest {
         assertEquals(valid.strip(), outcome.result().payload());
         assertNull(client.tasks.get(0).retryReason(), "the first attempt has no reason to retry");
         String reason = client.tasks.get(1).retryReason();
-        assertTrue(reason != null && reason.contains("missing section '## Key Decisions'"),
+        assertTrue(
+                reason != null && reason.contains("missing section '## Key Decisions'"),
                 "the retry says what was wrong: " + reason);
         assertEquals(client.tasks.get(0).messages(), client.tasks.get(1).messages(), "the retry is the same task");
     }
@@ -262,20 +300,24 @@ class RequestHandlerTest {
     void anInvalidSummaryIsNeverReturnedAsOk() throws Exception {
         String emptySection = validSummary("Rotate the keys.").replace("### Blocked\n(none)\n", "### Blocked\n");
         String overBudget = validSummary("word ".repeat(3000));
-        ScriptedClient client = new ScriptedClient(task -> emptySection, task -> overBudget, task -> "no structure",
-                task -> "");
+        ScriptedClient client =
+                new ScriptedClient(task -> emptySection, task -> overBudget, task -> "no structure", task -> "");
         RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(compact());
 
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(MAX_ATTEMPTS, client.calls());
         assertEquals("", outcome.result().payload());
-        assertTrue(outcome.result().error().startsWith("invalid summary: the summary is empty"),
+        assertTrue(
+                outcome.result().error().startsWith("invalid summary: the summary is empty"),
                 "the last refusal is the error: " + outcome.result().error());
-        assertTrue(client.tasks.get(1).retryReason().contains("subsection '### Blocked' is empty"),
+        assertTrue(
+                client.tasks.get(1).retryReason().contains("subsection '### Blocked' is empty"),
                 client.tasks.get(1).retryReason());
-        assertTrue(client.tasks.get(2).retryReason().contains("tokens, the budget is 2000"),
+        assertTrue(
+                client.tasks.get(2).retryReason().contains("tokens, the budget is 2000"),
                 client.tasks.get(2).retryReason());
-        assertTrue(client.tasks.get(3).retryReason().contains("missing section '## Goal'"),
+        assertTrue(
+                client.tasks.get(3).retryReason().contains("missing section '## Goal'"),
                 client.tasks.get(3).retryReason());
         for (String answer : List.of(emptySection, overBudget, "no structure")) {
             assertTrue(!SummaryFormat.problems(answer, TOKENS, 2000).isEmpty(), "the script's answers are invalid");
@@ -286,15 +328,17 @@ class RequestHandlerTest {
     void aCallOverTheTimeoutIsAbandonedAndRetried() throws Exception {
         CountDownLatch interrupted = new CountDownLatch(1);
         String valid = validSummary("Rotate the keys.");
-        ScriptedClient client = new ScriptedClient(task -> {
-            try {
-                Thread.sleep(30_000);
-                return validSummary("too late");
-            } catch (InterruptedException e) {
-                interrupted.countDown();
-                throw e;
-            }
-        }, task -> valid);
+        ScriptedClient client = new ScriptedClient(
+                task -> {
+                    try {
+                        Thread.sleep(30_000);
+                        return validSummary("too late");
+                    } catch (InterruptedException e) {
+                        interrupted.countDown();
+                        throw e;
+                    }
+                },
+                task -> valid);
         long start = System.nanoTime();
         RequestHandler.Outcome outcome = handler(client, Duration.ofMillis(300)).handle(compact());
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
@@ -317,20 +361,26 @@ class RequestHandlerTest {
 
         assertEquals(LlmStatus.FAILED, outcome.result().status());
         assertEquals(MAX_ATTEMPTS, client.calls());
-        assertTrue(outcome.result().error().contains("no answer within PT0.1S"), outcome.result().error());
+        assertTrue(
+                outcome.result().error().contains("no answer within PT0.1S"),
+                outcome.result().error());
     }
 
     @Test
     void everyProviderCallIsReportedOnceWithHowItEnded() throws Exception {
         String valid = validSummary("Rotate the keys.");
-        ScriptedClient client = new ScriptedClient(fail("HTTP 500", true), task -> "no structure", task -> {
-            Thread.sleep(30_000);
-            return valid;
-        }, task -> valid);
+        ScriptedClient client = new ScriptedClient(
+                fail("HTTP 500", true),
+                task -> "no structure",
+                task -> {
+                    Thread.sleep(30_000);
+                    return valid;
+                },
+                task -> valid);
         RequestHandler.Outcome outcome = handler(client, Duration.ofMillis(200)).handle(compact());
 
         assertEquals(LlmStatus.OK, outcome.result().status());
-        assertEquals(List.of("COMPACT ERROR", "COMPACT INVALID_OUTPUT", "COMPACT TIMEOUT", "COMPACT OK"),
-                reportedCalls);
+        assertEquals(
+                List.of("COMPACT ERROR", "COMPACT INVALID_OUTPUT", "COMPACT TIMEOUT", "COMPACT OK"), reportedCalls);
     }
 }

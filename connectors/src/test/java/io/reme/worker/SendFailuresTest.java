@@ -26,7 +26,8 @@ class SendFailuresTest {
     void aFencedOrClosedProducerIsNot() {
         assertEquals(SendFailures.PRODUCER, SendFailures.of(new ProducerFencedException("fenced")));
         assertEquals(SendFailures.PRODUCER, SendFailures.of(new SaslAuthenticationException("bad password")));
-        assertEquals(SendFailures.PRODUCER,
+        assertEquals(
+                SendFailures.PRODUCER,
                 SendFailures.of(new IllegalStateException("Cannot perform operation after producer has been closed")));
     }
 

@@ -36,8 +36,10 @@ class DiaryFileWatcherTest {
 
     @TempDir
     Path root;
+
     @TempDir
     Path outside;
+
     private Workspace workspace;
     private DocumentFiles files;
     private MockProducer<String, byte[]> producer;
@@ -48,7 +50,11 @@ class DiaryFileWatcherTest {
         workspace = new Workspace(root);
         files = new DocumentFiles(workspace);
         producer = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
-        watcher = new DiaryFileWatcher(workspace, producer, "reme.diary.edits", Clock.fixed(NOW, ZoneOffset.UTC),
+        watcher = new DiaryFileWatcher(
+                workspace,
+                producer,
+                "reme.diary.edits",
+                Clock.fixed(NOW, ZoneOffset.UTC),
                 Executors.newSingleThreadScheduledExecutor());
     }
 
@@ -106,8 +112,10 @@ class DiaryFileWatcherTest {
 
         // The single writer applies it: the sink writes the same bytes, and the watch goes quiet.
         byte[] content = Files.readAllBytes(file());
-        assertEquals(DocumentFiles.Outcome.WRITTEN, files.apply(new DiaryDocument("acme", "alice", "MEMORY",
-                edit.content(), 4, edit.editId(), edit.author(), NOW)));
+        assertEquals(
+                DocumentFiles.Outcome.WRITTEN,
+                files.apply(new DiaryDocument(
+                        "acme", "alice", "MEMORY", edit.content(), 4, edit.editId(), edit.author(), NOW)));
         assertEquals(new String(content, StandardCharsets.UTF_8), Files.readString(file()));
         assertEquals(List.of(), pollTwice());
     }
@@ -128,7 +136,9 @@ class DiaryFileWatcherTest {
         assertEquals(human + "\n" + String.format(KeepBothMerge.NOTE, 2) + "\n- in Kyoto\n", merged.content());
 
         // Another model version before the merge is applied: held again, the file is still the person's.
-        assertEquals(DocumentFiles.Outcome.HELD, files.apply(version(3, "e3", "# Memory\n- likes tea\n- in Kyoto\n- cat\n")));
+        assertEquals(
+                DocumentFiles.Outcome.HELD,
+                files.apply(version(3, "e3", "# Memory\n- likes tea\n- in Kyoto\n- cat\n")));
         assertEquals(human, Files.readString(file()));
         List<DiaryEdit> again = watcher.poll();
         assertEquals(1, again.size());
@@ -137,8 +147,17 @@ class DiaryFileWatcherTest {
         assertTrue(again.get(0).content().startsWith(human));
 
         // The merge is applied as version 4 and written over the person's file.
-        assertEquals(DocumentFiles.Outcome.WRITTEN, files.apply(new DiaryDocument("acme", "alice", "MEMORY",
-                again.get(0).content(), 4, again.get(0).editId(), "human", NOW)));
+        assertEquals(
+                DocumentFiles.Outcome.WRITTEN,
+                files.apply(new DiaryDocument(
+                        "acme",
+                        "alice",
+                        "MEMORY",
+                        again.get(0).content(),
+                        4,
+                        again.get(0).editId(),
+                        "human",
+                        NOW)));
         assertEquals(again.get(0).content(), Files.readString(file()));
         assertEquals(List.of(), pollTwice());
     }
@@ -152,8 +171,10 @@ class DiaryFileWatcherTest {
         // before the sink writes it: version 2 is held, and the second save replaces it unmerged.
         String second = "# Memory\n- one\n- final line\n";
         Files.writeString(file(), second);
-        assertEquals(DocumentFiles.Outcome.HELD, files.apply(new DiaryDocument("acme", "alice", "MEMORY",
-                first.content(), 2, first.editId(), DiaryFileWatcher.AUTHOR, NOW)));
+        assertEquals(
+                DocumentFiles.Outcome.HELD,
+                files.apply(new DiaryDocument(
+                        "acme", "alice", "MEMORY", first.content(), 2, first.editId(), DiaryFileWatcher.AUTHOR, NOW)));
         List<DiaryEdit> edits = pollTwice();
         assertEquals(1, edits.size());
         assertEquals(2, edits.get(0).baseVersion());
@@ -162,10 +183,14 @@ class DiaryFileWatcherTest {
 
     @Test
     void aFailedPublishIsRetriedAndATooLargeOneIsNot() throws Exception {
-        MockProducer<String, byte[]> manual = new MockProducer<>(false, null, new StringSerializer(),
-                new ByteArraySerializer());
-        DiaryFileWatcher slow = new DiaryFileWatcher(workspace, manual, "reme.diary.edits",
-                Clock.fixed(NOW, ZoneOffset.UTC), Executors.newSingleThreadScheduledExecutor());
+        MockProducer<String, byte[]> manual =
+                new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
+        DiaryFileWatcher slow = new DiaryFileWatcher(
+                workspace,
+                manual,
+                "reme.diary.edits",
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                Executors.newSingleThreadScheduledExecutor());
         try {
             files.apply(version(1, "e1", "# Memory\n"));
             Files.writeString(file(), "# Memory\n- edited\n");
@@ -234,16 +259,22 @@ class DiaryFileWatcherTest {
     @Test
     void onlyUtf8TextWithoutControlCharactersIsAnEdit() {
         for (String text : List.of("# Memory\n\t- tea\r\n", "中文 ✓ 😀", "\uFEFF# with a BOM\n", "")) {
-            assertEquals(java.util.Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)),
-                    text);
+            assertEquals(
+                    java.util.Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)), text);
         }
-        assertEquals(java.util.Optional.of("not valid UTF-8"),
+        assertEquals(
+                java.util.Optional.of("not valid UTF-8"),
                 DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
-        assertEquals(java.util.Optional.of("not valid UTF-8"), DiaryFileWatcher.notText(new byte[] {(byte) 0xed,
-                (byte) 0xa0, (byte) 0x80}), "an encoded surrogate is not UTF-8");
+        assertEquals(
+                java.util.Optional.of("not valid UTF-8"),
+                DiaryFileWatcher.notText(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}),
+                "an encoded surrogate is not UTF-8");
         for (String text : List.of("a\u0000b", "bell\u0007", "esc\u001b[31m", "del\u007f", "c1\u0085", "ff\f")) {
-            assertTrue(DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)).orElse("").startsWith(
-                    "control character"), text);
+            assertTrue(
+                    DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8))
+                            .orElse("")
+                            .startsWith("control character"),
+                    text);
         }
     }
 

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PrivateFilesTest {
     @TempDir
     Path dir;
+
     @TempDir
     Path outside;
 

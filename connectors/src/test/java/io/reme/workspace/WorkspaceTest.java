@@ -16,19 +16,34 @@ class WorkspaceTest {
 
     @Test
     void layoutFollowsTheFilesUsersKnow() {
-        assertEquals(Path.of("/srv/ws/acme/alice/MEMORY.md"),
-                workspace.documentFile(DocumentKey.longTerm("acme", "alice")));
-        assertEquals(Path.of("/srv/ws/acme/alice/memory/2026-11-30.md"),
+        assertEquals(
+                Path.of("/srv/ws/acme/alice/MEMORY.md"), workspace.documentFile(DocumentKey.longTerm("acme", "alice")));
+        assertEquals(
+                Path.of("/srv/ws/acme/alice/memory/2026-11-30.md"),
                 workspace.documentFile(DocumentKey.daily("acme", "alice", LocalDate.of(2026, 11, 30))));
-        assertEquals(Path.of("/srv/ws/acme/alice/dialog/2026-11-30.jsonl"),
+        assertEquals(
+                Path.of("/srv/ws/acme/alice/dialog/2026-11-30.jsonl"),
                 workspace.dialogFile("acme", "alice", "2026-11-30"));
         assertEquals(Path.of("/srv/ws/acme/tool_result/0f3a.txt"), workspace.toolResultFile("acme", "0f3a"));
     }
 
     @Test
     void hostileIdsAreRejected() {
-        List<String> hostile = List.of("../x", "..", ".", "a/b", "a\\b", "", "x".repeat(65), "ünïcödé", "日本",
-                "a\u0000b", "/etc", ".hidden", "-dash", "tab\tx");
+        List<String> hostile = List.of(
+                "../x",
+                "..",
+                ".",
+                "a/b",
+                "a\\b",
+                "",
+                "x".repeat(65),
+                "ünïcödé",
+                "日本",
+                "a\u0000b",
+                "/etc",
+                ".hidden",
+                "-dash",
+                "tab\tx");
         for (String id : hostile) {
             assertThrows(IllegalArgumentException.class, () -> workspace.tenantDir(id), id);
             assertThrows(IllegalArgumentException.class, () -> workspace.userDir("acme", id), id);
@@ -64,15 +79,22 @@ class WorkspaceTest {
 
     @Test
     void documentsAreRecognisedOnlyAtTheirPlace() {
-        assertEquals(Optional.of(DocumentKey.longTerm("acme", "alice")),
+        assertEquals(
+                Optional.of(DocumentKey.longTerm("acme", "alice")),
                 workspace.documentAt(Path.of("/srv/ws/acme/alice/MEMORY.md")));
-        assertEquals(Optional.of(DocumentKey.longTerm("CON", "alice")),
+        assertEquals(
+                Optional.of(DocumentKey.longTerm("CON", "alice")),
                 workspace.documentAt(Path.of("/srv/ws/_CON/alice/MEMORY.md")));
-        assertEquals(Optional.of(DocumentKey.daily("acme", "alice", LocalDate.of(2026, 11, 30))),
+        assertEquals(
+                Optional.of(DocumentKey.daily("acme", "alice", LocalDate.of(2026, 11, 30))),
                 workspace.documentAt(Path.of("/srv/ws/acme/alice/memory/2026-11-30.md")));
-        for (String other : List.of("/srv/ws/acme/MEMORY.md", "/srv/ws/acme/alice/notes.md",
-                "/srv/ws/acme/alice/memory/notes.md", "/srv/ws/.state/acme/alice/MEMORY.md",
-                "/srv/ws/acme/alice/memory/.2026-11-30.md1.tmp", "/srv/other/acme/alice/MEMORY.md",
+        for (String other : List.of(
+                "/srv/ws/acme/MEMORY.md",
+                "/srv/ws/acme/alice/notes.md",
+                "/srv/ws/acme/alice/memory/notes.md",
+                "/srv/ws/.state/acme/alice/MEMORY.md",
+                "/srv/ws/acme/alice/memory/.2026-11-30.md1.tmp",
+                "/srv/other/acme/alice/MEMORY.md",
                 "/srv/ws/acme/alice/dialog/2026-11-30.jsonl")) {
             assertEquals(Optional.empty(), workspace.documentAt(Path.of(other)), other);
         }

@@ -48,8 +48,7 @@ import java.util.TreeSet;
  */
 public final class ContextPlanner {
 
-    private ContextPlanner() {
-    }
+    private ContextPlanner() {}
 
     /**
      * Plans a cut of {@code window}, or returns empty when no cut is allowed.
@@ -81,8 +80,8 @@ public final class ContextPlanner {
         for (int i = 0; i < n; i++) {
             PlanEntry entry = Objects.requireNonNull(window.get(i), "window entry");
             if (i > 0 && entry.seq() <= window.get(i - 1).seq()) {
-                throw new IllegalArgumentException("seq must strictly increase in a window, but seq "
-                        + entry.seq() + " at index " + i + " follows seq " + window.get(i - 1).seq());
+                throw new IllegalArgumentException("seq must strictly increase in a window, but seq " + entry.seq()
+                        + " at index " + i + " follows seq " + window.get(i - 1).seq());
             }
             total = Math.addExact(total, entry.tokens());
         }
@@ -169,7 +168,12 @@ public final class ContextPlanner {
         return Optional.of(cut(window, fallback, fallbackCompacted, total - fallbackCompacted, true, orphans));
     }
 
-    private static Cut cut(List<PlanEntry> window, int c, long compacted, long kept, boolean overBudget,
+    private static Cut cut(
+            List<PlanEntry> window,
+            int c,
+            long compacted,
+            long kept,
+            boolean overBudget,
             Map<String, Integer> orphans) {
         Set<String> unanswered = new TreeSet<>();
         orphans.forEach((id, use) -> {

@@ -25,8 +25,14 @@ import java.math.RoundingMode;
  * @param maxSpanShare share of {@code maxInputLength} one compaction request's messages and previous
  *     summary may take, in (0, 1]; the rest is left for the instructions and the answer
  */
-public record ContextPolicy(int maxInputLength, double compactRatio, int reserve, int reservedTokens,
-        int orphanCallTurns, int orphanCallTokens, double maxSpanShare) {
+public record ContextPolicy(
+        int maxInputLength,
+        double compactRatio,
+        int reserve,
+        int reservedTokens,
+        int orphanCallTurns,
+        int orphanCallTokens,
+        double maxSpanShare) {
 
     public static final int DEFAULT_MAX_INPUT_LENGTH = 131072;
     public static final double DEFAULT_COMPACT_RATIO = 0.7;
@@ -79,13 +85,20 @@ public record ContextPolicy(int maxInputLength, double compactRatio, int reserve
 
     /** A policy with the default orphan-call and span limits. */
     public ContextPolicy(int maxInputLength, double compactRatio, int reserve, int reservedTokens) {
-        this(maxInputLength, compactRatio, reserve, reservedTokens, DEFAULT_ORPHAN_CALL_TURNS,
-                DEFAULT_ORPHAN_CALL_TOKENS, DEFAULT_MAX_SPAN_SHARE);
+        this(
+                maxInputLength,
+                compactRatio,
+                reserve,
+                reservedTokens,
+                DEFAULT_ORPHAN_CALL_TURNS,
+                DEFAULT_ORPHAN_CALL_TOKENS,
+                DEFAULT_MAX_SPAN_SHARE);
     }
 
     /** The policy with every default value. */
     public static ContextPolicy defaults() {
-        return new ContextPolicy(DEFAULT_MAX_INPUT_LENGTH, DEFAULT_COMPACT_RATIO, DEFAULT_RESERVE, DEFAULT_RESERVED_TOKENS);
+        return new ContextPolicy(
+                DEFAULT_MAX_INPUT_LENGTH, DEFAULT_COMPACT_RATIO, DEFAULT_RESERVE, DEFAULT_RESERVED_TOKENS);
     }
 
     /** floor(maxInputLength × compactRatio × 0.95): the conversation budget before reservations. */
@@ -133,8 +146,10 @@ public record ContextPolicy(int maxInputLength, double compactRatio, int reserve
      */
     public long maxSpanTokens(long summaryTokens) {
         requireNonNegative(summaryTokens, "summaryTokens");
-        long share = BigDecimal.valueOf(maxInputLength).multiply(BigDecimal.valueOf(maxSpanShare))
-                .setScale(0, RoundingMode.FLOOR).longValueExact();
+        long share = BigDecimal.valueOf(maxInputLength)
+                .multiply(BigDecimal.valueOf(maxSpanShare))
+                .setScale(0, RoundingMode.FLOOR)
+                .longValueExact();
         return Math.max(1, share - summaryTokens);
     }
 

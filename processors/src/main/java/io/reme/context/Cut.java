@@ -15,7 +15,12 @@ import java.util.Set;
  * @param unansweredCalls ids of tool calls in the compacted part whose results never came and that
  *     were old enough to be compacted without them
  */
-public record Cut(int compactCount, long lastCompactedSeq, long compactedTokens, long keptTokens, boolean overBudget,
+public record Cut(
+        int compactCount,
+        long lastCompactedSeq,
+        long compactedTokens,
+        long keptTokens,
+        boolean overBudget,
         Set<String> unansweredCalls) {
 
     public Cut {

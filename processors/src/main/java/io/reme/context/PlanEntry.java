@@ -22,8 +22,8 @@ public record PlanEntry(long seq, boolean turnStart, long tokens, Set<String> to
         toolResultIds = toolResultIds == null ? Set.of() : Set.copyOf(toolResultIds);
         // A message that hands back tool results continues the current turn by definition.
         if (turnStart && !toolResultIds.isEmpty()) {
-            throw new IllegalArgumentException("a turn start carries no tool results, but seq " + seq
-                    + " carries " + toolResultIds);
+            throw new IllegalArgumentException(
+                    "a turn start carries no tool results, but seq " + seq + " carries " + toolResultIds);
         }
     }
 }

@@ -19,7 +19,8 @@ public final class DiaryChunker {
 
     public DiaryChunker(int maxChars, int overlapChars) {
         if (maxChars <= 0 || overlapChars < 0 || overlapChars >= maxChars) {
-            throw new IllegalArgumentException("need 0 <= overlap < max, got max " + maxChars + ", overlap " + overlapChars);
+            throw new IllegalArgumentException(
+                    "need 0 <= overlap < max, got max " + maxChars + ", overlap " + overlapChars);
         }
         this.maxChars = maxChars;
         this.overlapChars = overlapChars;
@@ -30,8 +31,7 @@ public final class DiaryChunker {
     }
 
     /** One chunk: its text and the lines it spans. */
-    public record Chunk(int index, String text, int startLine, int endLine) {
-    }
+    public record Chunk(int index, String text, int startLine, int endLine) {}
 
     public List<Chunk> chunk(String document) {
         List<Chunk> chunks = new ArrayList<>();

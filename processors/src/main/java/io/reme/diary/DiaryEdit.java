@@ -8,8 +8,15 @@ import java.util.Objects;
  * {@code baseVersion} (0 = does not exist yet). {@code author} names who wrote it (a request ID or
  * {@code human}).
  */
-public record DiaryEdit(String editId, String tenant, String user, String name, long baseVersion, String content,
-        String author, Instant at) {
+public record DiaryEdit(
+        String editId,
+        String tenant,
+        String user,
+        String name,
+        long baseVersion,
+        String content,
+        String author,
+        Instant at) {
     public DiaryEdit {
         Objects.requireNonNull(editId, "editId");
         Objects.requireNonNull(content, "content");

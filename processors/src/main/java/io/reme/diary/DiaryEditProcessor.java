@@ -6,9 +6,9 @@ import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
-import java.io.IOException;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -38,6 +38,7 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     public static final String DLQ_SINK = "diary-dlq-sink";
     /** Chunks of changed documents, to be embedded into {@code memories}. */
     public static final String CHUNKS_SINK = "diary-chunks-sink";
+
     private static final Logger LOG = LoggerFactory.getLogger(DiaryEditProcessor.class);
 
     private final DiaryChunker chunker = DiaryChunker.defaults();
@@ -57,8 +58,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
      * @param limit edits over it are dead-lettered before they are read (a document is stored and logged whole)
      * @param secret the deployment's secret, whose {@link EditSignature} every edit must carry
      */
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(PipelineMetrics metrics, InputLimit limit,
-            RequestSecret secret) {
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
+            PipelineMetrics metrics, InputLimit limit, RequestSecret secret) {
         return () -> new DiaryEditProcessor(metrics, limit, secret);
     }
 
@@ -72,14 +73,23 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     public void process(Record<byte[], byte[]> record) {
         String tooLarge = limit.violation(record.key(), record.value(), record.headers());
         if (tooLarge != null) {
-            context.recordMetadata().ifPresent(m -> LOG.warn("diary edit over the input limit dead-lettered topic={} "
-                    + "partition={} offset={} detail={}", m.topic(), m.partition(), m.offset(), tooLarge));
+            context.recordMetadata()
+                    .ifPresent(m -> LOG.warn(
+                            "diary edit over the input limit dead-lettered topic={} "
+                                    + "partition={} offset={} detail={}",
+                            m.topic(),
+                            m.partition(),
+                            m.offset(),
+                            tooLarge));
             deadLetter(record, DlqReason.TOO_LARGE, tooLarge);
             return;
         }
         if (!EditSignature.valid(secret, record.headers(), record.key(), record.value())) {
-            LOG.warn("unsigned diary edit refused offset={}", context.recordMetadata().map(m -> m.topic() + "-"
-                    + m.partition() + "@" + m.offset()).orElse("?"));
+            LOG.warn(
+                    "unsigned diary edit refused offset={}",
+                    context.recordMetadata()
+                            .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset())
+                            .orElse("?"));
             deadLetter(record, DlqReason.UNAUTHENTICATED, "no valid " + EditSignature.HEADER + " header");
             return;
         }
@@ -101,12 +111,25 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             return;
         }
         if (edit.baseVersion() != currentVersion) {
-            LOG.info("diary edit conflict tenant={} user={} document={} base={} current={} author={}", edit.tenant(),
-                    edit.user(), edit.name(), edit.baseVersion(), currentVersion, edit.author());
+            LOG.info(
+                    "diary edit conflict tenant={} user={} document={} base={} current={} author={}",
+                    edit.tenant(),
+                    edit.user(),
+                    edit.name(),
+                    edit.baseVersion(),
+                    currentVersion,
+                    edit.author());
             return;
         }
-        DiaryDocument next = new DiaryDocument(edit.tenant(), edit.user(), edit.name(), edit.content(),
-                currentVersion + 1, edit.editId(), edit.author(), edit.at());
+        DiaryDocument next = new DiaryDocument(
+                edit.tenant(),
+                edit.user(),
+                edit.name(),
+                edit.content(),
+                currentVersion + 1,
+                edit.editId(),
+                edit.author(),
+                edit.at());
         documents.put(key, next);
         context.forward(new Record<>(key, next, record.timestamp()), SINK);
         forwardChunks(current, next, record.timestamp());
@@ -120,18 +143,35 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
         List<DiaryChunker.Chunk> before = previous == null ? List.of() : chunker.chunk(previous.content());
         List<DiaryChunker.Chunk> after = chunker.chunk(next.content());
         DocumentKey key = next.key();
-        Instant day = DocumentKey.LONG_TERM.equals(key.name()) ? next.updatedAt()
+        Instant day = DocumentKey.LONG_TERM.equals(key.name())
+                ? next.updatedAt()
                 : LocalDate.parse(key.name()).atStartOfDay(ZoneOffset.UTC).toInstant();
         for (DiaryChunker.Chunk chunk : after) {
             if (chunk.index() < before.size() && before.get(chunk.index()).equals(chunk)) {
                 continue;
             }
             String id = chunkId(key, chunk.index());
-            MemoryRecord memory = new MemoryRecord(id, key.tenant(), key.user(), null, MemoryType.DIARY_CHUNK,
-                    chunk.text(), next.updatedAt(), next.updatedAt(), day, Map.of("path", key.path(),
-                            "startLine", Integer.toString(chunk.startLine()),
-                            "endLine", Integer.toString(chunk.endLine()),
-                            "version", Long.toString(next.version())), null, null);
+            MemoryRecord memory = new MemoryRecord(
+                    id,
+                    key.tenant(),
+                    key.user(),
+                    null,
+                    MemoryType.DIARY_CHUNK,
+                    chunk.text(),
+                    next.updatedAt(),
+                    next.updatedAt(),
+                    day,
+                    Map.of(
+                            "path",
+                            key.path(),
+                            "startLine",
+                            Integer.toString(chunk.startLine()),
+                            "endLine",
+                            Integer.toString(chunk.endLine()),
+                            "version",
+                            Long.toString(next.version())),
+                    null,
+                    null);
             context.forward(new Record<>(key.tenant() + "/" + id, memory, timestamp), CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {

@@ -14,8 +14,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 public final class EditSignature {
     public static final String HEADER = "reme.edit.signature";
 
-    private EditSignature() {
-    }
+    private EditSignature() {}
 
     /** The header to send with the edit record {@code key} → {@code value}. */
     public static Header header(RequestSecret secret, byte[] key, byte[] value) {
@@ -25,7 +24,8 @@ public final class EditSignature {
     /** Whether the record carries the secret's signature of exactly this key and value. */
     public static boolean valid(RequestSecret secret, Headers headers, byte[] key, byte[] value) {
         Header header = headers == null ? null : headers.lastHeader(HEADER);
-        return header != null && header.value() != null
+        return header != null
+                && header.value() != null
                 && secret.verifyEdit(key, value, new String(header.value(), StandardCharsets.US_ASCII));
     }
 }

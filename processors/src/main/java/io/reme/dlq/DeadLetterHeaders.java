@@ -16,23 +16,24 @@ public final class DeadLetterHeaders {
     public static final String VALUE = "reme.dlq.value";
     /** The same for the original key. */
     public static final String KEY = "reme.dlq.key";
+
     public static final String VALUE_SIZE = VALUE + ".size";
     public static final String VALUE_SHA256 = VALUE + ".sha256";
     public static final String VALUE_TRUNCATED = VALUE + ".truncated";
     /** Original headers left out because together they were too large to carry. */
     public static final String HEADERS_DROPPED = "reme.dlq.headers.dropped";
+
     private static final int MAX_DETAIL = 1000;
 
-    private DeadLetterHeaders() {
-    }
+    private DeadLetterHeaders() {}
 
     /**
      * Returns the original headers (up to {@link DeadLetterPayload#MAX_ORIGINAL_HEADER_BYTES}) plus the
      * dead-letter ones. Origin values are -1 / empty when the record did not come straight from a topic
      * (e.g. a punctuation).
      */
-    public static Headers of(Headers original, DlqReason reason, String detail, String topic,
-            int partition, long offset, long timeMs) {
+    public static Headers of(
+            Headers original, DlqReason reason, String detail, String topic, int partition, long offset, long timeMs) {
         RecordHeaders headers = new RecordHeaders();
         int dropped = DeadLetterPayload.copyBounded(original, headers);
         String cut = detail == null ? "" : detail.length() > MAX_DETAIL ? detail.substring(0, MAX_DETAIL) : detail;

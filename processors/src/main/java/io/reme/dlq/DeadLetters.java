@@ -13,24 +13,31 @@ public final class DeadLetters {
     /** Keys longer than this are cut like values; real keys are two or three IDs of at most 64 characters. */
     public static final int MAX_KEY_BYTES = 1024;
 
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
     /** A dead letter's key and value, each whole or an excerpt. */
-    public record Bounded(byte[] key, byte[] value) {
-    }
+    public record Bounded(byte[] key, byte[] value) {}
 
     /**
      * The dead letter of a raw input record being processed.
      *
      * @param maxPayloadBytes the largest value carried whole (the input limit: anything larger was refused as too large)
      */
-    public static Record<Object, Object> of(ProcessorContext<?, ?> context, Record<byte[], byte[]> original,
-            DlqReason reason, String detail, int maxPayloadBytes) {
+    public static Record<Object, Object> of(
+            ProcessorContext<?, ?> context,
+            Record<byte[], byte[]> original,
+            DlqReason reason,
+            String detail,
+            int maxPayloadBytes) {
         RecordMetadata origin = context.recordMetadata().orElse(null);
-        Headers headers = DeadLetterHeaders.of(original.headers(), reason, detail,
-                origin == null ? null : origin.topic(), origin == null ? -1 : origin.partition(),
-                origin == null ? -1 : origin.offset(), original.timestamp());
+        Headers headers = DeadLetterHeaders.of(
+                original.headers(),
+                reason,
+                detail,
+                origin == null ? null : origin.topic(),
+                origin == null ? -1 : origin.partition(),
+                origin == null ? -1 : origin.offset(),
+                original.timestamp());
         Bounded bounded = bound(original.key(), original.value(), headers, maxPayloadBytes);
         return new Record<>(bounded.key(), bounded.value(), original.timestamp(), headers);
     }

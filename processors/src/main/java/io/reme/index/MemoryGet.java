@@ -5,5 +5,4 @@ import java.util.Optional;
 import org.apache.kafka.streams.query.Query;
 
 /** An interactive query for a {@link MemoryIndexStore}: the tenant's memory with this id, if indexed. */
-public record MemoryGet(String tenant, String id) implements Query<Optional<MemoryRecord>> {
-}
+public record MemoryGet(String tenant, String id) implements Query<Optional<MemoryRecord>> {}

@@ -7,5 +7,4 @@ import org.apache.kafka.streams.query.Query;
  * record it applied (-1 before the first). A write at offset o is visible to reads once this is
  * at least o.
  */
-public record MemoryProgress() implements Query<Long> {
-}
+public record MemoryProgress() implements Query<Long> {}

@@ -22,6 +22,5 @@ public final class Json {
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 }

@@ -51,15 +51,54 @@ public record LlmRequest(
     }
 
     /** A request without a summary budget of its own and without unanswered calls. */
-    public LlmRequest(String requestId, long epoch, LlmKind kind, String tenant, String session, String user,
-            long fromSeq, long toSeq, List<Message> messages, String previousSummary, String language, int attempt,
+    public LlmRequest(
+            String requestId,
+            long epoch,
+            LlmKind kind,
+            String tenant,
+            String session,
+            String user,
+            long fromSeq,
+            long toSeq,
+            List<Message> messages,
+            String previousSummary,
+            String language,
+            int attempt,
             Instant createdAt) {
-        this(requestId, epoch, kind, tenant, session, user, fromSeq, toSeq, messages, previousSummary, language,
-                attempt, createdAt, 0, List.of());
+        this(
+                requestId,
+                epoch,
+                kind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                0,
+                List.of());
     }
 
     public LlmRequest withKind(LlmKind newKind) {
-        return new LlmRequest(requestId, epoch, newKind, tenant, session, user, fromSeq, toSeq, messages,
-                previousSummary, language, attempt, createdAt, summaryBudget, unansweredCalls);
+        return new LlmRequest(
+                requestId,
+                epoch,
+                newKind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls);
     }
 }

@@ -32,14 +32,33 @@ public record LlmResult(
     }
 
     /** A result whose failure, if it failed, is a plain {@link LlmFailure#ERROR}. */
-    public LlmResult(String requestId, long epoch, LlmKind kind, String tenant, String session, LlmStatus status,
-            String payload, String error, int attempts, Instant completedAt) {
+    public LlmResult(
+            String requestId,
+            long epoch,
+            LlmKind kind,
+            String tenant,
+            String session,
+            LlmStatus status,
+            String payload,
+            String error,
+            int attempts,
+            Instant completedAt) {
         this(requestId, epoch, kind, tenant, session, status, payload, error, attempts, completedAt, null);
     }
 
     public static LlmResult ok(LlmRequest request, String payload, int attempts, Instant at) {
-        return new LlmResult(request.requestId(), request.epoch(), request.kind(), request.tenant(),
-                request.session(), LlmStatus.OK, payload, null, attempts, at, null);
+        return new LlmResult(
+                request.requestId(),
+                request.epoch(),
+                request.kind(),
+                request.tenant(),
+                request.session(),
+                LlmStatus.OK,
+                payload,
+                null,
+                attempts,
+                at,
+                null);
     }
 
     public static LlmResult failed(LlmRequest request, String error, int attempts, Instant at) {
@@ -47,7 +66,17 @@ public record LlmResult(
     }
 
     public static LlmResult failed(LlmRequest request, String error, int attempts, Instant at, LlmFailure failure) {
-        return new LlmResult(request.requestId(), request.epoch(), request.kind(), request.tenant(),
-                request.session(), LlmStatus.FAILED, "", error, attempts, at, failure);
+        return new LlmResult(
+                request.requestId(),
+                request.epoch(),
+                request.kind(),
+                request.tenant(),
+                request.session(),
+                LlmStatus.FAILED,
+                "",
+                error,
+                attempts,
+                at,
+                failure);
     }
 }

@@ -1,7 +1,7 @@
 package io.reme.llm;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -21,9 +21,11 @@ import javax.crypto.spec.SecretKeySpec;
 public final class RequestSecret {
     /** The shortest secret accepted, in bytes of its UTF-8 text: 32 is 128 bits of hex. */
     public static final int MIN_LENGTH = 32;
+
     private static final String ALGORITHM = "HmacSHA256";
     /** Separate purposes never produce the same MAC for the same input. */
     private static final byte[] REQUEST_ID = "reme-request-id\0".getBytes(StandardCharsets.UTF_8);
+
     private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
 
     private final SecretKeySpec key;
@@ -68,8 +70,10 @@ public final class RequestSecret {
 
     /** Whether {@code requestId} is the one this secret gives {@code name}; compared in constant time. */
     public boolean issued(String name, String requestId) {
-        return requestId != null && MessageDigest.isEqual(requestId(name).getBytes(StandardCharsets.US_ASCII),
-                requestId.getBytes(StandardCharsets.UTF_8));
+        return requestId != null
+                && MessageDigest.isEqual(
+                        requestId(name).getBytes(StandardCharsets.US_ASCII),
+                        requestId.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The signature of a diary edit record (its key and value bytes), as lowercase hex. */
@@ -79,14 +83,19 @@ public final class RequestSecret {
 
     /** Whether {@code signature} is this secret's signature of the edit; compared in constant time. */
     public boolean verifyEdit(byte[] key, byte[] value, String signature) {
-        return signature != null && MessageDigest.isEqual(signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
-                signature.getBytes(StandardCharsets.UTF_8));
+        return signature != null
+                && MessageDigest.isEqual(
+                        signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
+                        signature.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The key's length first, so no split of the same bytes into key and value signs alike. */
     private static byte[] lengthPrefixed(byte[] key) {
         byte[] bytes = key == null ? new byte[0] : key;
-        return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).array();
+        return ByteBuffer.allocate(4 + bytes.length)
+                .putInt(bytes.length)
+                .put(bytes)
+                .array();
     }
 
     private byte[] mac(byte[]... parts) {

@@ -66,8 +66,8 @@ public final class MessageParser {
             throw new InvalidInputException(DlqReason.MALFORMED_JSON, "empty value");
         }
         if (value.length > maxBytes) {
-            throw new InvalidInputException(DlqReason.TOO_LARGE,
-                    "message is " + value.length + " bytes, limit is " + maxBytes);
+            throw new InvalidInputException(
+                    DlqReason.TOO_LARGE, "message is " + value.length + " bytes, limit is " + maxBytes);
         }
         JsonNode root;
         try {
@@ -84,7 +84,8 @@ public final class MessageParser {
         String expectedKey = tenant + "/" + session;
         String actualKey = key == null ? null : new String(key, StandardCharsets.UTF_8);
         if (!expectedKey.equals(actualKey)) {
-            throw new InvalidInputException(DlqReason.KEY_MISMATCH,
+            throw new InvalidInputException(
+                    DlqReason.KEY_MISMATCH,
                     "key must be '" + expectedKey + "' (tenant/session of the envelope), got "
                             + (actualKey == null ? "no key" : "'" + abbreviate(actualKey) + "'"));
         }
@@ -94,7 +95,8 @@ public final class MessageParser {
         }
         Role role = Role.fromWire(roleText);
         if (role == null) {
-            throw new InvalidInputException(DlqReason.INVALID_ROLE,
+            throw new InvalidInputException(
+                    DlqReason.INVALID_ROLE,
                     "role must be user, assistant, system or tool, got '" + abbreviate(roleText) + "'");
         }
         String messageId = text(root, "id");
@@ -104,8 +106,12 @@ public final class MessageParser {
         JsonNode timeField = root.get("time");
         Instant time = time(timeField, recordTimeMs);
         Instant recordTime = Instant.ofEpochMilli(recordTimeMs);
-        String badTime = timeBounds.problem(timeField == null || timeField.isNull()
-                ? "time (the record timestamp, as the message has none)" : "time", time, nowMs);
+        String badTime = timeBounds.problem(
+                timeField == null || timeField.isNull()
+                        ? "time (the record timestamp, as the message has none)"
+                        : "time",
+                time,
+                nowMs);
         if (badTime == null) {
             // The record timestamp is the session's clock for pending compactions and backoffs.
             badTime = timeBounds.problem("record timestamp", recordTime, nowMs);
@@ -114,8 +120,15 @@ public final class MessageParser {
             throw new InvalidInputException(DlqReason.INVALID_TIME, badTime);
         }
         List<Block> blocks = content(root, role);
-        return new Message(tenant, session, user, messageId == null ? fallbackId : messageId, role,
-                text(root, "name"), time, blocks);
+        return new Message(
+                tenant,
+                session,
+                user,
+                messageId == null ? fallbackId : messageId,
+                role,
+                text(root, "name"),
+                time,
+                blocks);
     }
 
     private static List<Block> content(JsonNode root, Role role) {
@@ -140,7 +153,8 @@ public final class MessageParser {
                     blocks.add(block(part, index++));
                 }
             } else {
-                throw new InvalidInputException(DlqReason.INVALID_CONTENT, "content must be a string or an array of parts");
+                throw new InvalidInputException(
+                        DlqReason.INVALID_CONTENT, "content must be a string or an array of parts");
             }
         }
         JsonNode calls = root.get("tool_calls");
@@ -154,7 +168,8 @@ public final class MessageParser {
             }
         }
         if (blocks.isEmpty()) {
-            throw new InvalidInputException(DlqReason.MISSING_FIELD, "content is required (string, parts, or tool_calls)");
+            throw new InvalidInputException(
+                    DlqReason.MISSING_FIELD, "content is required (string, parts, or tool_calls)");
         }
         return blocks;
     }
@@ -171,8 +186,9 @@ public final class MessageParser {
         return switch (type) {
             case "text" -> new Block.Text(required(part, "text", where));
             case "thinking" -> new Block.Thinking(required(part, "thinking", where));
-            case "tool_use" -> new Block.ToolUse(required(part, "id", where), required(part, "name", where),
-                    arguments(part.get("input")));
+            case "tool_use" ->
+                new Block.ToolUse(
+                        required(part, "id", where), required(part, "name", where), arguments(part.get("input")));
             case "tool_result" -> {
                 String id = text(part, "id");
                 if (id == null) {
@@ -193,8 +209,11 @@ public final class MessageParser {
                 }
                 yield new Block.Image(url, null, null);
             }
-            default -> throw new InvalidInputException(DlqReason.INVALID_CONTENT,
-                    where + ": unsupported block type; use text, thinking, tool_use, tool_result, image or image_url");
+            default ->
+                throw new InvalidInputException(
+                        DlqReason.INVALID_CONTENT,
+                        where
+                                + ": unsupported block type; use text, thinking, tool_use, tool_result, image or image_url");
         };
     }
 
@@ -219,7 +238,9 @@ public final class MessageParser {
         if (function == null || !function.isObject()) {
             throw new InvalidInputException(DlqReason.INVALID_CONTENT, where + " needs a function object");
         }
-        return new Block.ToolUse(required(call, "id", where), required(function, "name", where + ".function"),
+        return new Block.ToolUse(
+                required(call, "id", where),
+                required(function, "name", where + ".function"),
                 arguments(function.get("arguments")));
     }
 
@@ -259,12 +280,21 @@ public final class MessageParser {
                 text.append(part.path("text").asText(""));
             } else if ("image".equals(type) || "audio".equals(type) || "video".equals(type)) {
                 JsonNode source = part.path("source");
-                text.append('[').append(type).append("] ").append(source.path("url").asText("(inline data)"));
+                text.append('[')
+                        .append(type)
+                        .append("] ")
+                        .append(source.path("url").asText("(inline data)"));
             } else if ("file".equals(type)) {
-                text.append("[file] ").append(part.path("name").asText("")).append(": ")
-                        .append(part.has("path") ? part.path("path").asText() : part.path("url").asText(""));
+                text.append("[file] ")
+                        .append(part.path("name").asText(""))
+                        .append(": ")
+                        .append(
+                                part.has("path")
+                                        ? part.path("path").asText()
+                                        : part.path("url").asText(""));
             } else {
-                throw new InvalidInputException(DlqReason.INVALID_CONTENT,
+                throw new InvalidInputException(
+                        DlqReason.INVALID_CONTENT,
                         where + " has a part of unsupported type '" + abbreviate(String.valueOf(type)) + "'");
             }
         }
@@ -287,7 +317,8 @@ public final class MessageParser {
             try {
                 return OffsetDateTime.parse(value).toInstant();
             } catch (DateTimeParseException e) {
-                throw new InvalidInputException(DlqReason.INVALID_TIME,
+                throw new InvalidInputException(
+                        DlqReason.INVALID_TIME,
                         "time must be ISO-8601 with an offset (e.g. 2026-11-30T10:15:00Z) or epoch milliseconds, got '"
                                 + abbreviate(value) + "'");
             }
@@ -299,8 +330,8 @@ public final class MessageParser {
         String value = text(root, field);
         String problem = SafeId.problem(field, value);
         if (problem != null) {
-            throw new InvalidInputException(value == null || value.isEmpty() ? DlqReason.MISSING_FIELD : DlqReason.INVALID_ID,
-                    problem);
+            throw new InvalidInputException(
+                    value == null || value.isEmpty() ? DlqReason.MISSING_FIELD : DlqReason.INVALID_ID, problem);
         }
         return value;
     }

@@ -6,7 +6,10 @@ import java.util.Locale;
 
 /** Who spoke a message. {@code TOOL} is the OpenAI role for a message carrying a tool's output. */
 public enum Role {
-    USER, ASSISTANT, SYSTEM, TOOL;
+    USER,
+    ASSISTANT,
+    SYSTEM,
+    TOOL;
 
     @JsonValue
     public String wire() {

@@ -10,8 +10,7 @@ public final class SafeId {
     public static final int MAX_LENGTH = 64;
     private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
-    private SafeId() {
-    }
+    private SafeId() {}
 
     public static boolean isSafe(String value) {
         return value != null && SAFE.matcher(value).matches();

@@ -26,7 +26,10 @@ public final class Transcript {
             if (out.length() > 0) {
                 out.append('\n');
             }
-            out.append('[').append(time.format(message.time())).append("] ").append(message.role().wire());
+            out.append('[')
+                    .append(time.format(message.time()))
+                    .append("] ")
+                    .append(message.role().wire());
             if (message.name() != null && !message.name().isBlank()) {
                 out.append(" (").append(message.name()).append(')');
             } else if (message.role() == Role.USER) {

@@ -14,12 +14,15 @@ import io.reme.llm.LlmStatus;
  */
 public interface PipelineMetrics {
     /** Reports nothing; for tests and tools that run the topology without exporting metrics. */
-    PipelineMetrics NONE = new PipelineMetrics() {
-    };
+    PipelineMetrics NONE = new PipelineMetrics() {};
 
     /** What happened to a session's compaction. */
     enum Compaction {
-        REQUESTED, APPLIED, FAILED, INVALID_SUMMARY, TIMED_OUT
+        REQUESTED,
+        APPLIED,
+        FAILED,
+        INVALID_SUMMARY,
+        TIMED_OUT
     }
 
     /** How one call to the LLM provider ended. */
@@ -32,21 +35,16 @@ public interface PipelineMetrics {
     }
 
     /** A valid message joined its session's window, counted as {@code tokens}. */
-    default void messageIn(String tenant, int tokens) {
-    }
+    default void messageIn(String tenant, int tokens) {}
 
-    default void compaction(String tenant, Compaction event) {
-    }
+    default void compaction(String tenant, Compaction event) {}
 
     /** A record went to the dead-letter topic. */
-    default void deadLetter(DlqReason reason) {
-    }
+    default void deadLetter(DlqReason reason) {}
 
     /** One provider call, successful or not, and how long it took. */
-    default void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {
-    }
+    default void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {}
 
     /** A request answered on {@code llm.results}, after all its attempts. */
-    default void llmRequest(LlmKind kind, LlmStatus status) {
-    }
+    default void llmRequest(LlmKind kind, LlmStatus status) {}
 }

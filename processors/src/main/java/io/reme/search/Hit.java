@@ -44,20 +44,65 @@ public record Hit(
 
     /** The same memory with the scores of another fusion. */
     Hit withScores(HybridFusion.Fused f) {
-        return new Hit(id, type, text, f.score(), f.textScore(), f.vectorScore(), tenant, user, session, createdAt,
-                updatedAt, conversationTime, metadata, vectorModel, target, version, history);
+        return new Hit(
+                id,
+                type,
+                text,
+                f.score(),
+                f.textScore(),
+                f.vectorScore(),
+                tenant,
+                user,
+                session,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vectorModel,
+                target,
+                version,
+                history);
     }
 
     static Hit of(MemoryRecord r, HybridFusion.Fused f) {
-        return new Hit(r.id(), r.type(), r.text(), f.score(), f.textScore(), f.vectorScore(), r.tenant(), r.user(),
-                r.session(), r.createdAt(), r.updatedAt(), r.conversationTime(), r.metadata(), r.vectorModel(),
-                r.target(), r.version(), r.history());
+        return new Hit(
+                r.id(),
+                r.type(),
+                r.text(),
+                f.score(),
+                f.textScore(),
+                f.vectorScore(),
+                r.tenant(),
+                r.user(),
+                r.session(),
+                r.createdAt(),
+                r.updatedAt(),
+                r.conversationTime(),
+                r.metadata(),
+                r.vectorModel(),
+                r.target(),
+                r.version(),
+                r.history());
     }
 
     /** The memory this hit found, without its vector. */
     @JsonIgnore
     public MemoryRecord memory() {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                null, vectorModel, target, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                null,
+                vectorModel,
+                target,
+                version,
+                history);
     }
 }

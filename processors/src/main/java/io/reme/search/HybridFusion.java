@@ -55,16 +55,14 @@ public final class HybridFusion {
     }
 
     /** A fused result: fused score in [0, 1], and the raw score from each list (null when absent there). */
-    public record Fused(String id, double score, Double textScore, Double vectorScore) {
-    }
+    public record Fused(String id, double score, Double textScore, Double vectorScore) {}
 
     private static final Comparator<Scored> BY_SCORE_THEN_ID =
             Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id);
     private static final Comparator<Fused> FUSED_ORDER =
             Comparator.comparingDouble(Fused::score).reversed().thenComparing(Fused::id);
 
-    private HybridFusion() {
-    }
+    private HybridFusion() {}
 
     /** Fuses, drops results below {@code minScore} and keeps the best {@code k}. */
     public static List<Fused> fuse(FusionMode mode, List<Scored> text, List<Scored> vector, double minScore, int k) {
@@ -85,8 +83,7 @@ public final class HybridFusion {
     }
 
     /** Weighted sum of min-max normalised scores; all candidates, in fused order. */
-    public static List<Fused> weighted(List<Scored> text, List<Scored> vector, double textWeight,
-            double vectorWeight) {
+    public static List<Fused> weighted(List<Scored> text, List<Scored> vector, double textWeight, double vectorWeight) {
         if (!(textWeight >= 0 && vectorWeight >= 0 && textWeight + vectorWeight > 0)) {
             throw new IllegalArgumentException("weights must be >= 0 and not both 0");
         }
@@ -95,8 +92,12 @@ public final class HybridFusion {
         double weights = (t.isEmpty() ? 0 : textWeight) + (v.isEmpty() ? 0 : vectorWeight);
         Map<String, Double> tn = minMax(t);
         Map<String, Double> vn = minMax(v);
-        return combine(t, v, id -> weights == 0 ? 0
-                : (textWeight * tn.getOrDefault(id, 0.0) + vectorWeight * vn.getOrDefault(id, 0.0)) / weights);
+        return combine(
+                t,
+                v,
+                id -> weights == 0
+                        ? 0
+                        : (textWeight * tn.getOrDefault(id, 0.0) + vectorWeight * vn.getOrDefault(id, 0.0)) / weights);
     }
 
     /** Reciprocal rank fusion (k = 60), scaled to [0, 1]; all candidates, in fused order. */
@@ -117,8 +118,12 @@ public final class HybridFusion {
         double best = ((t.isEmpty() ? 0 : textWeight) + (v.isEmpty() ? 0 : vectorWeight)) / (RRF_K + 1);
         Map<String, Double> tr = reciprocalRanks(t);
         Map<String, Double> vr = reciprocalRanks(v);
-        return combine(t, v, id -> best == 0 ? 0
-                : (textWeight * tr.getOrDefault(id, 0.0) + vectorWeight * vr.getOrDefault(id, 0.0)) / best);
+        return combine(
+                t,
+                v,
+                id -> best == 0
+                        ? 0
+                        : (textWeight * tr.getOrDefault(id, 0.0) + vectorWeight * vr.getOrDefault(id, 0.0)) / best);
     }
 
     private static List<Fused> combine(List<Scored> t, List<Scored> v, ToDoubleFunction<String> f) {

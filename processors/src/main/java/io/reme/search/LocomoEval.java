@@ -53,15 +53,21 @@ public final class LocomoEval {
             .appendPattern("h:mm a 'on' d MMMM, yyyy")
             .toFormatter(Locale.ENGLISH);
     private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("d MMMM yyyy", Locale.ENGLISH);
-    private static final Map<Integer, String> CATEGORY_NAMES = Map.of(
-            1, "multi-hop", 2, "temporal", 3, "open-domain", 4, "single-hop", 5, "adversarial");
+    private static final Map<Integer, String> CATEGORY_NAMES =
+            Map.of(1, "multi-hop", 2, "temporal", 3, "open-domain", 4, "single-hop", 5, "adversarial");
 
     /**
      * How a turn becomes memory text: {@code speaker: text}, then optionally the image caption,
      * the session date in front and up to {@code context} turns on each side (same session).
      */
-    public record Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion,
-            boolean progress, double rrfTextWeight, double rrfVectorWeight) {
+    public record Options(
+            boolean sessionDate,
+            boolean imageCaptions,
+            int context,
+            FusionMode fusion,
+            boolean progress,
+            double rrfTextWeight,
+            double rrfVectorWeight) {
         public Options {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
@@ -95,8 +101,13 @@ public final class LocomoEval {
                     + (sessionDate ? ", session date in front" : "")
                     + (context > 0 ? ", +" + context + " neighbouring turn(s) each side" : "")
                     + "; fusion " + fusion.name().toLowerCase(Locale.ROOT)
-                    + (reweighted() ? String.format(Locale.ROOT, " (text weight %.2f, vector weight %.2f)",
-                            rrfTextWeight, rrfVectorWeight) : "");
+                    + (reweighted()
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " (text weight %.2f, vector weight %.2f)",
+                                    rrfTextWeight,
+                                    rrfVectorWeight)
+                            : "");
         }
     }
 
@@ -122,17 +133,30 @@ public final class LocomoEval {
     }
 
     /** Everything measured in one run. */
-    public record Report(Options options, boolean vectors, int conversations, int turns, List<Recall> categories,
-            Recall overall, int skippedQuestions, int droppedEvidence, double indexSeconds, double embedSeconds,
-            double searchP50Millis, double searchP99Millis) {
+    public record Report(
+            Options options,
+            boolean vectors,
+            int conversations,
+            int turns,
+            List<Recall> categories,
+            Recall overall,
+            int skippedQuestions,
+            int droppedEvidence,
+            double indexSeconds,
+            double embedSeconds,
+            double searchP50Millis,
+            double searchP99Millis) {
 
         public double recordsPerSecond() {
             return indexSeconds == 0 ? 0 : turns / indexSeconds;
         }
 
         public void print(PrintStream out) {
-            out.printf(Locale.ROOT, "LoCoMo evidence recall@k, %s (%s)%n",
-                    vectors ? "BM25 + vectors" : "BM25 only", options.describe());
+            out.printf(
+                    Locale.ROOT,
+                    "LoCoMo evidence recall@k, %s (%s)%n",
+                    vectors ? "BM25 + vectors" : "BM25 only",
+                    options.describe());
             StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s %5s", "category", "n"));
             for (int k : KS) {
                 header.append(String.format(Locale.ROOT, " %6s", "@" + k));
@@ -142,11 +166,17 @@ public final class LocomoEval {
                 out.println(row(r));
             }
             out.println(row(overall));
-            out.printf(Locale.ROOT, "%d conversations, %d turns indexed in %.2f s (%.0f records/s)%s; "
-                    + "%d questions skipped (no evidence), %d evidence ids dropped (not a turn)%n",
-                    conversations, turns, indexSeconds, recordsPerSecond(),
+            out.printf(
+                    Locale.ROOT,
+                    "%d conversations, %d turns indexed in %.2f s (%.0f records/s)%s; "
+                            + "%d questions skipped (no evidence), %d evidence ids dropped (not a turn)%n",
+                    conversations,
+                    turns,
+                    indexSeconds,
+                    recordsPerSecond(),
                     vectors ? String.format(Locale.ROOT, ", embedding %.2f s", embedSeconds) : "",
-                    skippedQuestions, droppedEvidence);
+                    skippedQuestions,
+                    droppedEvidence);
             out.printf(Locale.ROOT, "search latency p50 %.3f ms, p99 %.3f ms%n", searchP50Millis, searchP99Millis);
         }
 
@@ -159,16 +189,14 @@ public final class LocomoEval {
         }
     }
 
-    private LocomoEval() {
-    }
+    private LocomoEval() {}
 
     /** Runs with {@link Options#defaults()} and prints the report; {@code embed} may be null (BM25 only). */
     public static Report run(Path data, EmbeddingFunction embed, PrintStream out) throws IOException {
         return run(data, embed, Options.defaults(), out);
     }
 
-    public static Report run(Path data, EmbeddingFunction embed, Options options, PrintStream out)
-            throws IOException {
+    public static Report run(Path data, EmbeddingFunction embed, Options options, PrintStream out) throws IOException {
         JsonNode root = Json.MAPPER.readTree(Files.readAllBytes(data));
         if (!root.isArray()) {
             throw new IllegalArgumentException(data + ": expected a JSON list of conversations");
@@ -192,8 +220,13 @@ public final class LocomoEval {
             dialog.forEach(t -> diaIds.add(t.diaId));
             turns += dialog.size();
             if (options.progress()) {
-                System.err.printf(Locale.ROOT, "\r[%d/%d] %s: indexing %d turns...          ", done, root.size(),
-                        sample, dialog.size());
+                System.err.printf(
+                        Locale.ROOT,
+                        "\r[%d/%d] %s: indexing %d turns...          ",
+                        done,
+                        root.size(),
+                        sample,
+                        dialog.size());
             }
             List<MemoryRecord> records = records(sample, user, dialog, options);
             if (embed != null) {
@@ -229,8 +262,18 @@ public final class LocomoEval {
                         continue;
                     }
                     String question = item.path("question").asText();
-                    SearchQuery q = new SearchQuery(TENANT, question, null, KS[KS.length - 1],
-                            Set.of(MemoryType.DIALOG_CHUNK), Set.of(user), null, null, null, 0, options.fusion());
+                    SearchQuery q = new SearchQuery(
+                            TENANT,
+                            question,
+                            null,
+                            KS[KS.length - 1],
+                            Set.of(MemoryType.DIALOG_CHUNK),
+                            Set.of(user),
+                            null,
+                            null,
+                            null,
+                            0,
+                            options.fusion());
                     if (embed != null) {
                         long e0 = System.nanoTime();
                         q = q.withVector(embed.embedQuery(question), EVAL_MODEL);
@@ -239,7 +282,9 @@ public final class LocomoEval {
                     long s0 = System.nanoTime();
                     SearchResult result = search(index, q, options);
                     latencies.add(System.nanoTime() - s0);
-                    List<String> ranked = result.hits().stream().map(h -> h.metadata().get("dia_id")).toList();
+                    List<String> ranked = result.hits().stream()
+                            .map(h -> h.metadata().get("dia_id"))
+                            .toList();
                     double[] recall = recallAtK(ranked, evidence);
                     int category = item.path("category").asInt(0);
                     for (int c : new int[] {category, 0}) {
@@ -250,8 +295,14 @@ public final class LocomoEval {
                         counts.merge(c, 1, Integer::sum);
                     }
                     if (options.progress() && ++asked % 25 == 0) {
-                        System.err.printf(Locale.ROOT, "\r[%d/%d] %s: %d/%d questions          ", done, root.size(),
-                                sample, asked, qa.size());
+                        System.err.printf(
+                                Locale.ROOT,
+                                "\r[%d/%d] %s: %d/%d questions          ",
+                                done,
+                                root.size(),
+                                sample,
+                                asked,
+                                qa.size());
                     }
                 }
             }
@@ -262,14 +313,27 @@ public final class LocomoEval {
         List<Recall> categories = new ArrayList<>();
         for (Map.Entry<Integer, double[]> e : sums.entrySet()) {
             if (e.getKey() != 0) {
-                categories.add(mean(e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"), e.getValue(),
+                categories.add(mean(
+                        e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"),
+                        e.getValue(),
                         counts.get(e.getKey())));
             }
         }
         Recall overall = mean("overall", sums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0));
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-        Report report = new Report(options, embed != null, done, turns, categories, overall, skipped, dropped,
-                indexNanos / 1e9, embedNanos / 1e9, percentile(sorted, 0.50) / 1e6, percentile(sorted, 0.99) / 1e6);
+        Report report = new Report(
+                options,
+                embed != null,
+                done,
+                turns,
+                categories,
+                overall,
+                skipped,
+                dropped,
+                indexNanos / 1e9,
+                embedNanos / 1e9,
+                percentile(sorted, 0.50) / 1e6,
+                percentile(sorted, 0.99) / 1e6);
         if (out != null) {
             report.print(out);
         }
@@ -339,14 +403,20 @@ public final class LocomoEval {
 
     // ---- data -----------------------------------------------------------------------------------
 
-    record Turn(String diaId, String speaker, String text, String caption, int session, int index,
-            Instant sessionTime, String sessionDate) {
-    }
+    record Turn(
+            String diaId,
+            String speaker,
+            String text,
+            String caption,
+            int session,
+            int index,
+            Instant sessionTime,
+            String sessionDate) {}
 
     /** Every turn of every session, in session order. */
     static List<Turn> turns(JsonNode conversation) {
         Map<Integer, String> sessionKeys = new TreeMap<>();
-        for (Iterator<String> it = conversation.fieldNames(); it.hasNext();) {
+        for (Iterator<String> it = conversation.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             Matcher m = SESSION_KEY.matcher(key);
             if (m.matches() && conversation.get(key).isArray()) {
@@ -365,8 +435,15 @@ public final class LocomoEval {
                     continue;
                 }
                 String caption = t.path("blip_caption").asText("");
-                out.add(new Turn(diaId, t.path("speaker").asText(""), t.path("text").asText(""),
-                        caption.isBlank() ? null : caption, s.getKey(), i++, time, day));
+                out.add(new Turn(
+                        diaId,
+                        t.path("speaker").asText(""),
+                        t.path("text").asText(""),
+                        caption.isBlank() ? null : caption,
+                        s.getKey(),
+                        i++,
+                        time,
+                        day));
             }
         }
         return out;
@@ -391,7 +468,8 @@ public final class LocomoEval {
             text.append(base(t, options));
             if (options.context() > 0) {
                 List<String> around = new ArrayList<>();
-                for (int j = Math.max(0, i - options.context()); j <= Math.min(dialog.size() - 1, i + options.context());
+                for (int j = Math.max(0, i - options.context());
+                        j <= Math.min(dialog.size() - 1, i + options.context());
                         j++) {
                     if (j != i && dialog.get(j).session == t.session) {
                         around.add(base(dialog.get(j), options));
@@ -402,9 +480,19 @@ public final class LocomoEval {
                 }
             }
             Map<String, String> metadata = Map.of("dia_id", t.diaId, "speaker", t.speaker, "conversation", sample);
-            MemoryRecord r = new MemoryRecord(sample + "/" + t.diaId, TENANT, user, "session_" + t.session,
-                    MemoryType.DIALOG_CHUNK, text.toString(), t.sessionTime, t.sessionTime, t.sessionTime, metadata,
-                    null, null);
+            MemoryRecord r = new MemoryRecord(
+                    sample + "/" + t.diaId,
+                    TENANT,
+                    user,
+                    "session_" + t.session,
+                    MemoryType.DIALOG_CHUNK,
+                    text.toString(),
+                    t.sessionTime,
+                    t.sessionTime,
+                    t.sessionTime,
+                    metadata,
+                    null,
+                    null);
             out.add(r);
         }
         return out;
@@ -422,10 +510,11 @@ public final class LocomoEval {
         List<MemoryRecord> out = new ArrayList<>(records.size());
         for (int from = 0; from < records.size(); from += EMBED_BATCH) {
             List<MemoryRecord> batch = records.subList(from, Math.min(records.size(), from + EMBED_BATCH));
-            List<float[]> vectors = embed.embed(batch.stream().map(MemoryRecord::text).toList());
+            List<float[]> vectors =
+                    embed.embed(batch.stream().map(MemoryRecord::text).toList());
             if (vectors.size() != batch.size()) {
-                throw new IllegalStateException("embedding returned " + vectors.size() + " vectors for "
-                        + batch.size() + " texts");
+                throw new IllegalStateException(
+                        "embedding returned " + vectors.size() + " vectors for " + batch.size() + " texts");
             }
             for (int i = 0; i < batch.size(); i++) {
                 out.add(batch.get(i).withVector(vectors.get(i), EVAL_MODEL));

@@ -116,6 +116,7 @@ public final class MemoryIndex implements Closeable {
     static final String F_ID = "id";
     /** tenant/id: the identity of a document, so two tenants' equal ids never replace each other. */
     static final String F_KEY = "key";
+
     static final String F_TENANT = "tenant";
     static final String F_USER = "user";
     static final String F_SESSION = "session";
@@ -126,6 +127,7 @@ public final class MemoryIndex implements Closeable {
     static final String F_VECTOR = "vec";
     /** The model that made a document's vector; every document with a vector has it. */
     static final String F_VECTOR_MODEL = "vec_model";
+
     private static final String UNNAMED_MODEL = "";
     /** The record as JSON in a stored field: documents written before {@link #F_SOURCE_BYTES} only. */
     static final String F_SOURCE = "src";
@@ -133,9 +135,11 @@ public final class MemoryIndex implements Closeable {
     static final String F_SOURCE_BYTES = "src_b";
     /** The id in binary doc values: read for every candidate of a search. */
     static final String F_ID_BYTES = "id_b";
+
     static final String F_TARGET = "target";
     /** Metadata entries as exact terms {@code key + META_SEPARATOR + value}. */
     static final String F_META = "meta";
+
     static final char META_SEPARATOR = '\u001f';
     static final String F_CREATED = "created_ms";
     static final String F_UPDATED = "updated_ms";
@@ -320,12 +324,12 @@ public final class MemoryIndex implements Closeable {
         if (vector != null) {
             checkDimension(vector.length, true);
             doc.add(new KnnFloatVectorField(F_VECTOR, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
-            doc.add(new StringField(F_VECTOR_MODEL, r.vectorModel() == null ? UNNAMED_MODEL : r.vectorModel(),
-                    Field.Store.NO));
+            doc.add(new StringField(
+                    F_VECTOR_MODEL, r.vectorModel() == null ? UNNAMED_MODEL : r.vectorModel(), Field.Store.NO));
         }
         try {
-            doc.add(new BinaryDocValuesField(F_SOURCE_BYTES,
-                    new BytesRef(Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel())))));
+            doc.add(new BinaryDocValuesField(
+                    F_SOURCE_BYTES, new BytesRef(Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel())))));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -401,10 +405,12 @@ public final class MemoryIndex implements Closeable {
             List<HybridFusion.Scored> text = null;
             Query textQuery = textQuery(q.text());
             if (textQuery != null) {
-                Query full = filter == null ? textQuery : new BooleanQuery.Builder()
-                        .add(textQuery, Occur.MUST)
-                        .add(filter, Occur.FILTER)
-                        .build();
+                Query full = filter == null
+                        ? textQuery
+                        : new BooleanQuery.Builder()
+                                .add(textQuery, Occur.MUST)
+                                .add(filter, Occur.FILTER)
+                                .build();
                 text = scored(documents, searcher.search(full, n), docsById, false);
             }
             long t1 = System.nanoTime();
@@ -413,8 +419,8 @@ public final class MemoryIndex implements Closeable {
             if (target != null && dimension.get() != 0) {
                 checkDimension(target.length, false);
                 int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
-                Query knn = new KnnFloatVectorQuery(F_VECTOR, unit(target), beam,
-                        sameModel(q.vectorModel(), filter, searcher.getIndexReader()));
+                Query knn = new KnnFloatVectorQuery(
+                        F_VECTOR, unit(target), beam, sameModel(q.vectorModel(), filter, searcher.getIndexReader()));
                 vector = scored(documents, searcher.search(knn, n), docsById, true);
             }
             long t2 = System.nanoTime();
@@ -432,9 +438,16 @@ public final class MemoryIndex implements Closeable {
                 hits.add(Hit.of(records[i], fused.get(i)));
             }
             long t4 = System.nanoTime();
-            return new SearchResult(hits, new SearchResult.Timings(micros(t1 - t0), micros(t2 - t1),
-                    micros(t3 - t2), micros(t4 - t3), micros(t4 - start),
-                    text == null ? 0 : text.size(), vector == null ? 0 : vector.size()));
+            return new SearchResult(
+                    hits,
+                    new SearchResult.Timings(
+                            micros(t1 - t0),
+                            micros(t2 - t1),
+                            micros(t3 - t2),
+                            micros(t4 - t3),
+                            micros(t4 - start),
+                            text == null ? 0 : text.size(),
+                            vector == null ? 0 : vector.size()));
         } finally {
             searchers.release(searcher);
         }
@@ -469,7 +482,8 @@ public final class MemoryIndex implements Closeable {
         if (q.after() != null) {
             b.add(after(field, q.after(), q.descending()), Occur.FILTER);
         }
-        Sort sort = new Sort(new SortField(field, SortField.Type.LONG, q.descending()),
+        Sort sort = new Sort(
+                new SortField(field, SortField.Type.LONG, q.descending()),
                 new SortField(F_ID, SortField.Type.STRING, q.descending()));
         IndexSearcher searcher = searchers.acquire();
         try {
@@ -486,7 +500,9 @@ public final class MemoryIndex implements Closeable {
         BytesRef id = new BytesRef(position.id());
         Query laterValue = descending
                 ? (v == Long.MIN_VALUE ? new MatchNoDocsQuery() : LongPoint.newRangeQuery(field, Long.MIN_VALUE, v - 1))
-                : (v == Long.MAX_VALUE ? new MatchNoDocsQuery() : LongPoint.newRangeQuery(field, v + 1, Long.MAX_VALUE));
+                : (v == Long.MAX_VALUE
+                        ? new MatchNoDocsQuery()
+                        : LongPoint.newRangeQuery(field, v + 1, Long.MAX_VALUE));
         Query laterId = descending
                 ? new TermRangeQuery(F_ID, null, id, true, false)
                 : new TermRangeQuery(F_ID, id, null, false, true);
@@ -521,8 +537,12 @@ public final class MemoryIndex implements Closeable {
      * were, so the shortcut never lets another tenant's memory through.
      */
     private Query filter(SearchQuery q, IndexReader reader) throws IOException {
-        boolean onlyTenant = q.types().isEmpty() && q.users().isEmpty() && q.targets().isEmpty()
-                && q.sessions().isEmpty() && q.from() == null && q.to() == null;
+        boolean onlyTenant = q.types().isEmpty()
+                && q.users().isEmpty()
+                && q.targets().isEmpty()
+                && q.sessions().isEmpty()
+                && q.from() == null
+                && q.to() == null;
         if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(new Term(F_TENANT, q.tenant())) == reader.maxDoc()) {
             return null;
         }
@@ -547,13 +567,17 @@ public final class MemoryIndex implements Closeable {
             return filter;
         }
         Query ofModel = new TermQuery(new Term(F_VECTOR_MODEL, model));
-        return filter == null ? ofModel
-                : new BooleanQuery.Builder().add(filter, Occur.FILTER).add(ofModel, Occur.FILTER).build();
+        return filter == null
+                ? ofModel
+                : new BooleanQuery.Builder()
+                        .add(filter, Occur.FILTER)
+                        .add(ofModel, Occur.FILTER)
+                        .build();
     }
 
     /** Tenant, and the type, user and target filters that are not empty. */
-    private static BooleanQuery.Builder exactFilters(String tenant, Set<MemoryType> types, Set<String> users,
-            Set<String> targets) {
+    private static BooleanQuery.Builder exactFilters(
+            String tenant, Set<MemoryType> types, Set<String> users, Set<String> targets) {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         b.add(new TermQuery(new Term(F_TENANT, tenant)), Occur.FILTER);
         if (!types.isEmpty()) {
@@ -569,7 +593,8 @@ public final class MemoryIndex implements Closeable {
     }
 
     private static Query termSet(String field, Collection<String> values) {
-        return new TermInSetQuery(field, values.stream().sorted().map(BytesRef::new).toList());
+        return new TermInSetQuery(
+                field, values.stream().sorted().map(BytesRef::new).toList());
     }
 
     /** BM25 over both text fields; null when the text has no searchable term (empty, only stop words). */
@@ -582,15 +607,18 @@ public final class MemoryIndex implements Closeable {
         if (en == null || cjk == null) {
             return en != null ? en : cjk;
         }
-        return new BooleanQuery.Builder().add(en, Occur.SHOULD).add(cjk, Occur.SHOULD).build();
+        return new BooleanQuery.Builder()
+                .add(en, Occur.SHOULD)
+                .add(cjk, Occur.SHOULD)
+                .build();
     }
 
     /**
      * The ids and scores of the top docs (a vector score is turned back from Lucene's
      * (1 + cos) / 2 into the cosine); remembers each id's doc for fetching the hits.
      */
-    private static List<HybridFusion.Scored> scored(DocumentReader documents, TopDocs top,
-            Map<String, Integer> docsById, boolean vector) throws IOException {
+    private static List<HybridFusion.Scored> scored(
+            DocumentReader documents, TopDocs top, Map<String, Integer> docsById, boolean vector) throws IOException {
         ScoreDoc[] docs = top.scoreDocs;
         String[] ids = documents.ids(docNumbers(docs));
         List<HybridFusion.Scored> out = new ArrayList<>(docs.length);

@@ -85,6 +85,7 @@ public record MemoryListQuery(
     }
 
     public MemoryListQuery withAfter(Position newAfter) {
-        return new MemoryListQuery(tenant, types, targets, users, from, to, metadata, sort, descending, limit, newAfter);
+        return new MemoryListQuery(
+                tenant, types, targets, users, from, to, metadata, sort, descending, limit, newAfter);
     }
 }

@@ -79,10 +79,12 @@ public record MemoryRecord(
             vector = vector.clone();
             checkVector("vector", vector);
         }
-        if (target != null && (target.isBlank() || target.length() > MAX_TARGET_LENGTH
-                || target.chars().anyMatch(Character::isISOControl))) {
-            throw new IllegalArgumentException("target must be 1.." + MAX_TARGET_LENGTH
-                    + " characters without control characters");
+        if (target != null
+                && (target.isBlank()
+                        || target.length() > MAX_TARGET_LENGTH
+                        || target.chars().anyMatch(Character::isISOControl))) {
+            throw new IllegalArgumentException(
+                    "target must be 1.." + MAX_TARGET_LENGTH + " characters without control characters");
         }
         // Records written before versions existed read as version 1.
         version = Math.max(1, version);
@@ -90,17 +92,42 @@ public record MemoryRecord(
     }
 
     /** A first version with no target (diary and dialog chunks). */
-    public MemoryRecord(String id, String tenant, String user, String session, MemoryType type, String text,
-            Instant createdAt, Instant updatedAt, Instant conversationTime, Map<String, String> metadata,
-            float[] vector, String vectorModel) {
-        this(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata, vector,
-                vectorModel, null, 1, List.of());
+    public MemoryRecord(
+            String id,
+            String tenant,
+            String user,
+            String session,
+            MemoryType type,
+            String text,
+            Instant createdAt,
+            Instant updatedAt,
+            Instant conversationTime,
+            Map<String, String> metadata,
+            float[] vector,
+            String vectorModel) {
+        this(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                null,
+                1,
+                List.of());
     }
 
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
-    public static MemoryRecord of(String id, String tenant, String user, String session, MemoryType type, String text,
-            Instant createdAt) {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, createdAt, null, Map.of(), null, null);
+    public static MemoryRecord of(
+            String id, String tenant, String user, String session, MemoryType type, String text, Instant createdAt) {
+        return new MemoryRecord(
+                id, tenant, user, session, type, text, createdAt, createdAt, null, Map.of(), null, null);
     }
 
     @Override
@@ -115,28 +142,98 @@ public record MemoryRecord(
     }
 
     public MemoryRecord withVector(float[] newVector, String model) {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                newVector, model, target, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                newVector,
+                model,
+                target,
+                version,
+                history);
     }
 
     public MemoryRecord withMetadata(Map<String, String> newMetadata) {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime,
-                newMetadata, vector, vectorModel, target, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                newMetadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history);
     }
 
     public MemoryRecord withConversationTime(Instant time) {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, time, metadata, vector,
-                vectorModel, target, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                time,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history);
     }
 
     public MemoryRecord withText(String newText, Instant newUpdatedAt) {
-        return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, newUpdatedAt, conversationTime,
-                metadata, vector, vectorModel, target, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                newText,
+                createdAt,
+                newUpdatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history);
     }
 
     public MemoryRecord withTarget(String newTarget) {
-        return new MemoryRecord(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                vector, vectorModel, newTarget, version, history);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                newTarget,
+                version,
+                history);
     }
 
     /**
@@ -150,8 +247,22 @@ public record MemoryRecord(
             older.add(new Revision(text, version, at));
         }
         older.addAll(history);
-        return new MemoryRecord(id, tenant, user, session, type, newText, createdAt, at, conversationTime,
-                newMetadata, null, null, target, version + 1, older);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                newText,
+                createdAt,
+                at,
+                conversationTime,
+                newMetadata,
+                null,
+                null,
+                target,
+                version + 1,
+                older);
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -174,18 +285,41 @@ public record MemoryRecord(
     @Override
     public boolean equals(Object o) {
         return o instanceof MemoryRecord r
-                && id.equals(r.id) && tenant.equals(r.tenant) && Objects.equals(user, r.user)
-                && Objects.equals(session, r.session) && type == r.type && text.equals(r.text)
-                && Objects.equals(createdAt, r.createdAt) && Objects.equals(updatedAt, r.updatedAt)
-                && Objects.equals(conversationTime, r.conversationTime) && metadata.equals(r.metadata)
-                && Arrays.equals(vector, r.vector) && Objects.equals(vectorModel, r.vectorModel)
-                && Objects.equals(target, r.target) && version == r.version && history.equals(r.history);
+                && id.equals(r.id)
+                && tenant.equals(r.tenant)
+                && Objects.equals(user, r.user)
+                && Objects.equals(session, r.session)
+                && type == r.type
+                && text.equals(r.text)
+                && Objects.equals(createdAt, r.createdAt)
+                && Objects.equals(updatedAt, r.updatedAt)
+                && Objects.equals(conversationTime, r.conversationTime)
+                && metadata.equals(r.metadata)
+                && Arrays.equals(vector, r.vector)
+                && Objects.equals(vectorModel, r.vectorModel)
+                && Objects.equals(target, r.target)
+                && version == r.version
+                && history.equals(r.history);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, tenant, user, session, type, text, createdAt, updatedAt, conversationTime, metadata,
-                Arrays.hashCode(vector), vectorModel, target, version, history);
+        return Objects.hash(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                Arrays.hashCode(vector),
+                vectorModel,
+                target,
+                version,
+                history);
     }
 
     @Override

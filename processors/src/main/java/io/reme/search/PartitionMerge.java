@@ -25,8 +25,7 @@ import java.util.Map;
  * one index's.
  */
 public final class PartitionMerge {
-    private PartitionMerge() {
-    }
+    private PartitionMerge() {}
 
     /** One answer from the candidates {@code hits} of several indexes, for {@code query}. */
     public static List<Hit> merge(List<Hit> hits, SearchQuery query) {
@@ -43,8 +42,8 @@ public final class PartitionMerge {
             }
         }
         int n = query.candidates();
-        List<HybridFusion.Fused> fused = HybridFusion.fuse(query.fusion(), top(text, n), top(vector, n),
-                query.minScore(), query.k());
+        List<HybridFusion.Fused> fused =
+                HybridFusion.fuse(query.fusion(), top(text, n), top(vector, n), query.minScore(), query.k());
         List<Hit> out = new ArrayList<>(fused.size());
         for (HybridFusion.Fused f : fused) {
             out.add(byId.get(f.id()).withScores(f));
@@ -60,7 +59,8 @@ public final class PartitionMerge {
 
     /** Of two answers for the same memory (a partition moving), the newer one. */
     private static Hit newer(Hit a, Hit b) {
-        Comparator<Hit> byUpdate = Comparator.comparing(Hit::updatedAt, Comparator.nullsFirst(Comparator.naturalOrder()));
+        Comparator<Hit> byUpdate =
+                Comparator.comparing(Hit::updatedAt, Comparator.nullsFirst(Comparator.naturalOrder()));
         return byUpdate.compare(b, a) > 0 ? b : a;
     }
 }

@@ -15,10 +15,10 @@ import org.apache.lucene.search.IndexSearcher;
 public final class QueryTerms {
     /** The most terms a text query may hold: Lucene's clause limit (1024 unless changed). */
     public static final int MAX_TERMS = IndexSearcher.getMaxClauseCount();
+
     private static final Analyzer ANALYZER = MemoryIndex.newAnalyzer();
 
-    private QueryTerms() {
-    }
+    private QueryTerms() {}
 
     /**
      * The clauses of the text query for {@code text}: the English field's words (stop words dropped,

@@ -77,14 +77,35 @@ public record SearchQuery(
     }
 
     /** A query without a target filter. */
-    public SearchQuery(String tenant, String text, float[] vector, int k, Set<MemoryType> types, Set<String> users,
-            Set<String> sessions, Instant from, Instant to, double minScore, FusionMode fusion) {
+    public SearchQuery(
+            String tenant,
+            String text,
+            float[] vector,
+            int k,
+            Set<MemoryType> types,
+            Set<String> users,
+            Set<String> sessions,
+            Instant from,
+            Instant to,
+            double minScore,
+            FusionMode fusion) {
         this(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, Set.of(), null);
     }
 
     /** A query whose vector, if any, may be compared with vectors of any model. */
-    public SearchQuery(String tenant, String text, float[] vector, int k, Set<MemoryType> types, Set<String> users,
-            Set<String> sessions, Instant from, Instant to, double minScore, FusionMode fusion, Set<String> targets) {
+    public SearchQuery(
+            String tenant,
+            String text,
+            float[] vector,
+            int k,
+            Set<MemoryType> types,
+            Set<String> users,
+            Set<String> sessions,
+            Instant from,
+            Instant to,
+            double minScore,
+            FusionMode fusion,
+            Set<String> targets) {
         this(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, targets, null);
     }
 
@@ -104,60 +125,72 @@ public record SearchQuery(
     }
 
     public SearchQuery withText(String newText) {
-        return new SearchQuery(tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion, targets, vectorModel);
     }
 
     /** The query vector, from a model not named: compared with every memory's vector. */
     public SearchQuery withVector(float[] newVector) {
-        return new SearchQuery(tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion,
-                targets, null);
+        return new SearchQuery(
+                tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets, null);
     }
 
     /** The query vector made by {@code model}: only memories whose vectors that model made are its neighbours. */
     public SearchQuery withVector(float[] newVector, String model) {
-        return new SearchQuery(tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets,
-                model);
+        return new SearchQuery(
+                tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets, model);
     }
 
     public SearchQuery withK(int newK) {
-        return new SearchQuery(tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion, targets, vectorModel);
     }
 
     public SearchQuery withTypes(Set<MemoryType> newTypes) {
-        return new SearchQuery(tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion, targets, vectorModel);
     }
 
     public SearchQuery withUsers(Set<String> newUsers) {
-        return new SearchQuery(tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion, targets, vectorModel);
     }
 
     public SearchQuery withSessions(Set<String> newSessions) {
-        return new SearchQuery(tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion, targets, vectorModel);
     }
 
     public SearchQuery withTimeRange(Instant newFrom, Instant newTo) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, newFrom, newTo, minScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                newFrom,
+                newTo,
+                minScore,
+                fusion,
+                targets,
+                vectorModel);
     }
 
     public SearchQuery withMinScore(double newMinScore) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion, targets, vectorModel);
     }
 
     public SearchQuery withTargets(Set<String> newTargets) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion,
-                newTargets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, newTargets, vectorModel);
     }
 
     public SearchQuery withFusion(FusionMode newFusion) {
-        return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion,
-                targets, vectorModel);
+        return new SearchQuery(
+                tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion, targets, vectorModel);
     }
 
     /** Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. */
@@ -168,17 +201,37 @@ public record SearchQuery(
     @Override
     public boolean equals(Object o) {
         return o instanceof SearchQuery q
-                && tenant.equals(q.tenant) && text.equals(q.text) && Arrays.equals(vector, q.vector) && k == q.k
-                && types.equals(q.types) && users.equals(q.users) && sessions.equals(q.sessions)
-                && Objects.equals(from, q.from) && Objects.equals(to, q.to)
-                && Double.compare(minScore, q.minScore) == 0 && fusion == q.fusion && targets.equals(q.targets)
+                && tenant.equals(q.tenant)
+                && text.equals(q.text)
+                && Arrays.equals(vector, q.vector)
+                && k == q.k
+                && types.equals(q.types)
+                && users.equals(q.users)
+                && sessions.equals(q.sessions)
+                && Objects.equals(from, q.from)
+                && Objects.equals(to, q.to)
+                && Double.compare(minScore, q.minScore) == 0
+                && fusion == q.fusion
+                && targets.equals(q.targets)
                 && Objects.equals(vectorModel, q.vectorModel);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tenant, text, Arrays.hashCode(vector), k, types, users, sessions, from, to, minScore,
-                fusion, targets, vectorModel);
+        return Objects.hash(
+                tenant,
+                text,
+                Arrays.hashCode(vector),
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel);
     }
 
     @Override

@@ -13,7 +13,12 @@ public record SearchResult(List<Hit> hits, Timings timings) {
      * Microseconds spent in the BM25 search, the kNN search, fusion, reading the hits' records,
      * and in total; with how many candidates each list returned.
      */
-    public record Timings(long textMicros, long vectorMicros, long fusionMicros, long fetchMicros, long totalMicros,
-            int textCandidates, int vectorCandidates) {
-    }
+    public record Timings(
+            long textMicros,
+            long vectorMicros,
+            long fusionMicros,
+            long fetchMicros,
+            long totalMicros,
+            int textCandidates,
+            int vectorCandidates) {}
 }

@@ -9,8 +9,8 @@ import java.util.Objects;
  * {@code date} is the conversation's date (message time in the configured zone), which is the file
  * it is archived in.
  */
-public record ArchivedMessage(String tenant, String session, String user, String date, long seq,
-        String summaryRequestId, Message message) {
+public record ArchivedMessage(
+        String tenant, String session, String user, String date, long seq, String summaryRequestId, Message message) {
     public ArchivedMessage {
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(date, "date");

@@ -16,8 +16,8 @@ public record DedupWindow(int count, Duration age) {
     public DedupWindow {
         Objects.requireNonNull(age, "age");
         if (count < 1 || age.isNegative() || age.isZero()) {
-            throw new IllegalArgumentException("the dedup window needs count >= 1 and age > 0 (got " + count + ", "
-                    + age + ")");
+            throw new IllegalArgumentException(
+                    "the dedup window needs count >= 1 and age > 0 (got " + count + ", " + age + ")");
         }
     }
 

@@ -16,8 +16,8 @@ import java.util.Objects;
  * @param retryAt when the failed kinds are sent again (null while nothing waits)
  * @param lastError the error of the last FAILED result
  */
-public record DiarySpan(LlmRequest request, Progress diary, Progress extract, int failures, Instant retryAt,
-        String lastError) {
+public record DiarySpan(
+        LlmRequest request, Progress diary, Progress extract, int failures, Instant retryAt, String lastError) {
 
     /** Where one kind of request stands. */
     public enum Progress {
@@ -52,7 +52,8 @@ public record DiarySpan(LlmRequest request, Progress diary, Progress extract, in
     }
 
     DiarySpan with(LlmKind kind, Progress progress) {
-        return kind == LlmKind.DIARY ? new DiarySpan(request, progress, extract, failures, retryAt, lastError)
+        return kind == LlmKind.DIARY
+                ? new DiarySpan(request, progress, extract, failures, retryAt, lastError)
                 : new DiarySpan(request, diary, progress, failures, retryAt, lastError);
     }
 
@@ -66,10 +67,26 @@ public record DiarySpan(LlmRequest request, Progress diary, Progress extract, in
 
     /** The failed kinds were sent again, as attempt {@code request.attempt() + 1}. */
     DiarySpan resent() {
-        LlmRequest again = new LlmRequest(request.requestId(), request.epoch(), request.kind(), request.tenant(),
-                request.session(), request.user(), request.fromSeq(), request.toSeq(), request.messages(),
-                request.previousSummary(), request.language(), request.attempt() + 1, request.createdAt());
-        return new DiarySpan(again, diary == Progress.FAILED ? Progress.SENT : diary,
-                extract == Progress.FAILED ? Progress.SENT : extract, failures, null, lastError);
+        LlmRequest again = new LlmRequest(
+                request.requestId(),
+                request.epoch(),
+                request.kind(),
+                request.tenant(),
+                request.session(),
+                request.user(),
+                request.fromSeq(),
+                request.toSeq(),
+                request.messages(),
+                request.previousSummary(),
+                request.language(),
+                request.attempt() + 1,
+                request.createdAt());
+        return new DiarySpan(
+                again,
+                diary == Progress.FAILED ? Progress.SENT : diary,
+                extract == Progress.FAILED ? Progress.SENT : extract,
+                failures,
+                null,
+                lastError);
     }
 }

@@ -40,8 +40,8 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     }
 
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
-            TokenCounter tokens, PipelineMetrics metrics) {
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
         return () -> new MessageProcessor(settings, tokens, metrics);
     }
 
@@ -64,7 +64,11 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         try {
             // Times are bounded against the processor's clock, the one idle detection and expiry run on:
             // the record timestamp is the producer's to set, so it cannot vouch for itself.
-            message = parser.parse(record.key(), record.value(), record.timestamp(), context.currentSystemTimeMs(),
+            message = parser.parse(
+                    record.key(),
+                    record.value(),
+                    record.timestamp(),
+                    context.currentSystemTimeMs(),
                     outputs.originId());
         } catch (InvalidInputException e) {
             LOG.debug("message rejected reason={} detail={}", e.reason(), e.getMessage());
@@ -78,8 +82,12 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             // clients': not the record's fault, so Streams must see them; dead-lettering would lose a valid message.
             throw e;
         } catch (RuntimeException e) {
-            LOG.error("message could not be processed, dead-lettered tenant={} session={} id={}", message.tenant(),
-                    message.session(), message.id(), e);
+            LOG.error(
+                    "message could not be processed, dead-lettered tenant={} session={} id={}",
+                    message.tenant(),
+                    message.session(),
+                    message.id(),
+                    e);
             outputs.deadLetter(record, DlqReason.PROCESSING_ERROR, e.toString());
         }
     }

@@ -37,7 +37,8 @@ final class RecentMessageIds {
         int slash = entry.indexOf('/');
         long seq = Long.parseLong(entry.substring(0, slash));
         long appendedMs = Long.parseLong(entry.substring(slash + 1));
-        return seq >= nextSeq - window.count() && nowMs - appendedMs < window.age().toMillis();
+        return seq >= nextSeq - window.count()
+                && nowMs - appendedMs < window.age().toMillis();
     }
 
     /** Remembers {@code id} as the message at {@code seq}, and forgets the one that left the window by count. */

@@ -36,8 +36,8 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
         this.metrics = metrics;
     }
 
-    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(SessionSettings settings,
-            TokenCounter tokens, PipelineMetrics metrics) {
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
         return () -> new ResultProcessor(settings, tokens, metrics);
     }
 
@@ -62,13 +62,18 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
             outputs.deadLetter(record, DlqReason.INVALID_RESULT, e.getMessage());
             return;
         }
-        if (result == null || !key.tenant().equals(result.tenant()) || !key.session().equals(result.session())) {
-            outputs.deadLetter(record, DlqReason.INVALID_RESULT, "result is empty or its tenant/session does not match the key");
+        if (result == null
+                || !key.tenant().equals(result.tenant())
+                || !key.session().equals(result.session())) {
+            outputs.deadLetter(
+                    record, DlqReason.INVALID_RESULT, "result is empty or its tenant/session does not match the key");
             return;
         }
         if (!state.authentic(key, result)) {
-            outputs.deadLetter(record, DlqReason.UNAUTHENTICATED, "requestId was not issued by this deployment "
-                    + "for epoch " + result.epoch());
+            outputs.deadLetter(
+                    record,
+                    DlqReason.UNAUTHENTICATED,
+                    "requestId was not issued by this deployment " + "for epoch " + result.epoch());
             return;
         }
         try {
@@ -77,8 +82,12 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
             // Streams' own and the clients' failures are not the result's fault: Streams must see them.
             throw e;
         } catch (RuntimeException e) {
-            LOG.error("result could not be applied, dead-lettered tenant={} session={} requestId={}", key.tenant(),
-                    key.session(), result.requestId(), e);
+            LOG.error(
+                    "result could not be applied, dead-lettered tenant={} session={} requestId={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    e);
             outputs.deadLetter(record, DlqReason.PROCESSING_ERROR, e.toString());
         }
     }

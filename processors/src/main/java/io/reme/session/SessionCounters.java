@@ -10,9 +10,17 @@ public record SessionCounters(Map<Counter, Long> values) {
 
     /** The events counted per session. */
     public enum Counter {
-        MESSAGES, DUPLICATE_MESSAGES, TRUNCATED_OUTPUTS,
-        COMPACTIONS_REQUESTED, COMPACTIONS_APPLIED, COMPACTIONS_FAILED, COMPACTIONS_TIMED_OUT,
-        DUPLICATE_RESULTS, STALE_RESULTS, INVALID_SUMMARIES, NO_VALID_CUT,
+        MESSAGES,
+        DUPLICATE_MESSAGES,
+        TRUNCATED_OUTPUTS,
+        COMPACTIONS_REQUESTED,
+        COMPACTIONS_APPLIED,
+        COMPACTIONS_FAILED,
+        COMPACTIONS_TIMED_OUT,
+        DUPLICATE_RESULTS,
+        STALE_RESULTS,
+        INVALID_SUMMARIES,
+        NO_VALID_CUT,
         /** COMPACT results whose request ID this deployment's secret did not issue: refused, dead-lettered. */
         FORGED_RESULTS,
         /** A span's diary update or memory extraction came back FAILED (it is sent again after a backoff). */

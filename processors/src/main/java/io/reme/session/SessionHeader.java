@@ -63,8 +63,31 @@ public record SessionHeader(
     }
 
     public static SessionHeader empty(String tenant, String session, String user) {
-        return new SessionHeader(tenant, session, user, 0, 0, 0, 0, null, null, 0, -1, List.of(), false, 0, 0,
-                null, null, 0, null, null, null, null, SessionCounters.zero(), 0);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                0,
+                0,
+                0,
+                0,
+                null,
+                null,
+                0,
+                -1,
+                List.of(),
+                false,
+                0,
+                0,
+                null,
+                null,
+                0,
+                null,
+                null,
+                null,
+                null,
+                SessionCounters.zero(),
+                0);
     }
 
     public SessionKey key() {
@@ -73,59 +96,206 @@ public record SessionHeader(
 
     /** A message was appended at {@code nextSeq}. */
     public SessionHeader withAppended(int tokens, String messageId, Instant at, long activeMs, List<Long> recentTools) {
-        return new SessionHeader(tenant, session, user, nextSeq + 1, liveCount == 0 ? nextSeq : firstLiveSeq,
-                liveCount + 1, messageTokens + tokens, messageId, at, activeMs, diaryCoveredSeq, recentTools,
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq + 1,
+                liveCount == 0 ? nextSeq : firstLiveSeq,
+                liveCount + 1,
+                messageTokens + tokens,
+                messageId,
+                at,
+                activeMs,
+                diaryCoveredSeq,
+                recentTools,
                 planBlocked,
-                summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt,
-                lastFailure, lastFailureAt, counters.plus(SessionCounters.Counter.MESSAGES), spanLimit);
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters.plus(SessionCounters.Counter.MESSAGES),
+                spanLimit);
     }
 
     /** Live messages were rewritten in place (re-truncation), changing their token total by {@code delta}. */
     public SessionHeader withTokenDelta(long delta, List<Long> recentTools) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens + delta,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentTools, planBlocked, summaryTokens, summaryVersion,
-                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters, spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens + delta,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentTools,
+                planBlocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                spanLimit);
     }
 
     public SessionHeader withPending(PendingCompaction newPending) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
-                lastSummaryAt, lastResolvedRequestId, newPending.epoch(), newPending, nextAttemptAt, lastFailure,
-                lastFailureAt, counters, spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                false,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                newPending.epoch(),
+                newPending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                spanLimit);
     }
 
     public SessionHeader withPlanBlocked(boolean blocked) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, blocked, summaryTokens, summaryVersion,
-                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters, spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                blocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                spanLimit);
     }
 
     /** The pending compaction succeeded: the new summary replaces the old one and its span left the window. */
     public SessionHeader withApplied(long newSummaryTokens, int archivedCount, long archivedTokens, Instant at) {
         Objects.requireNonNull(pending, "no pending compaction");
-        List<Long> stillRecent = recentToolSeqs.stream().filter(seq -> seq > pending.toSeq()).toList();
-        return new SessionHeader(tenant, session, user, nextSeq, pending.toSeq() + 1, liveCount - archivedCount,
-                messageTokens - archivedTokens, lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, stillRecent, false,
-                newSummaryTokens, summaryVersion + 1, at, pending.requestId(), epoch, null, nextAttemptAt, lastFailure,
-                lastFailureAt, counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED), spanLimit);
+        List<Long> stillRecent =
+                recentToolSeqs.stream().filter(seq -> seq > pending.toSeq()).toList();
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                pending.toSeq() + 1,
+                liveCount - archivedCount,
+                messageTokens - archivedTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                stillRecent,
+                false,
+                newSummaryTokens,
+                summaryVersion + 1,
+                at,
+                pending.requestId(),
+                epoch,
+                null,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED),
+                spanLimit);
     }
 
     /** The pending compaction failed (or timed out): keep every message, wait before trying again. */
     public SessionHeader withFailed(String reason, Instant at, Instant retryAt, SessionCounters.Counter counter) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, false, summaryTokens, summaryVersion,
-                lastSummaryAt, pending == null ? lastResolvedRequestId : pending.requestId(), epoch, null, retryAt, reason,
-                at, counters.plus(counter), spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                false,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                pending == null ? lastResolvedRequestId : pending.requestId(),
+                epoch,
+                null,
+                retryAt,
+                reason,
+                at,
+                counters.plus(counter),
+                spanLimit);
     }
 
     /** Compaction spans are held to {@code limit} tokens from now on (0: only the policy's limit). */
     public SessionHeader withSpanLimit(long limit) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens,
-                summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure,
-                lastFailureAt, counters, limit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                planBlocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                limit);
     }
 
     /**
@@ -133,28 +303,92 @@ public record SessionHeader(
      * does not count as resolved, so its late result is stale rather than a duplicate.
      */
     public SessionHeader withTimedOut(String reason, Instant at) {
-        return withFailed(reason, at, at, SessionCounters.Counter.COMPACTIONS_TIMED_OUT).withLastResolved(lastResolvedRequestId);
+        return withFailed(reason, at, at, SessionCounters.Counter.COMPACTIONS_TIMED_OUT)
+                .withLastResolved(lastResolvedRequestId);
     }
 
     private SessionHeader withLastResolved(String requestId) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens,
-                summaryVersion, lastSummaryAt, requestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters, spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                planBlocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                requestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                spanLimit);
     }
 
     /** Everything up to {@code seq} is in a diary and the memories (or dead-lettered). */
     public SessionHeader withDiaryCovered(long seq) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, Math.max(diaryCoveredSeq, seq), recentToolSeqs, planBlocked,
-                summaryTokens, summaryVersion, lastSummaryAt, lastResolvedRequestId, epoch, pending,
-                nextAttemptAt, lastFailure, lastFailureAt, counters, spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                Math.max(diaryCoveredSeq, seq),
+                recentToolSeqs,
+                planBlocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters,
+                spanLimit);
     }
 
     public SessionHeader withCounter(SessionCounters.Counter counter, long amount) {
-        return new SessionHeader(tenant, session, user, nextSeq, firstLiveSeq, liveCount, messageTokens,
-                lastMessageId, lastMessageAt, lastActiveMs, diaryCoveredSeq, recentToolSeqs, planBlocked, summaryTokens, summaryVersion,
-                lastSummaryAt, lastResolvedRequestId, epoch, pending, nextAttemptAt, lastFailure, lastFailureAt,
-                counters.plus(counter, amount), spanLimit);
+        return new SessionHeader(
+                tenant,
+                session,
+                user,
+                nextSeq,
+                firstLiveSeq,
+                liveCount,
+                messageTokens,
+                lastMessageId,
+                lastMessageAt,
+                lastActiveMs,
+                diaryCoveredSeq,
+                recentToolSeqs,
+                planBlocked,
+                summaryTokens,
+                summaryVersion,
+                lastSummaryAt,
+                lastResolvedRequestId,
+                epoch,
+                pending,
+                nextAttemptAt,
+                lastFailure,
+                lastFailureAt,
+                counters.plus(counter, amount),
+                spanLimit);
     }
 }

@@ -11,6 +11,5 @@ public final class SessionNodes {
     public static final String TOOL_RESULTS_SINK = "tool-results-sink";
     public static final String DLQ_SINK = "dlq-sink";
 
-    private SessionNodes() {
-    }
+    private SessionNodes() {}
 }

@@ -57,8 +57,12 @@ final class SessionOutputs {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        context.forward(new Record<Object, Object>(key.key().getBytes(StandardCharsets.UTF_8), value, timestamp,
-                DeadLetterHeaders.of(null, DlqReason.LLM_FAILED, detail, null, -1, -1, timestamp)),
+        context.forward(
+                new Record<Object, Object>(
+                        key.key().getBytes(StandardCharsets.UTF_8),
+                        value,
+                        timestamp,
+                        DeadLetterHeaders.of(null, DlqReason.LLM_FAILED, detail, null, -1, -1, timestamp)),
                 SessionNodes.DLQ_SINK);
         metrics.deadLetter(DlqReason.LLM_FAILED);
     }
@@ -87,6 +91,8 @@ final class SessionOutputs {
 
     /** A fallback message ID that is stable across replays of the same input record. */
     String originId() {
-        return context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + "-" + m.offset()).orElse("unknown");
+        return context.recordMetadata()
+                .map(m -> m.topic() + "-" + m.partition() + "-" + m.offset())
+                .orElse("unknown");
     }
 }

@@ -43,8 +43,8 @@ public record SessionSettings(
     public record DiaryRetry(Duration backoff, Duration maxBackoff, int maxFailures) {
         public DiaryRetry {
             if (backoff.isNegative() || maxBackoff.compareTo(backoff) < 0 || maxFailures < 1) {
-                throw new IllegalArgumentException("diary retry needs backoff >= 0, maxBackoff >= backoff and "
-                        + "maxFailures >= 1");
+                throw new IllegalArgumentException(
+                        "diary retry needs backoff >= 0, maxBackoff >= backoff and " + "maxFailures >= 1");
             }
         }
 
@@ -75,8 +75,8 @@ public record SessionSettings(
             throw new IllegalArgumentException("idleAfter must be > 0");
         }
         if (retention.compareTo(idleAfter) <= 0) {
-            throw new IllegalArgumentException("retention (" + retention + ") must be longer than idleAfter ("
-                    + idleAfter + ")");
+            throw new IllegalArgumentException(
+                    "retention (" + retention + ") must be longer than idleAfter (" + idleAfter + ")");
         }
         Objects.requireNonNull(diaryRetry, "diaryRetry");
         if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
@@ -88,10 +88,22 @@ public record SessionSettings(
     }
 
     public static SessionSettings defaults() {
-        return new SessionSettings(ContextPolicy.defaults(), Map.of(), TruncationLimits.defaults(), "en",
-                Duration.ofMinutes(1), Duration.ofMinutes(15), ZoneId.of("UTC"), 4 * 1024 * 1024, 4000,
-                Duration.ofMinutes(30), Duration.ofDays(30), RequestSecret.random(), DedupWindow.defaults(),
-                DiaryRetry.defaults(), TimeBounds.DEFAULT);
+        return new SessionSettings(
+                ContextPolicy.defaults(),
+                Map.of(),
+                TruncationLimits.defaults(),
+                "en",
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(15),
+                ZoneId.of("UTC"),
+                4 * 1024 * 1024,
+                4000,
+                Duration.ofMinutes(30),
+                Duration.ofDays(30),
+                RequestSecret.random(),
+                DedupWindow.defaults(),
+                DiaryRetry.defaults(),
+                TimeBounds.DEFAULT);
     }
 
     public ContextPolicy policyFor(String tenant) {
@@ -107,62 +119,194 @@ public record SessionSettings(
     }
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
-        return new SessionSettings(policy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                policy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
-        return new SessionSettings(defaultPolicy, policies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                policies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, limits, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                limits,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withIdleAfter(Duration idle) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idle, retention, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idle,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withRetention(Duration kept) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, kept, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                kept,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     /** The deployment's secret, which the session's request IDs are derived with. */
     public SessionSettings withRequestSecret(RequestSecret secret) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, secret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                secret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withDedup(DedupWindow window) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, window,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                window,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, backoff, timeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup,
-                diaryRetry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                backoff,
+                timeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withDiaryRetry(DiaryRetry retry) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, retry, timeBounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                retry,
+                timeBounds);
     }
 
     /** The times a message on the Kafka path may carry, measured against the processor's clock. */
     public SessionSettings withTimeBounds(TimeBounds bounds) {
-        return new SessionSettings(defaultPolicy, tenantPolicies, truncation, language, retryBackoff, pendingTimeout, zone,
-                maxMessageBytes, maxSummaryTokens, idleAfter, retention, requestSecret, dedup, diaryRetry, bounds);
+        return new SessionSettings(
+                defaultPolicy,
+                tenantPolicies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                idleAfter,
+                retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                bounds);
     }
 }

@@ -50,15 +50,22 @@ final class SessionState {
     private final SessionSettings settings;
     /** The conversation's date, which names the dialog file a message is archived in. */
     private final DateTimeFormatter day;
+
     private final TokenCounter tokens;
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
     private final RecentMessageIds recentIds;
 
-    SessionState(KeyValueStore<String, SessionHeader> headers, KeyValueStore<String, StoredMessage> messages,
-            KeyValueStore<String, String> summaries, KeyValueStore<String, String> activity,
-            KeyValueStore<String, DiarySpan> diarySpans, SessionSettings settings, TokenCounter tokens,
-            SessionOutputs outputs, RecentMessageIds recentIds) {
+    SessionState(
+            KeyValueStore<String, SessionHeader> headers,
+            KeyValueStore<String, StoredMessage> messages,
+            KeyValueStore<String, String> summaries,
+            KeyValueStore<String, String> activity,
+            KeyValueStore<String, DiarySpan> diarySpans,
+            SessionSettings settings,
+            TokenCounter tokens,
+            SessionOutputs outputs,
+            RecentMessageIds recentIds) {
         this.headers = headers;
         this.messages = messages;
         this.summaries = summaries;
@@ -72,12 +79,17 @@ final class SessionState {
     }
 
     /** The rules over the session stores of the task that {@code context} belongs to. */
-    static SessionState attach(ProcessorContext<?, ?> context, SessionSettings settings, TokenCounter tokens,
-            SessionOutputs outputs) {
-        return new SessionState(context.getStateStore(SessionStores.HEADERS),
-                context.getStateStore(SessionStores.MESSAGES), context.getStateStore(SessionStores.SUMMARIES),
-                context.getStateStore(SessionStores.ACTIVITY), context.getStateStore(SessionStores.DIARY_SPANS),
-                settings, tokens, outputs,
+    static SessionState attach(
+            ProcessorContext<?, ?> context, SessionSettings settings, TokenCounter tokens, SessionOutputs outputs) {
+        return new SessionState(
+                context.getStateStore(SessionStores.HEADERS),
+                context.getStateStore(SessionStores.MESSAGES),
+                context.getStateStore(SessionStores.SUMMARIES),
+                context.getStateStore(SessionStores.ACTIVITY),
+                context.getStateStore(SessionStores.DIARY_SPANS),
+                settings,
+                tokens,
+                outputs,
                 new RecentMessageIds(context.getStateStore(SessionStores.MESSAGE_IDS), settings.dedup()));
     }
 
@@ -106,7 +118,8 @@ final class SessionState {
         }
         long seq = header.nextSeq();
         Truncated truncated = truncate(key, seq, message, settings.truncation().recentBytes(), timestamp);
-        if (message.hasToolResults() && exceeds(truncated.message(), settings.truncation().oldBytes())) {
+        if (message.hasToolResults()
+                && exceeds(truncated.message(), settings.truncation().oldBytes())) {
             List<Long> longer = new ArrayList<>(recent);
             longer.add(seq);
             recent = longer;
@@ -133,8 +146,12 @@ final class SessionState {
                 || settings.requestSecret().issued(compactionName(key, result.epoch()), result.requestId())) {
             return true;
         }
-        LOG.warn("forged result refused tenant={} session={} requestId={} epoch={}", key.tenant(), key.session(),
-                result.requestId(), result.epoch());
+        LOG.warn(
+                "forged result refused tenant={} session={} requestId={} epoch={}",
+                key.tenant(),
+                key.session(),
+                result.requestId(),
+                result.epoch());
         SessionHeader header = headers.get(key.key());
         if (header != null) {
             headers.put(key.key(), header.withCounter(Counter.FORGED_RESULTS, 1));
@@ -150,8 +167,11 @@ final class SessionState {
     void apply(SessionKey key, LlmResult result, long timestamp, long processingMs) {
         SessionHeader header = headers.get(key.key());
         if (header == null) {
-            LOG.warn("result for unknown session dropped tenant={} session={} requestId={}", key.tenant(),
-                    key.session(), result.requestId());
+            LOG.warn(
+                    "result for unknown session dropped tenant={} session={} requestId={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId());
             return;
         }
         if (result.kind() != LlmKind.COMPACT) {
@@ -161,23 +181,39 @@ final class SessionState {
         PendingCompaction pending = header.pending();
         if (pending == null || !pending.matches(result.requestId(), result.epoch())) {
             boolean duplicate = result.requestId().equals(header.lastResolvedRequestId());
-            LOG.debug("{} result dropped tenant={} session={} requestId={} epoch={}",
-                    duplicate ? "duplicate" : "stale", key.tenant(), key.session(), result.requestId(), result.epoch());
-            headers.put(key.key(), header.withCounter(duplicate ? Counter.DUPLICATE_RESULTS : Counter.STALE_RESULTS, 1));
+            LOG.debug(
+                    "{} result dropped tenant={} session={} requestId={} epoch={}",
+                    duplicate ? "duplicate" : "stale",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    result.epoch());
+            headers.put(
+                    key.key(), header.withCounter(duplicate ? Counter.DUPLICATE_RESULTS : Counter.STALE_RESULTS, 1));
             return;
         }
         Instant now = Instant.ofEpochMilli(timestamp);
         if (result.status() == LlmStatus.FAILED) {
-            LOG.warn("compaction failed tenant={} session={} requestId={} attempts={} failure={} error={}",
-                    key.tenant(), key.session(), result.requestId(), result.attempts(), result.failure(),
+            LOG.warn(
+                    "compaction failed tenant={} session={} requestId={} attempts={} failure={} error={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    result.attempts(),
+                    result.failure(),
                     result.error());
-            header = header.withFailed(String.valueOf(result.error()), now, now.plus(settings.retryBackoff()),
-                    Counter.COMPACTIONS_FAILED);
+            header = header.withFailed(
+                    String.valueOf(result.error()), now, now.plus(settings.retryBackoff()), Counter.COMPACTIONS_FAILED);
             if (result.failure() == LlmFailure.CONTEXT_LENGTH) {
                 // The same span would be refused again: the next one (after the backoff) is half as long.
                 long limit = Math.max(1, pending.tokens() / 2);
-                LOG.warn("compaction span halved tenant={} session={} requestId={} refusedTokens={} spanLimit={}",
-                        key.tenant(), key.session(), result.requestId(), pending.tokens(), limit);
+                LOG.warn(
+                        "compaction span halved tenant={} session={} requestId={} refusedTokens={} spanLimit={}",
+                        key.tenant(),
+                        key.session(),
+                        result.requestId(),
+                        pending.tokens(),
+                        limit);
                 header = header.withSpanLimit(limit).withCounter(Counter.SPANS_SHRUNK, 1);
             }
             headers.put(key.key(), header);
@@ -187,10 +223,19 @@ final class SessionState {
         List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.summaryBudget(key.tenant()));
         if (!problems.isEmpty()) {
             String problem = String.join("; ", problems);
-            LOG.warn("invalid summary rejected tenant={} session={} requestId={} problem={}", key.tenant(),
-                    key.session(), result.requestId(), problem);
-            headers.put(key.key(), header.withFailed("invalid summary: " + problem, now,
-                    now.plus(settings.retryBackoff()), Counter.INVALID_SUMMARIES));
+            LOG.warn(
+                    "invalid summary rejected tenant={} session={} requestId={} problem={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    problem);
+            headers.put(
+                    key.key(),
+                    header.withFailed(
+                            "invalid summary: " + problem,
+                            now,
+                            now.plus(settings.retryBackoff()),
+                            Counter.INVALID_SUMMARIES));
             outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
@@ -199,14 +244,27 @@ final class SessionState {
         header = header.withApplied(tokens.count(result.payload()), archived.count(), archived.tokens(), now);
         if (!pending.unansweredCalls().isEmpty()) {
             // Said once, here: the calls have left the window with this compaction and cannot come back.
-            LOG.warn("tool calls compacted without their results tenant={} session={} requestId={} calls={}",
-                    key.tenant(), key.session(), result.requestId(), String.join(",", pending.unansweredCalls()));
-            header = header.withCounter(Counter.UNANSWERED_CALLS, pending.unansweredCalls().size());
+            LOG.warn(
+                    "tool calls compacted without their results tenant={} session={} requestId={} calls={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    String.join(",", pending.unansweredCalls()));
+            header = header.withCounter(
+                    Counter.UNANSWERED_CALLS, pending.unansweredCalls().size());
         }
         outputs.compaction(key.tenant(), Compaction.APPLIED);
-        LOG.info("compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
-                        + "summaryTokens={} liveTokens={}", key.tenant(), key.session(), result.requestId(),
-                result.epoch(), archived.count(), archived.tokens(), header.summaryTokens(), header.messageTokens());
+        LOG.info(
+                "compaction applied tenant={} session={} requestId={} epoch={} archived={} archivedTokens={} "
+                        + "summaryTokens={} liveTokens={}",
+                key.tenant(),
+                key.session(),
+                result.requestId(),
+                result.epoch(),
+                archived.count(),
+                archived.tokens(),
+                header.summaryTokens(),
+                header.messageTokens());
         header = maybeCompact(key, header, now, true, timestamp);
         headers.put(key.key(), header);
     }
@@ -215,15 +273,19 @@ final class SessionState {
      * Requests a compaction when the window is over its threshold and nothing is in flight. A request
      * pending longer than the timeout is abandoned (its late result becomes stale) and re-planned.
      */
-    private SessionHeader maybeCompact(SessionKey key, SessionHeader header, Instant now, boolean turnStarted,
-            long timestamp) {
+    private SessionHeader maybeCompact(
+            SessionKey key, SessionHeader header, Instant now, boolean turnStarted, long timestamp) {
         PendingCompaction pending = header.pending();
         if (pending != null) {
             if (!now.isAfter(pending.requestedAt().plus(settings.pendingTimeout()))) {
                 return header;
             }
-            LOG.warn("compaction timed out tenant={} session={} requestId={} epoch={}", key.tenant(), key.session(),
-                    pending.requestId(), pending.epoch());
+            LOG.warn(
+                    "compaction timed out tenant={} session={} requestId={} epoch={}",
+                    key.tenant(),
+                    key.session(),
+                    pending.requestId(),
+                    pending.epoch());
             header = header.withTimedOut("no result within " + settings.pendingTimeout(), now);
             outputs.compaction(key.tenant(), Compaction.TIMED_OUT);
         }
@@ -241,39 +303,76 @@ final class SessionState {
         List<PlanEntry> entries = new ArrayList<>(window.size());
         for (StoredMessage stored : window) {
             Message message = stored.message();
-            entries.add(new PlanEntry(stored.seq(), message.startsTurn(), stored.tokens(), message.toolUseIds(),
+            entries.add(new PlanEntry(
+                    stored.seq(),
+                    message.startsTurn(),
+                    stored.tokens(),
+                    message.toolUseIds(),
                     message.toolResultIds()));
         }
-        Optional<Cut> cut = ContextPlanner.plan(entries, policy.keepBudget(header.summaryTokens()),
+        Optional<Cut> cut = ContextPlanner.plan(
+                entries,
+                policy.keepBudget(header.summaryTokens()),
                 PlanLimits.of(policy, header.summaryTokens(), header.spanLimit()));
         if (cut.isEmpty()) {
             // INFO when the window first blocks, DEBUG while it stays blocked turn after turn.
             if (header.planBlocked()) {
-                LOG.debug("over threshold but still no valid cut tenant={} session={} liveTokens={}", key.tenant(),
-                        key.session(), header.messageTokens());
+                LOG.debug(
+                        "over threshold but still no valid cut tenant={} session={} liveTokens={}",
+                        key.tenant(),
+                        key.session(),
+                        header.messageTokens());
             } else {
-                LOG.info("over threshold but no valid cut tenant={} session={} liveTokens={} liveMessages={}",
-                        key.tenant(), key.session(), header.messageTokens(), header.liveCount());
+                LOG.info(
+                        "over threshold but no valid cut tenant={} session={} liveTokens={} liveMessages={}",
+                        key.tenant(),
+                        key.session(),
+                        header.messageTokens(),
+                        header.liveCount());
             }
             return header.withPlanBlocked(true).withCounter(Counter.NO_VALID_CUT, 1);
         }
-        List<Message> span = window.subList(0, cut.get().compactCount()).stream().map(StoredMessage::message).toList();
+        List<Message> span = window.subList(0, cut.get().compactCount()).stream()
+                .map(StoredMessage::message)
+                .toList();
         long epoch = header.epoch() + 1;
         String requestId = settings.requestSecret().requestId(compactionName(key, epoch));
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
         List<String> unanswered = List.copyOf(cut.get().unansweredCalls());
-        LlmRequest compact = new LlmRequest(requestId, epoch, LlmKind.COMPACT, key.tenant(), key.session(),
-                header.user(), fromSeq, toSeq, span, summary(key), settings.language(), 0, now,
-                settings.summaryBudget(key.tenant()), unanswered);
+        LlmRequest compact = new LlmRequest(
+                requestId,
+                epoch,
+                LlmKind.COMPACT,
+                key.tenant(),
+                key.session(),
+                header.user(),
+                fromSeq,
+                toSeq,
+                span,
+                summary(key),
+                settings.language(),
+                0,
+                now,
+                settings.summaryBudget(key.tenant()),
+                unanswered);
         outputs.request(key, compact, timestamp);
         outputs.compaction(key.tenant(), Compaction.REQUESTED);
         header = requestDiary(key, header, compact, span, timestamp);
-        LOG.info("compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={} "
-                        + "unansweredCalls={}", key.tenant(), key.session(), requestId, epoch, span.size(),
-                cut.get().compactedTokens(), cut.get().keptTokens(), unanswered.size());
-        return header.withPending(new PendingCompaction(requestId, epoch, fromSeq, toSeq, span.size(),
-                cut.get().compactedTokens(), now, unanswered)).withCounter(Counter.COMPACTIONS_REQUESTED, 1);
+        LOG.info(
+                "compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={} "
+                        + "unansweredCalls={}",
+                key.tenant(),
+                key.session(),
+                requestId,
+                epoch,
+                span.size(),
+                cut.get().compactedTokens(),
+                cut.get().keptTokens(),
+                unanswered.size());
+        return header.withPending(new PendingCompaction(
+                        requestId, epoch, fromSeq, toSeq, span.size(), cut.get().compactedTokens(), now, unanswered))
+                .withCounter(Counter.COMPACTIONS_REQUESTED, 1);
     }
 
     /**
@@ -284,16 +383,27 @@ final class SessionState {
      * both succeeded (see {@link #applyDiaryOutcome}), so neither reads a message twice and a failure
      * skips nothing.
      */
-    private SessionHeader requestDiary(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span,
-            long timestamp) {
+    private SessionHeader requestDiary(
+            SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span, long timestamp) {
         long from = Math.max(compact.fromSeq(), diaryRequestedSeq(key, header) + 1);
         if (from > compact.toSeq()) {
             return header;
         }
         int skip = (int) (from - compact.fromSeq());
-        LlmRequest diary = new LlmRequest(compact.requestId(), compact.epoch(), LlmKind.DIARY, compact.tenant(),
-                compact.session(), compact.user(), from, compact.toSeq(), span.subList(skip, span.size()), "",
-                compact.language(), 0, compact.createdAt());
+        LlmRequest diary = new LlmRequest(
+                compact.requestId(),
+                compact.epoch(),
+                LlmKind.DIARY,
+                compact.tenant(),
+                compact.session(),
+                compact.user(),
+                from,
+                compact.toSeq(),
+                span.subList(skip, span.size()),
+                "",
+                compact.language(),
+                0,
+                compact.createdAt());
         sendDiarySpan(key, diary, timestamp);
         return header;
     }
@@ -316,7 +426,8 @@ final class SessionState {
     /** The session's unsettled spans, oldest first. */
     private List<DiarySpan> diarySpans(SessionKey key) {
         List<DiarySpan> spans = new ArrayList<>();
-        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+        try (KeyValueIterator<String, DiarySpan> it =
+                diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
             it.forEachRemaining(entry -> spans.add(entry.value));
         }
         return spans;
@@ -327,11 +438,12 @@ final class SessionState {
      * span and schedules it again after the backoff, or after {@code maxFailures} dead-letters it.
      * Coverage then moves over the settled spans at the front, never past an unsettled one.
      */
-    private void applyDiaryOutcome(SessionKey key, SessionHeader header, LlmResult result, long timestamp,
-            long processingMs) {
+    private void applyDiaryOutcome(
+            SessionKey key, SessionHeader header, LlmResult result, long timestamp, long processingMs) {
         String spanKey = null;
         DiarySpan span = null;
-        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+        try (KeyValueIterator<String, DiarySpan> it =
+                diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
             while (it.hasNext() && span == null) {
                 KeyValue<String, DiarySpan> entry = it.next();
                 if (entry.value.request().requestId().equals(result.requestId())) {
@@ -342,8 +454,12 @@ final class SessionState {
         }
         if (span == null || span.progress(result.kind()) != DiarySpan.Progress.SENT) {
             // Settled already, or waiting to be sent again: a re-delivered answer.
-            LOG.debug("{} result dropped tenant={} session={} requestId={}", result.kind(), key.tenant(),
-                    key.session(), result.requestId());
+            LOG.debug(
+                    "{} result dropped tenant={} session={} requestId={}",
+                    result.kind(),
+                    key.tenant(),
+                    key.session(),
+                    result.requestId());
             headers.put(key.key(), header.withCounter(Counter.DUPLICATE_RESULTS, 1));
             return;
         }
@@ -352,22 +468,36 @@ final class SessionState {
         if (result.status() == LlmStatus.OK) {
             span = span.with(result.kind(), DiarySpan.Progress.SETTLED);
         } else {
-            span = span.withFailure(result.kind(), String.valueOf(result.error()),
+            span = span.withFailure(
+                    result.kind(),
+                    String.valueOf(result.error()),
                     now.plus(settings.diaryRetry().after(span.failures() + 1)));
             header = header.withCounter(Counter.DIARY_FAILURES, 1);
             if (span.failures() >= settings.diaryRetry().maxFailures()) {
                 // Only the kinds that failed: one still in flight may yet succeed, and is given up on its own.
-                header = deadLetterSpan(key, header, span, DiarySpan.Progress.FAILED, "gave up after "
-                        + span.failures() + " failures: " + span.lastError(), timestamp);
+                header = deadLetterSpan(
+                        key,
+                        header,
+                        span,
+                        DiarySpan.Progress.FAILED,
+                        "gave up after " + span.failures() + " failures: " + span.lastError(),
+                        timestamp);
                 for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
                     if (span.progress(kind) == DiarySpan.Progress.FAILED) {
                         span = span.with(kind, DiarySpan.Progress.SETTLED);
                     }
                 }
             } else {
-                LOG.warn("diary span failed, retrying later tenant={} session={} requestId={} kind={} failures={} "
-                        + "retryAt={} error={}", key.tenant(), key.session(), result.requestId(), result.kind(),
-                        span.failures(), span.retryAt(), result.error());
+                LOG.warn(
+                        "diary span failed, retrying later tenant={} session={} requestId={} kind={} failures={} "
+                                + "retryAt={} error={}",
+                        key.tenant(),
+                        key.session(),
+                        result.requestId(),
+                        result.kind(),
+                        span.failures(),
+                        span.retryAt(),
+                        result.error());
             }
         }
         diarySpans.put(spanKey, span);
@@ -378,17 +508,27 @@ final class SessionState {
      * Dead-letters the kinds of a span that stand at {@code progress} (null: every kind not settled), as
      * the requests a worker reads.
      */
-    private SessionHeader deadLetterSpan(SessionKey key, SessionHeader header, DiarySpan span,
-            DiarySpan.Progress progress, String detail, long timestamp) {
+    private SessionHeader deadLetterSpan(
+            SessionKey key,
+            SessionHeader header,
+            DiarySpan span,
+            DiarySpan.Progress progress,
+            String detail,
+            long timestamp) {
         for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
             DiarySpan.Progress current = span.progress(kind);
             if (current != DiarySpan.Progress.SETTLED && (progress == null || current == progress)) {
                 outputs.deadLetterRequest(key, span.request().withKind(kind), detail, timestamp);
             }
         }
-        LOG.warn("diary span dead-lettered tenant={} session={} requestId={} fromSeq={} toSeq={} failures={}",
-                key.tenant(), key.session(), span.request().requestId(), span.request().fromSeq(),
-                span.request().toSeq(), span.failures());
+        LOG.warn(
+                "diary span dead-lettered tenant={} session={} requestId={} fromSeq={} toSeq={} failures={}",
+                key.tenant(),
+                key.session(),
+                span.request().requestId(),
+                span.request().fromSeq(),
+                span.request().toSeq(),
+                span.failures());
         return header.withCounter(Counter.DIARY_DEAD_LETTERED, 1);
     }
 
@@ -396,7 +536,8 @@ final class SessionState {
     private SessionHeader settleDiarySpans(SessionKey key, SessionHeader header) {
         List<String> settled = new ArrayList<>();
         long covered = header.diaryCoveredSeq();
-        try (KeyValueIterator<String, DiarySpan> it = diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+        try (KeyValueIterator<String, DiarySpan> it =
+                diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
             while (it.hasNext()) {
                 KeyValue<String, DiarySpan> entry = it.next();
                 if (!entry.value.settled()) {
@@ -423,15 +564,21 @@ final class SessionState {
         }
         for (KeyValue<String, DiarySpan> entry : due) {
             DiarySpan span = entry.value.resent();
-            SessionKey key = new SessionKey(span.request().tenant(), span.request().session());
+            SessionKey key =
+                    new SessionKey(span.request().tenant(), span.request().session());
             for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
                 if (entry.value.progress(kind) == DiarySpan.Progress.FAILED) {
                     outputs.request(key, span.request().withKind(kind), nowMs);
                 }
             }
             diarySpans.put(entry.key, span);
-            LOG.info("diary span sent again tenant={} session={} requestId={} attempt={} failures={}", key.tenant(),
-                    key.session(), span.request().requestId(), span.request().attempt(), span.failures());
+            LOG.info(
+                    "diary span sent again tenant={} session={} requestId={} attempt={} failures={}",
+                    key.tenant(),
+                    key.session(),
+                    span.request().requestId(),
+                    span.request().attempt(),
+                    span.failures());
         }
     }
 
@@ -448,7 +595,8 @@ final class SessionState {
     }
 
     private void sweepIdle(long nowMs) {
-        for (String entry : keysBefore(activityKey(0, null), activityKey(nowMs - settings.idleAfter().toMillis(), null))) {
+        for (String entry : keysBefore(
+                activityKey(0, null), activityKey(nowMs - settings.idleAfter().toMillis(), null))) {
             activity.delete(entry);
             long lastActiveMs = Long.parseLong(entry.substring(0, 19));
             SessionKey key = SessionKey.parse(entry.substring(20));
@@ -463,16 +611,33 @@ final class SessionState {
                 continue;
             }
             List<Message> span = new ArrayList<>();
-            try (KeyValueIterator<String, StoredMessage> it = messages.range(key.messageKey(from), key.messageKey(to))) {
+            try (KeyValueIterator<String, StoredMessage> it =
+                    messages.range(key.messageKey(from), key.messageKey(to))) {
                 it.forEachRemaining(stored -> span.add(stored.value.message()));
             }
             String requestId = settings.requestSecret().requestId(key.key() + "#idle#" + to);
             Instant now = Instant.ofEpochMilli(nowMs);
-            LlmRequest diary = new LlmRequest(requestId, header.epoch(), LlmKind.DIARY, key.tenant(), key.session(),
-                    header.user(), from, to, span, "", settings.language(), 0, now);
+            LlmRequest diary = new LlmRequest(
+                    requestId,
+                    header.epoch(),
+                    LlmKind.DIARY,
+                    key.tenant(),
+                    key.session(),
+                    header.user(),
+                    from,
+                    to,
+                    span,
+                    "",
+                    settings.language(),
+                    0,
+                    now);
             sendDiarySpan(key, diary, nowMs);
-            LOG.info("idle session sent for diary tenant={} session={} requestId={} messages={}", key.tenant(),
-                    key.session(), requestId, span.size());
+            LOG.info(
+                    "idle session sent for diary tenant={} session={} requestId={} messages={}",
+                    key.tenant(),
+                    key.session(),
+                    requestId,
+                    span.size());
         }
     }
 
@@ -499,13 +664,16 @@ final class SessionState {
             summaries.delete(key.key());
             recentIds.forget(key);
             headers.delete(key.key());
-            LOG.info("session expired tenant={} session={} archived={} quietSince={}", key.tenant(), key.session(),
-                    archived.count(), Instant.ofEpochMilli(header.lastActiveMs()));
+            LOG.info(
+                    "session expired tenant={} session={} archived={} quietSince={}",
+                    key.tenant(),
+                    key.session(),
+                    archived.count(),
+                    Instant.ofEpochMilli(header.lastActiveMs()));
         }
     }
 
-    private record Archived(int count, long tokens) {
-    }
+    private record Archived(int count, long tokens) {}
 
     /**
      * Moves the live messages {@code fromSeq..toSeq} to the {@code dialog} topic, dated by the
@@ -521,8 +689,17 @@ final class SessionState {
                 KeyValue<String, StoredMessage> entry = it.next();
                 StoredMessage stored = entry.value;
                 Message message = stored.message();
-                outputs.archive(key, new ArchivedMessage(key.tenant(), key.session(), message.user(),
-                        day.format(message.time()), stored.seq(), summaryRequestId, message), timestamp);
+                outputs.archive(
+                        key,
+                        new ArchivedMessage(
+                                key.tenant(),
+                                key.session(),
+                                message.user(),
+                                day.format(message.time()),
+                                stored.seq(),
+                                summaryRequestId,
+                                message),
+                        timestamp);
                 covered.add(entry.key);
                 count++;
                 archivedTokens += stored.tokens();
@@ -586,7 +763,8 @@ final class SessionState {
             if (stored == null) {
                 continue;
             }
-            Truncated truncated = truncate(key, seq, stored.message(), settings.truncation().oldBytes(), timestamp);
+            Truncated truncated =
+                    truncate(key, seq, stored.message(), settings.truncation().oldBytes(), timestamp);
             if (truncated.count() > 0) {
                 int count = tokens.count(truncated.message());
                 messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
@@ -597,8 +775,7 @@ final class SessionState {
         return header.withTokenDelta(delta, List.of()).withCounter(Counter.TRUNCATED_OUTPUTS, cut);
     }
 
-    private record Truncated(Message message, int count) {
-    }
+    private record Truncated(Message message, int count) {}
 
     private Truncated truncate(SessionKey key, long seq, Message message, int limit, long timestamp) {
         Message result = message;
@@ -629,7 +806,8 @@ final class SessionState {
     private static boolean exceeds(Message message, int limit) {
         for (Block block : message.content()) {
             if (block instanceof Block.ToolResult result
-                    && result.output().getBytes(StandardCharsets.UTF_8).length > limit + ToolResultTruncator.SLACK_BYTES) {
+                    && result.output().getBytes(StandardCharsets.UTF_8).length
+                            > limit + ToolResultTruncator.SLACK_BYTES) {
                 return true;
             }
         }
@@ -644,6 +822,7 @@ final class SessionState {
     /** Stable across replays, unique per block: the same input always names the same stored output. */
     static String toolResultId(SessionKey key, long seq, int blockIndex) {
         return UUID.nameUUIDFromBytes((key.key() + "/" + seq + "/" + blockIndex).getBytes(StandardCharsets.UTF_8))
-                .toString().replace("-", "");
+                .toString()
+                .replace("-", "");
     }
 }

@@ -36,8 +36,7 @@ public final class SessionStores {
      */
     public static final String DIARY_SPANS = "session-diary-spans";
 
-    private SessionStores() {
-    }
+    private SessionStores() {}
 
     /** Every store the two session processors share, each to be attached to both. */
     public static List<StoreBuilder<?>> all() {
@@ -46,8 +45,10 @@ public final class SessionStores {
 
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
         // Rewritten on every message: the cache turns a commit interval's rewrites into one changelog record.
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HEADERS), Serdes.String(),
-                JsonSerde.of(SessionHeader.class)).withLoggingEnabled(Map.of()).withCachingEnabled();
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(HEADERS), Serdes.String(), JsonSerde.of(SessionHeader.class))
+                .withLoggingEnabled(Map.of())
+                .withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, String>> summaries() {
@@ -57,22 +58,26 @@ public final class SessionStores {
 
     public static StoreBuilder<KeyValueStore<String, String>> activity() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVITY), Serdes.String(), Serdes.String())
-                .withLoggingEnabled(Map.of()).withCachingEnabled();
+                .withLoggingEnabled(Map.of())
+                .withCachingEnabled();
     }
 
     public static StoreBuilder<KeyValueStore<String, String>> messageIds() {
         // Each key is written once and deleted count messages later: a cache would absorb little.
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MESSAGE_IDS), Serdes.String(),
-                Serdes.String()).withLoggingEnabled(Map.of());
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(MESSAGE_IDS), Serdes.String(), Serdes.String())
+                .withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, DiarySpan>> diarySpans() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DIARY_SPANS), Serdes.String(),
-                JsonSerde.of(DiarySpan.class)).withLoggingEnabled(Map.of());
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(DIARY_SPANS), Serdes.String(), JsonSerde.of(DiarySpan.class))
+                .withLoggingEnabled(Map.of());
     }
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MESSAGES), Serdes.String(),
-                JsonSerde.of(StoredMessage.class)).withLoggingEnabled(Map.of());
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(MESSAGES), Serdes.String(), JsonSerde.of(StoredMessage.class))
+                .withLoggingEnabled(Map.of());
     }
 }

@@ -39,21 +39,39 @@ public record SessionView(
      * messages (served and omitted) / threshold; {@code omittedMessages} and {@code omittedTokens} are
      * the oldest live messages held back so the context fits the model.
      */
-    public record Tokens(String encoding, long summary, long messages, long total, long threshold, long keepBudget,
-            int maxInputLength, double usageRatio, double thresholdRatio, int omittedMessages, long omittedTokens) {
-    }
+    public record Tokens(
+            String encoding,
+            long summary,
+            long messages,
+            long total,
+            long threshold,
+            long keepBudget,
+            int maxInputLength,
+            double usageRatio,
+            double thresholdRatio,
+            int omittedMessages,
+            long omittedTokens) {}
 
     /** Compaction state: what is in flight, what happened last, and the counters. */
-    public record Compaction(PendingCompaction pending, Instant lastSummaryAt, Instant nextAttemptAt,
-            String lastFailure, Instant lastFailureAt, long epoch, Map<SessionCounters.Counter, Long> counters) {
-    }
+    public record Compaction(
+            PendingCompaction pending,
+            Instant lastSummaryAt,
+            Instant nextAttemptAt,
+            String lastFailure,
+            Instant lastFailureAt,
+            long epoch,
+            Map<SessionCounters.Counter, Long> counters) {}
 
     private static final int CONSISTENT_READ_ATTEMPTS = 5;
 
     /** Reads one session; empty if the session has no state on this instance. */
-    public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
-            ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
-            SessionKey key, ContextPolicy policy, String encoding) {
+    public static Optional<SessionView> read(
+            ReadOnlyKeyValueStore<String, SessionHeader> headers,
+            ReadOnlyKeyValueStore<String, StoredMessage> messages,
+            ReadOnlyKeyValueStore<String, String> summaries,
+            SessionKey key,
+            ContextPolicy policy,
+            String encoding) {
         return read(headers, messages, summaries, key, policy, encoding, false);
     }
 
@@ -62,9 +80,14 @@ public record SessionView(
      * back to keep the served context within the model's input (for inspection: the counts then say
      * what the window holds, and may exceed {@code maxInputLength} while a compaction is late).
      */
-    public static Optional<SessionView> read(ReadOnlyKeyValueStore<String, SessionHeader> headers,
-            ReadOnlyKeyValueStore<String, StoredMessage> messages, ReadOnlyKeyValueStore<String, String> summaries,
-            SessionKey key, ContextPolicy policy, String encoding, boolean wholeWindow) {
+    public static Optional<SessionView> read(
+            ReadOnlyKeyValueStore<String, SessionHeader> headers,
+            ReadOnlyKeyValueStore<String, StoredMessage> messages,
+            ReadOnlyKeyValueStore<String, String> summaries,
+            SessionKey key,
+            ContextPolicy policy,
+            String encoding,
+            boolean wholeWindow) {
         // The stream thread writes the header and the messages one after the other while this reads, so
         // the messages are bounded by the header's sequence range and the read is repeated if a
         // compaction removed some of them in between: the view always agrees with its own token counts.
@@ -87,8 +110,7 @@ public record SessionView(
         for (StoredMessage message : live) {
             liveTokens += message.tokens();
         }
-        int omitted = wholeWindow ? 0
-                : omitted(live, liveTokens, policy.servedMessageBudget(header.summaryTokens()));
+        int omitted = wholeWindow ? 0 : omitted(live, liveTokens, policy.servedMessageBudget(header.summaryTokens()));
         long omittedTokens = 0;
         for (StoredMessage message : live.subList(0, omitted)) {
             omittedTokens += message.tokens();
@@ -96,15 +118,36 @@ public record SessionView(
         live = live.subList(omitted, live.size());
         long served = liveTokens - omittedTokens;
         long total = header.summaryTokens() + served;
-        Tokens tokens = new Tokens(encoding, header.summaryTokens(), served, total, threshold,
-                policy.keepBudget(header.summaryTokens()), policy.maxInputLength(),
+        Tokens tokens = new Tokens(
+                encoding,
+                header.summaryTokens(),
+                served,
+                total,
+                threshold,
+                policy.keepBudget(header.summaryTokens()),
+                policy.maxInputLength(),
                 (double) (total + policy.reservedTokens()) / policy.maxInputLength(),
-                threshold <= 0 ? 1.0 : (double) liveTokens / threshold, omitted, omittedTokens);
-        Compaction compaction = new Compaction(header.pending(), header.lastSummaryAt(), header.nextAttemptAt(),
-                header.lastFailure(), header.lastFailureAt(), header.epoch(), header.counters().values());
+                threshold <= 0 ? 1.0 : (double) liveTokens / threshold,
+                omitted,
+                omittedTokens);
+        Compaction compaction = new Compaction(
+                header.pending(),
+                header.lastSummaryAt(),
+                header.nextAttemptAt(),
+                header.lastFailure(),
+                header.lastFailureAt(),
+                header.epoch(),
+                header.counters().values());
         String summary = summaries.get(key.key());
-        return Optional.of(new SessionView(header.tenant(), header.session(), header.user(), summary == null ? "" : summary,
-                header.summaryVersion(), live, tokens, compaction));
+        return Optional.of(new SessionView(
+                header.tenant(),
+                header.session(),
+                header.user(),
+                summary == null ? "" : summary,
+                header.summaryVersion(),
+                live,
+                tokens,
+                compaction));
     }
 
     /**
@@ -119,7 +162,11 @@ public record SessionView(
         List<PlanEntry> entries = new ArrayList<>(live.size());
         for (StoredMessage stored : live) {
             Message message = stored.message();
-            entries.add(new PlanEntry(stored.seq(), message.startsTurn(), stored.tokens(), message.toolUseIds(),
+            entries.add(new PlanEntry(
+                    stored.seq(),
+                    message.startsTurn(),
+                    stored.tokens(),
+                    message.toolUseIds(),
                     message.toolResultIds()));
         }
         Optional<Cut> cut = ContextPlanner.plan(entries, budget);
@@ -135,8 +182,8 @@ public record SessionView(
         return drop;
     }
 
-    private static List<StoredMessage> liveMessages(ReadOnlyKeyValueStore<String, StoredMessage> messages,
-            SessionKey key, SessionHeader header) {
+    private static List<StoredMessage> liveMessages(
+            ReadOnlyKeyValueStore<String, StoredMessage> messages, SessionKey key, SessionHeader header) {
         List<StoredMessage> live = new ArrayList<>(header.liveCount());
         if (header.nextSeq() <= header.firstLiveSeq()) {
             return live;

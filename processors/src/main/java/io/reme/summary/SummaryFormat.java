@@ -14,12 +14,11 @@ import java.util.Locale;
  * is content.
  */
 public final class SummaryFormat {
-    public static final List<String> SECTIONS = List.of("Goal", "Constraints & Preferences", "Progress",
-            "Key Decisions", "Next Steps", "Critical Context");
+    public static final List<String> SECTIONS =
+            List.of("Goal", "Constraints & Preferences", "Progress", "Key Decisions", "Next Steps", "Critical Context");
     public static final List<String> PROGRESS_PARTS = List.of("Done", "In Progress", "Blocked");
 
-    private SummaryFormat() {
-    }
+    private SummaryFormat() {}
 
     /**
      * Everything wrong with a summary, empty when it may be applied.
@@ -70,8 +69,11 @@ public final class SummaryFormat {
             String trimmed = line.strip();
             int lineLevel = headingLevel(trimmed);
             if (body == null) {
-                if (lineLevel == level && trimmed.substring(level).strip().toLowerCase(Locale.ROOT)
-                        .startsWith(title.toLowerCase(Locale.ROOT))) {
+                if (lineLevel == level
+                        && trimmed.substring(level)
+                                .strip()
+                                .toLowerCase(Locale.ROOT)
+                                .startsWith(title.toLowerCase(Locale.ROOT))) {
                     body = new StringBuilder();
                 }
             } else if (lineLevel > 0 && lineLevel <= level) {

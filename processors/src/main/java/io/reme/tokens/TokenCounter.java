@@ -46,7 +46,9 @@ public final class TokenCounter {
         Optional<EncodingType> type = EncodingType.fromName(encodingName.toLowerCase(Locale.ROOT));
         if (type.isEmpty()) {
             throw new IllegalArgumentException("unknown token encoding '" + encodingName + "'; known: "
-                    + Arrays.stream(EncodingType.values()).map(EncodingType::getName).toList());
+                    + Arrays.stream(EncodingType.values())
+                            .map(EncodingType::getName)
+                            .toList());
         }
         return new TokenCounter(Encodings.newLazyEncodingRegistry().getEncoding(type.get()), imageTokens);
     }

@@ -63,8 +63,7 @@ public final class ToolResultTruncator {
         // The excerpt usually ends inside a line; pointing at that line makes the agent re-read it whole.
         // Without any newline that would be line 1 again, so move on to keep the reader making progress.
         int nextLine = Math.min(startLine + Math.max(1, countNewlines(excerpt)), totalLines);
-        return Optional.of(excerpt + "\n"
-                + notice(storedPath, totalLines, startLine, limitBytes, nextLine));
+        return Optional.of(excerpt + "\n" + notice(storedPath, totalLines, startLine, limitBytes, nextLine));
     }
 
     /**
@@ -95,7 +94,8 @@ public final class ToolResultTruncator {
 
         String notice = truncatedText.substring(markerAt);
         OptionalInt startLine = anchorValue(STARTS_AT, notice);
-        if (startLine.isEmpty() || startLine.getAsInt() < 1
+        if (startLine.isEmpty()
+                || startLine.getAsInt() < 1
                 || anchorValue(COVERS, notice).isEmpty()
                 || anchorValue(START_LINE, notice).isEmpty()) {
             // A damaged notice is still readable by the agent; rewriting half of it would make it wrong.
@@ -122,7 +122,8 @@ public final class ToolResultTruncator {
             return false;
         }
         String notice = text.substring(markerAt);
-        return anchorValue(STARTS_AT, notice).isPresent() && anchorValue(COVERS, notice).isPresent()
+        return anchorValue(STARTS_AT, notice).isPresent()
+                && anchorValue(COVERS, notice).isPresent()
                 && anchorValue(START_LINE, notice).isPresent();
     }
 
@@ -140,15 +141,13 @@ public final class ToolResultTruncator {
             // Separators would let an id write outside the directory; control characters would split
             // the notice line that carries the path.
             if (c == '/' || c == '\\' || Character.isISOControl(c)) {
-                throw new IllegalArgumentException("tool result id contains an illegal character: "
-                        + toolResultId);
+                throw new IllegalArgumentException("tool result id contains an illegal character: " + toolResultId);
             }
         }
         return STORE_DIR + toolResultId + STORE_SUFFIX;
     }
 
-    private static String notice(String storedPath, int totalLines, int startLine, int coveredBytes,
-            int nextLine) {
+    private static String notice(String storedPath, int totalLines, int startLine, int coveredBytes, int nextLine) {
         // No punctuation right after the path, so an agent copying it does not pick up a stray period.
         return MARKER + "\n"
                 + "Tool output truncated: it was too long to show in full.\n"

@@ -17,6 +17,7 @@ import java.util.Map;
 public record RecordLimits(int inputBytes, int recordBytes) {
     /** Room for key, headers and batch overhead above a value limit. */
     public static final int HEADROOM = 64 * 1024;
+
     public static final int DEFAULT_INPUT_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_RECORD_BYTES = 16 * 1024 * 1024;
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";

@@ -72,7 +72,8 @@ public record Topics(String prefix) {
      * @param maxRequestBytes the largest record written (an LLM request: a whole window of messages)
      * @param toolResultRetention how long full tool outputs are kept (the TTL)
      */
-    public List<TopicSpec> specs(int partitions, int maxMessageBytes, int maxRequestBytes, Duration toolResultRetention) {
+    public List<TopicSpec> specs(
+            int partitions, int maxMessageBytes, int maxRequestBytes, Duration toolResultRetention) {
         RecordLimits limits = new RecordLimits(maxMessageBytes, maxRequestBytes);
         String inputLimit = Integer.toString(limits.inputTopicMaxMessageBytes());
         String recordLimit = Integer.toString(limits.topicMaxMessageBytes());
@@ -81,19 +82,40 @@ public record Topics(String prefix) {
         Map<String, String> compacted = Map.of("cleanup.policy", "compact", max, recordLimit);
         return List.of(
                 new TopicSpec(messages(), partitions, Map.of("cleanup.policy", "delete", max, inputLimit)),
-                new TopicSpec(llmRequests(), partitions, Map.of("cleanup.policy", "delete",
-                        max, recordLimit, "compression.type", "zstd")),
+                new TopicSpec(
+                        llmRequests(),
+                        partitions,
+                        Map.of("cleanup.policy", "delete", max, recordLimit, "compression.type", "zstd")),
                 new TopicSpec(llmResults(), partitions, append),
-                new TopicSpec(dialog(), partitions, Map.of("cleanup.policy", "delete",
-                        max, recordLimit, "retention.ms", "-1")),
-                new TopicSpec(toolResults(), partitions, Map.of("cleanup.policy", "compact,delete",
-                        "retention.ms", Long.toString(toolResultRetention.toMillis()),
-                        max, recordLimit, "compression.type", "zstd")),
+                new TopicSpec(
+                        dialog(),
+                        partitions,
+                        Map.of("cleanup.policy", "delete", max, recordLimit, "retention.ms", "-1")),
+                new TopicSpec(
+                        toolResults(),
+                        partitions,
+                        Map.of(
+                                "cleanup.policy",
+                                "compact,delete",
+                                "retention.ms",
+                                Long.toString(toolResultRetention.toMillis()),
+                                max,
+                                recordLimit,
+                                "compression.type",
+                                "zstd")),
                 new TopicSpec(diary(), partitions, compacted),
                 new TopicSpec(diaryEdits(), partitions, append),
                 new TopicSpec(memoriesPending(), partitions, append),
                 new TopicSpec(memories(), partitions, compacted),
-                new TopicSpec(dlq(), partitions, Map.of("cleanup.policy", "delete",
-                        max, recordLimit, "retention.ms", Long.toString(Duration.ofDays(30).toMillis()))));
+                new TopicSpec(
+                        dlq(),
+                        partitions,
+                        Map.of(
+                                "cleanup.policy",
+                                "delete",
+                                max,
+                                recordLimit,
+                                "retention.ms",
+                                Long.toString(Duration.ofDays(30).toMillis()))));
     }
 }

@@ -73,7 +73,8 @@ class ContextPlannerPropertyTest {
             List<PlanEntry> window = generate(rnd, 60);
             long budget = chooseBudget(rnd, window);
             long total = window.stream().mapToLong(PlanEntry::tokens).sum();
-            PlanLimits limits = new PlanLimits(1 + rnd.nextInt(4),
+            PlanLimits limits = new PlanLimits(
+                    1 + rnd.nextInt(4),
                     rnd.nextBoolean() ? Long.MAX_VALUE : 1 + rnd.nextInt(40_000),
                     rnd.nextInt(3) == 0 ? Long.MAX_VALUE : 1 + Math.floorMod(rnd.nextLong(), Math.max(1, total)));
             String context = "seed=" + seed + " budget=" + budget + " limits=" + limits + " window=" + describe(window);
@@ -86,8 +87,8 @@ class ContextPlannerPropertyTest {
             if (!expected.equals(oracle.withoutOrphans().bestCut(budget))) {
                 orphanDecisive++;
             }
-            LimitsOracle unboundedSpan = new LimitsOracle(window,
-                    new PlanLimits(limits.orphanCallTurns(), limits.orphanCallTokens(), Long.MAX_VALUE));
+            LimitsOracle unboundedSpan = new LimitsOracle(
+                    window, new PlanLimits(limits.orphanCallTurns(), limits.orphanCallTokens(), Long.MAX_VALUE));
             if (!expected.equals(unboundedSpan.bestCut(budget))) {
                 spanDecisive++;
             }
@@ -103,6 +104,7 @@ class ContextPlannerPropertyTest {
         private final Oracle plain;
         /** Uses of calls still in flight and not given up, and the given-up ids with their oldest use. */
         private final List<Integer> pinning = new ArrayList<>();
+
         private final Map<String, Integer> orphans = new HashMap<>();
 
         LimitsOracle(List<PlanEntry> window, PlanLimits limits) {
@@ -159,8 +161,8 @@ class ContextPlannerPropertyTest {
                     unanswered.add(id);
                 }
             });
-            return new Cut(c, window.get(c - 1).seq(), plain.sum(0, c), plain.sum(c, window.size()), overBudget,
-                    unanswered);
+            return new Cut(
+                    c, window.get(c - 1).seq(), plain.sum(0, c), plain.sum(c, window.size()), overBudget, unanswered);
         }
     }
 
@@ -172,8 +174,9 @@ class ContextPlannerPropertyTest {
         tally.record(window, budget, expected, oracle);
 
         if (actual.isEmpty()) {
-            assertTrue(expected.isEmpty(), () -> "no cut returned, but cutting at index " + expected.get()
-                    + " is allowed; " + context);
+            assertTrue(
+                    expected.isEmpty(),
+                    () -> "no cut returned, but cutting at index " + expected.get() + " is allowed; " + context);
             return;
         }
         Cut cut = actual.get();
@@ -182,9 +185,12 @@ class ContextPlannerPropertyTest {
         assertNull(violation, () -> "invalid cut " + cut + ": " + violation + "; " + context);
 
         long total = oracle.sum(0, window.size());
-        assertEquals(window.get(c - 1).seq(), cut.lastCompactedSeq(), () -> "lastCompactedSeq of " + cut + "; " + context);
-        assertEquals(total, cut.compactedTokens() + cut.keptTokens(), () -> "tokens do not add up to " + total
-                + " in " + cut + "; " + context);
+        assertEquals(
+                window.get(c - 1).seq(), cut.lastCompactedSeq(), () -> "lastCompactedSeq of " + cut + "; " + context);
+        assertEquals(
+                total,
+                cut.compactedTokens() + cut.keptTokens(),
+                () -> "tokens do not add up to " + total + " in " + cut + "; " + context);
         // With the sum checked, a right keptTokens implies a right compactedTokens.
         assertEquals(oracle.sum(c, window.size()), cut.keptTokens(), () -> "keptTokens of " + cut + "; " + context);
 
@@ -192,12 +198,15 @@ class ContextPlannerPropertyTest {
             // The chosen cut is among the allowed ones, so this also rejects a flag on a cut that fits.
             for (int a : oracle.allowedCuts()) {
                 long kept = oracle.sum(a, window.size());
-                assertTrue(kept > budget, () -> "marked over budget although cutting at index " + a + " keeps "
-                        + kept + "; " + cut + "; " + context);
+                assertTrue(
+                        kept > budget,
+                        () -> "marked over budget although cutting at index " + a + " keeps " + kept + "; " + cut + "; "
+                                + context);
             }
         } else {
-            assertTrue(cut.keptTokens() <= budget, () -> "keeps more than the budget without saying so: "
-                    + cut + "; " + context);
+            assertTrue(
+                    cut.keptTokens() <= budget,
+                    () -> "keeps more than the budget without saying so: " + cut + "; " + context);
         }
         assertEquals(expected, Optional.of(c), () -> "not the best cut: " + cut + "; " + context);
     }
@@ -266,8 +275,8 @@ class ContextPlannerPropertyTest {
         return List.copyOf(window);
     }
 
-    private static void add(List<PlanEntry> window, long[] seq, Random rnd, boolean turnStart,
-                            Set<String> uses, Set<String> results) {
+    private static void add(
+            List<PlanEntry> window, long[] seq, Random rnd, boolean turnStart, Set<String> uses, Set<String> results) {
         seq[0] += 1 + rnd.nextInt(3);
         window.add(new PlanEntry(seq[0], turnStart, tokens(rnd), uses, results));
     }
@@ -319,7 +328,11 @@ class ContextPlannerPropertyTest {
         StringBuilder sb = new StringBuilder("[");
         for (int i = 0; i < window.size(); i++) {
             PlanEntry e = window.get(i);
-            sb.append(i == 0 ? "" : " ").append(i).append(':').append(e.turnStart() ? 'U' : 'm').append(e.tokens());
+            sb.append(i == 0 ? "" : " ")
+                    .append(i)
+                    .append(':')
+                    .append(e.turnStart() ? 'U' : 'm')
+                    .append(e.tokens());
             if (!e.toolUseIds().isEmpty()) {
                 sb.append("use").append(e.toolUseIds());
             }
@@ -414,7 +427,8 @@ class ContextPlannerPropertyTest {
             if (inFlight) {
                 for (int k = 0; k < inFlightIds.size(); k++) {
                     if (inFlightUses.get(k) < c) {
-                        return "compacts " + inFlightIds.get(k) + " at " + inFlightUses.get(k) + " while it is in flight";
+                        return "compacts " + inFlightIds.get(k) + " at " + inFlightUses.get(k)
+                                + " while it is in flight";
                     }
                 }
             }

@@ -30,7 +30,8 @@ class ContextPolicyTest {
         // which a plain floor would turn into 930.
         assertEquals(931, new ContextPolicy(1400, 0.7, 10, 0).baseThreshold());
         assertEquals(930, new ContextPolicy(1399, 0.7, 10, 0).baseThreshold());
-        assertEquals(Math.floorDiv(Integer.MAX_VALUE * 95L, 100),
+        assertEquals(
+                Math.floorDiv(Integer.MAX_VALUE * 95L, 100),
                 new ContextPolicy(Integer.MAX_VALUE, 1.0, 0, 0).baseThreshold());
     }
 
@@ -176,8 +177,8 @@ class ContextPolicyTest {
     @Test
     void rejectsAReserveThatLeavesNoRoomAboveIt() {
         // 87162 - 77162 = 10000, not more than the reserve of 10000.
-        IllegalArgumentException e = assertRejected(
-                () -> new ContextPolicy(131072, 0.7, 10000, 77162), "87162", "77162", "10000");
+        IllegalArgumentException e =
+                assertRejected(() -> new ContextPolicy(131072, 0.7, 10000, 77162), "87162", "77162", "10000");
         assertTrue(e.getMessage().contains("reserve"), e.getMessage());
         assertEquals(10200, new ContextPolicy(131072, 0.7, 10000, 76962).threshold(0));
         assertRejected(() -> new ContextPolicy(1000, 0.5, 475, 0), "475");

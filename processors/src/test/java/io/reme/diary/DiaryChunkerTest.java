@@ -27,7 +27,11 @@ class DiaryChunkerTest {
                 if (random.nextInt(15) == 0) {
                     doc.append("## Section ").append(i).append('\n');
                 } else {
-                    doc.append("- line ").append(i).append(' ').append("x".repeat(random.nextInt(200))).append('\n');
+                    doc.append("- line ")
+                            .append(i)
+                            .append(' ')
+                            .append("x".repeat(random.nextInt(200)))
+                            .append('\n');
                 }
             }
             String text = doc.toString();
@@ -38,10 +42,13 @@ class DiaryChunkerTest {
                 String where = "seed " + seed + " round " + round + " chunk " + chunk.index();
                 assertTrue(chunk.startLine() <= covered + 1, "no gap: " + where);
                 assertTrue(chunk.endLine() > covered, "progress: " + where);
-                assertTrue(chunk.text().length() <= DiaryChunker.DEFAULT_MAX_CHARS
-                        || chunk.startLine() == chunk.endLine(), "size: " + where);
-                assertEquals(String.join("\n", java.util.Arrays.copyOfRange(all, chunk.startLine() - 1,
-                        chunk.endLine())), chunk.text(), "text equals its line range: " + where);
+                assertTrue(
+                        chunk.text().length() <= DiaryChunker.DEFAULT_MAX_CHARS || chunk.startLine() == chunk.endLine(),
+                        "size: " + where);
+                assertEquals(
+                        String.join("\n", java.util.Arrays.copyOfRange(all, chunk.startLine() - 1, chunk.endLine())),
+                        chunk.text(),
+                        "text equals its line range: " + where);
                 covered = chunk.endLine();
             }
             assertEquals(lines, covered, "every line is covered, seed " + seed);

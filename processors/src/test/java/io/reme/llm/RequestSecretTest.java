@@ -19,7 +19,9 @@ class RequestSecretTest {
     void theSameSecretAndNameGiveTheSameIdSoAReplayReissuesTheSameRequest() {
         String id = ONE.requestId(NAME);
         assertEquals(id, ONE.requestId(NAME));
-        assertEquals(id, RequestSecret.of("one-secret-0123456789abcdef0123456789").requestId(NAME),
+        assertEquals(
+                id,
+                RequestSecret.of("one-secret-0123456789abcdef0123456789").requestId(NAME),
                 "another instance with the same secret");
         assertTrue(ONE.issued(NAME, id));
         assertEquals(8, UUID.fromString(id).version(), "shaped like the UUIDs it replaces");
@@ -34,7 +36,8 @@ class RequestSecretTest {
 
     @Test
     void theOldGuessableIdIsNotIssued() {
-        String oldStyle = UUID.nameUUIDFromBytes(NAME.getBytes(StandardCharsets.UTF_8)).toString();
+        String oldStyle =
+                UUID.nameUUIDFromBytes(NAME.getBytes(StandardCharsets.UTF_8)).toString();
         assertNotEquals(oldStyle, ONE.requestId(NAME));
         assertFalse(ONE.issued(NAME, oldStyle));
         assertFalse(ONE.issued(NAME, null));
@@ -55,7 +58,8 @@ class RequestSecretTest {
         String signature = ONE.signEdit(key, value);
         assertTrue(ONE.verifyEdit(key, value, signature));
         assertFalse(TWO.verifyEdit(key, value, signature), "another secret");
-        assertFalse(ONE.verifyEdit("acme/u2/MEMORY.md".getBytes(StandardCharsets.UTF_8), value, signature),
+        assertFalse(
+                ONE.verifyEdit("acme/u2/MEMORY.md".getBytes(StandardCharsets.UTF_8), value, signature),
                 "another document");
         assertFalse(ONE.verifyEdit(key, "{\"content\":\"y\"}".getBytes(StandardCharsets.UTF_8), signature));
         assertFalse(ONE.verifyEdit(key, value, null));

@@ -37,7 +37,7 @@ class HybridFusionTest {
 
     @Test
     void weightedNormalisesEachListAndMissingCountsAsZero() {
-        List<Scored> text = list("a", 10, "b", 5, "c", 0);       // normalised a 1, b 0.5, c 0
+        List<Scored> text = list("a", 10, "b", 5, "c", 0); // normalised a 1, b 0.5, c 0
         List<Scored> vector = list("b", 0.9, "d", 0.5, "a", 0.1); // normalised b 1, d 0.5, a 0
         List<Fused> fused = HybridFusion.fuse(FusionMode.WEIGHTED, text, vector, 0, 10);
 
@@ -55,7 +55,8 @@ class HybridFusionTest {
 
     @Test
     void weightedTopOfBothListsScoresOne() {
-        List<Fused> fused = HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 3, "b", 1), list("a", 0.8, "b", 0.2), 0, 10);
+        List<Fused> fused =
+                HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 3, "b", 1), list("a", 0.8, "b", 0.2), 0, 10);
         assertEquals(1.0, fused.get(0).score(), EPS);
         assertEquals(0.0, fused.get(1).score(), EPS);
     }
@@ -72,12 +73,18 @@ class HybridFusionTest {
         // an empty list takes no part, the same as an absent one
         assertEquals(textOnly, HybridFusion.fuse(FusionMode.WEIGHTED, text, List.of(), 0, 10));
         List<Fused> vectorOnly = HybridFusion.fuse(FusionMode.WEIGHTED, List.of(), text, 0, 10);
-        assertEquals(List.of(1.0, 0.5, 0.0), vectorOnly.stream().map(Fused::score).toList());
+        assertEquals(
+                List.of(1.0, 0.5, 0.0), vectorOnly.stream().map(Fused::score).toList());
     }
 
     @Test
     void weightedSingleCandidateOrAllEqualScoresGetOne() {
-        assertEquals(1.0, HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 0.3), null, 0, 10).get(0).score(), EPS);
+        assertEquals(
+                1.0,
+                HybridFusion.fuse(FusionMode.WEIGHTED, list("a", 0.3), null, 0, 10)
+                        .get(0)
+                        .score(),
+                EPS);
         List<Fused> flat = HybridFusion.fuse(FusionMode.WEIGHTED, list("b", 2, "a", 2), null, 0, 10);
         assertEquals(List.of("a", "b"), ids(flat)); // tie broken by id
         assertEquals(1.0, flat.get(1).score(), EPS);
@@ -108,7 +115,11 @@ class HybridFusionTest {
 
     @Test
     void rrfTopOfEveryPresentListScoresOne() {
-        assertEquals(1.0, HybridFusion.fuse(FusionMode.RRF, list("a", 2, "b", 1), list("a", 0.9), 0, 10).get(0).score(),
+        assertEquals(
+                1.0,
+                HybridFusion.fuse(FusionMode.RRF, list("a", 2, "b", 1), list("a", 0.9), 0, 10)
+                        .get(0)
+                        .score(),
                 EPS);
         List<Fused> one = HybridFusion.fuse(FusionMode.RRF, null, list("x", 0.2, "y", 0.1), 0, 10);
         assertEquals(1.0, one.get(0).score(), EPS);
@@ -155,7 +166,7 @@ class HybridFusionTest {
         List<Scored> vector = new ArrayList<>();
         Random random = new Random(7);
         for (int i = 0; i < 60; i++) {
-            text.add(new Scored("t" + (i % 40), random.nextInt(5)));     // many ties, some duplicates
+            text.add(new Scored("t" + (i % 40), random.nextInt(5))); // many ties, some duplicates
             vector.add(new Scored("t" + (i % 25 + 20), random.nextInt(3) / 2.0));
         }
         for (FusionMode mode : FusionMode.values()) {
@@ -170,8 +181,10 @@ class HybridFusionTest {
             for (int i = 1; i < expected.size(); i++) {
                 Fused prev = expected.get(i - 1);
                 Fused cur = expected.get(i);
-                assertTrue(prev.score() > cur.score()
-                        || (prev.score() == cur.score() && prev.id().compareTo(cur.id()) < 0), mode + " at " + i);
+                assertTrue(
+                        prev.score() > cur.score()
+                                || (prev.score() == cur.score() && prev.id().compareTo(cur.id()) < 0),
+                        mode + " at " + i);
             }
         }
     }

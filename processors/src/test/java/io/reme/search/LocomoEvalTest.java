@@ -50,8 +50,8 @@ class LocomoEvalTest {
         Files.writeString(data, DATA);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         LocomoEval.Options options = new LocomoEval.Options(false, true, 0, FusionMode.WEIGHTED, false);
-        LocomoEval.Report report = LocomoEval.run(data, null, options,
-                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        LocomoEval.Report report =
+                LocomoEval.run(data, null, options, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
         assertEquals(1, report.conversations());
         assertEquals(5, report.turns());
@@ -59,7 +59,9 @@ class LocomoEvalTest {
         assertEquals(1, report.droppedEvidence()); // D9:9 is not a turn
         assertEquals(3, report.overall().questions());
         // the puppy question finds its turn first; the garden one only through the image caption
-        LocomoEval.Recall singleHop = report.categories().stream().filter(r -> r.label().startsWith("4 ")).findFirst()
+        LocomoEval.Recall singleHop = report.categories().stream()
+                .filter(r -> r.label().startsWith("4 "))
+                .findFirst()
                 .orElseThrow();
         assertEquals(2, singleHop.questions());
         assertEquals(1.0, singleHop.at(5), 1e-9);
@@ -76,21 +78,26 @@ class LocomoEvalTest {
     void turnTextVariants() throws IOException {
         var conv = io.reme.json.Json.MAPPER.readTree(DATA).get(0).get("conversation");
         List<LocomoEval.Turn> turns = LocomoEval.turns(conv);
-        assertEquals(List.of("D1:1", "D1:2", "D1:3", "D2:1", "D2:2"), turns.stream().map(LocomoEval.Turn::diaId).toList());
+        assertEquals(
+                List.of("D1:1", "D1:2", "D1:3", "D2:1", "D2:2"),
+                turns.stream().map(LocomoEval.Turn::diaId).toList());
         assertEquals(Instant.parse("2023-05-08T13:56:00Z"), turns.get(0).sessionTime());
 
-        List<MemoryRecord> plain = LocomoEval.records("conv-x", "conv-x", turns,
-                new LocomoEval.Options(false, false, 0, null, false));
+        List<MemoryRecord> plain =
+                LocomoEval.records("conv-x", "conv-x", turns, new LocomoEval.Options(false, false, 0, null, false));
         assertEquals("Ann: Here is my garden.", plain.get(4).text());
         assertEquals("D2:2", plain.get(4).metadata().get("dia_id"));
         assertEquals("session_2", plain.get(4).session());
 
-        List<MemoryRecord> rich = LocomoEval.records("conv-x", "conv-x", turns,
-                new LocomoEval.Options(true, true, 1, null, false));
-        assertEquals("[2 June 2023] Ann: Here is my garden. [shares an image: a photo of tomatoes]\n"
-                + "(context) Ben: I started learning the violin last week.", rich.get(4).text());
+        List<MemoryRecord> rich =
+                LocomoEval.records("conv-x", "conv-x", turns, new LocomoEval.Options(true, true, 1, null, false));
+        assertEquals(
+                "[2 June 2023] Ann: Here is my garden. [shares an image: a photo of tomatoes]\n"
+                        + "(context) Ben: I started learning the violin last week.",
+                rich.get(4).text());
         // neighbours stay within the session
-        assertTrue(rich.get(2).text().contains("What breed") && !rich.get(2).text().contains("violin"));
+        assertTrue(
+                rich.get(2).text().contains("What breed") && !rich.get(2).text().contains("violin"));
     }
 
     @Test

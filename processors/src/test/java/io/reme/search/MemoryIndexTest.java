@@ -79,7 +79,9 @@ class MemoryIndexTest {
         assertEquals(2, index.count());
         assertEquals(List.of(), ids(text(index, "tea")));
         assertEquals(List.of("m1"), ids(text(index, "coffee")));
-        assertEquals("alice switched to black coffee", text(index, "coffee").hits().get(0).text());
+        assertEquals(
+                "alice switched to black coffee",
+                text(index, "coffee").hits().get(0).text());
 
         index.delete("acme", "m2");
         index.delete("acme", "never-there");
@@ -154,12 +156,15 @@ class MemoryIndexTest {
             assertEquals(hitsOf(probe(current)), hitsOf(probe(mixed)));
             MemoryRecord old = records.get(0);
             assertEquals(current.get(old.tenant(), old.id()), mixed.get(old.tenant(), old.id()));
-            MemoryListQuery all = new MemoryListQuery("acme", null, null, null, null, null, null, null, false, 200, null);
+            MemoryListQuery all =
+                    new MemoryListQuery("acme", null, null, null, null, null, null, null, false, 200, null);
             assertEquals(current.list(all), mixed.list(all));
 
             mixed.upsert(rec(old.id(), old.tenant(), old.user(), old.type(), "rewritten about lanterns", T0));
             mixed.refresh();
-            assertEquals("rewritten about lanterns", mixed.get(old.tenant(), old.id()).text());
+            assertEquals(
+                    "rewritten about lanterns",
+                    mixed.get(old.tenant(), old.id()).text());
             assertEquals(List.of(old.id()), ids(mixed.search(SearchQuery.text(old.tenant(), "lanterns", 5))));
         }
     }
@@ -187,8 +192,10 @@ class MemoryIndexTest {
     void tenantsNeverSeeEachOther() throws IOException {
         float[] v = {0.2f, 0.9f, 0.1f};
         MemoryIndex index = index(
-                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"),
-                rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"));
+                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0)
+                        .withVector(v, "m"),
+                rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0)
+                        .withVector(v, "m"));
         for (String tenant : List.of("acme", "bolt")) {
             String expected = tenant.equals("acme") ? "a1" : "b1";
             SearchQuery q = SearchQuery.text(tenant, "launch code blue", 10);
@@ -206,18 +213,24 @@ class MemoryIndexTest {
     void anIndexOfOneTenantAnswersWithoutAFilterAndStillWallsOffOthers() throws IOException {
         float[] v = {0.2f, 0.9f, 0.1f};
         MemoryIndex index = index(
-                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"),
-                rec("a2", "acme", "u1", MemoryType.PERSONAL, "the launch code was red", T0).withVector(v, "m"));
+                rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is blue", T0)
+                        .withVector(v, "m"),
+                rec("a2", "acme", "u1", MemoryType.PERSONAL, "the launch code was red", T0)
+                        .withVector(v, "m"));
         SearchQuery q = SearchQuery.text("acme", "launch code", 10).withVector(v);
         assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(q))));
         // Once another tenant's memory arrives (and an update may leave a deleted copy of a1 behind),
         // the tenant filter is needed again.
-        index.upsert(rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is green", T0).withVector(v, "m"));
-        index.upsert(rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0).withVector(v, "m"));
+        index.upsert(rec("a1", "acme", "u1", MemoryType.PERSONAL, "the launch code is green", T0)
+                .withVector(v, "m"));
+        index.upsert(rec("b1", "bolt", "u1", MemoryType.PERSONAL, "the launch code is blue", T0)
+                .withVector(v, "m"));
         index.refresh();
         assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(q))));
         assertEquals(Set.of("a1", "a2"), Set.copyOf(ids(index.search(SearchQuery.vector("acme", v, 10)))));
-        assertEquals(List.of("b1"), ids(index.search(SearchQuery.text("bolt", "launch code", 10).withVector(v))));
+        assertEquals(
+                List.of("b1"),
+                ids(index.search(SearchQuery.text("bolt", "launch code", 10).withVector(v))));
     }
 
     @Test
@@ -230,11 +243,13 @@ class MemoryIndexTest {
         SearchQuery q = SearchQuery.text("acme", "kafka", 10);
         assertEquals(Set.of("p", "t", "d", "x"), Set.copyOf(ids(index.search(q))));
         assertEquals(List.of("t"), ids(index.search(q.withTypes(Set.of(MemoryType.TOOL)))));
-        assertEquals(Set.of("t", "d"),
+        assertEquals(
+                Set.of("t", "d"),
                 Set.copyOf(ids(index.search(q.withTypes(Set.of(MemoryType.TOOL, MemoryType.DIARY_CHUNK))))));
         assertEquals(Set.of("p", "t"), Set.copyOf(ids(index.search(q.withUsers(Set.of("alice"))))));
         assertEquals(List.of("d"), ids(index.search(q.withUsers(Set.of("bob", "carol")))));
-        assertEquals(List.of("p"), ids(index.search(q.withUsers(Set.of("alice")).withTypes(Set.of(MemoryType.PERSONAL)))));
+        assertEquals(
+                List.of("p"), ids(index.search(q.withUsers(Set.of("alice")).withTypes(Set.of(MemoryType.PERSONAL)))));
         assertEquals(Set.of("p", "t", "d"), Set.copyOf(ids(index.search(q.withSessions(Set.of("s1"))))));
     }
 
@@ -247,7 +262,8 @@ class MemoryIndexTest {
                 rec("d1", "acme", "u", MemoryType.PERSONAL, "went hiking", day1),
                 rec("d2", "acme", "u", MemoryType.PERSONAL, "went hiking", day2),
                 // written on day 3 about something that happened on day 1
-                rec("late", "acme", "u", MemoryType.PERSONAL, "went hiking", day3).withConversationTime(day1),
+                rec("late", "acme", "u", MemoryType.PERSONAL, "went hiking", day3)
+                        .withConversationTime(day1),
                 MemoryRecord.of("none", "acme", "u", null, MemoryType.PERSONAL, "went hiking", null));
         SearchQuery q = SearchQuery.text("acme", "hiking", 10);
         assertEquals(4, index.search(q).hits().size());
@@ -262,8 +278,8 @@ class MemoryIndexTest {
 
     @Test
     void englishStemmingMatchesOtherWordForms() throws IOException {
-        MemoryIndex index = index(rec("m1", "We deployed the payment service to production"),
-                rec("m2", "The cat sat on the mat"));
+        MemoryIndex index =
+                index(rec("m1", "We deployed the payment service to production"), rec("m2", "The cat sat on the mat"));
         assertEquals(List.of("m1"), ids(text(index, "deploying")));
         assertEquals(List.of("m1"), ids(text(index, "services deployment")));
         assertEquals(List.of(), ids(text(index, "the on")), "stop words alone match nothing");
@@ -308,8 +324,8 @@ class MemoryIndexTest {
         assertEquals(expected, r.hits().get(0).vectorScore(), 1e-5);
         assertNull(r.hits().get(0).textScore());
 
-        SearchQuery personal = SearchQuery.vector("acme", new float[] {0.9f, 0.8f, 0, 0}, 10)
-                .withTypes(Set.of(MemoryType.PERSONAL));
+        SearchQuery personal =
+                SearchQuery.vector("acme", new float[] {0.9f, 0.8f, 0, 0}, 10).withTypes(Set.of(MemoryType.PERSONAL));
         assertEquals(List.of("x", "y", "z"), ids(index.search(personal)));
         assertEquals(List.of("z"), ids(index.search(SearchQuery.vector("acme", new float[] {0, 0, 0, 1}, 1))));
     }
@@ -322,14 +338,16 @@ class MemoryIndexTest {
                 rec("new-mid", "acme", "u", MemoryType.PERSONAL, "three", T0).withVector(new float[] {1, 1, 0}, "new"));
         float[] query = {1, 0.01f, 0};
 
-        assertEquals(List.of("old-near", "new-mid", "new-far"), ids(index.search(SearchQuery.vector("acme", query, 3))));
+        assertEquals(
+                List.of("old-near", "new-mid", "new-far"), ids(index.search(SearchQuery.vector("acme", query, 3))));
         SearchQuery ofNew = SearchQuery.vector("acme", query, 3).withVector(query, "new");
         assertEquals(List.of("new-mid", "new-far"), ids(index.search(ofNew)));
         assertEquals(List.of("old-near"), ids(index.search(ofNew.withVector(query, "old"))));
         assertEquals(List.of(), ids(index.search(ofNew.withVector(query, "other"))));
 
         // Re-embedded by the new model, the memory is its neighbour again.
-        index.upsert(rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "new"));
+        index.upsert(
+                rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "new"));
         index.refresh();
         assertEquals(List.of("old-near", "new-mid", "new-far"), ids(index.search(ofNew)));
     }
@@ -341,7 +359,8 @@ class MemoryIndexTest {
                 rec("textonly", "rust compiler errors everywhere").withVector(new float[] {0, 0, 1}, "m"),
                 rec("vectoronly", "gardening tips").withVector(new float[] {1, 0, 0}, "m"));
         for (FusionMode mode : FusionMode.values()) {
-            SearchQuery q = SearchQuery.text("acme", "rust compiler", 3).withVector(new float[] {1, 0.05f, 0})
+            SearchQuery q = SearchQuery.text("acme", "rust compiler", 3)
+                    .withVector(new float[] {1, 0.05f, 0})
                     .withFusion(mode);
             SearchResult r = index.search(q);
             assertEquals("both", r.hits().get(0).id(), mode.name());
@@ -361,16 +380,18 @@ class MemoryIndexTest {
         assertTrue(all.hits().size() > 3);
         SearchResult strict = index.search(q.withMinScore(0.5));
         assertTrue(strict.hits().stream().allMatch(h -> h.score() >= 0.5));
-        assertEquals(all.hits().stream().filter(h -> h.score() >= 0.5).map(Hit::id).toList(), ids(strict));
+        assertEquals(
+                all.hits().stream().filter(h -> h.score() >= 0.5).map(Hit::id).toList(), ids(strict));
         assertEquals(ids(all).subList(0, 3), ids(index.search(q.withK(3))));
     }
 
     @Test
     void vectorDimensionsMustAgree() throws IOException {
         MemoryIndex index = index(rec("a", "x").withVector(new float[] {1, 2, 3}, "m"));
-        assertThrows(IllegalArgumentException.class, () -> index.upsert(rec("b", "y").withVector(new float[] {1, 2}, "m")));
-        assertThrows(IllegalArgumentException.class,
-                () -> index.search(SearchQuery.vector("acme", new float[] {1, 2}, 3)));
+        assertThrows(
+                IllegalArgumentException.class, () -> index.upsert(rec("b", "y").withVector(new float[] {1, 2}, "m")));
+        assertThrows(
+                IllegalArgumentException.class, () -> index.search(SearchQuery.vector("acme", new float[] {1, 2}, 3)));
         assertThrows(IllegalArgumentException.class, () -> rec("c", "z").withVector(new float[] {0, 0, 0}, "m"));
         assertThrows(IllegalArgumentException.class, () -> rec("c", "z").withVector(new float[] {1, Float.NaN}, "m"));
     }
@@ -380,7 +401,9 @@ class MemoryIndexTest {
         assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "  ", 5));
         assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", -1));
         assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", SearchQuery.MAX_K + 1));
-        assertThrows(IllegalArgumentException.class, () -> SearchQuery.text("acme", "x", 5).withMinScore(1.5));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> SearchQuery.text("acme", "x", 5).withMinScore(1.5));
         assertEquals(SearchQuery.DEFAULT_K, SearchQuery.text("acme", "x", 0).k());
         assertEquals(100, SearchQuery.text("acme", "x", 7).candidates());
         assertEquals(500, SearchQuery.text("acme", "x", 50).candidates());
@@ -388,8 +411,18 @@ class MemoryIndexTest {
 
     @Test
     void recordsAndQueriesRoundTripThroughJson() throws IOException {
-        MemoryRecord r = new MemoryRecord("m1", "acme", "alice", "s1", MemoryType.TOOL, "grep -r works",
-                T0, T0.plusSeconds(5), T0.minusSeconds(60), Map.of("b", "2", "a", "1"), new float[] {0.5f, -1.25f},
+        MemoryRecord r = new MemoryRecord(
+                "m1",
+                "acme",
+                "alice",
+                "s1",
+                MemoryType.TOOL,
+                "grep -r works",
+                T0,
+                T0.plusSeconds(5),
+                T0.minusSeconds(60),
+                Map.of("b", "2", "a", "1"),
+                new float[] {0.5f, -1.25f},
                 "minilm");
         String json = Json.MAPPER.writeValueAsString(r);
         assertTrue(json.contains("\"createdAt\":\"2024-03-01T10:00:00Z\""), json);
@@ -399,15 +432,21 @@ class MemoryIndexTest {
         assertFalse(Json.MAPPER.writeValueAsString(bare).contains("vector"));
         assertEquals(bare, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(bare), MemoryRecord.class));
 
-        SearchQuery q = SearchQuery.text("acme", "tea", 5).withVector(new float[] {1, 2}).withUsers(Set.of("alice"))
-                .withTypes(Set.of(MemoryType.PERSONAL)).withFusion(FusionMode.RRF).withMinScore(0.25);
+        SearchQuery q = SearchQuery.text("acme", "tea", 5)
+                .withVector(new float[] {1, 2})
+                .withUsers(Set.of("alice"))
+                .withTypes(Set.of(MemoryType.PERSONAL))
+                .withFusion(FusionMode.RRF)
+                .withMinScore(0.25);
         assertEquals(q, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(q), SearchQuery.class));
     }
 
     // ---- helpers --------------------------------------------------------------------------------
 
-    private static final String[] WORDS = {"blue", "river", "stone", "kafka", "deploy", "tea", "garden", "paris",
-        "meeting", "budget", "python", "guitar", "winter", "doctor", "train", "coffee"};
+    private static final String[] WORDS = {
+        "blue", "river", "stone", "kafka", "deploy", "tea", "garden", "paris", "meeting", "budget", "python", "guitar",
+        "winter", "doctor", "train", "coffee"
+    };
 
     /** Pseudo-random records with overlapping words, some with vectors, over two tenants. */
     private static List<MemoryRecord> corpus(int n, long seed) {
@@ -418,8 +457,12 @@ class MemoryIndexTest {
             for (int w = 0; w < 4 + random.nextInt(8); w++) {
                 text.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
             }
-            MemoryRecord r = rec("r" + i, i % 7 == 0 ? "bolt" : "acme", "u" + (i % 3),
-                    MemoryType.values()[i % MemoryType.values().length], text.toString().trim(),
+            MemoryRecord r = rec(
+                    "r" + i,
+                    i % 7 == 0 ? "bolt" : "acme",
+                    "u" + (i % 3),
+                    MemoryType.values()[i % MemoryType.values().length],
+                    text.toString().trim(),
                     T0.plusSeconds(3600L * i));
             if (i % 2 == 0) {
                 float[] v = new float[8];

@@ -34,10 +34,22 @@ class MemoryListTest {
     /** Memory i: created at T0 + i h, updated at T0 + (10 - i) h, said at T0 - i h; even ones about tea. */
     private static MemoryRecord memory(int i, String tenant) {
         Instant created = T0.plus(Duration.ofHours(i));
-        return new MemoryRecord("m" + i, tenant, i % 3 == 0 ? "bob" : "alice", null,
-                i % 2 == 0 ? MemoryType.PERSONAL : MemoryType.TOOL, "note " + i, created,
-                T0.plus(Duration.ofHours(10 - i)), T0.minus(Duration.ofHours(i)),
-                Map.of("topic", i % 2 == 0 ? "tea" : "tools"), null, null, i % 2 == 0 ? "alice" : "grep", 1, List.of());
+        return new MemoryRecord(
+                "m" + i,
+                tenant,
+                i % 3 == 0 ? "bob" : "alice",
+                null,
+                i % 2 == 0 ? MemoryType.PERSONAL : MemoryType.TOOL,
+                "note " + i,
+                created,
+                T0.plus(Duration.ofHours(10 - i)),
+                T0.minus(Duration.ofHours(i)),
+                Map.of("topic", i % 2 == 0 ? "tea" : "tools"),
+                null,
+                null,
+                i % 2 == 0 ? "alice" : "grep",
+                1,
+                List.of());
     }
 
     private void fill() throws IOException {
@@ -63,8 +75,9 @@ class MemoryListTest {
         MemoryRecord third = second.revise("likes water", second.metadata(), T0.plusSeconds(9));
         assertEquals(first.id(), third.id());
         assertEquals(3, third.version());
-        assertEquals(List.of("likes coffee now", "note 2"), third.history().stream().map(MemoryRecord.Revision::text)
-                .toList());
+        assertEquals(
+                List.of("likes coffee now", "note 2"),
+                third.history().stream().map(MemoryRecord.Revision::text).toList());
         assertEquals(2, third.history().get(0).version());
         assertEquals(T0.plusSeconds(9), third.updatedAt());
         assertEquals(first.createdAt(), third.createdAt());
@@ -84,14 +97,15 @@ class MemoryListTest {
             r = r.revise("text " + i, r.metadata(), T0.plusSeconds(i));
         }
         assertEquals(MemoryRecord.MAX_HISTORY, r.history().size());
-        assertEquals("text " + (MemoryRecord.MAX_HISTORY + 3), r.history().get(0).text());
+        assertEquals(
+                "text " + (MemoryRecord.MAX_HISTORY + 3), r.history().get(0).text());
         assertEquals(MemoryRecord.MAX_HISTORY + 6, r.version());
     }
 
     @Test
     void recordsWithoutVersionReadAsVersionOne() throws IOException {
-        MemoryRecord old = Json.MAPPER.readValue("{\"id\":\"x\",\"tenant\":\"acme\",\"type\":\"DIARY_CHUNK\","
-                + "\"text\":\"t\"}", MemoryRecord.class);
+        MemoryRecord old = Json.MAPPER.readValue(
+                "{\"id\":\"x\",\"tenant\":\"acme\",\"type\":\"DIARY_CHUNK\"," + "\"text\":\"t\"}", MemoryRecord.class);
         assertEquals(1, old.version());
         assertEquals(List.of(), old.history());
         assertNull(old.target());
@@ -111,8 +125,14 @@ class MemoryListTest {
     void pagesCoverEverythingOnceEvenWithTiedValues() throws IOException {
         for (int i = 0; i < 23; i++) {
             // Only three distinct times: paging must fall back on ids.
-            index.upsert(MemoryRecord.of(String.format("id%02d", i), "acme", "alice", null, MemoryType.PERSONAL,
-                    "n" + i, T0.plusSeconds(i % 3)));
+            index.upsert(MemoryRecord.of(
+                    String.format("id%02d", i),
+                    "acme",
+                    "alice",
+                    null,
+                    MemoryType.PERSONAL,
+                    "n" + i,
+                    T0.plusSeconds(i % 3)));
         }
         index.refresh();
         for (boolean descending : new boolean[] {false, true}) {
@@ -146,18 +166,50 @@ class MemoryListTest {
     void filtersByTypeTargetUserTimeAndMetadata() throws IOException {
         fill();
         MemoryListQuery all = query(MemoryListQuery.Sort.CREATED, false, 100);
-        assertEquals(List.of("m0", "m2", "m4", "m6", "m8"), ids(index.list(new MemoryListQuery("acme",
-                Set.of(MemoryType.PERSONAL), null, null, null, null, null, null, false, 100, null))));
-        assertEquals(List.of("m1", "m3", "m5", "m7", "m9"), ids(index.list(new MemoryListQuery("acme", null,
-                Set.of("grep"), null, null, null, null, null, false, 100, null))));
-        assertEquals(List.of("m0", "m3", "m6", "m9"), ids(index.list(new MemoryListQuery("acme", null, null,
-                Set.of("bob"), null, null, null, null, false, 100, null))));
-        assertEquals(List.of("m2", "m3"), ids(index.list(new MemoryListQuery("acme", null, null, null,
-                T0.plus(Duration.ofHours(2)), T0.plus(Duration.ofHours(4)), null, null, false, 100, null))));
-        assertEquals(List.of("m1", "m3", "m5", "m7", "m9"), ids(index.list(new MemoryListQuery("acme", null, null,
-                null, null, null, Map.of("topic", "tools"), null, false, 100, null))));
-        assertEquals(List.of(), ids(index.list(new MemoryListQuery("acme", null, null, null, null, null,
-                Map.of("topic", "tea", "x", "y"), null, false, 100, null))));
+        assertEquals(
+                List.of("m0", "m2", "m4", "m6", "m8"),
+                ids(index.list(new MemoryListQuery(
+                        "acme", Set.of(MemoryType.PERSONAL), null, null, null, null, null, null, false, 100, null))));
+        assertEquals(
+                List.of("m1", "m3", "m5", "m7", "m9"),
+                ids(index.list(new MemoryListQuery(
+                        "acme", null, Set.of("grep"), null, null, null, null, null, false, 100, null))));
+        assertEquals(
+                List.of("m0", "m3", "m6", "m9"),
+                ids(index.list(new MemoryListQuery(
+                        "acme", null, null, Set.of("bob"), null, null, null, null, false, 100, null))));
+        assertEquals(
+                List.of("m2", "m3"),
+                ids(index.list(new MemoryListQuery(
+                        "acme",
+                        null,
+                        null,
+                        null,
+                        T0.plus(Duration.ofHours(2)),
+                        T0.plus(Duration.ofHours(4)),
+                        null,
+                        null,
+                        false,
+                        100,
+                        null))));
+        assertEquals(
+                List.of("m1", "m3", "m5", "m7", "m9"),
+                ids(index.list(new MemoryListQuery(
+                        "acme", null, null, null, null, null, Map.of("topic", "tools"), null, false, 100, null))));
+        assertEquals(
+                List.of(),
+                ids(index.list(new MemoryListQuery(
+                        "acme",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        Map.of("topic", "tea", "x", "y"),
+                        null,
+                        false,
+                        100,
+                        null))));
         assertEquals(10, index.list(all).size(), "the other tenant's ten are never listed");
         index.list(all).forEach(r -> assertEquals("acme", r.tenant()));
     }
@@ -166,14 +218,17 @@ class MemoryListTest {
     void searchFiltersByTarget() throws IOException {
         fill();
         SearchResult result = index.search(SearchQuery.text("acme", "note", 50).withTargets(Set.of("grep")));
-        assertEquals(Set.of("m1", "m3", "m5", "m7", "m9"), Set.copyOf(result.hits().stream().map(Hit::id).toList()));
+        assertEquals(
+                Set.of("m1", "m3", "m5", "m7", "m9"),
+                Set.copyOf(result.hits().stream().map(Hit::id).toList()));
     }
 
     @Test
     void rejectsBadListings() {
         assertThrows(IllegalArgumentException.class, () -> query(MemoryListQuery.Sort.CREATED, false, 501));
-        assertThrows(IllegalArgumentException.class, () -> new MemoryListQuery("a/b", null, null, null, null, null,
-                null, null, false, 10, null));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new MemoryListQuery("a/b", null, null, null, null, null, null, null, false, 10, null));
         assertThrows(IllegalArgumentException.class, () -> memory(1, "acme").withTarget("bad\ntarget"));
     }
 }

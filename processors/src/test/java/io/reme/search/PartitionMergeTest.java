@@ -17,8 +17,24 @@ class PartitionMergeTest {
     private static final Instant T0 = Instant.parse("2024-03-01T10:00:00Z");
 
     private static Hit hit(String id, Double text, Double vector) {
-        return new Hit(id, MemoryType.PERSONAL, "text of " + id, 0.5, text, vector, "acme", "alice", "s1", T0, T0, null,
-                Map.of(), "m", null, 1, List.of());
+        return new Hit(
+                id,
+                MemoryType.PERSONAL,
+                "text of " + id,
+                0.5,
+                text,
+                vector,
+                "acme",
+                "alice",
+                "s1",
+                T0,
+                T0,
+                null,
+                Map.of(),
+                "m",
+                null,
+                1,
+                List.of());
     }
 
     private static SearchQuery query(int k, FusionMode fusion) {
@@ -63,7 +79,8 @@ class PartitionMergeTest {
         List<Hit> all = List.of(hit("a1", 10.0, 0.9), hit("b1", 2.0, 0.5), hit("b2", 1.0, 0.3), hit("c1", 9.0, 0.85));
 
         List<Hit> top2 = PartitionMerge.merge(all, query(2, FusionMode.WEIGHTED));
-        List<Hit> above = PartitionMerge.merge(all, query(10, FusionMode.WEIGHTED).withMinScore(0.5));
+        List<Hit> above =
+                PartitionMerge.merge(all, query(10, FusionMode.WEIGHTED).withMinScore(0.5));
 
         assertEquals(List.of("a1", "c1"), top2.stream().map(Hit::id).toList());
         assertEquals(List.of("a1", "c1"), above.stream().map(Hit::id).toList());
@@ -82,7 +99,8 @@ class PartitionMergeTest {
         List<Hit> merged = PartitionMerge.merge(all, q);
         List<Hit> deep = PartitionMerge.merge(all, q.withK(1000));
 
-        assertEquals(List.of("a0", "b1", "a2", "b3", "a4", "b5", "a6", "b7", "a8", "b9"),
+        assertEquals(
+                List.of("a0", "b1", "a2", "b3", "a4", "b5", "a6", "b7", "a8", "b9"),
                 merged.stream().map(Hit::id).toList());
         assertEquals(150, deep.size());
     }
@@ -121,7 +139,9 @@ class PartitionMergeTest {
                 List<Hit> merged = PartitionMerge.merge(candidates, query);
                 List<Hit> single = one.search(query).hits();
 
-                assertEquals(single.stream().map(Hit::id).toList(), merged.stream().map(Hit::id).toList());
+                assertEquals(
+                        single.stream().map(Hit::id).toList(),
+                        merged.stream().map(Hit::id).toList());
                 for (int i = 0; i < single.size(); i++) {
                     assertEquals(single.get(i).score(), merged.get(i).score(), 1e-9);
                 }

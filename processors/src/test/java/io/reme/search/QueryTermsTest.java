@@ -40,16 +40,33 @@ class QueryTermsTest {
     void aTextAtTheLimitSearchesAndOneTermMoreIsWhatLuceneRefuses() throws Exception {
         assertEquals(1024, QueryTerms.MAX_TERMS);
         try (MemoryIndex index = MemoryIndex.inMemory()) {
-            index.upsert(new MemoryRecord("m1", "t1", null, null, MemoryType.PERSONAL, "w0x w1x",
-                    Instant.EPOCH, Instant.EPOCH, null, null, null, null));
+            index.upsert(new MemoryRecord(
+                    "m1",
+                    "t1",
+                    null,
+                    null,
+                    MemoryType.PERSONAL,
+                    "w0x w1x",
+                    Instant.EPOCH,
+                    Instant.EPOCH,
+                    null,
+                    null,
+                    null,
+                    null));
             index.refresh();
-            for (String text : new String[] {words(QueryTerms.MAX_TERMS), cjk(QueryTerms.MAX_TERMS / 2) + " a1",
-                    "alpha ".repeat(QueryTerms.MAX_TERMS)}) {
+            for (String text : new String[] {
+                words(QueryTerms.MAX_TERMS),
+                cjk(QueryTerms.MAX_TERMS / 2) + " a1",
+                "alpha ".repeat(QueryTerms.MAX_TERMS)
+            }) {
                 assertEquals(QueryTerms.MAX_TERMS, QueryTerms.count(text, QueryTerms.MAX_TERMS), text.substring(0, 9));
                 index.search(SearchQuery.text("t1", text, 10));
             }
-            for (String text : new String[] {words(QueryTerms.MAX_TERMS + 1), cjk(QueryTerms.MAX_TERMS / 2) + " a1 b2",
-                    "alpha ".repeat(QueryTerms.MAX_TERMS + 1)}) {
+            for (String text : new String[] {
+                words(QueryTerms.MAX_TERMS + 1),
+                cjk(QueryTerms.MAX_TERMS / 2) + " a1 b2",
+                "alpha ".repeat(QueryTerms.MAX_TERMS + 1)
+            }) {
                 assertEquals(QueryTerms.MAX_TERMS + 1, QueryTerms.count(text, QueryTerms.MAX_TERMS));
                 assertThrows(IndexSearcher.TooManyClauses.class, () -> index.search(SearchQuery.text("t1", text, 10)));
             }

@@ -46,10 +46,21 @@ class SessionProcessorFailureTest {
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final int LIMIT = 64 * 1024;
     private static final SessionSettings DEFAULTS = SessionSettings.defaults();
-    private static final SessionSettings SETTINGS = new SessionSettings(DEFAULTS.defaultPolicy(), Map.of(),
-            DEFAULTS.truncation(), DEFAULTS.language(), DEFAULTS.retryBackoff(), DEFAULTS.pendingTimeout(),
-            DEFAULTS.zone(), LIMIT, DEFAULTS.maxSummaryTokens(), DEFAULTS.idleAfter(), DEFAULTS.retention(),
-            DEFAULTS.requestSecret(), DEFAULTS.dedup(), DEFAULTS.diaryRetry(),
+    private static final SessionSettings SETTINGS = new SessionSettings(
+            DEFAULTS.defaultPolicy(),
+            Map.of(),
+            DEFAULTS.truncation(),
+            DEFAULTS.language(),
+            DEFAULTS.retryBackoff(),
+            DEFAULTS.pendingTimeout(),
+            DEFAULTS.zone(),
+            LIMIT,
+            DEFAULTS.maxSummaryTokens(),
+            DEFAULTS.idleAfter(),
+            DEFAULTS.retention(),
+            DEFAULTS.requestSecret(),
+            DEFAULTS.dedup(),
+            DEFAULTS.diaryRetry(),
             // Records here are timed at 1 s after the epoch; what times are accepted is not this test's concern.
             TimeBounds.NONE);
 
@@ -63,6 +74,7 @@ class SessionProcessorFailureTest {
     private MockProcessorContext<Object, Object> context;
     /** What the next call of {@link #failingMethod} on the message or header store throws; null = nothing. */
     private RuntimeException failure;
+
     private String failingMethod = "put";
 
     @BeforeEach
@@ -82,7 +94,8 @@ class SessionProcessorFailureTest {
     void aMigratedTaskIsNotBadInput() {
         failure = new TaskMigratedException("fenced while the broker was away");
         Processor<byte[], byte[], Object, Object> processor = messageProcessor();
-        TaskMigratedException thrown = assertThrows(TaskMigratedException.class, () -> processor.process(message("m1")));
+        TaskMigratedException thrown =
+                assertThrows(TaskMigratedException.class, () -> processor.process(message("m1")));
         assertSame(failure, thrown);
         assertTrue(context.forwarded(SessionNodes.DLQ_SINK).isEmpty(), "a valid message must not be dead-lettered");
         assertTrue(deadLetters.isEmpty());
@@ -102,9 +115,11 @@ class SessionProcessorFailureTest {
     void aFailureOfOurOwnOnAValidRecordIsStillDeadLettered() {
         failure = new IllegalStateException("a bug of ours");
         messageProcessor().process(message("m1"));
-        List<MockProcessorContext.CapturedForward<?, ?>> dead = new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
+        List<MockProcessorContext.CapturedForward<?, ?>> dead =
+                new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
         assertEquals(1, dead.size());
-        assertEquals("PROCESSING_ERROR", DeadLetterHeaders.read(dead.get(0).record().headers(), DeadLetterHeaders.REASON));
+        assertEquals(
+                "PROCESSING_ERROR", DeadLetterHeaders.read(dead.get(0).record().headers(), DeadLetterHeaders.REASON));
         assertEquals(List.of(DlqReason.PROCESSING_ERROR), deadLetters);
     }
 
@@ -112,12 +127,14 @@ class SessionProcessorFailureTest {
     void aResultProcessorPassesStreamsFailuresOn() {
         failingMethod = "get";
         failure = new TaskMigratedException("fenced");
-        Processor<byte[], byte[], Object, Object> processor = ResultProcessor.supplier(SETTINGS, TOKENS, metrics).get();
+        Processor<byte[], byte[], Object, Object> processor =
+                ResultProcessor.supplier(SETTINGS, TOKENS, metrics).get();
         processor.init(context);
         String result = "{\"requestId\":\"r1\",\"tenant\":\"acme\",\"session\":\"s1\",\"epoch\":1,\"kind\":\"COMPACT\","
                 + "\"status\":\"OK\",\"payload\":\"## Goal\\nx\"}";
-        assertThrows(TaskMigratedException.class, () -> processor.process(new Record<>(bytes("acme/s1"),
-                bytes(result), 1_000L)));
+        assertThrows(
+                TaskMigratedException.class,
+                () -> processor.process(new Record<>(bytes("acme/s1"), bytes(result), 1_000L)));
         assertTrue(context.forwarded(SessionNodes.DLQ_SINK).isEmpty());
     }
 
@@ -129,14 +146,16 @@ class SessionProcessorFailureTest {
         failure = new IllegalStateException("nothing may be stored");
         processor.process(new Record<>(bytes("acme/s1"), huge, 1_000L));
 
-        List<MockProcessorContext.CapturedForward<?, ?>> dead = new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
+        List<MockProcessorContext.CapturedForward<?, ?>> dead =
+                new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
         assertEquals(1, dead.size());
         Record<?, ?> letter = dead.get(0).record();
         var headers = letter.headers();
         assertEquals("TOO_LARGE", DeadLetterHeaders.read(headers, DeadLetterHeaders.REASON));
         assertArrayEquals(Arrays.copyOf(huge, DeadLetterPayload.EXCERPT_BYTES), (byte[]) letter.value());
         assertEquals(Integer.toString(huge.length), DeadLetterHeaders.read(headers, DeadLetterHeaders.VALUE_SIZE));
-        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(huge)),
+        assertEquals(
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(huge)),
                 DeadLetterHeaders.read(headers, DeadLetterHeaders.VALUE_SHA256));
         assertEquals("true", DeadLetterHeaders.read(headers, DeadLetterHeaders.VALUE_TRUNCATED));
         assertEquals("reme.messages", DeadLetterHeaders.read(headers, DeadLetterHeaders.TOPIC));
@@ -153,18 +172,22 @@ class SessionProcessorFailureTest {
         headers.add("trace", new byte[2 * LIMIT]);
         processor.process(new Record<>(bytes("acme/s1"), envelope("m1", "hello"), 1_000L, headers));
 
-        List<MockProcessorContext.CapturedForward<?, ?>> dead = new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
+        List<MockProcessorContext.CapturedForward<?, ?>> dead =
+                new ArrayList<>(context.forwarded(SessionNodes.DLQ_SINK));
         assertEquals(1, dead.size());
         var letter = dead.get(0).record().headers();
         assertEquals("TOO_LARGE", DeadLetterHeaders.read(letter, DeadLetterHeaders.REASON));
         assertNull(letter.lastHeader("trace"), "a header larger than a dead letter may carry is left out");
         assertEquals("1", DeadLetterHeaders.read(letter, DeadLetterHeaders.HEADERS_DROPPED));
-        assertEquals("false", DeadLetterHeaders.read(letter, DeadLetterHeaders.VALUE_TRUNCATED),
+        assertEquals(
+                "false",
+                DeadLetterHeaders.read(letter, DeadLetterHeaders.VALUE_TRUNCATED),
                 "the value was within the limit and is carried whole");
     }
 
     private Processor<byte[], byte[], Object, Object> messageProcessor() {
-        Processor<byte[], byte[], Object, Object> processor = MessageProcessor.supplier(SETTINGS, TOKENS, metrics).get();
+        Processor<byte[], byte[], Object, Object> processor =
+                MessageProcessor.supplier(SETTINGS, TOKENS, metrics).get();
         processor.init(context);
         return processor;
     }
@@ -185,15 +208,17 @@ class SessionProcessorFailureTest {
     /** An in-memory store under a session store's name; {@code failing} ones throw {@link #failure} when set. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private <V> void add(String name, Serde<V> values, boolean failing) {
-        KeyValueStore<String, V> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name),
-                Serdes.String(), values).withLoggingDisabled().build();
+        KeyValueStore<String, V> store = Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
+                .withLoggingDisabled()
+                .build();
         store.init(context.getStateStoreContext(), store);
         if (!failing) {
             context.addStateStore(store);
             return;
         }
-        KeyValueStore<String, V> proxy = (KeyValueStore<String, V>) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class[] {KeyValueStore.class}, (self, method, args) -> {
+        KeyValueStore<String, V> proxy = (KeyValueStore<String, V>) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class[] {KeyValueStore.class}, (self, method, args) -> {
                     if (failure != null && method.getName().equals(failingMethod)) {
                         throw failure;
                     }

@@ -44,8 +44,8 @@ class SessionViewTest {
     @Test
     void aCompactionBetweenTheTwoReadsIsReadAgain() {
         SessionHeader before = append(append(SessionHeader.empty("acme", "s1", "carol"), 0, 4), 1, 5);
-        SessionHeader after = before
-                .withPending(new PendingCompaction("r1", before.epoch(), 0, 0, 1, 4, Instant.EPOCH.plusSeconds(8)))
+        SessionHeader after = before.withPending(
+                        new PendingCompaction("r1", before.epoch(), 0, 0, 1, 4, Instant.EPOCH.plusSeconds(8)))
                 .withApplied(3, 1, 4, Instant.EPOCH.plusSeconds(9));
         // The first header read sees two live messages, but message 0 is already archived.
         messages.map.remove(KEY.messageKey(0));
@@ -58,7 +58,8 @@ class SessionViewTest {
             }
         };
 
-        SessionView view = SessionView.read(racing, messages, summaries, KEY, POLICY, "cl100k_base").orElseThrow();
+        SessionView view = SessionView.read(racing, messages, summaries, KEY, POLICY, "cl100k_base")
+                .orElseThrow();
 
         assertEquals(1, view.messages().size());
         assertEquals(1, view.messages().get(0).seq());
@@ -77,7 +78,9 @@ class SessionViewTest {
 
         SessionView view = read();
 
-        assertEquals(List.of(1L, 2L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(
+                List.of(1L, 2L),
+                view.messages().stream().map(StoredMessage::seq).toList());
         assertEquals(8000, view.tokens().messages());
         assertEquals(8000, view.tokens().total());
         assertEquals(1, view.tokens().omittedMessages());
@@ -116,7 +119,9 @@ class SessionViewTest {
         SessionView view = SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base", true)
                 .orElseThrow();
 
-        assertEquals(List.of(0L, 1L, 2L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(
+                List.of(0L, 1L, 2L),
+                view.messages().stream().map(StoredMessage::seq).toList());
         assertEquals(12000, view.tokens().total());
         assertEquals(0, view.tokens().omittedMessages());
         assertEquals(1.2, view.tokens().usageRatio(), 1e-9, "over the input: the window, not what is served");
@@ -134,10 +139,13 @@ class SessionViewTest {
         }
         headers.map.put(KEY.key(), header);
 
-        SessionView view = SessionView.read(headers, messages, summaries, KEY, policy, "cl100k_base").orElseThrow();
+        SessionView view = SessionView.read(headers, messages, summaries, KEY, policy, "cl100k_base")
+                .orElseThrow();
 
         // 10,000 - 1,000 reserved - 1,500 summary leaves 7,500 for messages: three of 2,000 fit, not four.
-        assertEquals(List.of(1L, 2L, 3L), view.messages().stream().map(StoredMessage::seq).toList());
+        assertEquals(
+                List.of(1L, 2L, 3L),
+                view.messages().stream().map(StoredMessage::seq).toList());
         assertEquals(1, view.tokens().omittedMessages());
         assertEquals(7500, view.tokens().total());
         assertEquals(0.85, view.tokens().usageRatio(), 1e-9); // (1,500 + 6,000 + 1,000) / 10,000
@@ -145,8 +153,11 @@ class SessionViewTest {
 
     @Test
     void messagesAreHeldBackAtATurnStartWhenOneFits() {
-        List<StoredMessage> live = List.of(stored(0, Role.USER, 3000), stored(1, Role.ASSISTANT, 3000),
-                stored(2, Role.USER, 3000), stored(3, Role.ASSISTANT, 3000));
+        List<StoredMessage> live = List.of(
+                stored(0, Role.USER, 3000),
+                stored(1, Role.ASSISTANT, 3000),
+                stored(2, Role.USER, 3000),
+                stored(3, Role.ASSISTANT, 3000));
         assertEquals(0, SessionView.omitted(live, 12000, 12000));
         // Holding back one would fit, but would serve an answer without its question.
         assertEquals(2, SessionView.omitted(live, 12000, 9000));
@@ -157,12 +168,13 @@ class SessionViewTest {
 
     @Test
     void anUnknownSessionHasNoView() {
-        assertEquals(java.util.Optional.empty(),
-                SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
+        assertEquals(
+                java.util.Optional.empty(), SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
     }
 
     private SessionView read() {
-        return SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base").orElseThrow();
+        return SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base")
+                .orElseThrow();
     }
 
     private SessionHeader append(SessionHeader header, long seq, int tokens) {
@@ -175,13 +187,33 @@ class SessionViewTest {
     }
 
     private static StoredMessage stored(long seq, Role role, int tokens) {
-        return new StoredMessage(seq, tokens, new Message("acme", "s1", "carol", "m" + seq, role, null,
-                Instant.EPOCH.plusSeconds(seq), List.of(new Block.Text("message " + seq))));
+        return new StoredMessage(
+                seq,
+                tokens,
+                new Message(
+                        "acme",
+                        "s1",
+                        "carol",
+                        "m" + seq,
+                        role,
+                        null,
+                        Instant.EPOCH.plusSeconds(seq),
+                        List.of(new Block.Text("message " + seq))));
     }
 
     private static StoredMessage stored(long seq, int tokens) {
-        return new StoredMessage(seq, tokens, new Message("acme", "s1", "carol", "m" + seq, Role.USER, null,
-                Instant.EPOCH.plusSeconds(seq), List.of(new Block.Text("message " + seq))));
+        return new StoredMessage(
+                seq,
+                tokens,
+                new Message(
+                        "acme",
+                        "s1",
+                        "carol",
+                        "m" + seq,
+                        Role.USER,
+                        null,
+                        Instant.EPOCH.plusSeconds(seq),
+                        List.of(new Block.Text("message " + seq))));
     }
 
     /** A sorted map behind the read-only store interface, as RocksDB orders keys by bytes. */
@@ -223,8 +255,7 @@ class SessionViewTest {
                 }
 
                 @Override
-                public void close() {
-                }
+                public void close() {}
 
                 @Override
                 public String peekNextKey() {

@@ -40,12 +40,17 @@ class SummaryFormatTest {
         String noGoal = VALID.replace("## Goal\nMigrate orders-service to Kafka 4.4.\n", "");
         assertEquals(List.of("missing section '## Goal'"), SummaryFormat.problems(noGoal, TOKENS, 4000));
         String emptyDecisions = VALID.replace("- **max-poll-records=100**: fewer commits\n", "\n");
-        assertEquals(List.of("section '## Key Decisions' is empty (write (none) if there is nothing)"),
+        assertEquals(
+                List.of("section '## Key Decisions' is empty (write (none) if there is nothing)"),
                 SummaryFormat.problems(emptyDecisions, TOKENS, 4000));
         String noBlocked = VALID.replace("### Blocked\n(none)\n", "");
-        assertEquals(List.of("missing subsection '### Blocked' under '## Progress'"),
+        assertEquals(
+                List.of("missing subsection '### Blocked' under '## Progress'"),
                 SummaryFormat.problems(noBlocked, TOKENS, 4000));
-        assertEquals(6, SummaryFormat.problems("[Compactor] failed: timeout", TOKENS, 4000).size());
+        assertEquals(
+                6,
+                SummaryFormat.problems("[Compactor] failed: timeout", TOKENS, 4000)
+                        .size());
     }
 
     @Test
@@ -57,7 +62,8 @@ class SummaryFormatTest {
 
     @Test
     void sectionsEndAtTheNextHeadingOfTheSameLevel() {
-        assertEquals("### Done\n- [x] config updated\n### In Progress\n- [ ] staging soak\n### Blocked\n(none)\n",
+        assertEquals(
+                "### Done\n- [x] config updated\n### In Progress\n- [ ] staging soak\n### Blocked\n(none)\n",
                 SummaryFormat.section(VALID, "## ", "Progress"));
         assertEquals("(none)\n", SummaryFormat.section(VALID, "### ", "Blocked"));
         assertEquals(null, SummaryFormat.section(VALID, "## ", "Done"));

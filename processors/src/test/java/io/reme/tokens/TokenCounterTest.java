@@ -27,17 +27,29 @@ class TokenCounterTest {
         String text = "Offset commit failed on partition orders-7 at offset 104211.";
         assertEquals(jtokkit(text), counter.count(new Block.Text(text)));
         assertEquals(jtokkit("let me think"), counter.count(new Block.Thinking("let me think")));
-        assertEquals(jtokkit("read_file") + jtokkit("{\"path\":\"/srv/a.java\"}"),
+        assertEquals(
+                jtokkit("read_file") + jtokkit("{\"path\":\"/srv/a.java\"}"),
                 counter.count(new Block.ToolUse("c1", "read_file", "{\"path\":\"/srv/a.java\"}")));
-        assertEquals(jtokkit("line 1\nline 2\n"), counter.count(new Block.ToolResult("c1", "read_file", "line 1\nline 2\n")));
+        assertEquals(
+                jtokkit("line 1\nline 2\n"),
+                counter.count(new Block.ToolResult("c1", "read_file", "line 1\nline 2\n")));
         assertEquals(777, counter.count(new Block.Image("https://x/y.png", null, null)));
     }
 
     @Test
     void aMessageIsTheSumOfItsBlocks() {
-        Message m = new Message("t", "s", "u", "1", Role.ASSISTANT, null, Instant.EPOCH, List.of(
-                new Block.Text("日本語のテキストも数える"), new Block.ToolUse("c", "grep", "{\"q\":\"x\"}"),
-                new Block.Image(null, "image/png", "AAAA")));
+        Message m = new Message(
+                "t",
+                "s",
+                "u",
+                "1",
+                Role.ASSISTANT,
+                null,
+                Instant.EPOCH,
+                List.of(
+                        new Block.Text("日本語のテキストも数える"),
+                        new Block.ToolUse("c", "grep", "{\"q\":\"x\"}"),
+                        new Block.Image(null, "image/png", "AAAA")));
         int expected = jtokkit("日本語のテキストも数える") + jtokkit("grep") + jtokkit("{\"q\":\"x\"}") + 777;
         assertEquals(expected, counter.count(m));
     }
@@ -55,8 +67,8 @@ class TokenCounterTest {
         Encoding reference = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
         assertEquals(reference.countTokens("hello world, again"), cl100k.count("hello world, again"));
         assertEquals(0, counter.count(""));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TokenCounter.forEncoding("gpt5_base", 0));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> TokenCounter.forEncoding("gpt5_base", 0));
         assertTrue(e.getMessage().contains("o200k_base"), e.getMessage());
     }
 }

@@ -19,11 +19,78 @@ import org.junit.jupiter.params.provider.EnumSource;
 class WordSplitCountTest {
     private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
     private static final String[] PARTS = {
-        "a", "b", "Z", "word", "Word", "WORD", "wOrD", "it's", "IT'S", "don't", "we're", "they'll", "I'd", "'s", "'S",
-        "'ll", "'", "’", " ", " ", "  ", "   ", "\t", "\n", "\r\n", "\n\n", " \n", ".", ",", "!?", "...", "--", "/", "//",
-        "(", ")", "{\"k\": 1}", "0", "7", "12", "1234", "99999", "3.14", "é", "e\u0301", "\u0301", "ß", "Ärger",
-        "naïve", "Ωμέγα", "日本語", "テキスト", "中文", "한국어", "😀", "👍🏽", "x\u200Bz", "_", "-", "CamelCase",
-        "snake_case", "kebab-case", "<|endoftext|>", "A", "i", "s", "t", "re", "ve", "m", "ll", "d",
+        "a",
+        "b",
+        "Z",
+        "word",
+        "Word",
+        "WORD",
+        "wOrD",
+        "it's",
+        "IT'S",
+        "don't",
+        "we're",
+        "they'll",
+        "I'd",
+        "'s",
+        "'S",
+        "'ll",
+        "'",
+        "’",
+        " ",
+        " ",
+        "  ",
+        "   ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\n\n",
+        " \n",
+        ".",
+        ",",
+        "!?",
+        "...",
+        "--",
+        "/",
+        "//",
+        "(",
+        ")",
+        "{\"k\": 1}",
+        "0",
+        "7",
+        "12",
+        "1234",
+        "99999",
+        "3.14",
+        "é",
+        "e\u0301",
+        "\u0301",
+        "ß",
+        "Ärger",
+        "naïve",
+        "Ωμέγα",
+        "日本語",
+        "テキスト",
+        "中文",
+        "한국어",
+        "😀",
+        "👍🏽",
+        "x\u200Bz",
+        "_",
+        "-",
+        "CamelCase",
+        "snake_case",
+        "kebab-case",
+        "<|endoftext|>",
+        "A",
+        "i",
+        "s",
+        "t",
+        "re",
+        "ve",
+        "m",
+        "ll",
+        "d",
     };
 
     @ParameterizedTest
@@ -41,7 +108,10 @@ class WordSplitCountTest {
             }
             String s = text.toString();
             assertEquals(encoding.countTokensOrdinary(s), counter.count(s), () -> type + " differs on [" + s + "]");
-            assertEquals(encoding.countTokensOrdinary(s), counter.count(s), () -> type + " differs, remembered, on [" + s + "]");
+            assertEquals(
+                    encoding.countTokensOrdinary(s),
+                    counter.count(s),
+                    () -> type + " differs, remembered, on [" + s + "]");
         }
     }
 
@@ -51,9 +121,11 @@ class WordSplitCountTest {
         Encoding encoding = REGISTRY.getEncoding(type);
         TokenCounter counter = new TokenCounter(encoding, 0);
         String prose = ("The consumer group rebalanced twice; it's the third time today. Offsets 104211-104299 "
-                + "weren't committed, so we'll retry with max.poll.interval.ms=300000 and see what happens.\n").repeat(50);
-        String code = ("    public int count(String text) {\n        return text == null ? 0 : words.get(text);\n    }\n")
-                .repeat(40);
+                        + "weren't committed, so we'll retry with max.poll.interval.ms=300000 and see what happens.\n")
+                .repeat(50);
+        String code =
+                ("    public int count(String text) {\n        return text == null ? 0 : words.get(text);\n    }\n")
+                        .repeat(40);
         assertEquals(encoding.countTokensOrdinary(prose), counter.count(prose));
         assertEquals(encoding.countTokensOrdinary(code), counter.count(code));
         assertEquals(encoding.countTokensOrdinary(prose + code), counter.count(prose + code));

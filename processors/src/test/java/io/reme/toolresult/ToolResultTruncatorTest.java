@@ -219,14 +219,16 @@ class ToolResultTruncatorTest {
         assertEquals(301, after.nextLine, "3000 bytes are exactly 300 full lines");
         assertEquals(1, occurrences(old, ToolResultTruncator.MARKER));
         // Only the two numbers change; the wording around them is kept.
-        assertEquals(before.notice.replace("102400", "3000").replace("start_line=" + before.nextLine, "start_line=301"),
+        assertEquals(
+                before.notice.replace("102400", "3000").replace("start_line=" + before.nextLine, "start_line=301"),
                 after.notice);
     }
 
     @Test
     void truncateDelegatesToRetruncateForMarkedText() {
         String recent = truncator.truncate(lines(20_000), 102_400, PATH).orElseThrow();
-        String viaTruncate = truncator.truncate(recent, 3000, "tool_result/other.txt").orElseThrow();
+        String viaTruncate =
+                truncator.truncate(recent, 3000, "tool_result/other.txt").orElseThrow();
         assertEquals(truncator.retruncate(recent, 3000).orElseThrow(), viaTruncate);
         assertEquals(PATH, parse(viaTruncate).path, "the stored path of a truncated output never changes");
     }
@@ -335,8 +337,8 @@ class ToolResultTruncatorTest {
             assertEquals(PATH, second.path, () -> where2);
             assertEquals(first.totalLines, second.totalLines, () -> where2);
             assertTrue(second.nextLine <= first.nextLine, () -> where2 + ": shrinking moved the reader forward");
-            assertEquals(Optional.empty(), truncator.retruncate(aged.get(), smaller),
-                    () -> where2 + ": not idempotent");
+            assertEquals(
+                    Optional.empty(), truncator.retruncate(aged.get(), smaller), () -> where2 + ": not idempotent");
         }
     }
 
@@ -346,7 +348,8 @@ class ToolResultTruncatorTest {
         assertEquals(startLine, p.startLine, where);
         assertEquals(limit, p.coveredBytes, where);
         assertEquals(count(text, '\n') + 1, p.totalLines, where);
-        assertTrue(p.nextLine >= 2 && p.nextLine <= p.totalLines,
+        assertTrue(
+                p.nextLine >= 2 && p.nextLine <= p.totalLines,
                 () -> where.get() + ": next line " + p.nextLine + " outside 2.." + p.totalLines);
 
         int newlines = count(p.excerpt, '\n');
@@ -369,7 +372,8 @@ class ToolResultTruncatorTest {
         assertTrue(text.startsWith(excerpt), where);
         if (excerpt.length() < text.length()) {
             int nextChar = text.codePointAt(excerpt.length());
-            assertTrue(bytes.length + utf8(new String(Character.toChars(nextChar))).length > limit,
+            assertTrue(
+                    bytes.length + utf8(new String(Character.toChars(nextChar))).length > limit,
                     () -> where.get() + ": the next character would still have fit");
         }
     }
@@ -386,9 +390,9 @@ class ToolResultTruncatorTest {
             }
             switch (random.nextInt(4)) {
                 case 0 -> sb.append((char) ('a' + random.nextInt(26)));
-                case 1 -> sb.appendCodePoint(0x00E0 + random.nextInt(0x20));   // 2 bytes
-                case 2 -> sb.appendCodePoint(0x4E00 + random.nextInt(0x5000));  // CJK, 3 bytes
-                default -> sb.appendCodePoint(0x1F600 + random.nextInt(0x50));  // emoji, 4 bytes
+                case 1 -> sb.appendCodePoint(0x00E0 + random.nextInt(0x20)); // 2 bytes
+                case 2 -> sb.appendCodePoint(0x4E00 + random.nextInt(0x5000)); // CJK, 3 bytes
+                default -> sb.appendCodePoint(0x1F600 + random.nextInt(0x50)); // emoji, 4 bytes
             }
         }
         return sb.toString();
@@ -396,8 +400,14 @@ class ToolResultTruncatorTest {
 
     // ---- parsing the output -----------------------------------------------------------------
 
-    private record Parsed(String excerpt, String notice, String path, int totalLines, int startLine,
-            int coveredBytes, int nextLine) {}
+    private record Parsed(
+            String excerpt,
+            String notice,
+            String path,
+            int totalLines,
+            int startLine,
+            int coveredBytes,
+            int nextLine) {}
 
     private static final Pattern PATH_IN_NOTICE = Pattern.compile("(tool_result/\\S+\\.txt)");
     private static final Pattern TOTAL = Pattern.compile("\\((\\d+) lines\\)");
@@ -412,8 +422,14 @@ class ToolResultTruncatorTest {
             fail("no notice in: " + abbreviate(result));
         }
         String notice = result.substring(at + separator.length());
-        return new Parsed(result.substring(0, at), notice, group(PATH_IN_NOTICE, notice), number(TOTAL, notice),
-                number(START, notice), number(COVERS, notice), number(NEXT, notice));
+        return new Parsed(
+                result.substring(0, at),
+                notice,
+                group(PATH_IN_NOTICE, notice),
+                number(TOTAL, notice),
+                number(START, notice),
+                number(COVERS, notice),
+                number(NEXT, notice));
     }
 
     private static int number(Pattern p, String notice) {
@@ -446,7 +462,8 @@ class ToolResultTruncatorTest {
     /** Encodes with a strict encoder, so a split surrogate pair fails instead of becoming '?'. */
     private static byte[] strictUtf8(String s, Supplier<String> where) {
         try {
-            ByteBuffer buf = StandardCharsets.UTF_8.newEncoder()
+            ByteBuffer buf = StandardCharsets.UTF_8
+                    .newEncoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .encode(CharBuffer.wrap(s));

@@ -41,17 +41,16 @@ public final class DlqReplay {
         }
 
         boolean matches(String recordReason, LlmRequest request) {
-            return reason.equals(recordReason) && (kinds.isEmpty() || kinds.contains(request.kind()))
+            return reason.equals(recordReason)
+                    && (kinds.isEmpty() || kinds.contains(request.kind()))
                     && (tenant == null || tenant.equals(request.tenant()));
         }
     }
 
     /** What one replay did: records read, requests sent again (or that would be, on a dry run). */
-    public record Summary(long read, long replayed) {
-    }
+    public record Summary(long read, long replayed) {}
 
-    private DlqReplay() {
-    }
+    private DlqReplay() {}
 
     /**
      * Replays from {@code dlqTopic} into {@code requestsTopic}.
@@ -61,11 +60,17 @@ public final class DlqReplay {
      * @param report told of each request picked, e.g. to print it
      * @throws InterruptedException while waiting for the broker to acknowledge the requests
      */
-    public static Summary run(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
-            Producer<byte[], byte[]> producer, String dlqTopic, String requestsTopic, Filter filter,
-            Consumer<LlmRequest> report) throws InterruptedException {
+    public static Summary run(
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+            Producer<byte[], byte[]> producer,
+            String dlqTopic,
+            String requestsTopic,
+            Filter filter,
+            Consumer<LlmRequest> report)
+            throws InterruptedException {
         List<TopicPartition> partitions = consumer.partitionsFor(dlqTopic).stream()
-                .map(info -> new TopicPartition(dlqTopic, info.partition())).toList();
+                .map(info -> new TopicPartition(dlqTopic, info.partition()))
+                .toList();
         consumer.assign(partitions);
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
@@ -81,8 +86,9 @@ public final class DlqReplay {
                 read++;
                 done.put(partition, new OffsetAndMetadata(record.offset() + 1));
                 LlmRequest request = request(record.value());
-                if (request == null || !filter.matches(DeadLetterHeaders.read(record.headers(),
-                        DeadLetterHeaders.REASON), request)) {
+                if (request == null
+                        || !filter.matches(
+                                DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON), request)) {
                     continue;
                 }
                 replayed++;
@@ -105,13 +111,17 @@ public final class DlqReplay {
                 consumer.commitSync(done);
             }
         }
-        LOG.info("dead letters replayed read={} replayed={} reason={} dryRun={}", read, replayed, filter.reason(),
+        LOG.info(
+                "dead letters replayed read={} replayed={} reason={} dryRun={}",
+                read,
+                replayed,
+                filter.reason(),
                 filter.dryRun());
         return new Summary(read, replayed);
     }
 
-    private static boolean reachedEnd(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
-            Map<TopicPartition, Long> end) {
+    private static boolean reachedEnd(
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
         for (Map.Entry<TopicPartition, Long> partition : end.entrySet()) {
             if (consumer.position(partition.getKey()) < partition.getValue()) {
                 return false;

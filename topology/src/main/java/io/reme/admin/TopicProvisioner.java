@@ -32,8 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class TopicProvisioner {
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
-    private TopicProvisioner() {
-    }
+    private TopicProvisioner() {}
 
     /**
      * The partition count of a topic. Right after creation the broker may not know the topic yet
@@ -43,7 +42,8 @@ public final class TopicProvisioner {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
             try {
-                Map<String, TopicDescription> described = admin.describeTopics(List.of(topic)).allTopicNames().get();
+                Map<String, TopicDescription> described =
+                        admin.describeTopics(List.of(topic)).allTopicNames().get();
                 return described.get(topic).partitions().size();
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
@@ -72,24 +72,31 @@ public final class TopicProvisioner {
             return;
         }
         try {
-            Map<ConfigResource, Config> described = admin.describeConfigs(wanted.keySet()).all().get();
+            Map<ConfigResource, Config> described =
+                    admin.describeConfigs(wanted.keySet()).all().get();
             Map<ConfigResource, Collection<AlterConfigOp>> changes = new LinkedHashMap<>();
             wanted.forEach((resource, spec) -> {
                 String limit = spec.configs().get(RecordLimits.MAX_MESSAGE_BYTES);
                 ConfigEntry current = described.get(resource).get(RecordLimits.MAX_MESSAGE_BYTES);
                 boolean explicit = current != null && current.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG;
                 if (!explicit || Long.parseLong(current.value()) < Long.parseLong(limit)) {
-                    LOG.info("topic limit aligned topic={} max.message.bytes={} was={}", spec.name(), limit,
+                    LOG.info(
+                            "topic limit aligned topic={} max.message.bytes={} was={}",
+                            spec.name(),
+                            limit,
                             current == null ? "unset" : current.value() + (explicit ? "" : " (default)"));
-                    changes.put(resource, List.of(new AlterConfigOp(
-                            new ConfigEntry(RecordLimits.MAX_MESSAGE_BYTES, limit), AlterConfigOp.OpType.SET)));
+                    changes.put(
+                            resource,
+                            List.of(new AlterConfigOp(
+                                    new ConfigEntry(RecordLimits.MAX_MESSAGE_BYTES, limit), AlterConfigOp.OpType.SET)));
                 }
             });
             if (!changes.isEmpty()) {
                 admin.incrementalAlterConfigs(changes).all().get();
             }
         } catch (ExecutionException e) {
-            LOG.warn("cannot check or set max.message.bytes of existing topics; large records may be refused error={}",
+            LOG.warn(
+                    "cannot check or set max.message.bytes of existing topics; large records may be refused error={}",
                     e.getCause().toString());
         }
     }
@@ -101,7 +108,8 @@ public final class TopicProvisioner {
             List<NewTopic> missing = new ArrayList<>();
             for (TopicSpec spec : specs) {
                 if (!existing.contains(spec.name())) {
-                    Optional<Short> rf = replicationFactor < 0 ? Optional.empty() : Optional.of((short) replicationFactor);
+                    Optional<Short> rf =
+                            replicationFactor < 0 ? Optional.empty() : Optional.of((short) replicationFactor);
                     missing.add(new NewTopic(spec.name(), Optional.of(spec.partitions()), rf).configs(spec.configs()));
                 }
             }
@@ -113,7 +121,9 @@ public final class TopicProvisioner {
                         throw e;
                     }
                 }
-                LOG.info("topics created names={}", missing.stream().map(NewTopic::name).collect(Collectors.joining(",")));
+                LOG.info(
+                        "topics created names={}",
+                        missing.stream().map(NewTopic::name).collect(Collectors.joining(",")));
             }
             alignLimits(admin, specs, existing);
             int messages = partitions(admin, topics.messages());
@@ -126,7 +136,8 @@ public final class TopicProvisioner {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("cannot create topics: " + e.getCause().getMessage(), e.getCause());
+            throw new IllegalStateException(
+                    "cannot create topics: " + e.getCause().getMessage(), e.getCause());
         }
     }
 }

@@ -17,8 +17,7 @@ import java.util.List;
 
 /** Chooses the LLM provider, the embedding model and the worker settings from the configuration. */
 public final class Providers {
-    private Providers() {
-    }
+    private Providers() {}
 
     /** The OpenAI-compatible client when an endpoint or model is configured, else the offline extractive one. */
     public static LlmClient llm(AppConfig config, TokenCounter tokens) {
@@ -28,8 +27,10 @@ public final class Providers {
             return new OfflineLlmClient(tokens);
         }
         try {
-            return new OpenAiLlmClient(OpenAiSettings.of(baseUrl.isBlank() ? OpenAiSettings.DEFAULT_BASE_URL : baseUrl,
-                            config.get(AppConfig.LLM_API_KEY), model)
+            return new OpenAiLlmClient(OpenAiSettings.of(
+                            baseUrl.isBlank() ? OpenAiSettings.DEFAULT_BASE_URL : baseUrl,
+                            config.get(AppConfig.LLM_API_KEY),
+                            model)
                     .withRequestTimeout(config.get(AppConfig.LLM_TIMEOUT))
                     .withMaxOutputTokens(config.get(AppConfig.LLM_MAX_OUTPUT_TOKENS)));
         } catch (IllegalArgumentException e) {
@@ -47,15 +48,21 @@ public final class Providers {
     }
 
     static OpenAiEmbeddingSettings openAiEmbeddings(AppConfig config) {
-        String baseUrl = firstSet(config.get(AppConfig.EMBEDDING_BASE_URL), config.get(AppConfig.LLM_BASE_URL),
+        String baseUrl = firstSet(
+                config.get(AppConfig.EMBEDDING_BASE_URL),
+                config.get(AppConfig.LLM_BASE_URL),
                 OpenAiSettings.DEFAULT_BASE_URL);
         String apiKey = firstSet(config.get(AppConfig.EMBEDDING_API_KEY), config.get(AppConfig.LLM_API_KEY), "");
         String model = config.get(AppConfig.EMBEDDING_MODEL);
         try {
-            OpenAiSettings connection = OpenAiSettings.of(baseUrl, apiKey, model)
-                    .withRequestTimeout(config.get(AppConfig.LLM_TIMEOUT));
-            return new OpenAiEmbeddingSettings(connection, model, config.get(AppConfig.EMBEDDING_DIMENSIONS),
-                    config.get(AppConfig.EMBEDDING_SEND_DIMENSIONS), config.get(AppConfig.EMBEDDING_BATCH_SIZE));
+            OpenAiSettings connection =
+                    OpenAiSettings.of(baseUrl, apiKey, model).withRequestTimeout(config.get(AppConfig.LLM_TIMEOUT));
+            return new OpenAiEmbeddingSettings(
+                    connection,
+                    model,
+                    config.get(AppConfig.EMBEDDING_DIMENSIONS),
+                    config.get(AppConfig.EMBEDDING_SEND_DIMENSIONS),
+                    config.get(AppConfig.EMBEDDING_BATCH_SIZE));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(List.of("reme.embedding.*: " + e.getMessage()));
         }
@@ -78,9 +85,15 @@ public final class Providers {
     }
 
     public static WorkerSettings workers(AppConfig config) {
-        return new WorkerSettings(config.get(AppConfig.LLM_CONCURRENCY), config.get(AppConfig.LLM_TIMEOUT),
-                config.get(AppConfig.LLM_MAX_ATTEMPTS), config.get(AppConfig.LLM_BACKOFF),
-                config.get(AppConfig.LLM_BACKOFF_MAX), config.get(AppConfig.SUMMARY_MAX_TOKENS), 1000, 5,
+        return new WorkerSettings(
+                config.get(AppConfig.LLM_CONCURRENCY),
+                config.get(AppConfig.LLM_TIMEOUT),
+                config.get(AppConfig.LLM_MAX_ATTEMPTS),
+                config.get(AppConfig.LLM_BACKOFF),
+                config.get(AppConfig.LLM_BACKOFF_MAX),
+                config.get(AppConfig.SUMMARY_MAX_TOKENS),
+                1000,
+                5,
                 config.get(AppConfig.ZONE));
     }
 }

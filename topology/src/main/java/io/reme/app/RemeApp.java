@@ -12,18 +12,18 @@ import io.reme.index.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
-import io.reme.query.SearchSetup;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
+import io.reme.query.SearchSetup;
 import io.reme.query.StreamThreadFailures;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
-import io.reme.topology.RemeTopology;
 import io.reme.topology.OutputExceptionHandler;
+import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
 import io.reme.workspace.DiaryFileWatcher;
 import io.reme.workspace.PrivateFiles;
@@ -77,9 +77,19 @@ public final class RemeApp implements AutoCloseable {
     private final PrometheusMetrics metrics;
     private volatile boolean closed;
 
-    private RemeApp(AppConfig config, EmbeddedKafka broker, String bootstrapServers, KafkaStreams streams,
-            Producer<byte[], byte[]> producer, ApiServer api, String apiKey, WorkerProcess workers,
-            EmbeddingModel embeddings, FileSinks sinks, DiaryFileWatcher watcher, PrometheusMetrics metrics) {
+    private RemeApp(
+            AppConfig config,
+            EmbeddedKafka broker,
+            String bootstrapServers,
+            KafkaStreams streams,
+            Producer<byte[], byte[]> producer,
+            ApiServer api,
+            String apiKey,
+            WorkerProcess workers,
+            EmbeddingModel embeddings,
+            FileSinks sinks,
+            DiaryFileWatcher watcher,
+            PrometheusMetrics metrics) {
         this.config = config;
         this.broker = broker;
         this.bootstrapServers = bootstrapServers;
@@ -123,12 +133,19 @@ public final class RemeApp implements AutoCloseable {
             String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
             Topics topics = config.topics();
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
-                TopicProvisioner.ensure(admin, topics, topics.specs(config.get(AppConfig.PARTITIONS),
-                        config.get(AppConfig.INPUT_MAX_BYTES), config.get(AppConfig.REQUEST_MAX_BYTES),
-                        config.get(AppConfig.TOOL_RETENTION)), config.get(AppConfig.REPLICATION_FACTOR));
+                TopicProvisioner.ensure(
+                        admin,
+                        topics,
+                        topics.specs(
+                                config.get(AppConfig.PARTITIONS),
+                                config.get(AppConfig.INPUT_MAX_BYTES),
+                                config.get(AppConfig.REQUEST_MAX_BYTES),
+                                config.get(AppConfig.TOOL_RETENTION)),
+                        config.get(AppConfig.REPLICATION_FACTOR));
             }
             bound = WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config));
-            String advertised = config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
+            String advertised =
+                    config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.port());
 
             SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
@@ -138,15 +155,18 @@ public final class RemeApp implements AutoCloseable {
                 memoryPartitions = TopicProvisioner.partitions(admin, topics.memories());
             }
             embeddings = Providers.embeddings(config);
-            TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
-                    config.get(AppConfig.IMAGE_TOKENS));
+            TokenCounter tokens =
+                    TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
-            streams = new KafkaStreams(RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics,
-                    config.recordLimits()), props);
+            streams = new KafkaStreams(
+                    RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
+                    props);
             metrics.bind(streams);
-            StreamThreadFailures failures = new StreamThreadFailures(config.get(AppConfig.HEALTH_THREAD_FAILURES),
-                    config.get(AppConfig.HEALTH_FAILURE_WINDOW), Clock.systemUTC());
+            StreamThreadFailures failures = new StreamThreadFailures(
+                    config.get(AppConfig.HEALTH_THREAD_FAILURES),
+                    config.get(AppConfig.HEALTH_FAILURE_WINDOW),
+                    Clock.systemUTC());
             streams.setUncaughtExceptionHandler(failures);
             CountDownLatch running = new CountDownLatch(1);
             streams.setStateListener((next, previous) -> {
@@ -161,35 +181,77 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
             producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
             producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-            producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
+            producerProps.put(
+                    ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
-            ApiServer api = ApiServer.start(bound, keys, streams, self, settings, tokens.encodingName(),
-                    new MessageIngest(producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES),
-                            settings.timeBounds()),
-                    new SearchSetup(topics.memories(), memoryPartitions, memoryPartitioning, embeddings,
-                            new QueryLimits(config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
-                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))), metrics,
+            ApiServer api = ApiServer.start(
+                    bound,
+                    keys,
+                    streams,
+                    self,
+                    settings,
+                    tokens.encodingName(),
+                    new MessageIngest(
+                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), settings.timeBounds()),
+                    new SearchSetup(
+                            topics.memories(),
+                            memoryPartitions,
+                            memoryPartitioning,
+                            embeddings,
+                            new QueryLimits(
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))),
+                    metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
-                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT), failures);
+                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
+                    failures);
             if (!running.await(120, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("Kafka Streams did not reach RUNNING within 120 s (state "
-                        + streams.state() + ")");
+                throw new IllegalStateException(
+                        "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
             }
             WorkerProcess workers = config.get(AppConfig.WORKERS_EMBEDDED)
                     ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
                     : null;
-            FileSinks sinks = config.sinksEmbedded() ? FileSinks.start(clientProps(config, bootstrap),
-                    dataDir, new FileSinks.Settings(config.get(AppConfig.APPLICATION_ID), topics, config.workspaceDir(),
-                            config.get(AppConfig.TOOL_RETENTION))) : null;
-            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero() ? null
-                    : DiaryFileWatcher.start(clientProps(config, bootstrap), topics.diaryEdits(),
-                            new Workspace(config.workspaceDir()), config.get(AppConfig.WATCH_INTERVAL), secret);
-            LOG.info("started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}", bootstrap,
-                    self.host(), self.port(), config.get(AppConfig.PARTITIONS),
-                    config.get(AppConfig.PROCESSING_GUARANTEE), workers == null ? "separate workers" : workers.llm().id(),
+            FileSinks sinks = config.sinksEmbedded()
+                    ? FileSinks.start(
+                            clientProps(config, bootstrap),
+                            dataDir,
+                            new FileSinks.Settings(
+                                    config.get(AppConfig.APPLICATION_ID),
+                                    topics,
+                                    config.workspaceDir(),
+                                    config.get(AppConfig.TOOL_RETENTION)))
+                    : null;
+            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero()
+                    ? null
+                    : DiaryFileWatcher.start(
+                            clientProps(config, bootstrap),
+                            topics.diaryEdits(),
+                            new Workspace(config.workspaceDir()),
+                            config.get(AppConfig.WATCH_INTERVAL),
+                            secret);
+            LOG.info(
+                    "started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}",
+                    bootstrap,
+                    self.host(),
+                    self.port(),
+                    config.get(AppConfig.PARTITIONS),
+                    config.get(AppConfig.PROCESSING_GUARANTEE),
+                    workers == null ? "separate workers" : workers.llm().id(),
                     config.workspaceDir());
-            return new RemeApp(config, broker, bootstrap, streams, producer, api, generatedKey, workers, embeddings,
-                    sinks, watcher, metrics);
+            return new RemeApp(
+                    config,
+                    broker,
+                    bootstrap,
+                    streams,
+                    producer,
+                    api,
+                    generatedKey,
+                    workers,
+                    embeddings,
+                    sinks,
+                    watcher,
+                    metrics);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker, metrics);
@@ -206,8 +268,12 @@ public final class RemeApp implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(KafkaStreams streams, Producer<byte[], byte[]> producer, WebServer bound,
-            EmbeddedKafka broker, PrometheusMetrics metrics) {
+    private static void closeQuietly(
+            KafkaStreams streams,
+            Producer<byte[], byte[]> producer,
+            WebServer bound,
+            EmbeddedKafka broker,
+            PrometheusMetrics metrics) {
         metrics.close();
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));

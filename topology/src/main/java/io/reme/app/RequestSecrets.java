@@ -23,8 +23,7 @@ public final class RequestSecrets {
     public static final String FILE = "request-secret";
     private static final Logger LOG = LoggerFactory.getLogger(RequestSecrets.class);
 
-    private RequestSecrets() {
-    }
+    private RequestSecrets() {}
 
     /** @throws ConfigException for a cluster without a configured secret or an unreadable secret file */
     public static RequestSecret resolve(AppConfig config) {
@@ -33,15 +32,16 @@ public final class RequestSecrets {
             return configured.get();
         }
         if (!config.embeddedBroker()) {
-            throw new ConfigException(List.of(AppConfig.REQUEST_SECRET.name() + " (" + AppConfig.REQUEST_SECRET.envName()
-                    + "): required with reme.bootstrap.servers; every instance and worker of the deployment must share "
-                    + "it, e.g. " + AppConfig.REQUEST_SECRET.envName() + "=$(openssl rand -hex 32)"));
+            throw new ConfigException(
+                    List.of(AppConfig.REQUEST_SECRET.name() + " (" + AppConfig.REQUEST_SECRET.envName()
+                            + "): required with reme.bootstrap.servers; every instance and worker of the deployment must share "
+                            + "it, e.g. " + AppConfig.REQUEST_SECRET.envName() + "=$(openssl rand -hex 32)"));
         }
         try {
             return RequestSecret.of(inDataDir(config.dataDir()));
         } catch (IOException e) {
-            throw new ConfigException(List.of(config.dataDir().resolve(FILE) + ": cannot read or create the request "
-                    + "secret: " + e));
+            throw new ConfigException(
+                    List.of(config.dataDir().resolve(FILE) + ": cannot read or create the request " + "secret: " + e));
         }
     }
 

@@ -36,19 +36,36 @@ public final class WorkerProcess implements AutoCloseable {
      * @param lookup the existing memories an extraction merges with ({@link MemoryLookup#NONE}: only
      *        those of the same request)
      */
-    public static WorkerProcess start(AppConfig config, String bootstrap, TokenCounter tokens,
-            PipelineMetrics metrics, MemoryLookup lookup, EmbeddingModel embeddings) {
+    public static WorkerProcess start(
+            AppConfig config,
+            String bootstrap,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            MemoryLookup lookup,
+            EmbeddingModel embeddings) {
         LlmClient llm = Providers.llm(config, tokens);
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
-            pool = LlmWorkerPool.start(clientProps, config.topics(),
-                    RemeApp.workerGroup(config), Providers.workers(config), llm, tokens, metrics,
-                    new ExtractionSetup(config.get(AppConfig.MEMORY_EXTRACT), lookup,
+            pool = LlmWorkerPool.start(
+                    clientProps,
+                    config.topics(),
+                    RemeApp.workerGroup(config),
+                    Providers.workers(config),
+                    llm,
+                    tokens,
+                    metrics,
+                    new ExtractionSetup(
+                            config.get(AppConfig.MEMORY_EXTRACT),
+                            lookup,
                             new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))),
                     RequestSecrets.resolve(config));
-            MemoryEmbedder embedder = MemoryEmbedder.start(clientProps, config.topics(),
-                    config.get(AppConfig.APPLICATION_ID) + "-embedder", embeddings, metrics);
+            MemoryEmbedder embedder = MemoryEmbedder.start(
+                    clientProps,
+                    config.topics(),
+                    config.get(AppConfig.APPLICATION_ID) + "-embedder",
+                    embeddings,
+                    metrics);
             return new WorkerProcess(llm, pool, embedder);
         } catch (RuntimeException e) {
             if (pool != null) {

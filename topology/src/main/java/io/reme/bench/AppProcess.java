@@ -50,9 +50,12 @@ public final class AppProcess implements AutoCloseable {
             throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx768m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"),
-                "io.reme.cli.Main", "run"));
+                "-Xmx768m",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.reme.cli.Main",
+                "run"));
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(name -> name.startsWith("REME_"));
@@ -61,9 +64,9 @@ public final class AppProcess implements AutoCloseable {
     }
 
     private void copyOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
-             PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
+        try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
             String line;
             while ((line = in.readLine()) != null) {
                 out.println(line);
@@ -83,8 +86,10 @@ public final class AppProcess implements AutoCloseable {
         try {
             return ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("not READY within " + timeout.toSeconds() + " s (" + e + "); last lines of "
-                    + log + ":\n" + tail(40), e);
+            throw new IllegalStateException(
+                    "not READY within " + timeout.toSeconds() + " s (" + e + "); last lines of " + log + ":\n"
+                            + tail(40),
+                    e);
         }
     }
 

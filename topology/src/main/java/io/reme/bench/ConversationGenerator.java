@@ -17,8 +17,9 @@ import java.util.Random;
  */
 public final class ConversationGenerator {
     private static final String[] WORDS = ("the consumer group rebalance partition offset commit retry timeout "
-            + "config file path error stack trace deploy service latency throughput window summary token budget "
-            + "memory session tenant user request result decision constraint progress blocked next step").split(" ");
+                    + "config file path error stack trace deploy service latency throughput window summary token budget "
+                    + "memory session tenant user request result decision constraint progress blocked next step")
+            .split(" ");
 
     private final Random random;
     private final int largeOutputEvery;
@@ -35,8 +36,7 @@ public final class ConversationGenerator {
     }
 
     /** One produced record: key {@code tenant/session} and the JSON envelope. */
-    public record Envelope(String key, byte[] value, String role, String id) {
-    }
+    public record Envelope(String key, byte[] value, String role, String id) {}
 
     /** {@code count} messages of one session, in order, four per turn; times start at {@code start}, 1 s apart. */
     public List<Envelope> session(String tenant, String session, String user, int count, Instant start) {
@@ -60,21 +60,35 @@ public final class ConversationGenerator {
         return out;
     }
 
-    private void add(List<Envelope> out, String tenant, String session, String user, int index, Instant start,
+    private void add(
+            List<Envelope> out,
+            String tenant,
+            String session,
+            String user,
+            int index,
+            Instant start,
             ObjectNode message) {
         String id = session + "-m" + index;
-        message.put("tenant", tenant).put("session", session).put("user", user).put("id", id)
+        message.put("tenant", tenant)
+                .put("session", session)
+                .put("user", user)
+                .put("id", id)
                 .put("time", start.plusSeconds(index).toString());
         try {
-            out.add(new Envelope(tenant + "/" + session, Json.MAPPER.writeValueAsBytes(message),
-                    message.get("role").asText(), id));
+            out.add(new Envelope(
+                    tenant + "/" + session,
+                    Json.MAPPER.writeValueAsBytes(message),
+                    message.get("role").asText(),
+                    id));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     private ObjectNode user(int turn) {
-        return Json.MAPPER.createObjectNode().put("role", "user")
+        return Json.MAPPER
+                .createObjectNode()
+                .put("role", "user")
                 .put("content", "Turn " + turn + ": please look at " + sentence(20 + random.nextInt(60)));
     }
 
@@ -83,7 +97,8 @@ public final class ConversationGenerator {
         message.putNull("content");
         ArrayNode calls = message.putArray("tool_calls");
         ObjectNode call = calls.addObject().put("id", callId).put("type", "function");
-        call.putObject("function").put("name", "read_file")
+        call.putObject("function")
+                .put("name", "read_file")
                 .put("arguments", "{\"path\":\"/srv/app/module" + turn % 17 + "/Service.java\"}");
         return message;
     }
@@ -91,12 +106,18 @@ public final class ConversationGenerator {
     private ObjectNode toolOutput(String callId, int turn) {
         boolean large = largeOutputEvery > 0 && turn % largeOutputEvery == largeOutputEvery - 1;
         String output = large ? lines(largeOutputBytes) : lines(200 + random.nextInt(6000));
-        return Json.MAPPER.createObjectNode().put("role", "tool").put("tool_call_id", callId)
-                .put("name", "read_file").put("content", output);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("role", "tool")
+                .put("tool_call_id", callId)
+                .put("name", "read_file")
+                .put("content", output);
     }
 
     private ObjectNode answer(int turn) {
-        return Json.MAPPER.createObjectNode().put("role", "assistant")
+        return Json.MAPPER
+                .createObjectNode()
+                .put("role", "assistant")
                 .put("content", "Done with turn " + turn + ". " + sentence(30 + random.nextInt(80)));
     }
 
@@ -112,7 +133,10 @@ public final class ConversationGenerator {
         StringBuilder text = new StringBuilder(bytes + 100);
         int line = 1;
         while (text.length() < bytes) {
-            text.append(line++).append(": ").append(sentence(8 + random.nextInt(8))).append('\n');
+            text.append(line++)
+                    .append(": ")
+                    .append(sentence(8 + random.nextInt(8)))
+                    .append('\n');
         }
         return text.toString();
     }

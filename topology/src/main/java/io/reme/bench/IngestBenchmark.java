@@ -74,8 +74,8 @@ public final class IngestBenchmark {
      * The outcome of one shape. {@code parseCountRate} is a stateless topology that only parses each
      * envelope and counts its tokens: the CPU floor of the session processor without any state.
      */
-    public record Result(Shape shape, double sessionRate, double passThroughRate, double parseCountRate,
-            long inputBytes) {
+    public record Result(
+            Shape shape, double sessionRate, double passThroughRate, double parseCountRate, long inputBytes) {
         double ratio() {
             return sessionRate / passThroughRate;
         }
@@ -97,44 +97,83 @@ public final class IngestBenchmark {
     private List<Result> run(List<Shape> shapes) throws Exception {
         List<Result> results = new ArrayList<>();
         try (EmbeddedKafka broker = EmbeddedKafka.start(dataDir.resolve("broker"));
-                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             int index = 0;
             for (Shape shape : shapes) {
                 Topics topics = new Topics("bench" + index + ".");
-                TopicProvisioner.ensure(admin, topics, topics.specs(partitions, 4 * 1024 * 1024, 16 * 1024 * 1024,
-                        Duration.ofDays(3)), 1);
+                TopicProvisioner.ensure(
+                        admin,
+                        topics,
+                        topics.specs(partitions, 4 * 1024 * 1024, 16 * 1024 * 1024, Duration.ofDays(3)),
+                        1);
                 String passThroughOut = topics.prefix() + "passthrough.out";
-                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(passThroughOut, partitions,
-                        (short) 1))).all().get();
+                admin.createTopics(List.of(
+                                new org.apache.kafka.clients.admin.NewTopic(passThroughOut, partitions, (short) 1)))
+                        .all()
+                        .get();
                 long bytes = produce(broker.bootstrapServers(), topics.messages(), shape);
-                out.printf("%s %d sessions x %d messages: %d messages, %.1f MB produced%n",
-                        index == 0 ? "warm-up" : "shape", shape.sessions(), shape.messagesPerSession(), shape.total(),
+                out.printf(
+                        "%s %d sessions x %d messages: %d messages, %.1f MB produced%n",
+                        index == 0 ? "warm-up" : "shape",
+                        shape.sessions(),
+                        shape.messagesPerSession(),
+                        shape.total(),
                         bytes / 1e6);
                 Topology passThrough = new Topology();
-                passThrough.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
-                        topics.messages());
-                passThrough.addSink("bench-sink", passThroughOut, new ByteArraySerializer(), new ByteArraySerializer(),
+                passThrough.addSource(
+                        "bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.messages());
+                passThrough.addSink(
+                        "bench-sink",
+                        passThroughOut,
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer(),
                         "bench-source");
-                double passRate = measure(admin, broker.bootstrapServers(), passThrough, "bench-pass-" + index,
-                        topics.messages(), shape.total());
-                AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve("app" + index).toString()));
-                TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
-                        config.get(AppConfig.IMAGE_TOKENS));
+                double passRate = measure(
+                        admin,
+                        broker.bootstrapServers(),
+                        passThrough,
+                        "bench-pass-" + index,
+                        topics.messages(),
+                        shape.total());
+                AppConfig config = AppConfig.of(Map.of(
+                        AppConfig.DATA_DIR.name(),
+                        dataDir.resolve("app" + index).toString()));
+                TokenCounter tokens = TokenCounter.forEncoding(
+                        config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
                 Topology parseCount = new Topology();
-                parseCount.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
-                        topics.messages());
-                parseCount.addProcessor("bench-parse-count", () -> new ParseAndCount(tokens,
-                        config.sessionSettings().maxMessageBytes()), "bench-source");
-                parseCount.addSink("bench-sink", passThroughOut, new ByteArraySerializer(), new ByteArraySerializer(),
+                parseCount.addSource(
+                        "bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.messages());
+                parseCount.addProcessor(
+                        "bench-parse-count",
+                        () -> new ParseAndCount(tokens, config.sessionSettings().maxMessageBytes()),
+                        "bench-source");
+                parseCount.addSink(
+                        "bench-sink",
+                        passThroughOut,
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer(),
                         "bench-parse-count");
-                double parseCountRate = measure(admin, broker.bootstrapServers(), parseCount, "bench-parse-" + index,
-                        topics.messages(), shape.total());
+                double parseCountRate = measure(
+                        admin,
+                        broker.bootstrapServers(),
+                        parseCount,
+                        "bench-parse-" + index,
+                        topics.messages(),
+                        shape.total());
                 Topology session = RemeTopology.build(topics, config.sessionSettings(), tokens);
-                double sessionRate = measure(admin, broker.bootstrapServers(), session, "bench-session-" + index,
-                        topics.messages(), shape.total());
+                double sessionRate = measure(
+                        admin,
+                        broker.bootstrapServers(),
+                        session,
+                        "bench-session-" + index,
+                        topics.messages(),
+                        shape.total());
                 Result result = new Result(shape, sessionRate, passRate, parseCountRate, bytes);
-                out.printf("  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
-                        + "ratio %.2f%n", passRate, parseCountRate, sessionRate, result.ratio());
+                out.printf(
+                        "  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
+                                + "ratio %.2f%n",
+                        passRate, parseCountRate, sessionRate, result.ratio());
                 results.add(result);
                 index++;
             }
@@ -143,10 +182,19 @@ public final class IngestBenchmark {
     }
 
     private long produce(String bootstrap, String topic, Shape shape) throws Exception {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                20,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                512 * 1024,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                "lz4",
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                8 * 1024 * 1024,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1);
         ConversationGenerator generator = new ConversationGenerator(42, 25, 150_000);
         List<List<ConversationGenerator.Envelope>> sessions = new ArrayList<>();
         Instant start = Instant.parse("2026-11-30T09:00:00Z");
@@ -161,8 +209,8 @@ public final class IngestBenchmark {
                 for (List<ConversationGenerator.Envelope> session : sessions) {
                     ConversationGenerator.Envelope envelope = session.get(m);
                     bytes += envelope.value().length;
-                    producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(StandardCharsets.UTF_8),
-                            envelope.value()));
+                    producer.send(new ProducerRecord<>(
+                            topic, envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value()));
                 }
             }
             producer.flush();
@@ -176,11 +224,18 @@ public final class IngestBenchmark {
      * process (broker included): exact thread clocks, so a loaded machine shows as a lower rate
      * but not as more CPU per record.
      */
-    private double measure(Admin admin, String bootstrap, Topology topology, String applicationId, String inputTopic,
-            int total) throws Exception {
-        AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dataDir.resolve(applicationId).toString(),
-                AppConfig.APPLICATION_ID.name(), applicationId, AppConfig.STREAM_THREADS.name(), Integer.toString(threads),
-                AppConfig.COMMIT_INTERVAL_MS.name(), Integer.toString(commitIntervalMs)));
+    private double measure(
+            Admin admin, String bootstrap, Topology topology, String applicationId, String inputTopic, int total)
+            throws Exception {
+        AppConfig config = AppConfig.of(Map.of(
+                AppConfig.DATA_DIR.name(),
+                dataDir.resolve(applicationId).toString(),
+                AppConfig.APPLICATION_ID.name(),
+                applicationId,
+                AppConfig.STREAM_THREADS.name(),
+                Integer.toString(threads),
+                AppConfig.COMMIT_INTERVAL_MS.name(),
+                Integer.toString(commitIntervalMs)));
         Properties props = StreamsSettings.properties(config, bootstrap, "127.0.0.1:1");
         Map<TopicPartition, Long> ends = endOffsets(admin, inputTopic);
         try (KafkaStreams streams = new KafkaStreams(topology, props)) {
@@ -217,8 +272,9 @@ public final class IngestBenchmark {
                         + " of " + total + " records after the first commit); use a larger shape");
             }
             long measured = total - firstDone;
-            out.printf("    %s: CPU per message %.0f µs in its own threads, %.0f µs in the process%n", applicationId,
-                    threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
+            out.printf(
+                    "    %s: CPU per message %.0f µs in its own threads, %.0f µs in the process%n",
+                    applicationId, threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
             return measured / ((endNs - firstNs) / 1e9);
         }
     }
@@ -268,7 +324,12 @@ public final class IngestBenchmark {
 
     private static Map<TopicPartition, Long> endOffsets(Admin admin, String topic)
             throws ExecutionException, InterruptedException {
-        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+        int partitions = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get()
+                .get(topic)
+                .partitions()
+                .size();
         Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
         for (int p = 0; p < partitions; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -280,8 +341,9 @@ public final class IngestBenchmark {
     /** Records of the input whose offsets the group has committed. */
     private static long processed(Admin admin, String group, Map<TopicPartition, Long> ends)
             throws ExecutionException, InterruptedException {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get();
         long done = 0;
         for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
             OffsetAndMetadata offset = committed.get(end.getKey());

@@ -84,19 +84,24 @@ public final class LlmBenchmark {
         List<Run> runs = new ArrayList<>();
         TokenCounter tokens = TokenCounter.forEncoding("o200k_base", 1000);
         try (EmbeddedKafka broker = EmbeddedKafka.start(dataDir.resolve("broker"));
-             LocalChatServer server = LocalChatServer.start(latency);
-             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                LocalChatServer server = LocalChatServer.start(latency);
+                Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             List<List<Message>> spans = spans();
-            out.printf("bench llm: %d COMPACT requests per run (%d messages each), endpoint latency %d ms, "
-                    + "%d partitions%n", requests, MESSAGES_PER_REQUEST, latency.toMillis(), PARTITIONS);
-            out.printf("%-12s %10s %12s %10s %10s %10s %8s%n", "concurrency", "requests", "requests/s",
-                    "c/latency", "p50 ms", "p99 ms", "failed");
+            out.printf(
+                    "bench llm: %d COMPACT requests per run (%d messages each), endpoint latency %d ms, "
+                            + "%d partitions%n",
+                    requests, MESSAGES_PER_REQUEST, latency.toMillis(), PARTITIONS);
+            out.printf(
+                    "%-12s %10s %12s %10s %10s %10s %8s%n",
+                    "concurrency", "requests", "requests/s", "c/latency", "p50 ms", "p99 ms", "failed");
             int index = 0;
-            print(measure(broker, admin, server, tokens, spans, "warm-up", index++, 4, Math.min(requests, 24)),
+            print(
+                    measure(broker, admin, server, tokens, spans, "warm-up", index++, 4, Math.min(requests, 24)),
                     "warm-up");
             for (int concurrency : concurrencies) {
-                Run run = measure(broker, admin, server, tokens, spans, "c" + concurrency, index++, concurrency,
-                        requests);
+                Run run = measure(
+                        broker, admin, server, tokens, spans, "c" + concurrency, index++, concurrency, requests);
                 print(run, Integer.toString(concurrency));
                 runs.add(run);
             }
@@ -106,27 +111,45 @@ public final class LlmBenchmark {
 
     private void print(Run run, String label) {
         double ideal = run.concurrency() * 1000.0 / latency.toMillis();
-        out.printf("%-12s %10d %12.2f %10.2f %10.0f %10.0f %8d%n", label, run.requests(), run.throughput(), ideal,
-                run.p50Ms(), run.p99Ms(), run.failed());
+        out.printf(
+                "%-12s %10d %12.2f %10.2f %10.0f %10.0f %8d%n",
+                label, run.requests(), run.throughput(), ideal, run.p50Ms(), run.p99Ms(), run.failed());
     }
 
-    private Run measure(EmbeddedKafka broker, Admin admin, LocalChatServer server, TokenCounter tokens,
-            List<List<Message>> spans, String name, int index, int concurrency, int count) throws Exception {
+    private Run measure(
+            EmbeddedKafka broker,
+            Admin admin,
+            LocalChatServer server,
+            TokenCounter tokens,
+            List<List<Message>> spans,
+            String name,
+            int index,
+            int concurrency,
+            int count)
+            throws Exception {
         Topics topics = new Topics("llmbench" + index + ".");
-        TopicProvisioner.ensure(admin, topics, topics.specs(PARTITIONS, 4 * 1024 * 1024, 16 * 1024 * 1024,
-                Duration.ofDays(1)), 1);
+        TopicProvisioner.ensure(
+                admin, topics, topics.specs(PARTITIONS, 4 * 1024 * 1024, 16 * 1024 * 1024, Duration.ofDays(1)), 1);
         produce(broker.bootstrapServers(), topics.llmRequests(), spans, count);
         OpenAiSettings settings = OpenAiSettings.of(server.baseUrl(), "bench-key", LocalChatServer.MODEL)
                 .withRequestTimeout(Duration.ofSeconds(60));
-        WorkerSettings workerSettings = new WorkerSettings(concurrency, Duration.ofSeconds(60), 3,
-                Duration.ofMillis(100), Duration.ofSeconds(1), 4000, 1000, 5, ZoneId.of("UTC"));
+        WorkerSettings workerSettings = new WorkerSettings(
+                concurrency,
+                Duration.ofSeconds(60),
+                3,
+                Duration.ofMillis(100),
+                Duration.ofSeconds(1),
+                4000,
+                1000,
+                5,
+                ZoneId.of("UTC"));
         TimedClient client = new TimedClient(new OpenAiLlmClient(settings));
         Map<String, Object> clientProps = new HashMap<>();
         clientProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         long end;
         long failed;
-        try (LlmWorkerPool pool = LlmWorkerPool.start(clientProps, topics, "llmbench-" + name, workerSettings, client,
-                tokens, PipelineMetrics.NONE)) {
+        try (LlmWorkerPool pool = LlmWorkerPool.start(
+                clientProps, topics, "llmbench-" + name, workerSettings, client, tokens, PipelineMetrics.NONE)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (pool.completed() + pool.failed() < count) {
                 if (System.nanoTime() > deadline) {
@@ -142,12 +165,17 @@ public final class LlmBenchmark {
         }
         long results = endOffsets(admin, topics.llmResults());
         if (results < count) {
-            throw new IllegalStateException(name + ": " + results + " results on " + topics.llmResults() + ", expected "
-                    + count);
+            throw new IllegalStateException(
+                    name + ": " + results + " results on " + topics.llmResults() + ", expected " + count);
         }
         double[] latencies = client.latenciesMs();
         Arrays.sort(latencies);
-        return new Run(concurrency, count, failed, (end - client.firstStart()) / 1e9, percentile(latencies, 0.50),
+        return new Run(
+                concurrency,
+                count,
+                failed,
+                (end - client.firstStart()) / 1e9,
+                percentile(latencies, 0.50),
                 percentile(latencies, 0.99));
     }
 
@@ -160,10 +188,13 @@ public final class LlmBenchmark {
         for (int s = 0; s < SESSIONS; s++) {
             String session = "s" + s;
             List<Message> messages = new ArrayList<>();
-            for (ConversationGenerator.Envelope envelope : generator.session("bench", session, "u" + s % 7,
-                    MESSAGES_PER_REQUEST, start)) {
-                messages.add(parser.parse(envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value(),
-                        start.toEpochMilli(), envelope.id()));
+            for (ConversationGenerator.Envelope envelope :
+                    generator.session("bench", session, "u" + s % 7, MESSAGES_PER_REQUEST, start)) {
+                messages.add(parser.parse(
+                        envelope.key().getBytes(StandardCharsets.UTF_8),
+                        envelope.value(),
+                        start.toEpochMilli(),
+                        envelope.id()));
             }
             out.add(messages);
         }
@@ -172,18 +203,36 @@ public final class LlmBenchmark {
 
     private static void produce(String bootstrap, String topic, List<List<Message>> spans, int count)
             throws IOException {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG, 10, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd",
-                ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new ByteArraySerializer())) {
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                10,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                "zstd",
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                16 * 1024 * 1024);
+        try (KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < count; i++) {
                 List<Message> span = spans.get(i % spans.size());
                 Message first = span.get(0);
-                LlmRequest request = new LlmRequest(UUID.randomUUID().toString(), 1, LlmKind.COMPACT, first.tenant(),
-                        first.session(), first.user(), 0, span.size() - 1, span, "", "en", 0, first.time());
-                producer.send(new ProducerRecord<>(topic, first.tenant() + "/" + first.session(),
-                        Json.MAPPER.writeValueAsBytes(request)));
+                LlmRequest request = new LlmRequest(
+                        UUID.randomUUID().toString(),
+                        1,
+                        LlmKind.COMPACT,
+                        first.tenant(),
+                        first.session(),
+                        first.user(),
+                        0,
+                        span.size() - 1,
+                        span,
+                        "",
+                        "en",
+                        0,
+                        first.time());
+                producer.send(new ProducerRecord<>(
+                        topic, first.tenant() + "/" + first.session(), Json.MAPPER.writeValueAsBytes(request)));
             }
             producer.flush();
         }
@@ -194,7 +243,9 @@ public final class LlmBenchmark {
         for (int p = 0; p < PARTITIONS; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
-        return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+        return admin.listOffsets(latest).all().get().values().stream()
+                .mapToLong(o -> o.offset())
+                .sum();
     }
 
     private static double percentile(double[] sorted, double q) {

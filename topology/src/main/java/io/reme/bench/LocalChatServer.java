@@ -38,6 +38,7 @@ final class LocalChatServer implements AutoCloseable {
     static final String MODEL = "bench-model";
     /** What {@code bench soak} puts in every message, so a diary line can be traced to its message. */
     static final Pattern MARKER = Pattern.compile("\\[soak:[A-Za-z0-9_.-]+]");
+
     private static final String DIARY_SYSTEM_START = "You keep a user's diary";
 
     /** How the endpoint answers. */
@@ -174,9 +175,15 @@ final class LocalChatServer implements AutoCloseable {
             return;
         }
         if (now == Mode.CONTEXT_LIMITED && body.length > contextLimitChars) {
-            send(response, callback, 400, error("This model's maximum context length is " + contextLimitChars
-                    + " characters; the request has " + body.length + ".", "invalid_request_error",
-                    "context_length_exceeded"));
+            send(
+                    response,
+                    callback,
+                    400,
+                    error(
+                            "This model's maximum context length is " + contextLimitChars
+                                    + " characters; the request has " + body.length + ".",
+                            "invalid_request_error",
+                            "context_length_exceeded"));
             return;
         }
         String answer = answer(Json.MAPPER.readTree(body));
@@ -227,10 +234,18 @@ final class LocalChatServer implements AutoCloseable {
     private static String diaryTurn(JsonNode request) {
         JsonNode messages = request.path("messages");
         JsonNode last = messages.path(messages.size() - 1);
-        String document = request.path("tools").path(0).path("function").path("parameters").path("properties")
-                .path("document").path("enum").path(0).asText();
+        String document = request.path("tools")
+                .path(0)
+                .path("function")
+                .path("parameters")
+                .path("properties")
+                .path("document")
+                .path("enum")
+                .path(0)
+                .asText();
         if (!"tool".equals(last.path("role").asText())) {
-            return completion(null, toolCall("read", Json.MAPPER.createObjectNode().put("document", document)));
+            return completion(
+                    null, toolCall("read", Json.MAPPER.createObjectNode().put("document", document)));
         }
         String result = last.path("content").asText("");
         if (result.startsWith("OK: ")) {
@@ -246,12 +261,16 @@ final class LocalChatServer implements AutoCloseable {
                 content.append("- ").append(markers.group()).append('\n');
             }
         }
-        return completion(null, toolCall("write", Json.MAPPER.createObjectNode().put("document", document)
-                .put("content", content.toString())));
+        return completion(
+                null,
+                toolCall(
+                        "write",
+                        Json.MAPPER.createObjectNode().put("document", document).put("content", content.toString())));
     }
 
     private static ObjectNode toolCall(String name, ObjectNode arguments) {
-        ObjectNode call = Json.MAPPER.createObjectNode().put("id", "call_" + name).put("type", "function");
+        ObjectNode call =
+                Json.MAPPER.createObjectNode().put("id", "call_" + name).put("type", "function");
         call.putObject("function").put("name", name).put("arguments", arguments.toString());
         return call;
     }

@@ -26,45 +26,230 @@ import java.util.Random;
  */
 public final class MemoryCorpus {
     static final String TENANT = "bench";
-    private static final String[] PEOPLE = {"Alice", "Bob", "Carol", "Dan", "Erin", "Frank", "Grace", "Heidi",
-        "Ivan", "Judy", "Mallory", "Niaj", "Olivia", "Peggy", "Rupert", "Sybil", "Trent", "Victor", "Walter",
-        "Yuki", "Zhang Wei", "Priya", "Lars", "Fatima", "Mateo", "Chloe", "Omar", "Ingrid", "Kenji", "Amara",
-        "The user", "The team", "Our customer", "The agent", "My manager", "The on-call engineer",
-        "The support bot", "The new intern", "The landlord", "The doctor"};
-    private static final String[] ACTIONS = {"prefers", "decided to use", "asked about", "complained about",
-        "wants to migrate", "scheduled", "reviewed", "postponed", "fixed", "needs help with", "mentioned",
-        "forgot about", "is worried about", "booked", "cancelled", "paid for", "recommended", "is allergic to",
-        "bought", "is learning", "wrote a report on", "presented", "debugged", "tested", "refused",
-        "approved", "rolled back", "documented", "compared prices for", "signed up for"};
-    private static final String[] ADJECTIVES = {"new", "old", "broken", "quarterly", "urgent", "shared",
-        "vegetarian", "remote", "legacy", "weekly", "expensive", "cheap", "internal", "public", "encrypted",
-        "slow", "nightly", "annual", "Italian", "electric", "second", "staging", "production", "personal",
-        "family"};
-    private static final String[] NOUNS = {"orders service", "Kafka consumer group", "budget", "flight to Berlin",
-        "recipe", "cluster", "dentist appointment", "PostgreSQL replica", "marketing plan", "birthday party",
-        "cache", "invoice", "onboarding checklist", "meeting notes", "laptop", "release notes", "gym membership",
-        "car insurance", "tax return", "garden", "piano lessons", "hiking trip", "wedding", "apartment lease",
-        "job interview", "book club", "mortgage", "vaccination", "coffee machine", "bicycle", "API gateway",
-        "load balancer", "dashboard", "certificate", "backup job", "search index", "mobile app", "design review",
-        "sprint planning", "database migration", "payment provider", "login page", "feature flag", "test suite",
-        "build pipeline", "Docker image", "Kubernetes upgrade", "DNS record", "VPN", "password manager",
-        "hotel in Lisbon", "train ticket", "conference talk", "podcast", "newsletter", "photo album", "dog",
-        "cat", "school play", "violin", "tennis match", "marathon", "knee injury", "diet", "sleep schedule",
-        "reading list", "spreadsheet", "contract", "salary review", "team offsite", "customer survey",
-        "support ticket", "refund", "warehouse", "supplier", "shipping label", "printer", "headphones",
-        "phone plan", "electricity bill"};
-    private static final String[] CIRCUMSTANCES = {"before the Friday deadline", "because the tests kept failing",
-        "after a long discussion", "with a strict budget of ten thousand euros", "and wants a short answer",
-        "in the morning", "for the third time this week", "since the last incident", "while travelling to Lisbon",
-        "so that no order is lost or processed twice", "as discussed with the product owner",
-        "and noted that latency must stay under two hundred milliseconds", "during the holidays",
-        "after the kids were asleep", "on the way to work", "at the request of the finance team",
-        "despite the rain", "with help from a colleague", "without telling anyone", "next month",
-        "last weekend", "over the phone", "in a hurry", "to save money", "for health reasons",
-        "because of the new regulation", "after reading a blog post", "when the server crashed at night",
-        "together with the neighbours", "as a surprise"};
-    private static final MemoryType[] TYPES = {MemoryType.PERSONAL, MemoryType.PERSONAL, MemoryType.PROCEDURAL,
-        MemoryType.TOOL, MemoryType.DIARY_CHUNK, MemoryType.DIALOG_CHUNK, MemoryType.DIALOG_CHUNK};
+    private static final String[] PEOPLE = {
+        "Alice",
+        "Bob",
+        "Carol",
+        "Dan",
+        "Erin",
+        "Frank",
+        "Grace",
+        "Heidi",
+        "Ivan",
+        "Judy",
+        "Mallory",
+        "Niaj",
+        "Olivia",
+        "Peggy",
+        "Rupert",
+        "Sybil",
+        "Trent",
+        "Victor",
+        "Walter",
+        "Yuki",
+        "Zhang Wei",
+        "Priya",
+        "Lars",
+        "Fatima",
+        "Mateo",
+        "Chloe",
+        "Omar",
+        "Ingrid",
+        "Kenji",
+        "Amara",
+        "The user",
+        "The team",
+        "Our customer",
+        "The agent",
+        "My manager",
+        "The on-call engineer",
+        "The support bot",
+        "The new intern",
+        "The landlord",
+        "The doctor"
+    };
+    private static final String[] ACTIONS = {
+        "prefers",
+        "decided to use",
+        "asked about",
+        "complained about",
+        "wants to migrate",
+        "scheduled",
+        "reviewed",
+        "postponed",
+        "fixed",
+        "needs help with",
+        "mentioned",
+        "forgot about",
+        "is worried about",
+        "booked",
+        "cancelled",
+        "paid for",
+        "recommended",
+        "is allergic to",
+        "bought",
+        "is learning",
+        "wrote a report on",
+        "presented",
+        "debugged",
+        "tested",
+        "refused",
+        "approved",
+        "rolled back",
+        "documented",
+        "compared prices for",
+        "signed up for"
+    };
+    private static final String[] ADJECTIVES = {
+        "new",
+        "old",
+        "broken",
+        "quarterly",
+        "urgent",
+        "shared",
+        "vegetarian",
+        "remote",
+        "legacy",
+        "weekly",
+        "expensive",
+        "cheap",
+        "internal",
+        "public",
+        "encrypted",
+        "slow",
+        "nightly",
+        "annual",
+        "Italian",
+        "electric",
+        "second",
+        "staging",
+        "production",
+        "personal",
+        "family"
+    };
+    private static final String[] NOUNS = {
+        "orders service",
+        "Kafka consumer group",
+        "budget",
+        "flight to Berlin",
+        "recipe",
+        "cluster",
+        "dentist appointment",
+        "PostgreSQL replica",
+        "marketing plan",
+        "birthday party",
+        "cache",
+        "invoice",
+        "onboarding checklist",
+        "meeting notes",
+        "laptop",
+        "release notes",
+        "gym membership",
+        "car insurance",
+        "tax return",
+        "garden",
+        "piano lessons",
+        "hiking trip",
+        "wedding",
+        "apartment lease",
+        "job interview",
+        "book club",
+        "mortgage",
+        "vaccination",
+        "coffee machine",
+        "bicycle",
+        "API gateway",
+        "load balancer",
+        "dashboard",
+        "certificate",
+        "backup job",
+        "search index",
+        "mobile app",
+        "design review",
+        "sprint planning",
+        "database migration",
+        "payment provider",
+        "login page",
+        "feature flag",
+        "test suite",
+        "build pipeline",
+        "Docker image",
+        "Kubernetes upgrade",
+        "DNS record",
+        "VPN",
+        "password manager",
+        "hotel in Lisbon",
+        "train ticket",
+        "conference talk",
+        "podcast",
+        "newsletter",
+        "photo album",
+        "dog",
+        "cat",
+        "school play",
+        "violin",
+        "tennis match",
+        "marathon",
+        "knee injury",
+        "diet",
+        "sleep schedule",
+        "reading list",
+        "spreadsheet",
+        "contract",
+        "salary review",
+        "team offsite",
+        "customer survey",
+        "support ticket",
+        "refund",
+        "warehouse",
+        "supplier",
+        "shipping label",
+        "printer",
+        "headphones",
+        "phone plan",
+        "electricity bill"
+    };
+    private static final String[] CIRCUMSTANCES = {
+        "before the Friday deadline",
+        "because the tests kept failing",
+        "after a long discussion",
+        "with a strict budget of ten thousand euros",
+        "and wants a short answer",
+        "in the morning",
+        "for the third time this week",
+        "since the last incident",
+        "while travelling to Lisbon",
+        "so that no order is lost or processed twice",
+        "as discussed with the product owner",
+        "and noted that latency must stay under two hundred milliseconds",
+        "during the holidays",
+        "after the kids were asleep",
+        "on the way to work",
+        "at the request of the finance team",
+        "despite the rain",
+        "with help from a colleague",
+        "without telling anyone",
+        "next month",
+        "last weekend",
+        "over the phone",
+        "in a hurry",
+        "to save money",
+        "for health reasons",
+        "because of the new regulation",
+        "after reading a blog post",
+        "when the server crashed at night",
+        "together with the neighbours",
+        "as a surprise"
+    };
+    private static final MemoryType[] TYPES = {
+        MemoryType.PERSONAL,
+        MemoryType.PERSONAL,
+        MemoryType.PROCEDURAL,
+        MemoryType.TOOL,
+        MemoryType.DIARY_CHUNK,
+        MemoryType.DIALOG_CHUNK,
+        MemoryType.DIALOG_CHUNK
+    };
     private static final Instant EPOCH = Instant.parse("2025-01-01T00:00:00Z");
     private static final double NOISE = 0.02;
 
@@ -76,7 +261,12 @@ public final class MemoryCorpus {
     private final float[][] circumstances;
     private final double[] objectCdf;
 
-    private MemoryCorpus(String modelId, int dimensions, float[][] people, float[][] actions, float[][] objects,
+    private MemoryCorpus(
+            String modelId,
+            int dimensions,
+            float[][] people,
+            float[][] actions,
+            float[][] objects,
             float[][] circumstances) {
         this.modelId = modelId;
         this.dimensions = dimensions;
@@ -101,8 +291,13 @@ public final class MemoryCorpus {
 
     /** Embeds every phrase once with {@code model}. */
     public static MemoryCorpus embeddedWith(EmbeddingModel model) throws EmbeddingException {
-        return new MemoryCorpus(model.id(), model.dimensions(), embed(model, List.of(PEOPLE)),
-                embed(model, List.of(ACTIONS)), embed(model, objectPhrases()), embed(model, List.of(CIRCUMSTANCES)));
+        return new MemoryCorpus(
+                model.id(),
+                model.dimensions(),
+                embed(model, List.of(PEOPLE)),
+                embed(model, List.of(ACTIONS)),
+                embed(model, objectPhrases()),
+                embed(model, List.of(CIRCUMSTANCES)));
     }
 
     private static float[][] embed(EmbeddingModel model, List<String> texts) throws EmbeddingException {
@@ -132,7 +327,11 @@ public final class MemoryCorpus {
         int object = zipf(random);
         int circumstanceCount = random.nextInt(3);
         StringBuilder text = new StringBuilder();
-        text.append(PEOPLE[person]).append(' ').append(ACTIONS[action]).append(' ').append(objectPhrase(object));
+        text.append(PEOPLE[person])
+                .append(' ')
+                .append(ACTIONS[action])
+                .append(' ')
+                .append(objectPhrase(object));
         float[] vector = new float[dimensions];
         add(vector, people[person], 1.0);
         add(vector, actions[action], 1.0);
@@ -143,10 +342,10 @@ public final class MemoryCorpus {
             add(vector, circumstances[circumstance], 0.7);
         }
         switch (random.nextInt(4)) {
-            case 0 -> text.append(" (ticket ").append(1000 + random.nextInt(90000)).append(')');
+            case 0 ->
+                text.append(" (ticket ").append(1000 + random.nextInt(90000)).append(')');
             case 1 -> text.append(", about ").append(5 + random.nextInt(5000)).append(" euros");
-            default -> {
-            }
+            default -> {}
         }
         text.append('.');
         for (int d = 0; d < dimensions; d++) {
@@ -154,8 +353,19 @@ public final class MemoryCorpus {
         }
         Instant time = EPOCH.plus(Duration.ofMinutes(random.nextInt(2 * 365 * 24 * 60)));
         MemoryType type = TYPES[random.nextInt(TYPES.length)];
-        return new MemoryRecord("m" + n, TENANT, "u" + random.nextInt(200), "s" + random.nextInt(20_000), type,
-                text.toString(), time, time, time, Map.of(), Vectors.normalize(vector), modelId);
+        return new MemoryRecord(
+                "m" + n,
+                TENANT,
+                "u" + random.nextInt(200),
+                "s" + random.nextInt(20_000),
+                type,
+                text.toString(),
+                time,
+                time,
+                time,
+                Map.of(),
+                Vectors.normalize(vector),
+                modelId);
     }
 
     /** Question number {@code n} about the corpus, as an agent would ask it. */
@@ -165,7 +375,9 @@ public final class MemoryCorpus {
         String person = PEOPLE[random.nextInt(PEOPLE.length)];
         return switch (random.nextInt(5)) {
             case 0 -> "What did " + person + " say about " + object + "?";
-            case 1 -> "Why was " + object + " " + ACTIONS[random.nextInt(ACTIONS.length)].split(" ")[0] + "?";
+            case 1 ->
+                "Why was " + object + " "
+                        + ACTIONS[random.nextInt(ACTIONS.length)].split(" ")[0] + "?";
             case 2 -> person + " " + ACTIONS[random.nextInt(ACTIONS.length)] + " " + object;
             case 3 -> "anything about " + object + " " + CIRCUMSTANCES[random.nextInt(CIRCUMSTANCES.length)];
             default -> "When is " + object.substring("the ".length()) + " due?";

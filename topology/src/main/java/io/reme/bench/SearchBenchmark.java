@@ -5,7 +5,6 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.Vectors;
 import io.reme.search.Hit;
 import io.reme.search.MemoryIndex;
-import io.reme.search.MemoryRecord;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
@@ -43,8 +42,8 @@ public final class SearchBenchmark {
      * the store does at each Streams commit (0: once at the end), which decides how many segments the
      * merge policy leaves and so what every kNN search walks.
      */
-    public record Settings(List<Integer> sizes, int queries, int warmUp, int indexThreads, int exactChecks,
-            int commitEvery) {
+    public record Settings(
+            List<Integer> sizes, int queries, int warmUp, int indexThreads, int exactChecks, int commitEvery) {
         public Settings {
             sizes = List.copyOf(sizes);
             if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1)) {
@@ -56,17 +55,28 @@ public final class SearchBenchmark {
                 }
             }
             if (queries < 1 || warmUp < 0 || indexThreads < 1 || exactChecks < 0 || commitEvery < 0) {
-                throw new IllegalArgumentException("queries and index threads must be >= 1, warm-up, exact "
-                        + "checks and commit-every >= 0");
+                throw new IllegalArgumentException(
+                        "queries and index threads must be >= 1, warm-up, exact " + "checks and commit-every >= 0");
             }
         }
     }
 
     /** The figures of one size. */
-    public record Result(int size, int segments, double indexPerSecond, double[] embedMillis, double[] embedCpuMillis,
-            double[] searchMillis, double[] searchCpuMillis, double[] filteredMillis, double[] filteredCpuMillis,
-            double[] textMillis, double[] vectorMillis, double knnRecall, long gcPauses, long gcMillis) {
-    }
+    public record Result(
+            int size,
+            int segments,
+            double indexPerSecond,
+            double[] embedMillis,
+            double[] embedCpuMillis,
+            double[] searchMillis,
+            double[] searchCpuMillis,
+            double[] filteredMillis,
+            double[] filteredCpuMillis,
+            double[] textMillis,
+            double[] vectorMillis,
+            double knnRecall,
+            long gcPauses,
+            long gcMillis) {}
 
     /** A search runs on the calling thread: its CPU time is what the query costs, whatever the load. */
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -87,9 +97,15 @@ public final class SearchBenchmark {
         long t0 = System.nanoTime();
         MemoryCorpus corpus = MemoryCorpus.embeddedWith(model);
         double[] fidelity = corpus.fidelity(model, 300);
-        out.printf(Locale.ROOT, "corpus: %d phrases embedded by %s in %.1f s; synthetic vs model vector of the same "
-                + "text: cosine mean %.3f, lowest %.3f (300 memories)%n", MemoryCorpus.phraseCount(), model.id(),
-                (System.nanoTime() - t0) / 1e9, fidelity[0], fidelity[1]);
+        out.printf(
+                Locale.ROOT,
+                "corpus: %d phrases embedded by %s in %.1f s; synthetic vs model vector of the same "
+                        + "text: cosine mean %.3f, lowest %.3f (300 memories)%n",
+                MemoryCorpus.phraseCount(),
+                model.id(),
+                (System.nanoTime() - t0) / 1e9,
+                fidelity[0],
+                fidelity[1]);
         List<String> questions = new ArrayList<>();
         for (int i = 0; i < settings.warmUp() + settings.queries(); i++) {
             questions.add(corpus.question(i));
@@ -102,7 +118,11 @@ public final class SearchBenchmark {
             int indexed = index.count();
             for (int size : settings.sizes()) {
                 if (size < indexed) {
-                    out.printf(Locale.ROOT, "size %,d skipped: the index in %s already holds %,d memories%n", size, dir,
+                    out.printf(
+                            Locale.ROOT,
+                            "size %,d skipped: the index in %s already holds %,d memories%n",
+                            size,
+                            dir,
                             indexed);
                     continue;
                 }
@@ -110,14 +130,24 @@ public final class SearchBenchmark {
                 if (size == indexed) {
                     out.printf(Locale.ROOT, "reusing the index of %,d memories in %s%n", size, dir);
                 } else {
-                    out.printf(Locale.ROOT, "indexing memories %,d..%,d with %d thread(s); load average %.2f%n",
-                            indexed, size, settings.indexThreads(), loadAverage());
+                    out.printf(
+                            Locale.ROOT,
+                            "indexing memories %,d..%,d with %d thread(s); load average %.2f%n",
+                            indexed,
+                            size,
+                            settings.indexThreads(),
+                            loadAverage());
                     long cpu0 = processCpuNanos();
                     rate = grow(index, corpus, indexed, size);
                     double cpuSeconds = (processCpuNanos() - cpu0) / 1e9;
-                    out.printf(Locale.ROOT, "  %,.0f memories/s (upsert, refresh and commit), %,.0f per CPU-second; "
-                            + "%,d searchable; load average %.2f%n", rate, (size - indexed) / cpuSeconds,
-                            index.count(), loadAverage());
+                    out.printf(
+                            Locale.ROOT,
+                            "  %,.0f memories/s (upsert, refresh and commit), %,.0f per CPU-second; "
+                                    + "%,d searchable; load average %.2f%n",
+                            rate,
+                            (size - indexed) / cpuSeconds,
+                            index.count(),
+                            loadAverage());
                 }
                 indexed = size;
                 Result result = measure(index, corpus, size, rate, questions);
@@ -147,7 +177,10 @@ public final class SearchBenchmark {
                             index.commit();
                         }
                         if (count % 100_000 == 0) {
-                            out.printf(Locale.ROOT, "  %,d upserted, %,.0f/s%n", from + count,
+                            out.printf(
+                                    Locale.ROOT,
+                                    "  %,d upserted, %,.0f/s%n",
+                                    from + count,
                                     count / ((System.nanoTime() - start) / 1e9));
                         }
                     }
@@ -171,7 +204,8 @@ public final class SearchBenchmark {
             Thread.sleep(100);
         }
         index.refresh();
-        out.printf(Locale.ROOT, "  merges settled %.1f s after the last commit%n", (System.nanoTime() - mergeStart) / 1e9);
+        out.printf(
+                Locale.ROOT, "  merges settled %.1f s after the last commit%n", (System.nanoTime() - mergeStart) / 1e9);
         return rate;
     }
 
@@ -201,8 +235,20 @@ public final class SearchBenchmark {
             boolean userFilter = pass == 1;
             for (int i = 0; i < questions.size(); i++) {
                 // The same query /v1/search builds: tenant, text, vector, k = 10, default fusion.
-                SearchQuery q = new SearchQuery(MemoryCorpus.TENANT, questions.get(i), vectors.get(i), 10, null,
-                        userFilter ? Set.of("u" + (i % 200)) : null, null, null, null, 0, null, Set.of(), model.id());
+                SearchQuery q = new SearchQuery(
+                        MemoryCorpus.TENANT,
+                        questions.get(i),
+                        vectors.get(i),
+                        10,
+                        null,
+                        userFilter ? Set.of("u" + (i % 200)) : null,
+                        null,
+                        null,
+                        null,
+                        0,
+                        null,
+                        Set.of(),
+                        model.id());
                 long c0 = THREADS.getCurrentThreadCpuTime();
                 long s0 = System.nanoTime();
                 SearchResult result = index.search(q);
@@ -227,12 +273,30 @@ public final class SearchBenchmark {
             }
         }
         long[] gc1 = gcCountAndMillis();
-        double recall = settings.exactChecks() == 0 ? Double.NaN
-                : knnRecall(index, corpus, size, vectors.subList(settings.warmUp(),
-                        settings.warmUp() + Math.min(settings.exactChecks(), settings.queries())));
-        return new Result(size, index.segmentCount(), rate, percentiles(embedNanos), percentiles(embedCpu),
-                percentiles(search), percentiles(searchCpu), percentiles(filtered), percentiles(filteredCpu),
-                percentiles(text), percentiles(vector), recall, gc1[0] - gc0[0], gc1[1] - gc0[1]);
+        double recall = settings.exactChecks() == 0
+                ? Double.NaN
+                : knnRecall(
+                        index,
+                        corpus,
+                        size,
+                        vectors.subList(
+                                settings.warmUp(),
+                                settings.warmUp() + Math.min(settings.exactChecks(), settings.queries())));
+        return new Result(
+                size,
+                index.segmentCount(),
+                rate,
+                percentiles(embedNanos),
+                percentiles(embedCpu),
+                percentiles(search),
+                percentiles(searchCpu),
+                percentiles(filtered),
+                percentiles(filteredCpu),
+                percentiles(text),
+                percentiles(vector),
+                recall,
+                gc1[0] - gc0[0],
+                gc1[1] - gc0[1]);
     }
 
     /**
@@ -275,26 +339,62 @@ public final class SearchBenchmark {
     }
 
     private void print(Result r) {
-        out.printf(Locale.ROOT, "  %,d memories in %d segments, %d queries (after %d warm-up), load average %.2f:%n",
-                r.size(), r.segments(), settings.queries(), settings.warmUp(), loadAverage());
-        out.printf(Locale.ROOT, "    query embedding          p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                + "(CPU p50 %.2f, p99 %.2f ms)%n", r.embedMillis()[0], r.embedMillis()[1], r.embedMillis()[2],
-                r.embedCpuMillis()[0], r.embedCpuMillis()[1]);
-        out.printf(Locale.ROOT, "    hybrid top-10            p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                + "(CPU p50 %.2f, p99 %.2f ms)%n", r.searchMillis()[0], r.searchMillis()[1], r.searchMillis()[2],
-                r.searchCpuMillis()[0], r.searchCpuMillis()[1]);
-        out.printf(Locale.ROOT, "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n", r.textMillis()[0],
+        out.printf(
+                Locale.ROOT,
+                "  %,d memories in %d segments, %d queries (after %d warm-up), load average %.2f:%n",
+                r.size(),
+                r.segments(),
+                settings.queries(),
+                settings.warmUp(),
+                loadAverage());
+        out.printf(
+                Locale.ROOT,
+                "    query embedding          p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
+                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
+                r.embedMillis()[0],
+                r.embedMillis()[1],
+                r.embedMillis()[2],
+                r.embedCpuMillis()[0],
+                r.embedCpuMillis()[1]);
+        out.printf(
+                Locale.ROOT,
+                "    hybrid top-10            p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
+                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
+                r.searchMillis()[0],
+                r.searchMillis()[1],
+                r.searchMillis()[2],
+                r.searchCpuMillis()[0],
+                r.searchCpuMillis()[1]);
+        out.printf(
+                Locale.ROOT,
+                "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n",
+                r.textMillis()[0],
                 r.textMillis()[1]);
-        out.printf(Locale.ROOT, "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n", r.vectorMillis()[0],
+        out.printf(
+                Locale.ROOT,
+                "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n",
+                r.vectorMillis()[0],
                 r.vectorMillis()[1]);
-        out.printf(Locale.ROOT, "    hybrid top-10, one user  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                + "(CPU p50 %.2f, p99 %.2f ms)%n", r.filteredMillis()[0], r.filteredMillis()[1],
-                r.filteredMillis()[2], r.filteredCpuMillis()[0], r.filteredCpuMillis()[1]);
+        out.printf(
+                Locale.ROOT,
+                "    hybrid top-10, one user  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
+                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
+                r.filteredMillis()[0],
+                r.filteredMillis()[1],
+                r.filteredMillis()[2],
+                r.filteredCpuMillis()[0],
+                r.filteredCpuMillis()[1]);
         // A search stopped by a collection waits without using CPU: what separates wall from CPU times.
-        out.printf(Locale.ROOT, "    garbage collections during the searches: %d, %d ms in all%n", r.gcPauses(),
+        out.printf(
+                Locale.ROOT,
+                "    garbage collections during the searches: %d, %d ms in all%n",
+                r.gcPauses(),
                 r.gcMillis());
         if (!Double.isNaN(r.knnRecall())) {
-            out.printf(Locale.ROOT, "    kNN recall@10 against an exact scan: %.3f (%d queries)%n", r.knnRecall(),
+            out.printf(
+                    Locale.ROOT,
+                    "    kNN recall@10 against an exact scan: %.3f (%d queries)%n",
+                    r.knnRecall(),
                     Math.min(settings.exactChecks(), settings.queries()));
         }
     }
@@ -323,7 +423,8 @@ public final class SearchBenchmark {
 
     private static long processCpuNanos() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getProcessCpuTime() : 0;
+                ? os.getProcessCpuTime()
+                : 0;
     }
 
     private static double loadAverage() {

@@ -68,8 +68,15 @@ public final class SoakBenchmark {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
 
     /** What to run: load, faults and how long to wait for the pipeline to settle at the end. */
-    public record Settings(int sessions, int turns, int kills, Duration minUp, Duration maxUp, Duration pace,
-            Duration settleTimeout, long seed) {
+    public record Settings(
+            int sessions,
+            int turns,
+            int kills,
+            Duration minUp,
+            Duration maxUp,
+            Duration pace,
+            Duration settleTimeout,
+            long seed) {
         public Settings {
             if (sessions < 1 || turns < 1 || kills < 0) {
                 throw new IllegalArgumentException("--sessions and --turns must be >= 1, --kills >= 0");
@@ -84,18 +91,19 @@ public final class SoakBenchmark {
     }
 
     /** One kill and restart: when it happened, and how long until READY and until every context answered. */
-    record Restart(int kill, long readyMs, long readableMs) {
-    }
+    record Restart(int kill, long readyMs, long readableMs) {}
 
     private final Path dir;
     private final Settings settings;
     private final PrintStream out;
     private final Random random;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** Accepted message ids per session, in production order. */
     private final Map<String, List<String>> accepted = new ConcurrentHashMap<>();
     /** Each session's user. */
     private final Map<String, String> users = new ConcurrentHashMap<>();
+
     private final AtomicReference<String> url = new AtomicReference<>();
     private final Map<String, Long> largestWindow = new ConcurrentHashMap<>();
 
@@ -110,23 +118,33 @@ public final class SoakBenchmark {
     public boolean run() throws Exception {
         List<Restart> restarts = new ArrayList<>();
         try (EmbeddedKafka broker = EmbeddedKafka.start(dir.resolve("broker"));
-             LocalChatServer llm = LocalChatServer.start(Duration.ofMillis(20), CONTEXT_LIMIT_CHARS);
-             KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
+                LocalChatServer llm = LocalChatServer.start(Duration.ofMillis(20), CONTEXT_LIMIT_CHARS);
+                KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
             Path config = writeConfig(broker.bootstrapServers(), llm.baseUrl());
-            List<String> arguments = List.of("--bootstrap-servers", broker.bootstrapServers(),
-                    "--data-dir", dir.resolve("app").toString(), "--http-port", "0", "--config", config.toString());
+            List<String> arguments = List.of(
+                    "--bootstrap-servers",
+                    broker.bootstrapServers(),
+                    "--data-dir",
+                    dir.resolve("app").toString(),
+                    "--http-port",
+                    "0",
+                    "--config",
+                    config.toString());
             AtomicBoolean stop = new AtomicBoolean();
             AppProcess app = AppProcess.start(arguments, dir.resolve("app-0.log"));
             try {
                 url.set(app.awaitReady(Duration.ofSeconds(180)));
-                out.printf("bench soak: sessions=%d turns=%d kills=%d seed=%d dir=%s%n", settings.sessions(),
-                        settings.turns(), settings.kills(), settings.seed(), dir);
+                out.printf(
+                        "bench soak: sessions=%d turns=%d kills=%d seed=%d dir=%s%n",
+                        settings.sessions(), settings.turns(), settings.kills(), settings.seed(), dir);
                 Thread feeder = daemon("soak-feeder", () -> feed(producer, stop));
                 Thread chaos = daemon("soak-chaos", () -> chaos(llm, stop));
                 Thread watch = daemon("soak-watch", () -> watchWindows(stop));
                 for (int kill = 1; kill <= settings.kills(); kill++) {
                     long upMs = settings.minUp().toMillis()
-                            + (long) (random.nextDouble() * (settings.maxUp().toMillis() - settings.minUp().toMillis()));
+                            + (long) (random.nextDouble()
+                                    * (settings.maxUp().toMillis()
+                                            - settings.minUp().toMillis()));
                     Thread.sleep(upMs);
                     Set<String> known = new HashSet<>(accepted.keySet());
                     app.kill();
@@ -140,8 +158,9 @@ public final class SoakBenchmark {
                     url.set(next);
                     Restart restart = new Restart(kill, (ready - killed) / 1_000_000, (readable - killed) / 1_000_000);
                     restarts.add(restart);
-                    out.printf("kill %2d after %5d ms up: READY in %6d ms, every context readable in %6d ms%n", kill,
-                            upMs, restart.readyMs(), restart.readableMs());
+                    out.printf(
+                            "kill %2d after %5d ms up: READY in %6d ms, every context readable in %6d ms%n",
+                            kill, upMs, restart.readyMs(), restart.readableMs());
                 }
                 feeder.join();
                 stop.set(true);
@@ -183,7 +202,8 @@ public final class SoakBenchmark {
         options.put("reme.sinks.embedded", "true");
         options.put("reme.workspace.watch-interval", "1s");
         StringBuilder text = new StringBuilder("# bench soak: written for one run\n");
-        options.forEach((name, value) -> text.append(name).append('=').append(value).append('\n'));
+        options.forEach(
+                (name, value) -> text.append(name).append('=').append(value).append('\n'));
         Files.createDirectories(dir);
         Path file = dir.resolve("soak.properties");
         Files.writeString(file, text.toString(), StandardCharsets.UTF_8);
@@ -212,12 +232,16 @@ public final class SoakBenchmark {
             }
             for (ObjectNode message : turn(session, turn, turns)) {
                 try {
-                    producer.send(new ProducerRecord<>(TOPICS.messages(), (TENANT + "/" + session)
-                            .getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(message))).get();
+                    producer.send(new ProducerRecord<>(
+                                    TOPICS.messages(),
+                                    (TENANT + "/" + session).getBytes(StandardCharsets.UTF_8),
+                                    Json.MAPPER.writeValueAsBytes(message)))
+                            .get();
                 } catch (Exception e) {
                     throw new IllegalStateException("producing failed", e);
                 }
-                accepted.computeIfAbsent(session, s -> new ArrayList<>()).add(message.get("id").asText());
+                accepted.computeIfAbsent(session, s -> new ArrayList<>())
+                        .add(message.get("id").asText());
             }
             sleep(settings.pace().toMillis());
         }
@@ -230,9 +254,16 @@ public final class SoakBenchmark {
         ObjectNode user = Json.MAPPER.createObjectNode().put("role", "user");
         ObjectNode call = Json.MAPPER.createObjectNode().put("role", "assistant");
         ArrayNode calls = call.putArray("tool_calls");
-        calls.addObject().put("id", callId).put("type", "function").putObject("function").put("name", "read_file")
+        calls.addObject()
+                .put("id", callId)
+                .put("type", "function")
+                .putObject("function")
+                .put("name", "read_file")
                 .put("arguments", "{\"path\":\"/srv/app/module" + turn % 7 + "/Service.java\"}");
-        ObjectNode result = Json.MAPPER.createObjectNode().put("role", "tool").put("tool_call_id", callId)
+        ObjectNode result = Json.MAPPER
+                .createObjectNode()
+                .put("role", "tool")
+                .put("tool_call_id", callId)
                 .put("name", "read_file");
         ObjectNode answer = Json.MAPPER.createObjectNode().put("role", "assistant");
         messages.addAll(List.of(user, call, result, answer));
@@ -246,15 +277,36 @@ public final class SoakBenchmark {
                 case 2 -> marker + "\n" + lines(rnd, rnd.nextInt(10) == 0 ? 16_000 : 300 + rnd.nextInt(4000));
                 default -> marker + " Done with turn " + turn + ". " + words(rnd, 40);
             };
-            messages.get(i).put("content", text).put("tenant", TENANT).put("session", session)
-                    .put("user", users.get(session)).put("id", id).put("time", now.plusMillis(i).toString());
+            messages.get(i)
+                    .put("content", text)
+                    .put("tenant", TENANT)
+                    .put("session", session)
+                    .put("user", users.get(session))
+                    .put("id", id)
+                    .put("time", now.plusMillis(i).toString());
         }
         return messages;
     }
 
     private static String words(Random rnd, int count) {
-        String[] words = {"offset", "partition", "retry", "timeout", "config", "deploy", "latency", "window",
-                "summary", "budget", "tenant", "decision", "constraint", "progress", "blocked", "error"};
+        String[] words = {
+            "offset",
+            "partition",
+            "retry",
+            "timeout",
+            "config",
+            "deploy",
+            "latency",
+            "window",
+            "summary",
+            "budget",
+            "tenant",
+            "decision",
+            "constraint",
+            "progress",
+            "blocked",
+            "error"
+        };
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < count; i++) {
             text.append(i == 0 ? "" : " ").append(words[rnd.nextInt(words.length)]);
@@ -275,9 +327,11 @@ public final class SoakBenchmark {
         Random modes = new Random(settings.seed() + 2);
         while (!stop.get()) {
             double draw = modes.nextDouble();
-            LocalChatServer.Mode mode = draw < 0.5 ? LocalChatServer.Mode.GOOD
-                    : draw < 0.7 ? LocalChatServer.Mode.FAILING
-                    : draw < 0.85 ? LocalChatServer.Mode.SLOW : LocalChatServer.Mode.CONTEXT_LIMITED;
+            LocalChatServer.Mode mode = draw < 0.5
+                    ? LocalChatServer.Mode.GOOD
+                    : draw < 0.7
+                            ? LocalChatServer.Mode.FAILING
+                            : draw < 0.85 ? LocalChatServer.Mode.SLOW : LocalChatServer.Mode.CONTEXT_LIMITED;
             llm.mode(mode);
             sleep(3_000 + modes.nextInt(5_000));
         }
@@ -291,7 +345,8 @@ public final class SoakBenchmark {
                 for (String session : List.copyOf(accepted.keySet())) {
                     JsonNode context = context(current, session);
                     if (context != null) {
-                        largestWindow.merge(session, context.path("tokens").path("total").asLong(), Math::max);
+                        largestWindow.merge(
+                                session, context.path("tokens").path("total").asLong(), Math::max);
                     }
                 }
             }
@@ -307,7 +362,8 @@ public final class SoakBenchmark {
         while (!waiting.isEmpty()) {
             waiting.removeIf(session -> context(base, session) != null);
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("contexts not readable within " + timeout.toSeconds() + " s: " + waiting);
+                throw new IllegalStateException(
+                        "contexts not readable within " + timeout.toSeconds() + " s: " + waiting);
             }
             if (!waiting.isEmpty()) {
                 sleep(100);
@@ -334,9 +390,8 @@ public final class SoakBenchmark {
         return check.violations().isEmpty();
     }
 
-    private record Check(long accepted, long live, long archived, long archivedFiles, long inDiaries,
-            List<String> violations) {
-    }
+    private record Check(
+            long accepted, long live, long archived, long archivedFiles, long inDiaries, List<String> violations) {}
 
     private Check check(String bootstrap) throws IOException {
         List<String> violations = new ArrayList<>();
@@ -359,7 +414,8 @@ public final class SoakBenchmark {
                 continue;
             }
             List<String> live = new ArrayList<>();
-            window.path("messages").forEach(m -> live.add(m.path("message").path("id").asText()));
+            window.path("messages")
+                    .forEach(m -> live.add(m.path("message").path("id").asText()));
             List<String> archived = archive.getOrDefault(session, List.of());
             liveCount += live.size();
             archivedCount += archived.size();
@@ -378,14 +434,17 @@ public final class SoakBenchmark {
             }
             if (!new HashSet<>(files.getOrDefault(session, List.of())).equals(new HashSet<>(archived))
                     || files.getOrDefault(session, List.of()).size() != archived.size()) {
-                violations.add(session + ": dialog files hold " + files.getOrDefault(session, List.of()).size()
-                        + " messages, the topic " + archived.size());
+                violations.add(session + ": dialog files hold "
+                        + files.getOrDefault(session, List.of()).size() + " messages, the topic " + archived.size());
             }
             String diary = diaries.getOrDefault(users.get(session), "");
-            List<String> undiarised = archived.stream().filter(id -> !diary.contains("[soak:" + id + "]")).toList();
+            List<String> undiarised = archived.stream()
+                    .filter(id -> !diary.contains("[soak:" + id + "]"))
+                    .toList();
             inDiaries += archived.size() - undiarised.size();
             if (!undiarised.isEmpty()) {
-                violations.add(session + ": " + undiarised.size() + " archived messages in no diary " + first(undiarised));
+                violations.add(
+                        session + ": " + undiarised.size() + " archived messages in no diary " + first(undiarised));
             }
             long total = context.path("tokens").path("total").asLong();
             long largest = Math.max(total, largestWindow.getOrDefault(session, 0L));
@@ -403,8 +462,13 @@ public final class SoakBenchmark {
                 }
             }
         }
-        return new Check(acceptedCount, liveCount, archivedCount,
-                files.values().stream().mapToLong(Collection::size).sum(), inDiaries, violations);
+        return new Check(
+                acceptedCount,
+                liveCount,
+                archivedCount,
+                files.values().stream().mapToLong(Collection::size).sum(),
+                inDiaries,
+                violations);
     }
 
     private static String first(Collection<String> ids) {
@@ -413,16 +477,30 @@ public final class SoakBenchmark {
 
     private void report(List<Restart> restarts, Check check) {
         if (!restarts.isEmpty()) {
-            long[] ready = restarts.stream().mapToLong(Restart::readyMs).sorted().toArray();
-            long[] readable = restarts.stream().mapToLong(Restart::readableMs).sorted().toArray();
-            out.printf("restarts %d: READY p50 %d ms, max %d ms; every context readable p50 %d ms, max %d ms%n",
-                    restarts.size(), ready[ready.length / 2], ready[ready.length - 1], readable[readable.length / 2],
+            long[] ready =
+                    restarts.stream().mapToLong(Restart::readyMs).sorted().toArray();
+            long[] readable =
+                    restarts.stream().mapToLong(Restart::readableMs).sorted().toArray();
+            out.printf(
+                    "restarts %d: READY p50 %d ms, max %d ms; every context readable p50 %d ms, max %d ms%n",
+                    restarts.size(),
+                    ready[ready.length / 2],
+                    ready[ready.length - 1],
+                    readable[readable.length / 2],
                     readable[readable.length - 1]);
         }
-        long largest = largestWindow.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        out.printf("accepted %d messages: live %d, archived %d (dialog files %d), archived in a diary %d; "
-                + "largest window %d of %d tokens%n", check.accepted(), check.live(), check.archived(),
-                check.archivedFiles(), check.inDiaries(), largest, MAX_INPUT);
+        long largest =
+                largestWindow.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        out.printf(
+                "accepted %d messages: live %d, archived %d (dialog files %d), archived in a diary %d; "
+                        + "largest window %d of %d tokens%n",
+                check.accepted(),
+                check.live(),
+                check.archived(),
+                check.archivedFiles(),
+                check.inDiaries(),
+                largest,
+                MAX_INPUT);
         if (check.violations().isEmpty()) {
             out.println("invariant held: every accepted message exactly once, archive in files and diaries, windows "
                     + "bounded, nothing pending");
@@ -439,17 +517,19 @@ public final class SoakBenchmark {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         Map<String, List<String>> ids = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(TOPICS.dialog()).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                     ArchivedMessage message = Json.MAPPER.readValue(record.value(), ArchivedMessage.class);
-                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>()).add(message.message().id());
+                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>())
+                            .add(message.message().id());
                 }
             }
         }
@@ -463,7 +543,8 @@ public final class SoakBenchmark {
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                 if (!line.isBlank()) {
                     ArchivedMessage message = Json.MAPPER.readValue(line, ArchivedMessage.class);
-                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>()).add(message.message().id());
+                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>())
+                            .add(message.message().id());
                 }
             }
         }
@@ -488,7 +569,8 @@ public final class SoakBenchmark {
         }
         try (Stream<Path> walk = Files.walk(tenant, 3)) {
             return walk.filter(p -> p.getFileName().toString().endsWith(suffix)
-                    && p.getParent().getFileName().toString().equals(folder)).toList();
+                            && p.getParent().getFileName().toString().equals(folder))
+                    .toList();
         }
     }
 
@@ -502,9 +584,12 @@ public final class SoakBenchmark {
         if (base == null) {
             return null;
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v1/sessions/" + session + "/context"
-                        + (wholeWindow ? "?window=all" : "")))
-                .header("Authorization", "Bearer " + KEY).timeout(Duration.ofSeconds(10)).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(base + "/v1/sessions/" + session + "/context" + (wholeWindow ? "?window=all" : "")))
+                .header("Authorization", "Bearer " + KEY)
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build();
         try {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
             return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;

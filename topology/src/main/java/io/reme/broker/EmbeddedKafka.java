@@ -1,5 +1,6 @@
 package io.reme.broker;
 
+import io.reme.workspace.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,8 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import io.reme.workspace.PrivateFiles;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -54,9 +53,19 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     // Overriding any of these would desynchronise the listeners, the persisted ports or the formatted storage.
     private static final Set<String> MANAGED_KEYS = Set.of(
-            "process.roles", "node.id", "broker.id", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-            "controller.listener.names", "listeners", "advertised.listeners", "inter.broker.listener.name",
-            "listener.security.protocol.map", "log.dir", "log.dirs", "metadata.log.dir");
+            "process.roles",
+            "node.id",
+            "broker.id",
+            "controller.quorum.voters",
+            "controller.quorum.bootstrap.servers",
+            "controller.listener.names",
+            "listeners",
+            "advertised.listeners",
+            "inter.broker.listener.name",
+            "listener.security.protocol.map",
+            "log.dir",
+            "log.dirs",
+            "metadata.log.dir");
 
     private final Path dataDir;
     private final String bootstrapServers;
@@ -130,8 +139,12 @@ public final class EmbeddedKafka implements AutoCloseable {
             shutdownQuietly(server);
             throw startFailure(kafkaDir, e);
         }
-        log.info("embedded kafka started bootstrap={} dataDir={} formatted={} elapsedMs={}",
-                bootstrap, dataDir, formatted, elapsedMs(startedAt));
+        log.info(
+                "embedded kafka started bootstrap={} dataDir={} formatted={} elapsedMs={}",
+                bootstrap,
+                dataDir,
+                formatted,
+                elapsedMs(startedAt));
         return new EmbeddedKafka(dataDir, bootstrap, server);
     }
 
@@ -163,11 +176,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("node.id", Integer.toString(NODE_ID));
         props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + ports.controller);
         props.put("controller.listener.names", CONTROLLER_LISTENER);
-        props.put("listeners", BROKER_LISTENER + "://" + HOST + ":" + ports.broker + ","
-                + CONTROLLER_LISTENER + "://" + HOST + ":" + ports.controller);
+        props.put(
+                "listeners",
+                BROKER_LISTENER + "://" + HOST + ":" + ports.broker + "," + CONTROLLER_LISTENER + "://" + HOST + ":"
+                        + ports.controller);
         props.put("advertised.listeners", BROKER_LISTENER + "://" + HOST + ":" + ports.broker);
         props.put("inter.broker.listener.name", BROKER_LISTENER);
-        props.put("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        props.put(
+                "listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
         props.put("log.dirs", logDir.toString());
 
         // Topics are created deliberately by the application; a typo must not silently create one.
@@ -219,15 +235,20 @@ public final class EmbeddedKafka implements AutoCloseable {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs);
         try (Admin admin = Admin.create(adminConfig)) {
-            if (admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS).isEmpty()) {
+            if (admin.describeCluster()
+                    .nodes()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .isEmpty()) {
                 throw new IllegalStateException("Embedded Kafka at " + bootstrap + " reports no live brokers");
             }
         } catch (TimeoutException e) {
-            throw new IllegalStateException("Embedded Kafka at " + bootstrap + " did not answer within "
-                    + READY_TIMEOUT.toSeconds() + " s", e);
+            throw new IllegalStateException(
+                    "Embedded Kafka at " + bootstrap + " did not answer within " + READY_TIMEOUT.toSeconds() + " s", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("Embedded Kafka at " + bootstrap + " did not answer: "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new IllegalStateException(
+                    "Embedded Kafka at " + bootstrap + " did not answer: "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while waiting for embedded Kafka at " + bootstrap, e);
@@ -239,8 +260,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(HOST, port));
         } catch (IOException e) {
-            throw new IllegalStateException("Embedded Kafka " + role + " port " + HOST + ":" + port + " (recorded in "
-                    + portsFile + ") is in use; another broker may be running on this data directory", e);
+            throw new IllegalStateException(
+                    "Embedded Kafka " + role + " port " + HOST + ":" + port + " (recorded in " + portsFile
+                            + ") is in use; another broker may be running on this data directory",
+                    e);
         }
     }
 
@@ -298,7 +321,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             Ports ports;
             // Both sockets are held open together so the two ports are guaranteed to differ.
             try (ServerSocket broker = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-                 ServerSocket controller = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+                    ServerSocket controller = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
                 ports = new Ports(broker.getLocalPort(), controller.getLocalPort());
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not find free loopback ports", e);
@@ -319,8 +342,11 @@ public final class EmbeddedKafka implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not write " + file, e);
             }
-            log.info("embedded kafka ports allocated brokerPort={} controllerPort={} file={}",
-                    ports.broker, ports.controller, file);
+            log.info(
+                    "embedded kafka ports allocated brokerPort={} controllerPort={} file={}",
+                    ports.broker,
+                    ports.controller,
+                    file);
             return ports;
         }
 

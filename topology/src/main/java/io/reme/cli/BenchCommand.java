@@ -23,18 +23,25 @@ import picocli.CommandLine.Parameters;
  * llm) or a throw-away memory index (search), and the fault soak (the application in a child JVM,
  * killed and restarted).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Run a benchmark: ingest, search, llm or soak.")
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search, llm or soak.")
 final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "WHAT",
+    @Parameters(
+            index = "0",
+            paramLabel = "WHAT",
             description = "ingest (session processor), search (memory index), llm (worker pool) or soak (faults)")
     String what;
 
-    @Option(names = "--shapes", split = ",", paramLabel = "SxM",
+    @Option(
+            names = "--shapes",
+            split = ",",
+            paramLabel = "SxM",
             description = "ingest: sessions x messages per session, e.g. 20x1000,2x10000 (default).")
     List<String> shapes = List.of("20x1000", "2x10000");
 
-    @Option(names = "--warmup", paramLabel = "SxM", description = "ingest: warm-up shape, not counted (default 4x1000).")
+    @Option(
+            names = "--warmup",
+            paramLabel = "SxM",
+            description = "ingest: warm-up shape, not counted (default 4x1000).")
     String warmUp = "4x1000";
 
     @Option(names = "--partitions", description = "ingest: topic partitions (default 6).")
@@ -49,33 +56,47 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--latency-ms", description = "llm: the local endpoint's answer time (default 500).")
     int latencyMs = 500;
 
-    @Option(names = "--concurrency", split = ",", paramLabel = "C",
+    @Option(
+            names = "--concurrency",
+            split = ",",
+            paramLabel = "C",
             description = "llm: worker concurrencies to measure (default 1,4,16).")
     List<Integer> concurrencies = List.of(1, 4, 16);
 
-    @Option(names = "--sizes", split = ",", paramLabel = "N",
+    @Option(
+            names = "--sizes",
+            split = ",",
+            paramLabel = "N",
             description = "search: index sizes to measure at, growing (default 100000,1000000).")
     List<Integer> sizes = List.of(100_000, 1_000_000);
 
     @Option(names = "--queries", description = "search: measured queries per size (default 1000).")
     int queries = 1000;
 
-    @Option(names = "--warmup-queries", description = "search: queries run first, not counted (default 3000: the "
-            + "JIT takes a few thousand searches to settle; 200 measures a freshly started JVM).")
+    @Option(
+            names = "--warmup-queries",
+            description = "search: queries run first, not counted (default 3000: the "
+                    + "JIT takes a few thousand searches to settle; 200 measures a freshly started JVM).")
     int warmUpQueries = 3000;
 
     @Option(names = "--index-threads", description = "search: threads writing the index (default 2).")
     int indexThreads = 2;
 
-    @Option(names = "--commit-every", description = "search: memories between refresh-and-commits while indexing, as "
-            + "the store's Streams commits make them (default 0: once at the end).")
+    @Option(
+            names = "--commit-every",
+            description = "search: memories between refresh-and-commits while indexing, as "
+                    + "the store's Streams commits make them (default 0: once at the end).")
     int commitEvery;
 
-    @Option(names = "--exact-checks", description = "search: queries whose kNN hits are checked against an exact "
-            + "scan (default 50; 0 skips).")
+    @Option(
+            names = "--exact-checks",
+            description =
+                    "search: queries whose kNN hits are checked against an exact " + "scan (default 50; 0 skips).")
     int exactChecks = 50;
 
-    @Option(names = "--commit-interval-ms", description = "Streams commit interval for bench ingest (default 100, as the app).")
+    @Option(
+            names = "--commit-interval-ms",
+            description = "Streams commit interval for bench ingest (default 100, as the app).")
     int commitIntervalMs = 100;
 
     @Option(names = "--sessions", description = "soak: sessions (default 12).")
@@ -96,8 +117,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--pace-ms", description = "soak: pause between two produced turns (default 600).")
     long paceMs = 600;
 
-    @Option(names = "--settle-timeout-s", description = "soak: how long the pipeline may take to settle after "
-            + "the last kill (default 300).")
+    @Option(
+            names = "--settle-timeout-s",
+            description = "soak: how long the pipeline may take to settle after " + "the last kill (default 300).")
     long settleTimeoutS = 300;
 
     @Option(names = "--seed", description = "soak: seed of the load, the kills and the LLM's moods (default 42).")
@@ -116,8 +138,15 @@ final class BenchCommand implements Callable<Integer> {
         if ("soak".equals(what)) {
             SoakBenchmark.Settings settings;
             try {
-                settings = new SoakBenchmark.Settings(sessions, turns, kills, Duration.ofMillis(minUpMs),
-                        Duration.ofMillis(maxUpMs), Duration.ofMillis(paceMs), Duration.ofSeconds(settleTimeoutS), seed);
+                settings = new SoakBenchmark.Settings(
+                        sessions,
+                        turns,
+                        kills,
+                        Duration.ofMillis(minUpMs),
+                        Duration.ofMillis(maxUpMs),
+                        Duration.ofMillis(paceMs),
+                        Duration.ofSeconds(settleTimeoutS),
+                        seed);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());
                 return 2;
@@ -127,14 +156,14 @@ final class BenchCommand implements Callable<Integer> {
         if ("search".equals(what)) {
             SearchBenchmark.Settings settings;
             try {
-                settings = new SearchBenchmark.Settings(sizes, queries, warmUpQueries, indexThreads, exactChecks,
-                        commitEvery);
+                settings = new SearchBenchmark.Settings(
+                        sizes, queries, warmUpQueries, indexThreads, exactChecks, commitEvery);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());
                 return 2;
             }
-            System.out.printf("bench search: sizes=%s queries=%d index-threads=%d dir=%s%n", sizes, queries,
-                    indexThreads, dir);
+            System.out.printf(
+                    "bench search: sizes=%s queries=%d index-threads=%d dir=%s%n", sizes, queries, indexThreads, dir);
             try (EmbeddingModel model = Providers.embeddings(AppConfig.of(Map.of()))) {
                 if (model == null) {
                     System.err.println("bench search needs an embedding model (REME_EMBEDDING_PROVIDER is none)");
@@ -164,8 +193,8 @@ final class BenchCommand implements Callable<Integer> {
     private static IngestBenchmark.Shape shape(String text) {
         String[] parts = text.toLowerCase(java.util.Locale.ROOT).split("x");
         if (parts.length != 2) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(new BenchCommand()),
-                    "a shape is SESSIONSxMESSAGES, got '" + text + "'");
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(new BenchCommand()), "a shape is SESSIONSxMESSAGES, got '" + text + "'");
         }
         return new IngestBenchmark.Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
     }

@@ -8,13 +8,22 @@ import picocli.CommandLine.Option;
 
 /** Options every verb takes; each overrides its {@code REME_*} environment variable and the config file. */
 public final class CommonOptions {
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "Data directory (env REME_DATA_DIR; default ./reme-data).")
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "Data directory (env REME_DATA_DIR; default ./reme-data).")
     Path dataDir;
 
-    @Option(names = "--http-port", paramLabel = "N", description = "HTTP API port, 0 = pick a free one (env REME_HTTP_PORT; default 8080).")
+    @Option(
+            names = "--http-port",
+            paramLabel = "N",
+            description = "HTTP API port, 0 = pick a free one (env REME_HTTP_PORT; default 8080).")
     Integer httpPort;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "H:P", description = "Kafka cluster; absent = embedded broker (env REME_BOOTSTRAP_SERVERS).")
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "H:P",
+            description = "Kafka cluster; absent = embedded broker (env REME_BOOTSTRAP_SERVERS).")
     String bootstrapServers;
 
     @Option(names = "--config", paramLabel = "FILE", description = "Properties file with reme.* options (see README).")

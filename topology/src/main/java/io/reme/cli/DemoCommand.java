@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
  * have gone quiet and been written to diaries, and shows contexts, diaries and the personal memories
  * extracted from the conversation as the API serves them.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
         description = "Start the system and replay a sample conversation so compaction can be seen at work.")
 final class DemoCommand implements Callable<Integer> {
     /** Small enough that the sample crosses the threshold; everything else is the defaults. */
@@ -55,14 +57,18 @@ final class DemoCommand implements Callable<Integer> {
         RunCommand.printBanner(app, System.out);
         String key = app.generatedApiKey();
         if (key == null) {
-            System.out.println("demo replays as tenant '" + RemeApp.DEFAULT_TENANT + "', which needs the generated key: "
-                    + "run the demo without reme.api.keys");
+            System.out.println("demo replays as tenant '" + RemeApp.DEFAULT_TENANT
+                    + "', which needs the generated key: " + "run the demo without reme.api.keys");
             return 2;
         }
         Sample sample = replay(app);
-        System.out.println("replayed " + sample.sessions().values().stream().mapToInt(Integer::intValue).sum()
+        System.out.println("replayed "
+                + sample.sessions().values().stream()
+                        .mapToInt(Integer::intValue)
+                        .sum()
                 + " messages in " + sample.sessions().size() + " sessions as tenant " + RemeApp.DEFAULT_TENANT
-                + "; LLM provider: " + (app.llm() == null ? "separate workers" : app.llm().id()));
+                + "; LLM provider: "
+                + (app.llm() == null ? "separate workers" : app.llm().id()));
         HttpClient http = HttpClient.newHttpClient();
         for (Map.Entry<String, Integer> session : sample.sessions().entrySet()) {
             JsonNode context = awaitContext(http, app.httpUrl(), key, session.getKey(), session.getValue());
@@ -74,44 +80,68 @@ final class DemoCommand implements Callable<Integer> {
         // Idle sessions are written to diaries a few seconds after the replay: wait until nothing changes.
         java.util.Set<String> documents = new java.util.TreeSet<>(sample.diaries());
         sample.diaries().forEach(d -> documents.add(d.substring(0, d.indexOf('/')) + "/MEMORY"));
-        Map<String, JsonNode> shown = settle(http, app.httpUrl(), key, documents,
+        Map<String, JsonNode> shown = settle(
+                http,
+                app.httpUrl(),
+                key,
+                documents,
                 app.config().get(AppConfig.IDLE_AFTER).multipliedBy(2).plusSeconds(3));
         for (JsonNode diary : shown.values()) {
-            System.out.printf("%n  %s of %s (version %d) ----------------------------------%n",
-                    diary.path("path").asText(), diary.path("user").asText(), diary.path("version").asLong());
+            System.out.printf(
+                    "%n  %s of %s (version %d) ----------------------------------%n",
+                    diary.path("path").asText(),
+                    diary.path("user").asText(),
+                    diary.path("version").asLong());
             System.out.println(indent(diary.path("content").asText()));
         }
         showFiles(app, shown.values());
         String question = "which kafka consumer settings did we decide on?";
         JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
-        System.out.printf("%n  search \"%s\" (%s ms) ----------------------------------%n", question,
-                found.path("timings").path("totalMs").asText());
+        System.out.printf(
+                "%n  search \"%s\" (%s ms) ----------------------------------%n",
+                question, found.path("timings").path("totalMs").asText());
         for (JsonNode hit : found.path("hits")) {
             JsonNode meta = hit.path("metadata");
-            System.out.printf("    %.3f  %s %s:%s-%s  %s%n", hit.path("score").asDouble(), hit.path("user").asText(),
-                    meta.path("path").asText(), meta.path("startLine").asText(), meta.path("endLine").asText(),
+            System.out.printf(
+                    "    %.3f  %s %s:%s-%s  %s%n",
+                    hit.path("score").asDouble(),
+                    hit.path("user").asText(),
+                    meta.path("path").asText(),
+                    meta.path("startLine").asText(),
+                    meta.path("endLine").asText(),
                     firstLine(hit.path("text").asText()));
         }
-        JsonNode personal = awaitJson(http, app.httpUrl() + "/v1/memories?type=personal&sort=conversation&order=asc",
-                key, listing -> listing.path("memories").size() > 0, "the personal memories");
-        System.out.printf("%n  personal memories (GET /v1/memories?type=personal) ----------------------------------%n");
+        JsonNode personal = awaitJson(
+                http,
+                app.httpUrl() + "/v1/memories?type=personal&sort=conversation&order=asc",
+                key,
+                listing -> listing.path("memories").size() > 0,
+                "the personal memories");
+        System.out.printf(
+                "%n  personal memories (GET /v1/memories?type=personal) ----------------------------------%n");
         for (JsonNode memory : personal.path("memories")) {
-            System.out.printf("    %s  %-6s v%d  %s%n", memory.path("id").asText(), memory.path("target").asText(),
-                    memory.path("version").asLong(), memory.path("content").asText());
+            System.out.printf(
+                    "    %s  %-6s v%d  %s%n",
+                    memory.path("id").asText(),
+                    memory.path("target").asText(),
+                    memory.path("version").asLong(),
+                    memory.path("content").asText());
         }
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/memories?type=personal");
-        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/memories/retrieve -H 'Content-Type: application/json' -d '{\"query\":\"plan a train trip\",\"k\":3}'");
-        System.out.println("         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/memories/<id> -H 'Content-Type: application/json' -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
+        System.out.println(
+                "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                        + "/v1/memories/retrieve -H 'Content-Type: application/json' -d '{\"query\":\"plan a train trip\",\"k\":3}'");
+        System.out.println(
+                "         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                        + "/v1/memories/<id> -H 'Content-Type: application/json' -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/sessions/alice-kafka-migration/context");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
-        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/diary/alice/MEMORY");
+        System.out.println(
+                "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/alice/MEMORY");
         if (exit) {
             Runtime.getRuntime().removeShutdownHook(hook);
             app.close();
@@ -122,8 +152,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */
-    private record Sample(Map<String, Integer> sessions, java.util.Set<String> diaries) {
-    }
+    private record Sample(Map<String, Integer> sessions, java.util.Set<String> diaries) {}
 
     private static Sample replay(RemeApp app) throws IOException {
         JsonNode sample;
@@ -133,8 +162,8 @@ final class DemoCommand implements Callable<Integer> {
         Map<String, Integer> counts = new LinkedHashMap<>();
         java.util.Set<String> diaries = new java.util.TreeSet<>();
         java.time.ZoneId zone = app.config().get(AppConfig.ZONE);
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, app.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, app.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             int index = 0;
@@ -143,9 +172,12 @@ final class DemoCommand implements Callable<Integer> {
                 String session = envelope.get("session").asText();
                 envelope.put("tenant", RemeApp.DEFAULT_TENANT).put("id", session + "-" + index++);
                 counts.merge(session, 1, Integer::sum);
-                diaries.add(envelope.get("user").asText() + "/" + java.time.OffsetDateTime.parse(
-                        envelope.get("time").asText()).atZoneSameInstant(zone).toLocalDate());
-                producer.send(new ProducerRecord<>(app.config().topics().messages(),
+                diaries.add(envelope.get("user").asText() + "/"
+                        + java.time.OffsetDateTime.parse(envelope.get("time").asText())
+                                .atZoneSameInstant(zone)
+                                .toLocalDate());
+                producer.send(new ProducerRecord<>(
+                        app.config().topics().messages(),
                         (RemeApp.DEFAULT_TENANT + "/" + session).getBytes(StandardCharsets.UTF_8),
                         Json.MAPPER.writeValueAsBytes(envelope)));
             }
@@ -156,21 +188,36 @@ final class DemoCommand implements Callable<Integer> {
     /** Waits until the session has every message and no compaction in flight. */
     private static JsonNode awaitContext(HttpClient http, String url, String key, String session, int messages)
             throws IOException, InterruptedException {
-        return awaitJson(http, url + "/v1/sessions/" + session + "/context", key,
-                context -> context.path("compaction").path("counters").path("MESSAGES").asInt() >= messages
+        return awaitJson(
+                http,
+                url + "/v1/sessions/" + session + "/context",
+                key,
+                context -> context.path("compaction")
+                                        .path("counters")
+                                        .path("MESSAGES")
+                                        .asInt()
+                                >= messages
                         && context.path("compaction").path("pending").isNull(),
                 "session " + session);
     }
 
-    private static JsonNode awaitJson(HttpClient http, String url, String key,
-            java.util.function.Predicate<JsonNode> done, String what) throws IOException, InterruptedException {
-        return awaitJson(http, HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key).GET()
-                .build(), done, what);
+    private static JsonNode awaitJson(
+            HttpClient http, String url, String key, java.util.function.Predicate<JsonNode> done, String what)
+            throws IOException, InterruptedException {
+        return awaitJson(
+                http,
+                HttpRequest.newBuilder(URI.create(url))
+                        .header("Authorization", "Bearer " + key)
+                        .GET()
+                        .build(),
+                done,
+                what);
     }
 
     /** Sends the request until its answer is 200 and passes {@code done}; fails after 90 s. */
-    private static JsonNode awaitJson(HttpClient http, HttpRequest request, java.util.function.Predicate<JsonNode> done,
-            String what) throws IOException, InterruptedException {
+    private static JsonNode awaitJson(
+            HttpClient http, HttpRequest request, java.util.function.Predicate<JsonNode> done, String what)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 90_000_000_000L;
         while (true) {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -181,16 +228,17 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(what + " was not ready within 90 s (last status "
-                        + response.statusCode() + ")");
+                throw new IllegalStateException(
+                        what + " was not ready within 90 s (last status " + response.statusCode() + ")");
             }
             Thread.sleep(250);
         }
     }
 
     /** Reads the documents until none has changed for {@code quiet}; absent ones are left out. */
-    private static Map<String, JsonNode> settle(HttpClient http, String url, String key, java.util.Set<String> documents,
-            java.time.Duration quiet) throws IOException, InterruptedException {
+    private static Map<String, JsonNode> settle(
+            HttpClient http, String url, String key, java.util.Set<String> documents, java.time.Duration quiet)
+            throws IOException, InterruptedException {
         Map<String, JsonNode> last = new LinkedHashMap<>();
         long stableSince = System.nanoTime();
         long deadline = System.nanoTime() + 120_000_000_000L;
@@ -198,7 +246,9 @@ final class DemoCommand implements Callable<Integer> {
             Map<String, JsonNode> now = new LinkedHashMap<>();
             for (String document : documents) {
                 HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v1/diary/" + document))
-                        .header("Authorization", "Bearer " + key).GET().build();
+                        .header("Authorization", "Bearer " + key)
+                        .GET()
+                        .build();
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
                 if (response.statusCode() == 200) {
                     now.put(document, Json.MAPPER.readTree(response.body()));
@@ -225,20 +275,24 @@ final class DemoCommand implements Callable<Integer> {
         java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
         long deadline = System.nanoTime() + 30_000_000_000L;
         for (JsonNode diary : diaries) {
-            java.nio.file.Path file = root.resolve(diary.path("user").asText()).resolve(diary.path("path").asText());
+            java.nio.file.Path file = root.resolve(diary.path("user").asText())
+                    .resolve(diary.path("path").asText());
             while (!(java.nio.file.Files.exists(file)
-                    && java.nio.file.Files.readString(file).equals(diary.path("content").asText()))
+                            && java.nio.file.Files.readString(file)
+                                    .equals(diary.path("content").asText()))
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
         }
-        System.out.printf("%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
+        System.out.printf(
+                "%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
                 app.config().workspaceDir());
         try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files.filter(java.nio.file.Files::isRegularFile)
-                    .sorted()::iterator) {
-                System.out.printf("    %-60s %,9d bytes%n", app.config().workspaceDir().relativize(file),
-                        java.nio.file.Files.size(file));
+            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>)
+                    files.filter(java.nio.file.Files::isRegularFile).sorted()::iterator) {
+                System.out.printf(
+                        "    %-60s %,9d bytes%n",
+                        app.config().workspaceDir().relativize(file), java.nio.file.Files.size(file));
             }
         }
     }
@@ -248,17 +302,20 @@ final class DemoCommand implements Callable<Integer> {
             throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v1/search"))
                 .header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(
-                        Map.of("query", question, "k", 3))))
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        Json.MAPPER.writeValueAsString(Map.of("query", question, "k", 3))))
                 .build();
         return awaitJson(http, request, body -> body.path("hits").size() > 0, "a search hit for \"" + question + "\"");
     }
 
     /** The first line with content (not a heading or the offline marker), shortened. */
     private static String firstLine(String text) {
-        String line = text.strip().lines().map(String::strip)
+        String line = text.strip()
+                .lines()
+                .map(String::strip)
                 .filter(l -> !l.isEmpty() && !l.startsWith("#") && !l.startsWith("_("))
-                .findFirst().orElse(text.strip());
+                .findFirst()
+                .orElse(text.strip());
         return line.length() > 90 ? line.substring(0, 90) + "…" : line;
     }
 
@@ -270,16 +327,27 @@ final class DemoCommand implements Callable<Integer> {
         JsonNode tokens = context.path("tokens");
         JsonNode compaction = context.path("compaction");
         JsonNode counters = compaction.path("counters");
-        System.out.printf("%n  session %s (user %s)%n", session, context.path("user").asText());
-        System.out.printf("    live messages %d, tokens: messages %d + summary %d = %d; threshold %d (%s)%n",
-                context.path("messages").size(), tokens.path("messages").asLong(), tokens.path("summary").asLong(),
-                tokens.path("total").asLong(), tokens.path("threshold").asLong(), tokens.path("encoding").asText());
-        System.out.printf("    tool outputs truncated %d; compactions applied %d (requested %d, failed %d)%n",
-                counters.path("TRUNCATED_OUTPUTS").asLong(), counters.path("COMPACTIONS_APPLIED").asLong(),
-                counters.path("COMPACTIONS_REQUESTED").asLong(), counters.path("COMPACTIONS_FAILED").asLong());
+        System.out.printf(
+                "%n  session %s (user %s)%n", session, context.path("user").asText());
+        System.out.printf(
+                "    live messages %d, tokens: messages %d + summary %d = %d; threshold %d (%s)%n",
+                context.path("messages").size(),
+                tokens.path("messages").asLong(),
+                tokens.path("summary").asLong(),
+                tokens.path("total").asLong(),
+                tokens.path("threshold").asLong(),
+                tokens.path("encoding").asText());
+        System.out.printf(
+                "    tool outputs truncated %d; compactions applied %d (requested %d, failed %d)%n",
+                counters.path("TRUNCATED_OUTPUTS").asLong(),
+                counters.path("COMPACTIONS_APPLIED").asLong(),
+                counters.path("COMPACTIONS_REQUESTED").asLong(),
+                counters.path("COMPACTIONS_FAILED").asLong());
         String summary = context.path("summary").asText();
         if (!summary.isBlank()) {
-            System.out.printf("    summary (version %d):%n%s%n", context.path("summaryVersion").asInt(), indent(summary));
+            System.out.printf(
+                    "    summary (version %d):%n%s%n",
+                    context.path("summaryVersion").asInt(), indent(summary));
         }
     }
 }

@@ -42,17 +42,24 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--fusion", description = "rrf (default) or weighted.")
     String fusion = "rrf";
 
-    @Option(names = "--embedding", description = "local (default): hybrid search with the local model; none: BM25 only.")
+    @Option(
+            names = "--embedding",
+            description = "local (default): hybrid search with the local model; none: BM25 only.")
     String embedding = "local";
 
-    @Option(names = "--model", description = "With --embedding local: the model, bge-small-q (default, shipped) or "
-            + "minilm-q (needs its model jar on the classpath).")
+    @Option(
+            names = "--model",
+            description = "With --embedding local: the model, bge-small-q (default, shipped) or "
+                    + "minilm-q (needs its model jar on the classpath).")
     String modelName = "bge-small-q";
 
     @Option(names = "--no-query-prefix", description = "Embed questions without the model's query instruction (bge).")
     boolean noQueryPrefix;
 
-    @Option(names = "--rrf-weights", split = ",", paramLabel = "TEXT,VECTOR",
+    @Option(
+            names = "--rrf-weights",
+            split = ",",
+            paramLabel = "TEXT,VECTOR",
             description = "RRF weights of the text and vector lists (default 1,1, the service's).")
     List<Double> rrfWeights = List.of(1.0, 1.0);
 
@@ -74,8 +81,14 @@ final class EvalCommand implements Callable<Integer> {
             System.err.println("--rrf-weights takes two numbers, TEXT,VECTOR");
             return 2;
         }
-        LocomoEval.Options options = new LocomoEval.Options(!noDate, !noCaptions, context,
-                FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)), !quiet, rrfWeights.get(0), rrfWeights.get(1));
+        LocomoEval.Options options = new LocomoEval.Options(
+                !noDate,
+                !noCaptions,
+                context,
+                FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)),
+                !quiet,
+                rrfWeights.get(0),
+                rrfWeights.get(1));
         LocalOnnxEmbeddingModel.Variant variant = switch (modelName) {
             case "minilm-q" -> LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q;
             case "bge-small-q" -> LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q;
@@ -85,27 +98,30 @@ final class EvalCommand implements Callable<Integer> {
             System.err.println("unknown model '" + modelName + "'; available: minilm-q, bge-small-q");
             return 2;
         }
-        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING)) ? null
+        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING))
+                ? null
                 : LocalOnnxEmbeddingModel.builder().variant(variant).build()) {
-            EmbeddingFunction embed = model == null ? null : new EmbeddingFunction() {
-                @Override
-                public List<float[]> embed(List<String> texts) {
-                    try {
-                        return model.embed(texts);
-                    } catch (EmbeddingException e) {
-                        throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
-                    }
-                }
+            EmbeddingFunction embed = model == null
+                    ? null
+                    : new EmbeddingFunction() {
+                        @Override
+                        public List<float[]> embed(List<String> texts) {
+                            try {
+                                return model.embed(texts);
+                            } catch (EmbeddingException e) {
+                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                            }
+                        }
 
-                @Override
-                public float[] embedQuery(String query) {
-                    try {
-                        return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
-                    } catch (EmbeddingException e) {
-                        throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
-                    }
-                }
-            };
+                        @Override
+                        public float[] embedQuery(String query) {
+                            try {
+                                return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
+                            } catch (EmbeddingException e) {
+                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                            }
+                        }
+                    };
             System.out.println("eval locomo: " + data + "; " + options.describe() + "; embeddings "
                     + (model == null ? "none (BM25 only)" : model.id()));
             LocomoEval.run(data, embed, options, System.out);

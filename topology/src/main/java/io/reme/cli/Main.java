@@ -5,10 +5,19 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code reme-streams.jar}. */
-@Command(name = "reme-streams", mixinStandardHelpOptions = true, version = "ReMe Streams 0.1.0",
+@Command(
+        name = "reme-streams",
+        mixinStandardHelpOptions = true,
+        version = "ReMe Streams 0.1.0",
         description = "Memory for AI agents as a Kafka Streams pipeline.",
-        subcommands = {RunCommand.class, DemoCommand.class, WorkersCommand.class, BenchCommand.class, EvalCommand.class,
-            ReplayDlqCommand.class})
+        subcommands = {
+            RunCommand.class,
+            DemoCommand.class,
+            WorkersCommand.class,
+            BenchCommand.class,
+            EvalCommand.class,
+            ReplayDlqCommand.class
+        })
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

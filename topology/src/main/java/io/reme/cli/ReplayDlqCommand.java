@@ -25,18 +25,26 @@ import picocli.CommandLine.Option;
  * {@code replay-dlq}: sends dead-lettered LLM requests (a diary span the session gave up on, a failed
  * compaction) to {@code llm.requests} again, for an operator once the cause is fixed.
  */
-@Command(name = "replay-dlq", mixinStandardHelpOptions = true,
+@Command(
+        name = "replay-dlq",
+        mixinStandardHelpOptions = true,
         description = "Send dead-lettered LLM requests to llm.requests again; each dead letter is replayed once "
                 + "(the group <application.id>-dlq-replay remembers how far it read).")
 final class ReplayDlqCommand implements Callable<Integer> {
     @Mixin
     CommonOptions options;
 
-    @Option(names = "--reason", paramLabel = "REASON", defaultValue = "LLM_FAILED",
+    @Option(
+            names = "--reason",
+            paramLabel = "REASON",
+            defaultValue = "LLM_FAILED",
             description = "Dead-letter reason to replay (default LLM_FAILED).")
     DlqReason reason;
 
-    @Option(names = "--kind", paramLabel = "KIND", split = ",",
+    @Option(
+            names = "--kind",
+            paramLabel = "KIND",
+            split = ",",
             description = "Only these request kinds: COMPACT, DIARY, EXTRACT (default all).")
     Set<LlmKind> kinds = Set.of();
 
@@ -65,17 +73,21 @@ final class ReplayDlqCommand implements Callable<Integer> {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
         producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.REQUEST_MAX_BYTES) + 64 * 1024);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(),
-                     new ByteArraySerializer())) {
-            DlqReplay.Summary summary = DlqReplay.run(consumer, producer, topics.dlq(), topics.llmRequests(),
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer =
+                        new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer())) {
+            DlqReplay.Summary summary = DlqReplay.run(
+                    consumer,
+                    producer,
+                    topics.dlq(),
+                    topics.llmRequests(),
                     new DlqReplay.Filter(reason.name(), kinds, tenant, dryRun),
                     request -> System.out.println((dryRun ? "would replay " : "replayed ") + request.kind()
                             + " tenant=" + request.tenant() + " session=" + request.session() + " requestId="
                             + request.requestId() + " seq=" + request.fromSeq() + "-" + request.toSeq()));
-            System.out.println("DONE read=" + summary.read() + " " + (dryRun ? "wouldReplay=" : "replayed=")
-                    + summary.replayed());
+            System.out.println(
+                    "DONE read=" + summary.read() + " " + (dryRun ? "wouldReplay=" : "replayed=") + summary.replayed());
         }
         return 0;
     }

@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /** {@code run}: start the system and serve until Ctrl-C. */
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
         description = "Start the pipeline and the HTTP API (embedded broker unless --bootstrap-servers).")
 final class RunCommand implements Callable<Integer> {
     @Mixin
@@ -32,13 +34,19 @@ final class RunCommand implements Callable<Integer> {
         AppConfig config = app.config();
         out.println("ReMe Streams");
         out.println("  kafka      " + app.bootstrapServers()
-                + (config.embeddedBroker() ? "  (embedded broker, data in " + config.dataDir().resolve("kafka") + ")" : ""));
-        out.println("  topics     " + config.topics().messages() + " (input), " + config.topics().llmRequests() + ", "
-                + config.topics().llmResults() + ", " + config.topics().dialog() + ", " + config.topics().toolResults()
+                + (config.embeddedBroker()
+                        ? "  (embedded broker, data in " + config.dataDir().resolve("kafka") + ")"
+                        : ""));
+        out.println("  topics     " + config.topics().messages() + " (input), "
+                + config.topics().llmRequests() + ", "
+                + config.topics().llmResults() + ", " + config.topics().dialog() + ", "
+                + config.topics().toolResults()
                 + ", " + config.topics().dlq());
         out.println("  state      " + config.dataDir().resolve("streams"));
-        out.println("  files      " + config.workspaceDir() + (config.sinksEmbedded()
-                ? "  (written by the in-process file sinks)" : "  (written by the file sinks of a Connect cluster)"));
+        out.println("  files      " + config.workspaceDir()
+                + (config.sinksEmbedded()
+                        ? "  (written by the in-process file sinks)"
+                        : "  (written by the file sinks of a Connect cluster)"));
         if (app.generatedApiKey() != null) {
             out.println("  tenant     " + RemeApp.DEFAULT_TENANT + ", API key " + app.generatedApiKey() + "  (also in "
                     + config.dataDir().resolve("api-key") + ")");

@@ -16,10 +16,10 @@ final class ShutdownHook {
     static final Duration GRACE = Duration.ofSeconds(60);
     /** The exit status of a halted shutdown: that of a process ended by SIGTERM. */
     static final int HALT_STATUS = 143;
+
     private static final Logger LOG = LoggerFactory.getLogger(ShutdownHook.class);
 
-    private ShutdownHook() {
-    }
+    private ShutdownHook() {}
 
     /** Registers the hook; {@code stopped} counts down once {@code close} has returned. */
     static Thread install(Runnable close, CountDownLatch stopped) {
@@ -29,23 +29,27 @@ final class ShutdownHook {
     }
 
     static Thread create(Runnable close, CountDownLatch stopped, Duration grace, Runnable halt) {
-        return new Thread(() -> {
-            Thread watchdog = new Thread(() -> {
-                try {
-                    Thread.sleep(grace.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
-                LOG.error("shutdown still running after graceMs={}; halting the JVM", grace.toMillis());
-                halt.run();
-            }, "reme-shutdown-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-            try {
-                close.run();
-            } finally {
-                stopped.countDown();
-            }
-        }, "reme-shutdown");
+        return new Thread(
+                () -> {
+                    Thread watchdog = new Thread(
+                            () -> {
+                                try {
+                                    Thread.sleep(grace.toMillis());
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                                LOG.error("shutdown still running after graceMs={}; halting the JVM", grace.toMillis());
+                                halt.run();
+                            },
+                            "reme-shutdown-watchdog");
+                    watchdog.setDaemon(true);
+                    watchdog.start();
+                    try {
+                        close.run();
+                    } finally {
+                        stopped.countDown();
+                    }
+                },
+                "reme-shutdown");
     }
 }

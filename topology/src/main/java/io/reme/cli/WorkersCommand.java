@@ -25,7 +25,9 @@ import picocli.CommandLine.Mixin;
  * {@code workers}: only the LLM workers and the memory embedder, against an existing cluster, to scale
  * them apart from the Streams app (run with {@code reme.workers.embedded=false}).
  */
-@Command(name = "workers", mixinStandardHelpOptions = true,
+@Command(
+        name = "workers",
+        mixinStandardHelpOptions = true,
         description = "Run only the LLM workers and the memory embedder against --bootstrap-servers "
                 + "(scale them separately).")
 final class WorkersCommand implements Callable<Integer> {
@@ -39,26 +41,29 @@ final class WorkersCommand implements Callable<Integer> {
             throw new ConfigException(List.of("reme.bootstrap.servers: the workers command needs a cluster "
                     + "(--bootstrap-servers); the embedded default runs workers inside 'run'"));
         }
-        TokenCounter tokens = TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING),
-                config.get(AppConfig.IMAGE_TOKENS));
+        TokenCounter tokens =
+                TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
         PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
-        MetricsServer server = MetricsServer.start(config.get(AppConfig.HTTP_HOST), config.get(AppConfig.HTTP_PORT),
-                HttpSettings.from(config), metrics);
+        MetricsServer server = MetricsServer.start(
+                config.get(AppConfig.HTTP_HOST), config.get(AppConfig.HTTP_PORT), HttpSettings.from(config), metrics);
         EmbeddingModel embeddings = Providers.embeddings(config);
         String searchUrl = config.get(AppConfig.WORKERS_SEARCH_URL);
-        MemoryLookup lookup = searchUrl.isBlank() ? MemoryLookup.NONE
+        MemoryLookup lookup = searchUrl.isBlank()
+                ? MemoryLookup.NONE
                 : new HttpMemoryLookup(searchUrl, ApiKeys.parse(config.get(AppConfig.API_KEYS)));
         WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings);
         CountDownLatch stopped = new CountDownLatch(1);
-        ShutdownHook.install(() -> {
-            workers.close();
-            if (embeddings != null) {
-                embeddings.close();
-            }
-            server.close();
-            metrics.close();
-        }, stopped);
+        ShutdownHook.install(
+                () -> {
+                    workers.close();
+                    if (embeddings != null) {
+                        embeddings.close();
+                    }
+                    server.close();
+                    metrics.close();
+                },
+                stopped);
         LlmClient llm = workers.llm();
         System.out.println("READY workers provider=" + llm.id() + " bootstrap=" + bootstrap + " lookup="
                 + (searchUrl.isBlank() ? "none" : searchUrl) + " metrics=http://"

@@ -35,268 +35,502 @@ import java.util.regex.Pattern;
  * verbatim ({@code kafka.<client config>}).
  */
 public final class AppConfig {
-    public static final ConfigField<String> DATA_DIR = new ConfigField<>("reme.data.dir", "./reme-data",
+    public static final ConfigField<String> DATA_DIR = new ConfigField<>(
+            "reme.data.dir",
+            "./reme-data",
             "Directory for the embedded broker's logs, Streams state, the generated API key and the working dir.",
             Parsers.text());
-    public static final ConfigField<String> BOOTSTRAP_SERVERS = new ConfigField<>("reme.bootstrap.servers", "",
+    public static final ConfigField<String> BOOTSTRAP_SERVERS = new ConfigField<>(
+            "reme.bootstrap.servers",
+            "",
             "Kafka cluster to use (host:port,...). Empty starts an embedded single-node broker under the data dir.",
             Parsers.text());
-    public static final ConfigField<String> HTTP_HOST = new ConfigField<>("reme.http.host", "127.0.0.1",
-            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.", Parsers.text());
-    public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>("reme.http.port", "8080",
-            "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));
-    public static final ConfigField<String> ADVERTISED_HOST = new ConfigField<>("reme.http.advertised-host", "",
+    public static final ConfigField<String> HTTP_HOST = new ConfigField<>(
+            "reme.http.host",
+            "127.0.0.1",
+            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.",
+            Parsers.text());
+    public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>(
+            "reme.http.port", "8080", "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));
+    public static final ConfigField<String> ADVERTISED_HOST = new ConfigField<>(
+            "reme.http.advertised-host",
+            "",
             "Host other instances use to reach this one's API (Streams application.server). Empty = reme.http.host.",
             Parsers.text());
-    public static final ConfigField<Duration> HTTP_IDLE_TIMEOUT = new ConfigField<>("reme.http.idle-timeout", "30s",
+    public static final ConfigField<Duration> HTTP_IDLE_TIMEOUT = new ConfigField<>(
+            "reme.http.idle-timeout",
+            "30s",
             "How long the HTTP server waits on a silent connection (idle, or a request half sent) before closing it.",
             Parsers.positiveDuration());
-    public static final ConfigField<Integer> HTTP_MAX_THREADS = new ConfigField<>("reme.http.max-threads", "64",
+    public static final ConfigField<Integer> HTTP_MAX_THREADS = new ConfigField<>(
+            "reme.http.max-threads",
+            "64",
             "HTTP worker threads on a Java without virtual threads (17-20); from Java 21 requests run on virtual "
-                    + "threads and this bounds only the server's own platform threads.", Parsers.intIn(8, 4096));
-    public static final ConfigField<Integer> HTTP_MAX_QUEUED = new ConfigField<>("reme.http.max-queued", "1024",
+                    + "threads and this bounds only the server's own platform threads.",
+            Parsers.intIn(8, 4096));
+    public static final ConfigField<Integer> HTTP_MAX_QUEUED = new ConfigField<>(
+            "reme.http.max-queued",
+            "1024",
             "HTTP jobs waiting for a worker thread; beyond them a new connection is closed at once.",
             Parsers.intIn(1, 1_000_000));
-    public static final ConfigField<Integer> HTTP_MAX_HEADER_BYTES = new ConfigField<>("reme.http.max-header-bytes",
-            "16384", "Largest request line and headers; larger requests get 431 (or 414 for a long URI).",
+    public static final ConfigField<Integer> HTTP_MAX_HEADER_BYTES = new ConfigField<>(
+            "reme.http.max-header-bytes",
+            "16384",
+            "Largest request line and headers; larger requests get 431 (or 414 for a long URI).",
             Parsers.intIn(1024, 1 << 20));
-    public static final ConfigField<Integer> HTTP_MAX_BODY_BYTES = new ConfigField<>("reme.http.max-body-bytes",
-            "16777216", "Largest request body; larger ones get 413 before they are read.", Parsers.intIn(1024, 1 << 30));
-    public static final ConfigField<String> API_KEYS = new ConfigField<>("reme.api.keys", "",
+    public static final ConfigField<Integer> HTTP_MAX_BODY_BYTES = new ConfigField<>(
+            "reme.http.max-body-bytes",
+            "16777216",
+            "Largest request body; larger ones get 413 before they are read.",
+            Parsers.intIn(1024, 1 << 30));
+    public static final ConfigField<String> API_KEYS = new ConfigField<>(
+            "reme.api.keys",
+            "",
             "Bearer tokens per tenant as tenant:key,tenant:key. Empty serves tenant 'demo' with a random key printed "
-                    + "at start and written to <data-dir>/api-key.", Parsers.text());
-    public static final ConfigField<String> APPLICATION_ID = new ConfigField<>("reme.application.id", "reme-streams",
-            "Kafka Streams application.id (consumer group and internal topic prefix).", Parsers.text());
-    public static final ConfigField<String> TOPIC_PREFIX = new ConfigField<>("reme.topic.prefix", Topics.DEFAULT_PREFIX,
-            "Prefix of every topic name.", value -> new Topics(value == null ? "" : value).prefix());
-    public static final ConfigField<Integer> PARTITIONS = new ConfigField<>("reme.topic.partitions", "6",
-            "Partitions of the topics created at start (P); bounds the parallelism.", Parsers.intIn(1, 10_000));
-    public static final ConfigField<Integer> REPLICATION_FACTOR = new ConfigField<>("reme.topic.replication-factor",
-            "-1", "Replication factor of created topics; -1 uses the broker default.", Parsers.intIn(-1, 32));
-    public static final ConfigField<Integer> STREAM_THREADS = new ConfigField<>("reme.streams.threads", "2",
-            "Kafka Streams stream threads per instance.", Parsers.intIn(1, 256));
-    public static final ConfigField<String> PROCESSING_GUARANTEE = new ConfigField<>("reme.streams.processing-guarantee",
-            "exactly_once_v2", "exactly_once_v2 (default: store writes, outputs and offsets commit together) or "
-                    + "at_least_once.", Parsers.oneOf("exactly_once_v2", "at_least_once"));
-    public static final ConfigField<Integer> COMMIT_INTERVAL_MS = new ConfigField<>("reme.streams.commit-interval-ms",
-            "100", "Streams commit interval in milliseconds.", Parsers.intIn(1, 600_000));
-    public static final ConfigField<Boolean> STATIC_MEMBERSHIP = new ConfigField<>("reme.streams.static-membership",
-            "true", "Join the Streams group as a static member whose group.instance.id is generated once and kept in "
+                    + "at start and written to <data-dir>/api-key.",
+            Parsers.text());
+    public static final ConfigField<String> APPLICATION_ID = new ConfigField<>(
+            "reme.application.id",
+            "reme-streams",
+            "Kafka Streams application.id (consumer group and internal topic prefix).",
+            Parsers.text());
+    public static final ConfigField<String> TOPIC_PREFIX = new ConfigField<>(
+            "reme.topic.prefix",
+            Topics.DEFAULT_PREFIX,
+            "Prefix of every topic name.",
+            value -> new Topics(value == null ? "" : value).prefix());
+    public static final ConfigField<Integer> PARTITIONS = new ConfigField<>(
+            "reme.topic.partitions",
+            "6",
+            "Partitions of the topics created at start (P); bounds the parallelism.",
+            Parsers.intIn(1, 10_000));
+    public static final ConfigField<Integer> REPLICATION_FACTOR = new ConfigField<>(
+            "reme.topic.replication-factor",
+            "-1",
+            "Replication factor of created topics; -1 uses the broker default.",
+            Parsers.intIn(-1, 32));
+    public static final ConfigField<Integer> STREAM_THREADS = new ConfigField<>(
+            "reme.streams.threads", "2", "Kafka Streams stream threads per instance.", Parsers.intIn(1, 256));
+    public static final ConfigField<String> PROCESSING_GUARANTEE = new ConfigField<>(
+            "reme.streams.processing-guarantee",
+            "exactly_once_v2",
+            "exactly_once_v2 (default: store writes, outputs and offsets commit together) or " + "at_least_once.",
+            Parsers.oneOf("exactly_once_v2", "at_least_once"));
+    public static final ConfigField<Integer> COMMIT_INTERVAL_MS = new ConfigField<>(
+            "reme.streams.commit-interval-ms",
+            "100",
+            "Streams commit interval in milliseconds.",
+            Parsers.intIn(1, 600_000));
+    public static final ConfigField<Boolean> STATIC_MEMBERSHIP = new ConfigField<>(
+            "reme.streams.static-membership",
+            "true",
+            "Join the Streams group as a static member whose group.instance.id is generated once and kept in "
                     + "<data-dir>/streams-instance-id, so a restarted instance takes its tasks back without waiting out "
-                    + "the old member's session.", Parsers.bool());
-    public static final ConfigField<Duration> SESSION_TIMEOUT = new ConfigField<>("reme.streams.session-timeout", "10s",
+                    + "the old member's session.",
+            Parsers.bool());
+    public static final ConfigField<Duration> SESSION_TIMEOUT = new ConfigField<>(
+            "reme.streams.session-timeout",
+            "10s",
             "How long the Streams group (and the workers' groups) wait for a silent instance before its tasks move "
                     + "to another (heartbeats every third of it). Shorter takes over sooner but a longer pause (GC, "
                     + "network) then moves tasks needlessly. Between 6s and 30m (the broker's default limits).",
             Parsers.durationIn(Duration.ofSeconds(6), Duration.ofMinutes(30)));
-    public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>("reme.streams.standby-replicas", "1",
+    public static final ConfigField<Integer> STANDBY_REPLICAS = new ConfigField<>(
+            "reme.streams.standby-replicas",
+            "1",
             "Warm copies of each task's stores kept on other instances (none with one instance, and none with the "
                     + "embedded broker), so a takeover serves at once instead of restoring from the changelog.",
             Parsers.intIn(0, 8));
-    public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>("reme.context.max-input-length",
-            Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH), "The model's context length in tokens.",
+    public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>(
+            "reme.context.max-input-length",
+            Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH),
+            "The model's context length in tokens.",
             Parsers.intIn(1, Integer.MAX_VALUE));
-    public static final ConfigField<Double> COMPACT_RATIO = new ConfigField<>("reme.context.compact-ratio",
+    public static final ConfigField<Double> COMPACT_RATIO = new ConfigField<>(
+            "reme.context.compact-ratio",
             Double.toString(ContextPolicy.DEFAULT_COMPACT_RATIO),
             "Share of the context the window may fill; threshold = floor(max-input-length x ratio x 0.95) - "
-                    + "reserved-tokens - summary tokens.", Parsers.fraction());
-    public static final ConfigField<Integer> RESERVE = new ConfigField<>("reme.context.reserve",
+                    + "reserved-tokens - summary tokens.",
+            Parsers.fraction());
+    public static final ConfigField<Integer> RESERVE = new ConfigField<>(
+            "reme.context.reserve",
             Integer.toString(ContextPolicy.DEFAULT_RESERVE),
-            "Tokens of newest messages kept live when compacting.", Parsers.intIn(0, Integer.MAX_VALUE));
-    public static final ConfigField<Integer> RESERVED_TOKENS = new ConfigField<>("reme.context.reserved-tokens", "0",
-            "Tokens set aside for the agent's system prompt.", Parsers.intIn(0, Integer.MAX_VALUE));
-    public static final ConfigField<Integer> ORPHAN_CALL_TURNS = new ConfigField<>("reme.context.orphan-call-turns",
+            "Tokens of newest messages kept live when compacting.",
+            Parsers.intIn(0, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> RESERVED_TOKENS = new ConfigField<>(
+            "reme.context.reserved-tokens",
+            "0",
+            "Tokens set aside for the agent's system prompt.",
+            Parsers.intIn(0, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> ORPHAN_CALL_TURNS = new ConfigField<>(
+            "reme.context.orphan-call-turns",
             Integer.toString(ContextPolicy.DEFAULT_ORPHAN_CALL_TURNS),
             "A tool call still without its result after this many new turns no longer holds back compaction; "
-                    + "the summary names it as unanswered.", Parsers.intIn(1, Integer.MAX_VALUE));
-    public static final ConfigField<Integer> ORPHAN_CALL_TOKENS = new ConfigField<>("reme.context.orphan-call-tokens",
+                    + "the summary names it as unanswered.",
+            Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> ORPHAN_CALL_TOKENS = new ConfigField<>(
+            "reme.context.orphan-call-tokens",
             Integer.toString(ContextPolicy.DEFAULT_ORPHAN_CALL_TOKENS),
             "The same, after this many tokens have followed the call (whichever comes first).",
             Parsers.intIn(1, Integer.MAX_VALUE));
-    public static final ConfigField<String> TOKEN_ENCODING = new ConfigField<>("reme.tokens.encoding", "o200k_base",
+    public static final ConfigField<String> TOKEN_ENCODING = new ConfigField<>(
+            "reme.tokens.encoding",
+            "o200k_base",
             "jtokkit encoding: o200k_base, cl100k_base, p50k_base, p50k_edit or r50k_base.",
             Parsers.oneOf("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base"));
-    public static final ConfigField<Integer> IMAGE_TOKENS = new ConfigField<>("reme.tokens.image", "1000",
-            "Flat token cost of one image block.", Parsers.intIn(0, 1_000_000));
-    public static final ConfigField<Integer> TOOL_RECENT_BYTES = new ConfigField<>("reme.tool-result.recent-bytes",
+    public static final ConfigField<Integer> IMAGE_TOKENS = new ConfigField<>(
+            "reme.tokens.image", "1000", "Flat token cost of one image block.", Parsers.intIn(0, 1_000_000));
+    public static final ConfigField<Integer> TOOL_RECENT_BYTES = new ConfigField<>(
+            "reme.tool-result.recent-bytes",
             Integer.toString(TruncationLimits.DEFAULT_RECENT_BYTES),
-            "Tool outputs in the newest messages are cut above this many bytes.", Parsers.intIn(1, Integer.MAX_VALUE));
-    public static final ConfigField<Integer> TOOL_OLD_BYTES = new ConfigField<>("reme.tool-result.old-bytes",
+            "Tool outputs in the newest messages are cut above this many bytes.",
+            Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Integer> TOOL_OLD_BYTES = new ConfigField<>(
+            "reme.tool-result.old-bytes",
             Integer.toString(TruncationLimits.DEFAULT_OLD_BYTES),
-            "Older tool outputs are re-cut to this many bytes.", Parsers.intIn(1, Integer.MAX_VALUE));
-    public static final ConfigField<Duration> TOOL_RETENTION = new ConfigField<>("reme.tool-result.retention", "3d",
-            "How long full tool outputs are kept (retention.ms of the tool-results topic).", Parsers.positiveDuration());
-    public static final ConfigField<String> LANGUAGE = new ConfigField<>("reme.summary.language", "en",
-            "Language summaries and diaries are written in.", Parsers.text());
-    public static final ConfigField<Integer> SUMMARY_MAX_TOKENS = new ConfigField<>("reme.summary.max-tokens", "4000",
+            "Older tool outputs are re-cut to this many bytes.",
+            Parsers.intIn(1, Integer.MAX_VALUE));
+    public static final ConfigField<Duration> TOOL_RETENTION = new ConfigField<>(
+            "reme.tool-result.retention",
+            "3d",
+            "How long full tool outputs are kept (retention.ms of the tool-results topic).",
+            Parsers.positiveDuration());
+    public static final ConfigField<String> LANGUAGE = new ConfigField<>(
+            "reme.summary.language", "en", "Language summaries and diaries are written in.", Parsers.text());
+    public static final ConfigField<Integer> SUMMARY_MAX_TOKENS = new ConfigField<>(
+            "reme.summary.max-tokens",
+            "4000",
             "Most tokens a summary may have; a window's budget is lower when half the room between its reserve and "
-                    + "its threshold is smaller. A longer summary is refused and retried.", Parsers.intIn(100, 1_000_000));
-    public static final ConfigField<Double> MAX_SPAN_SHARE = new ConfigField<>("reme.compaction.max-span-share",
+                    + "its threshold is smaller. A longer summary is refused and retried.",
+            Parsers.intIn(100, 1_000_000));
+    public static final ConfigField<Double> MAX_SPAN_SHARE = new ConfigField<>(
+            "reme.compaction.max-span-share",
             Double.toString(ContextPolicy.DEFAULT_MAX_SPAN_SHARE),
             "Share of max-input-length the messages and previous summary of one compaction request may take; a larger "
                     + "backlog is compacted in several steps, and a span the model refuses as too long is halved.",
             Parsers.fraction());
-    public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>("reme.compaction.retry-backoff", "1m",
-            "After a failed compaction, wait this long (record time) before planning another.", Parsers.duration());
-    public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>("reme.compaction.pending-timeout",
-            "15m", "A compaction without a result for this long is abandoned and re-requested.", Parsers.positiveDuration());
-    public static final ConfigField<Duration> DIARY_RETRY_BACKOFF = new ConfigField<>("reme.diary.retry-backoff", "1m",
+    public static final ConfigField<Duration> RETRY_BACKOFF = new ConfigField<>(
+            "reme.compaction.retry-backoff",
+            "1m",
+            "After a failed compaction, wait this long (record time) before planning another.",
+            Parsers.duration());
+    public static final ConfigField<Duration> PENDING_TIMEOUT = new ConfigField<>(
+            "reme.compaction.pending-timeout",
+            "15m",
+            "A compaction without a result for this long is abandoned and re-requested.",
+            Parsers.positiveDuration());
+    public static final ConfigField<Duration> DIARY_RETRY_BACKOFF = new ConfigField<>(
+            "reme.diary.retry-backoff",
+            "1m",
             "After a diary update or memory extraction of a span FAILED, wait this long before sending it again, "
-                    + "doubling with each failure up to an hour.", Parsers.duration());
-    public static final ConfigField<Integer> DIARY_MAX_FAILURES = new ConfigField<>("reme.diary.max-failures", "10",
+                    + "doubling with each failure up to an hour.",
+            Parsers.duration());
+    public static final ConfigField<Integer> DIARY_MAX_FAILURES = new ConfigField<>(
+            "reme.diary.max-failures",
+            "10",
             "Failures of a span's diary update or memory extraction after which it is dead-lettered (reason "
-                    + "LLM_FAILED; 'replay-dlq' sends it again) instead of retried.", Parsers.intIn(1, 1000));
-    public static final ConfigField<ZoneId> ZONE = new ConfigField<>("reme.zone", "UTC",
-            "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
-    public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>("reme.input.max-bytes", "4194304",
+                    + "LLM_FAILED; 'replay-dlq' sends it again) instead of retried.",
+            Parsers.intIn(1, 1000));
+    public static final ConfigField<ZoneId> ZONE = new ConfigField<>(
+            "reme.zone", "UTC", "Time zone that dates conversations (dialog archive files, diaries).", Parsers.zone());
+    public static final ConfigField<Integer> INPUT_MAX_BYTES = new ConfigField<>(
+            "reme.input.max-bytes",
+            "4194304",
             "Largest accepted input record (key, value and headers) on messages, llm.results and diary.edits; larger "
                     + "ones are dead-lettered as an excerpt with size and digest before anything is written. At most "
-                    + "half of reme.llm.max-request-bytes.", Parsers.intIn(1024, 64 * 1024 * 1024));
-    public static final ConfigField<Duration> INPUT_MAX_CLOCK_SKEW = new ConfigField<>("reme.input.max-clock-skew", "1d",
+                    + "half of reme.llm.max-request-bytes.",
+            Parsers.intIn(1024, 64 * 1024 * 1024));
+    public static final ConfigField<Duration> INPUT_MAX_CLOCK_SKEW = new ConfigField<>(
+            "reme.input.max-clock-skew",
+            "1d",
             "How far ahead of the accepting clock (the processor's on messages, the server's on POST /v1/messages) a "
                     + "message's time or record timestamp may be; later ones are refused (INVALID_TIME, HTTP 400).",
             Parsers.duration());
-    public static final ConfigField<Instant> INPUT_EARLIEST_TIME = new ConfigField<>("reme.input.earliest-time",
-            "2000-01-01T00:00:00Z", "Earliest accepted message time or record timestamp; earlier ones are refused "
+    public static final ConfigField<Instant> INPUT_EARLIEST_TIME = new ConfigField<>(
+            "reme.input.earliest-time",
+            "2000-01-01T00:00:00Z",
+            "Earliest accepted message time or record timestamp; earlier ones are refused "
                     + "(INVALID_TIME, HTTP 400). A fixed instant, so a replay accepts what was accepted before.",
             Parsers.instant());
-    public static final ConfigField<Integer> REQUEST_MAX_BYTES = new ConfigField<>("reme.llm.max-request-bytes",
-            "16777216", "Largest record the pipeline writes (an LLM request carries a window of messages); larger "
+    public static final ConfigField<Integer> REQUEST_MAX_BYTES = new ConfigField<>(
+            "reme.llm.max-request-bytes",
+            "16777216",
+            "Largest record the pipeline writes (an LLM request carries a window of messages); larger "
                     + "outputs are dropped and dead-lettered. Plus 64 KiB: max.message.bytes of every topic but messages "
                     + "and of every changelog, and the producers' max.request.size.",
             Parsers.intIn(1024 * 1024, 256 * 1024 * 1024));
-    public static final ConfigField<Integer> HEALTH_THREAD_FAILURES = new ConfigField<>("reme.health.thread-failures",
-            "3", "Stream thread failures within reme.health.thread-failure-window that make /health/ready answer 503 "
-                    + "(a failed thread is replaced; one that keeps failing serves nothing).", Parsers.intIn(1, 1000));
+    public static final ConfigField<Integer> HEALTH_THREAD_FAILURES = new ConfigField<>(
+            "reme.health.thread-failures",
+            "3",
+            "Stream thread failures within reme.health.thread-failure-window that make /health/ready answer 503 "
+                    + "(a failed thread is replaced; one that keeps failing serves nothing).",
+            Parsers.intIn(1, 1000));
     public static final ConfigField<Duration> HEALTH_FAILURE_WINDOW = new ConfigField<>(
-            "reme.health.thread-failure-window", "5m", "How long a stream thread failure counts against readiness.",
+            "reme.health.thread-failure-window",
+            "5m",
+            "How long a stream thread failure counts against readiness.",
             Parsers.positiveDuration());
 
-    public static final ConfigField<String> LLM_BASE_URL = new ConfigField<>("reme.llm.base-url", "",
+    public static final ConfigField<String> LLM_BASE_URL = new ConfigField<>(
+            "reme.llm.base-url",
+            "",
             "OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, DashScope ... /v1). With this and the model empty the "
-                    + "offline extractive provider is used.", Parsers.text(), "LLM_BASE_URL");
-    public static final ConfigField<String> LLM_API_KEY = new ConfigField<>("reme.llm.api-key", "",
-            "Key of the LLM endpoint (any non-blank value for a local server that does not check it).", Parsers.text(),
+                    + "offline extractive provider is used.",
+            Parsers.text(),
+            "LLM_BASE_URL");
+    public static final ConfigField<String> LLM_API_KEY = new ConfigField<>(
+            "reme.llm.api-key",
+            "",
+            "Key of the LLM endpoint (any non-blank value for a local server that does not check it).",
+            Parsers.text(),
             "LLM_API_KEY");
-    public static final ConfigField<String> LLM_MODEL = new ConfigField<>("reme.llm.model", "",
-            "Chat model name, e.g. gpt-4o-mini.", Parsers.text(), "LLM_MODEL");
-    public static final ConfigField<Duration> LLM_TIMEOUT = new ConfigField<>("reme.llm.timeout", "120s",
-            "Time one LLM call may take before it is abandoned and retried.", Parsers.positiveDuration());
-    public static final ConfigField<Integer> LLM_MAX_ATTEMPTS = new ConfigField<>("reme.llm.max-attempts", "5",
+    public static final ConfigField<String> LLM_MODEL =
+            new ConfigField<>("reme.llm.model", "", "Chat model name, e.g. gpt-4o-mini.", Parsers.text(), "LLM_MODEL");
+    public static final ConfigField<Duration> LLM_TIMEOUT = new ConfigField<>(
+            "reme.llm.timeout",
+            "120s",
+            "Time one LLM call may take before it is abandoned and retried.",
+            Parsers.positiveDuration());
+    public static final ConfigField<Integer> LLM_MAX_ATTEMPTS = new ConfigField<>(
+            "reme.llm.max-attempts",
+            "5",
             "Attempts per request (timeouts, 5xx, 429, invalid summaries) before a FAILED result and a dead letter.",
             Parsers.intIn(1, 100));
-    public static final ConfigField<Integer> LLM_CONCURRENCY = new ConfigField<>("reme.llm.concurrency", "4",
-            "LLM calls in flight per worker process.", Parsers.intIn(1, 1024));
-    public static final ConfigField<Duration> LLM_BACKOFF = new ConfigField<>("reme.llm.backoff", "500ms",
-            "Base of the exponential backoff between attempts (full jitter).", Parsers.duration());
-    public static final ConfigField<Duration> LLM_BACKOFF_MAX = new ConfigField<>("reme.llm.backoff-max", "30s",
-            "Longest wait between attempts.", Parsers.duration());
-    public static final ConfigField<Integer> LLM_MAX_OUTPUT_TOKENS = new ConfigField<>("reme.llm.max-output-tokens",
-            "8192", "Largest answer asked of the model.", Parsers.intIn(16, 1_000_000));
-    public static final ConfigField<Boolean> WORKERS_EMBEDDED = new ConfigField<>("reme.workers.embedded", "true",
-            "Run the LLM workers inside this process (false: run them with the 'workers' command).", Parsers.bool());
-    public static final ConfigField<String> WORKERS_SEARCH_URL = new ConfigField<>("reme.workers.search-url", "",
+    public static final ConfigField<Integer> LLM_CONCURRENCY = new ConfigField<>(
+            "reme.llm.concurrency", "4", "LLM calls in flight per worker process.", Parsers.intIn(1, 1024));
+    public static final ConfigField<Duration> LLM_BACKOFF = new ConfigField<>(
+            "reme.llm.backoff",
+            "500ms",
+            "Base of the exponential backoff between attempts (full jitter).",
+            Parsers.duration());
+    public static final ConfigField<Duration> LLM_BACKOFF_MAX =
+            new ConfigField<>("reme.llm.backoff-max", "30s", "Longest wait between attempts.", Parsers.duration());
+    public static final ConfigField<Integer> LLM_MAX_OUTPUT_TOKENS = new ConfigField<>(
+            "reme.llm.max-output-tokens", "8192", "Largest answer asked of the model.", Parsers.intIn(16, 1_000_000));
+    public static final ConfigField<Boolean> WORKERS_EMBEDDED = new ConfigField<>(
+            "reme.workers.embedded",
+            "true",
+            "Run the LLM workers inside this process (false: run them with the 'workers' command).",
+            Parsers.bool());
+    public static final ConfigField<String> WORKERS_SEARCH_URL = new ConfigField<>(
+            "reme.workers.search-url",
+            "",
             "For the 'workers' command: an app instance (e.g. http://reme:8080) whose search finds the existing memories "
                     + "an extraction merges with, using the tenants' keys of reme.api.keys. Empty = merge within each "
-                    + "request only.", Parsers.text());
-    public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>("reme.session.idle-after", "30m",
+                    + "request only.",
+            Parsers.text());
+    public static final ConfigField<Duration> IDLE_AFTER = new ConfigField<>(
+            "reme.session.idle-after",
+            "30m",
             "A session quiet this long gets a diary update for what no diary has covered yet.",
             Parsers.positiveDuration());
-    public static final ConfigField<Duration> SESSION_RETENTION = new ConfigField<>("reme.session.retention", "30d",
+    public static final ConfigField<Duration> SESSION_RETENTION = new ConfigField<>(
+            "reme.session.retention",
+            "30d",
             "A session quiet this long expires: its live messages are archived to the dialog topic and its state is "
                     + "deleted. Must be longer than reme.session.idle-after.",
             Parsers.positiveDuration());
-    public static final ConfigField<Integer> DEDUP_COUNT = new ConfigField<>("reme.session.dedup-window-count",
-            Integer.toString(DedupWindow.DEFAULT_COUNT), "A message whose id was among the session's last this many "
+    public static final ConfigField<Integer> DEDUP_COUNT = new ConfigField<>(
+            "reme.session.dedup-window-count",
+            Integer.toString(DedupWindow.DEFAULT_COUNT),
+            "A message whose id was among the session's last this many "
                     + "messages (and within reme.session.dedup-window-age) is a retry: dropped and counted. Bounds the "
-                    + "ids kept per session.", Parsers.intIn(1, 1_000_000));
-    public static final ConfigField<Duration> DEDUP_AGE = new ConfigField<>("reme.session.dedup-window-age", "1h",
-            "How long a message id is remembered to drop a retry of it (processing time).", Parsers.positiveDuration());
-    public static final ConfigField<String> REQUEST_SECRET = new ConfigField<>("reme.request.secret", "",
+                    + "ids kept per session.",
+            Parsers.intIn(1, 1_000_000));
+    public static final ConfigField<Duration> DEDUP_AGE = new ConfigField<>(
+            "reme.session.dedup-window-age",
+            "1h",
+            "How long a message id is remembered to drop a retry of it (processing time).",
+            Parsers.positiveDuration());
+    public static final ConfigField<String> REQUEST_SECRET = new ConfigField<>(
+            "reme.request.secret",
+            "",
             "Key of the HMAC that makes LLM request ids unguessable (a forged result cannot name a pending request) "
                     + "and signs diary edits; at least 32 characters, the same for every instance and worker of a "
                     + "deployment. Empty: the embedded default generates one into <data-dir>/request-secret; with "
-                    + "reme.bootstrap.servers it is required.", AppConfig::requestSecretText);
+                    + "reme.bootstrap.servers it is required.",
+            AppConfig::requestSecretText);
 
-    public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>("reme.search.tenant-buckets", "1",
-            "Partitions one tenant's memories are spread over (searches ask only those).", Parsers.intIn(1, 1024));
-    public static final ConfigField<Integer> SEARCH_MAX_QUERY_CHARS = new ConfigField<>("reme.search.max-query-chars",
-            "4096", "Longest search text (POST /v1/search, /v1/memories/retrieve); longer ones get 400 query_too_long "
-                    + "before they are embedded.", Parsers.intIn(1, 1 << 20));
-    public static final ConfigField<Integer> SEARCH_MAX_QUERY_TERMS = new ConfigField<>("reme.search.max-query-terms",
-            "512", "Most terms a search text may become (words after stop words, plus CJK bigrams); more get 400 "
-                    + "query_too_long. At most 1024, Lucene's clause limit.", Parsers.intIn(1, 1024));
+    public static final ConfigField<Integer> MEMORY_BUCKETS = new ConfigField<>(
+            "reme.search.tenant-buckets",
+            "1",
+            "Partitions one tenant's memories are spread over (searches ask only those).",
+            Parsers.intIn(1, 1024));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_CHARS = new ConfigField<>(
+            "reme.search.max-query-chars",
+            "4096",
+            "Longest search text (POST /v1/search, /v1/memories/retrieve); longer ones get 400 query_too_long "
+                    + "before they are embedded.",
+            Parsers.intIn(1, 1 << 20));
+    public static final ConfigField<Integer> SEARCH_MAX_QUERY_TERMS = new ConfigField<>(
+            "reme.search.max-query-terms",
+            "512",
+            "Most terms a search text may become (words after stop words, plus CJK bigrams); more get 400 "
+                    + "query_too_long. At most 1024, Lucene's clause limit.",
+            Parsers.intIn(1, 1024));
     public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
-            "reme.memories.visibility-timeout", "10s",
+            "reme.memories.visibility-timeout",
+            "10s",
             "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
             Parsers.positiveDuration());
-    public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>("reme.memories.extract", "true",
+    public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>(
+            "reme.memories.extract",
+            "true",
             "Extract personal, procedural and tool memories from conversations (false: workers answer EXTRACT requests "
-                    + "at once, without a model call).", Parsers.bool());
-    public static final ConfigField<String> EMBEDDING = new ConfigField<>("reme.embedding.provider", "local",
+                    + "at once, without a model call).",
+            Parsers.bool());
+    public static final ConfigField<String> EMBEDDING = new ConfigField<>(
+            "reme.embedding.provider",
+            "local",
             "local (an ONNX sentence model shipped in the jar, offline), openai (an OpenAI-compatible /embeddings "
                     + "endpoint: set reme.embedding.model and reme.embedding.dimensions), or none (text search only).",
             Parsers.oneOf("local", "openai", "none"));
-    public static final ConfigField<String> EMBEDDING_LOCAL_MODEL = new ConfigField<>("reme.embedding.local-model",
-            "bge-small-en-v1.5-q", "The local model: bge-small-en-v1.5-q (better recall) or all-minilm-l6-v2-q (about "
+    public static final ConfigField<String> EMBEDDING_LOCAL_MODEL = new ConfigField<>(
+            "reme.embedding.local-model",
+            "bge-small-en-v1.5-q",
+            "The local model: bge-small-en-v1.5-q (better recall) or all-minilm-l6-v2-q (about "
                     + "twice as fast, English only). Searches compare only vectors of the model in use.",
             Parsers.oneOf("bge-small-en-v1.5-q", "all-minilm-l6-v2-q"));
-    public static final ConfigField<Integer> EMBEDDING_THREADS = new ConfigField<>("reme.embedding.threads", "0",
-            "Local model runs at once, one core each; 0 = one per core.", Parsers.intIn(0, 256));
-    public static final ConfigField<Integer> EMBEDDING_LOCAL_BATCH = new ConfigField<>("reme.embedding.local-batch-size",
-            "1", "Texts per local model run. 1 keeps each vector exactly what the text alone gives; larger batches "
+    public static final ConfigField<Integer> EMBEDDING_THREADS = new ConfigField<>(
+            "reme.embedding.threads",
+            "0",
+            "Local model runs at once, one core each; 0 = one per core.",
+            Parsers.intIn(0, 256));
+    public static final ConfigField<Integer> EMBEDDING_LOCAL_BATCH = new ConfigField<>(
+            "reme.embedding.local-batch-size",
+            "1",
+            "Texts per local model run. 1 keeps each vector exactly what the text alone gives; larger batches "
                     + "are faster on short texts but move the quantised models' vectors a little (cosine ~0.99).",
             Parsers.intIn(1, 256));
-    public static final ConfigField<String> EMBEDDING_MODEL = new ConfigField<>("reme.embedding.model", "",
-            "openai: the embedding model, e.g. text-embedding-3-small.", Parsers.text());
-    public static final ConfigField<Integer> EMBEDDING_DIMENSIONS = new ConfigField<>("reme.embedding.dimensions", "0",
+    public static final ConfigField<String> EMBEDDING_MODEL = new ConfigField<>(
+            "reme.embedding.model", "", "openai: the embedding model, e.g. text-embedding-3-small.", Parsers.text());
+    public static final ConfigField<Integer> EMBEDDING_DIMENSIONS = new ConfigField<>(
+            "reme.embedding.dimensions",
+            "0",
             "openai: the length of its vectors, at most 1024 (text-embedding-3-* shorten theirs when asked).",
             Parsers.intIn(0, 1024));
     public static final ConfigField<Boolean> EMBEDDING_SEND_DIMENSIONS = new ConfigField<>(
-            "reme.embedding.send-dimensions", "true",
+            "reme.embedding.send-dimensions",
+            "true",
             "openai: send the dimensions with each request (false for models and servers that reject it).",
             Parsers.bool());
-    public static final ConfigField<Integer> EMBEDDING_BATCH_SIZE = new ConfigField<>("reme.embedding.batch-size",
-            "128", "openai: texts per request.", Parsers.intIn(1, 2048));
-    public static final ConfigField<String> EMBEDDING_BASE_URL = new ConfigField<>("reme.embedding.base-url", "",
-            "openai: the endpoint; empty = reme.llm.base-url.", Parsers.text());
-    public static final ConfigField<String> EMBEDDING_API_KEY = new ConfigField<>("reme.embedding.api-key", "",
-            "openai: the endpoint's key; empty = reme.llm.api-key.", Parsers.text());
+    public static final ConfigField<Integer> EMBEDDING_BATCH_SIZE =
+            new ConfigField<>("reme.embedding.batch-size", "128", "openai: texts per request.", Parsers.intIn(1, 2048));
+    public static final ConfigField<String> EMBEDDING_BASE_URL = new ConfigField<>(
+            "reme.embedding.base-url", "", "openai: the endpoint; empty = reme.llm.base-url.", Parsers.text());
+    public static final ConfigField<String> EMBEDDING_API_KEY = new ConfigField<>(
+            "reme.embedding.api-key", "", "openai: the endpoint's key; empty = reme.llm.api-key.", Parsers.text());
 
-    public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>("reme.workspace.dir", "",
+    public static final ConfigField<String> WORKSPACE_DIR = new ConfigField<>(
+            "reme.workspace.dir",
+            "",
             "Working directory of per-user files (dialog JSONL, diaries, MEMORY.md, tool outputs). Empty = "
-                    + "<data-dir>/workspace.", Parsers.text());
-    public static final ConfigField<String> SINKS_EMBEDDED = new ConfigField<>("reme.sinks.embedded", "auto",
+                    + "<data-dir>/workspace.",
+            Parsers.text());
+    public static final ConfigField<String> SINKS_EMBEDDED = new ConfigField<>(
+            "reme.sinks.embedded",
+            "auto",
             "Run the file sink connectors in an in-process Kafka Connect worker: true, false (deploy them in a Connect "
                     + "cluster) or auto (only with the embedded broker, where there is one instance).",
             Parsers.oneOf("auto", "true", "false"));
-    public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>("reme.workspace.watch-interval", "1s",
+    public static final ConfigField<Duration> WATCH_INTERVAL = new ConfigField<>(
+            "reme.workspace.watch-interval",
+            "1s",
             "How often the working directory is checked for hand edits of MEMORY.md and diaries, which are published "
-                    + "as new versions; 0 turns the watch off.", Parsers.duration());
-    public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>("reme.metrics.tenant-labels", "",
+                    + "as new versions; 0 turns the watch off.",
+            Parsers.duration());
+    public static final ConfigField<String> METRICS_TENANTS = new ConfigField<>(
+            "reme.metrics.tenant-labels",
+            "",
             "Tenants (tenant,tenant) that get their own 'tenant' label value in /metrics; all others are counted as "
-                    + "'other', so label values stay bounded.", Parsers.tenantList());
+                    + "'other', so label values stay bounded.",
+            Parsers.tenantList());
 
-    public static final List<ConfigField<?>> FIELDS = List.of(DATA_DIR, BOOTSTRAP_SERVERS, HTTP_HOST, HTTP_PORT,
-            ADVERTISED_HOST, API_KEYS, APPLICATION_ID, TOPIC_PREFIX, PARTITIONS, REPLICATION_FACTOR, STREAM_THREADS,
-            PROCESSING_GUARANTEE, COMMIT_INTERVAL_MS, MAX_INPUT_LENGTH, COMPACT_RATIO, RESERVE, RESERVED_TOKENS,
-            ORPHAN_CALL_TURNS, ORPHAN_CALL_TOKENS,
-            TOKEN_ENCODING, IMAGE_TOKENS, TOOL_RECENT_BYTES, TOOL_OLD_BYTES, TOOL_RETENTION, LANGUAGE, SUMMARY_MAX_TOKENS,
-            MAX_SPAN_SHARE, RETRY_BACKOFF,
-            PENDING_TIMEOUT, ZONE, INPUT_MAX_BYTES, INPUT_MAX_CLOCK_SKEW, INPUT_EARLIEST_TIME, REQUEST_MAX_BYTES, HEALTH_THREAD_FAILURES, HEALTH_FAILURE_WINDOW,
-            LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT,
-            LLM_MAX_ATTEMPTS, LLM_CONCURRENCY, LLM_BACKOFF, LLM_BACKOFF_MAX, LLM_MAX_OUTPUT_TOKENS, WORKERS_EMBEDDED,
+    public static final List<ConfigField<?>> FIELDS = List.of(
+            DATA_DIR,
+            BOOTSTRAP_SERVERS,
+            HTTP_HOST,
+            HTTP_PORT,
+            ADVERTISED_HOST,
+            API_KEYS,
+            APPLICATION_ID,
+            TOPIC_PREFIX,
+            PARTITIONS,
+            REPLICATION_FACTOR,
+            STREAM_THREADS,
+            PROCESSING_GUARANTEE,
+            COMMIT_INTERVAL_MS,
+            MAX_INPUT_LENGTH,
+            COMPACT_RATIO,
+            RESERVE,
+            RESERVED_TOKENS,
+            ORPHAN_CALL_TURNS,
+            ORPHAN_CALL_TOKENS,
+            TOKEN_ENCODING,
+            IMAGE_TOKENS,
+            TOOL_RECENT_BYTES,
+            TOOL_OLD_BYTES,
+            TOOL_RETENTION,
+            LANGUAGE,
+            SUMMARY_MAX_TOKENS,
+            MAX_SPAN_SHARE,
+            RETRY_BACKOFF,
+            PENDING_TIMEOUT,
+            ZONE,
+            INPUT_MAX_BYTES,
+            INPUT_MAX_CLOCK_SKEW,
+            INPUT_EARLIEST_TIME,
+            REQUEST_MAX_BYTES,
+            HEALTH_THREAD_FAILURES,
+            HEALTH_FAILURE_WINDOW,
+            LLM_BASE_URL,
+            LLM_API_KEY,
+            LLM_MODEL,
+            LLM_TIMEOUT,
+            LLM_MAX_ATTEMPTS,
+            LLM_CONCURRENCY,
+            LLM_BACKOFF,
+            LLM_BACKOFF_MAX,
+            LLM_MAX_OUTPUT_TOKENS,
+            WORKERS_EMBEDDED,
             WORKERS_SEARCH_URL,
-            IDLE_AFTER, SESSION_RETENTION, DEDUP_COUNT, DEDUP_AGE, REQUEST_SECRET, MEMORY_BUCKETS, EMBEDDING, EMBEDDING_LOCAL_MODEL,
-            EMBEDDING_THREADS, EMBEDDING_LOCAL_BATCH, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, EMBEDDING_SEND_DIMENSIONS, EMBEDDING_BATCH_SIZE,
-            EMBEDDING_BASE_URL, EMBEDDING_API_KEY, WORKSPACE_DIR, SINKS_EMBEDDED, WATCH_INTERVAL,
-            METRICS_TENANTS, MEMORY_VISIBILITY_TIMEOUT, MEMORY_EXTRACT,
-            STATIC_MEMBERSHIP, SESSION_TIMEOUT, STANDBY_REPLICAS, DIARY_RETRY_BACKOFF, DIARY_MAX_FAILURES,
-            HTTP_IDLE_TIMEOUT, HTTP_MAX_THREADS, HTTP_MAX_QUEUED, HTTP_MAX_HEADER_BYTES, HTTP_MAX_BODY_BYTES,
-            SEARCH_MAX_QUERY_CHARS, SEARCH_MAX_QUERY_TERMS);
+            IDLE_AFTER,
+            SESSION_RETENTION,
+            DEDUP_COUNT,
+            DEDUP_AGE,
+            REQUEST_SECRET,
+            MEMORY_BUCKETS,
+            EMBEDDING,
+            EMBEDDING_LOCAL_MODEL,
+            EMBEDDING_THREADS,
+            EMBEDDING_LOCAL_BATCH,
+            EMBEDDING_MODEL,
+            EMBEDDING_DIMENSIONS,
+            EMBEDDING_SEND_DIMENSIONS,
+            EMBEDDING_BATCH_SIZE,
+            EMBEDDING_BASE_URL,
+            EMBEDDING_API_KEY,
+            WORKSPACE_DIR,
+            SINKS_EMBEDDED,
+            WATCH_INTERVAL,
+            METRICS_TENANTS,
+            MEMORY_VISIBILITY_TIMEOUT,
+            MEMORY_EXTRACT,
+            STATIC_MEMBERSHIP,
+            SESSION_TIMEOUT,
+            STANDBY_REPLICAS,
+            DIARY_RETRY_BACKOFF,
+            DIARY_MAX_FAILURES,
+            HTTP_IDLE_TIMEOUT,
+            HTTP_MAX_THREADS,
+            HTTP_MAX_QUEUED,
+            HTTP_MAX_HEADER_BYTES,
+            HTTP_MAX_BODY_BYTES,
+            SEARCH_MAX_QUERY_CHARS,
+            SEARCH_MAX_QUERY_TERMS);
 
-    private static final Pattern TENANT_OPTION =
-            Pattern.compile("reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
+    private static final Pattern TENANT_OPTION = Pattern.compile(
+            "reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
     private static final String KAFKA_PREFIX = "kafka.";
 
     private final Map<String, Object> values;
@@ -305,8 +539,11 @@ public final class AppConfig {
     /** The file's per-tenant and {@code kafka.*} entries as written, so {@link #with} can load them again. */
     private final Map<String, String> fileOnly;
 
-    private AppConfig(Map<String, Object> values, Map<String, ContextPolicy> tenantPolicies,
-            Map<String, String> kafkaOverrides, Map<String, String> fileOnly) {
+    private AppConfig(
+            Map<String, Object> values,
+            Map<String, ContextPolicy> tenantPolicies,
+            Map<String, String> kafkaOverrides,
+            Map<String, String> fileOnly) {
         this.values = Map.copyOf(values);
         this.tenantPolicies = Map.copyOf(tenantPolicies);
         this.kafkaOverrides = Map.copyOf(kafkaOverrides);
@@ -376,7 +613,8 @@ public final class AppConfig {
             } else if (entry.getKey().startsWith(KAFKA_PREFIX)) {
                 fileOnly.put(entry.getKey(), entry.getValue());
                 kafka.put(entry.getKey().substring(KAFKA_PREFIX.length()), entry.getValue());
-            } else if (entry.getKey().startsWith("reme.") && FIELDS.stream().noneMatch(f -> f.name().equals(entry.getKey()))) {
+            } else if (entry.getKey().startsWith("reme.")
+                    && FIELDS.stream().noneMatch(f -> f.name().equals(entry.getKey()))) {
                 errors.add(entry.getKey() + " (config file): unknown option");
             }
         }
@@ -391,12 +629,16 @@ public final class AppConfig {
             }
             tenantValues.forEach((tenant, options) -> {
                 try {
-                    tenantPolicies.put(tenant, new ContextPolicy(
-                            valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
-                            valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
-                            valueOr(options, RESERVE, defaults.reserve()),
-                            valueOr(options, RESERVED_TOKENS, defaults.reservedTokens()),
-                            defaults.orphanCallTurns(), defaults.orphanCallTokens(), defaults.maxSpanShare()));
+                    tenantPolicies.put(
+                            tenant,
+                            new ContextPolicy(
+                                    valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
+                                    valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
+                                    valueOr(options, RESERVE, defaults.reserve()),
+                                    valueOr(options, RESERVED_TOKENS, defaults.reservedTokens()),
+                                    defaults.orphanCallTurns(),
+                                    defaults.orphanCallTokens(),
+                                    defaults.maxSpanShare()));
                 } catch (IllegalArgumentException e) {
                     errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
                 }
@@ -456,7 +698,9 @@ public final class AppConfig {
     }
 
     private static ConfigField<?> field(String name) {
-        return FIELDS.stream().filter(f -> f.name().equals(name)).findFirst()
+        return FIELDS.stream()
+                .filter(f -> f.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no option " + name));
     }
 
@@ -481,7 +725,9 @@ public final class AppConfig {
     /** The working directory the file sinks write and the watch reads. */
     public Path workspaceDir() {
         String configured = get(WORKSPACE_DIR);
-        return configured.isBlank() ? dataDir().resolve("workspace") : Path.of(configured).toAbsolutePath().normalize();
+        return configured.isBlank()
+                ? dataDir().resolve("workspace")
+                : Path.of(configured).toAbsolutePath().normalize();
     }
 
     /** Whether this instance runs the file sinks in-process. */
@@ -510,8 +756,14 @@ public final class AppConfig {
     }
 
     public ContextPolicy contextPolicy() {
-        return new ContextPolicy(get(MAX_INPUT_LENGTH), get(COMPACT_RATIO), get(RESERVE), get(RESERVED_TOKENS),
-                get(ORPHAN_CALL_TURNS), get(ORPHAN_CALL_TOKENS), get(MAX_SPAN_SHARE));
+        return new ContextPolicy(
+                get(MAX_INPUT_LENGTH),
+                get(COMPACT_RATIO),
+                get(RESERVE),
+                get(RESERVED_TOKENS),
+                get(ORPHAN_CALL_TURNS),
+                get(ORPHAN_CALL_TOKENS),
+                get(MAX_SPAN_SHARE));
     }
 
     public Map<String, ContextPolicy> tenantPolicies() {
@@ -528,13 +780,24 @@ public final class AppConfig {
      * that nobody shares: an application passes its deployment's with {@code withRequestSecret}.
      */
     public SessionSettings sessionSettings() {
-        return new SessionSettings(contextPolicy(), tenantPolicies,
-                new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)), get(LANGUAGE), get(RETRY_BACKOFF),
-                get(PENDING_TIMEOUT), get(ZONE), get(INPUT_MAX_BYTES), get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER), get(SESSION_RETENTION), configuredRequestSecret().orElseGet(RequestSecret::random),
+        return new SessionSettings(
+                contextPolicy(),
+                tenantPolicies,
+                new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)),
+                get(LANGUAGE),
+                get(RETRY_BACKOFF),
+                get(PENDING_TIMEOUT),
+                get(ZONE),
+                get(INPUT_MAX_BYTES),
+                get(SUMMARY_MAX_TOKENS),
+                get(IDLE_AFTER),
+                get(SESSION_RETENTION),
+                configuredRequestSecret().orElseGet(RequestSecret::random),
                 new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)),
-                new SessionSettings.DiaryRetry(get(DIARY_RETRY_BACKOFF),
-                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)), get(DIARY_MAX_FAILURES)),
+                new SessionSettings.DiaryRetry(
+                        get(DIARY_RETRY_BACKOFF),
+                        max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)),
+                        get(DIARY_MAX_FAILURES)),
                 new TimeBounds(get(INPUT_EARLIEST_TIME), get(INPUT_MAX_CLOCK_SKEW)));
     }
 

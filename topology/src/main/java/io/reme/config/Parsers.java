@@ -12,8 +12,7 @@ import java.util.function.Function;
 
 /** Value parsers with the validations the options share; each failure says what was expected. */
 final class Parsers {
-    private Parsers() {
-    }
+    private Parsers() {}
 
     static Function<String, String> text() {
         return value -> value == null ? "" : value;
@@ -76,8 +75,8 @@ final class Parsers {
         return value -> {
             Duration parsed = anyDuration(value);
             if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
-                throw new IllegalArgumentException("expected a duration between " + min + " and " + max + ", got '"
-                        + value + "'");
+                throw new IllegalArgumentException(
+                        "expected a duration between " + min + " and " + max + ", got '" + value + "'");
             }
             return parsed;
         };
@@ -104,7 +103,8 @@ final class Parsers {
                 default -> throw new IllegalArgumentException("unknown unit");
             };
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("expected a duration such as 30s, 15m, 3d or PT15M, got '" + value + "'");
+            throw new IllegalArgumentException(
+                    "expected a duration such as 30s, 15m, 3d or PT15M, got '" + value + "'");
         }
     }
 
@@ -125,7 +125,8 @@ final class Parsers {
             try {
                 return ZoneId.of(value);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("expected a time zone such as UTC or Europe/Berlin, got '" + value + "'");
+                throw new IllegalArgumentException(
+                        "expected a time zone such as UTC or Europe/Berlin, got '" + value + "'");
             }
         };
     }
@@ -149,7 +150,8 @@ final class Parsers {
                     return value;
                 }
             }
-            throw new IllegalArgumentException("must be one of " + String.join(", ", allowed) + ", got '" + value + "'");
+            throw new IllegalArgumentException(
+                    "must be one of " + String.join(", ", allowed) + ", got '" + value + "'");
         };
     }
 

@@ -46,10 +46,13 @@ public final class FileSinks implements AutoCloseable {
     private final Duration stopTimeout;
 
     private FileSinks(Connect<StandaloneHerder> connect) {
-        this(connect, () -> {
-            connect.stop();
-            connect.awaitStop();
-        }, STOP_TIMEOUT);
+        this(
+                connect,
+                () -> {
+                    connect.stop();
+                    connect.awaitStop();
+                },
+                STOP_TIMEOUT);
     }
 
     FileSinks(Connect<StandaloneHerder> connect, Runnable stopWorker, Duration stopTimeout) {
@@ -59,8 +62,7 @@ public final class FileSinks implements AutoCloseable {
     }
 
     /** What the connectors need to know about the deployment. */
-    public record Settings(String name, Topics topics, Path workspace, Duration toolResultRetention) {
-    }
+    public record Settings(String name, Topics topics, Path workspace, Duration toolResultRetention) {}
 
     /**
      * Starts the worker and its connectors and returns once every task runs.
@@ -79,7 +81,8 @@ public final class FileSinks implements AutoCloseable {
         Connect<StandaloneHerder> connect = startWithoutShutdownHook(worker);
         FileSinks sinks = new FileSinks(connect);
         try {
-            for (Map.Entry<String, Map<String, String>> connector : connectorConfigs(settings).entrySet()) {
+            for (Map.Entry<String, Map<String, String>> connector :
+                    connectorConfigs(settings).entrySet()) {
                 FutureCallback<Herder.Created<ConnectorInfo>> created = new FutureCallback<>();
                 connect.herder().putConnectorConfig(connector.getKey(), connector.getValue(), true, created);
                 created.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -93,7 +96,9 @@ public final class FileSinks implements AutoCloseable {
             sinks.close();
             throw new IllegalStateException("interrupted while starting the file sinks", e);
         }
-        LOG.info("file sinks running workspace={} connectors={}", settings.workspace(),
+        LOG.info(
+                "file sinks running workspace={} connectors={}",
+                settings.workspace(),
                 connectorConfigs(settings).keySet());
         return sinks;
     }
@@ -140,7 +145,9 @@ public final class FileSinks implements AutoCloseable {
         props.put("key.converter", ByteArrayConverter.class.getName());
         props.put("value.converter", ByteArrayConverter.class.getName());
         props.put("consumer.isolation.level", "read_committed");
-        props.put("offset.storage.file.filename", dataDir.resolve("connect").resolve("offsets").toString());
+        props.put(
+                "offset.storage.file.filename",
+                dataDir.resolve("connect").resolve("offsets").toString());
         props.put("offset.flush.interval.ms", "1000");
         props.put("plugin.discovery", "service_load");
         props.put("listeners", "http://127.0.0.1:0");
@@ -160,8 +167,10 @@ public final class FileSinks implements AutoCloseable {
         String diary = settings.name() + "-diary-files";
         connectors.put(diary, connector(diary, DiarySinkConnector.class, topics.diary(), settings));
         String tools = settings.name() + "-tool-result-files";
-        Map<String, String> toolResults = connector(tools, ToolResultSinkConnector.class, topics.toolResults(), settings);
-        toolResults.put("retention.ms", Long.toString(settings.toolResultRetention().toMillis()));
+        Map<String, String> toolResults =
+                connector(tools, ToolResultSinkConnector.class, topics.toolResults(), settings);
+        toolResults.put(
+                "retention.ms", Long.toString(settings.toolResultRetention().toMillis()));
         connectors.put(tools, toolResults);
         return connectors;
     }
@@ -194,7 +203,9 @@ public final class FileSinks implements AutoCloseable {
 
     private boolean running(String name) {
         ConnectorStateInfo status = status(name);
-        return status != null && "RUNNING".equals(status.connector().state()) && !status.tasks().isEmpty()
+        return status != null
+                && "RUNNING".equals(status.connector().state())
+                && !status.tasks().isEmpty()
                 && status.tasks().stream().allMatch(t -> "RUNNING".equals(t.state()));
     }
 

@@ -14,8 +14,7 @@ import java.time.Duration;
  * @param maxHeaderBytes the request line and headers together
  * @param maxBodyBytes a request body; the handlers refuse larger ones with 413 before reading them
  */
-public record HttpSettings(Duration idleTimeout, int maxThreads, int maxQueued, int maxHeaderBytes,
-        int maxBodyBytes) {
+public record HttpSettings(Duration idleTimeout, int maxThreads, int maxQueued, int maxHeaderBytes, int maxBodyBytes) {
     /** The defaults of {@link AppConfig}'s {@code reme.http.*} options. */
     public static final HttpSettings DEFAULT = from(AppConfig.of(java.util.Map.of()));
 
@@ -30,8 +29,11 @@ public record HttpSettings(Duration idleTimeout, int maxThreads, int maxQueued, 
     }
 
     public static HttpSettings from(AppConfig config) {
-        return new HttpSettings(config.get(AppConfig.HTTP_IDLE_TIMEOUT), config.get(AppConfig.HTTP_MAX_THREADS),
-                config.get(AppConfig.HTTP_MAX_QUEUED), config.get(AppConfig.HTTP_MAX_HEADER_BYTES),
+        return new HttpSettings(
+                config.get(AppConfig.HTTP_IDLE_TIMEOUT),
+                config.get(AppConfig.HTTP_MAX_THREADS),
+                config.get(AppConfig.HTTP_MAX_QUEUED),
+                config.get(AppConfig.HTTP_MAX_HEADER_BYTES),
                 config.get(AppConfig.HTTP_MAX_BODY_BYTES));
     }
 

@@ -37,10 +37,18 @@ public final class JsonErrorHandler extends ErrorHandler {
             message = "the request was not sent within the idle timeout";
         }
         if (status == 500 && cause instanceof Throwable thrown && !(thrown instanceof IOException)) {
-            LOG.error("request failed method={} path={}", request.getMethod(), request.getHttpURI().getPath(), thrown);
+            LOG.error(
+                    "request failed method={} path={}",
+                    request.getMethod(),
+                    request.getHttpURI().getPath(),
+                    thrown);
         } else {
-            LOG.debug("request refused method={} path={} status={} reason={}", request.getMethod(),
-                    request.getHttpURI().getPath(), status, cause != null ? cause : message);
+            LOG.debug(
+                    "request refused method={} path={} status={} reason={}",
+                    request.getMethod(),
+                    request.getHttpURI().getPath(),
+                    status,
+                    cause != null ? cause : message);
         }
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");

@@ -87,8 +87,13 @@ public final class WebServer implements AutoCloseable {
         } catch (Exception e) {
             throw new IOException("cannot start the " + name + " server: " + e.getMessage(), e);
         }
-        LOG.info("http server started name={} address={}:{} virtualThreads={} idleTimeoutMs={}", name, host(),
-                port(), VirtualThreads.areSupported(), settings.idleTimeout().toMillis());
+        LOG.info(
+                "http server started name={} address={}:{} virtualThreads={} idleTimeoutMs={}",
+                name,
+                host(),
+                port(),
+                VirtualThreads.areSupported(),
+                settings.idleTimeout().toMillis());
     }
 
     public int port() {

@@ -60,7 +60,11 @@ public final class MetricsServer implements AutoCloseable {
             send(response, callback, 404, "application/json", error("not_found", "only /metrics here"));
             return;
         }
-        send(response, callback, 200, PrometheusMetrics.CONTENT_TYPE,
+        send(
+                response,
+                callback,
+                200,
+                PrometheusMetrics.CONTENT_TYPE,
                 metrics.scrape().getBytes(StandardCharsets.UTF_8));
     }
 

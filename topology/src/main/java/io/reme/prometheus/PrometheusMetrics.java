@@ -44,11 +44,12 @@ import org.apache.kafka.streams.query.StateQueryResult;
 public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     /** The text exposition format {@link #scrape} renders. */
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
     public static final String OTHER_TENANT = "other";
 
     private static final Duration[] LLM_BUCKETS = seconds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120);
-    private static final Duration[] SEARCH_BUCKETS = seconds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-            0.5, 1, 2.5);
+    private static final Duration[] SEARCH_BUCKETS =
+            seconds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -60,8 +61,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<Boolean, Timer> searches;
 
     /** The per-tenant-label series. */
-    private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {
-    }
+    private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
 
     /** @param labelledTenants tenants whose id may appear as a label value; all others are {@value #OTHER_TENANT} */
     public PrometheusMetrics(Set<String> labelledTenants) {
@@ -72,30 +72,46 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         tenants = Map.copyOf(byTenant);
         other = tenants.containsKey(OTHER_TENANT) ? tenants.get(OTHER_TENANT) : tenantMeters(OTHER_TENANT);
         for (DlqReason reason : DlqReason.values()) {
-            deadLetters.put(reason, Counter.builder("reme.dlq.records")
-                    .description("Records sent to the dead-letter topic, by reason")
-                    .tag("reason", reason.name()).register(registry));
+            deadLetters.put(
+                    reason,
+                    Counter.builder("reme.dlq.records")
+                            .description("Records sent to the dead-letter topic, by reason")
+                            .tag("reason", reason.name())
+                            .register(registry));
         }
         for (LlmKind kind : LlmKind.values()) {
             Map<CallOutcome, Timer> byOutcome = new EnumMap<>(CallOutcome.class);
             for (CallOutcome outcome : CallOutcome.values()) {
-                byOutcome.put(outcome, Timer.builder("reme.llm.calls")
-                        .description("Calls to the LLM provider (each attempt), by kind and outcome")
-                        .tag("kind", kind.name()).tag("outcome", outcome.name())
-                        .serviceLevelObjectives(LLM_BUCKETS).register(registry));
+                byOutcome.put(
+                        outcome,
+                        Timer.builder("reme.llm.calls")
+                                .description("Calls to the LLM provider (each attempt), by kind and outcome")
+                                .tag("kind", kind.name())
+                                .tag("outcome", outcome.name())
+                                .serviceLevelObjectives(LLM_BUCKETS)
+                                .register(registry));
             }
             calls.put(kind, byOutcome);
             Map<LlmStatus, Counter> byStatus = new EnumMap<>(LlmStatus.class);
             for (LlmStatus status : LlmStatus.values()) {
-                byStatus.put(status, Counter.builder("reme.llm.requests")
-                        .description("LLM requests answered on llm.results after all attempts, by kind and status")
-                        .tag("kind", kind.name()).tag("status", status.name()).register(registry));
+                byStatus.put(
+                        status,
+                        Counter.builder("reme.llm.requests")
+                                .description(
+                                        "LLM requests answered on llm.results after all attempts, by kind and status")
+                                .tag("kind", kind.name())
+                                .tag("status", status.name())
+                                .register(registry));
             }
             requests.put(kind, byStatus);
         }
         searches = Map.of(false, searchTimer(false), true, searchTimer(true));
-        for (MeterBinder binder : List.of(new ClassLoaderMetrics(), new JvmMemoryMetrics(), new JvmThreadMetrics(),
-                new ProcessorMetrics(), new UptimeMetrics())) {
+        for (MeterBinder binder : List.of(
+                new ClassLoaderMetrics(),
+                new JvmMemoryMetrics(),
+                new JvmThreadMetrics(),
+                new ProcessorMetrics(),
+                new UptimeMetrics())) {
             binder.bindTo(registry);
         }
         JvmGcMetrics gc = new JvmGcMetrics();
@@ -106,21 +122,32 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private TenantMeters tenantMeters(String label) {
         Map<Compaction, Counter> compactions = new EnumMap<>(Compaction.class);
         for (Compaction event : Compaction.values()) {
-            compactions.put(event, Counter.builder("reme.compactions")
-                    .description("Compactions of session windows, by what happened")
-                    .tag("tenant", label).tag("event", event.name().toLowerCase(Locale.ROOT)).register(registry));
+            compactions.put(
+                    event,
+                    Counter.builder("reme.compactions")
+                            .description("Compactions of session windows, by what happened")
+                            .tag("tenant", label)
+                            .tag("event", event.name().toLowerCase(Locale.ROOT))
+                            .register(registry));
         }
         return new TenantMeters(
-                Counter.builder("reme.messages.in").description("Valid messages appended to their session's window")
-                        .tag("tenant", label).register(registry),
-                Counter.builder("reme.tokens.counted").description("Tokens of the messages appended, as counted on arrival")
-                        .tag("tenant", label).register(registry),
+                Counter.builder("reme.messages.in")
+                        .description("Valid messages appended to their session's window")
+                        .tag("tenant", label)
+                        .register(registry),
+                Counter.builder("reme.tokens.counted")
+                        .description("Tokens of the messages appended, as counted on arrival")
+                        .tag("tenant", label)
+                        .register(registry),
                 compactions);
     }
 
     private Timer searchTimer(boolean partial) {
-        return Timer.builder("reme.search").description("POST /v1/search, from request to merged answer")
-                .tag("partial", Boolean.toString(partial)).serviceLevelObjectives(SEARCH_BUCKETS).register(registry);
+        return Timer.builder("reme.search")
+                .description("POST /v1/search, from request to merged answer")
+                .tag("partial", Boolean.toString(partial))
+                .serviceLevelObjectives(SEARCH_BUCKETS)
+                .register(registry);
     }
 
     private static Duration[] seconds(double... values) {
@@ -150,7 +177,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             return Double.NaN;
         }
         StateQueryResult<Integer> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
-                .withQuery(new MemoryCount()).requireActive());
+                .withQuery(new MemoryCount())
+                .requireActive());
         long total = 0;
         for (QueryResult<Integer> partition : result.getPartitionResults().values()) {
             if (!partition.isSuccess()) {

@@ -33,7 +33,8 @@ public final class ApiKeys {
             String tenant = SafeId.require("tenant", trimmed.substring(0, colon));
             String key = trimmed.substring(colon + 1);
             if (key.length() < 16) {
-                throw new IllegalArgumentException("the API key of tenant " + tenant + " is shorter than 16 characters");
+                throw new IllegalArgumentException(
+                        "the API key of tenant " + tenant + " is shorter than 16 characters");
             }
             if (keys.put(tenant, key.getBytes(StandardCharsets.UTF_8)) != null) {
                 throw new IllegalArgumentException("tenant " + tenant + " has more than one API key");

@@ -62,8 +62,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private static final List<Route> ROUTES = List.of(
-            Route.of("GET", "/health/live", (api, exchange, params) ->
-                    sendJson(exchange, 200, Map.of("status", "UP"))),
+            Route.of("GET", "/health/live", (api, exchange, params) -> sendJson(exchange, 200, Map.of("status", "UP"))),
             Route.of("GET", "/health/ready", ApiServer::ready),
             Route.of("GET", "/metrics", ApiServer::metrics),
             Route.of("GET", "/openapi.json", ApiServer::openApi),
@@ -88,6 +87,7 @@ public final class ApiServer implements AutoCloseable {
     private final int maxBodyBytes;
     /** Requests handed to workers, running or waiting. */
     private final AdmissionGate gate;
+
     private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
@@ -100,9 +100,20 @@ public final class ApiServer implements AutoCloseable {
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
 
-    private ApiServer(WebServer server, ApiKeys keys, KafkaStreams streams, HostInfo self, SessionSettings settings,
-            String encoding, MessageIngest ingest, SearchSetup search, PrometheusMetrics metrics,
-            MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures) throws IOException {
+    private ApiServer(
+            WebServer server,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures)
+            throws IOException {
         this.server = server;
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
@@ -112,12 +123,18 @@ public final class ApiServer implements AutoCloseable {
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
         this.diaries = new DiaryQueries(streams, routing);
-        this.searches = new SearchQueries(streams, self, search.memoriesTopic(), search.partitions(),
-                search.partitioning(), search.embeddings(), search.limits());
+        this.searches = new SearchQueries(
+                streams,
+                self,
+                search.memoriesTopic(),
+                search.partitions(),
+                search.partitioning(),
+                search.embeddings(),
+                search.limits());
         this.ingest = ingest;
         this.health = new Health(streams, failures);
-        this.memories = new MemoryQueries(streams, routing, self, search.memoriesTopic(), writer, search.embeddings(),
-                visibilityTimeout);
+        this.memories = new MemoryQueries(
+                streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, keys);
         this.retrieval = new MemoryRetrieval(searches);
     }
@@ -128,12 +145,33 @@ public final class ApiServer implements AutoCloseable {
      * @param self this instance's address as other instances reach it (Streams' application.server)
      * @param metrics what {@code /metrics} exports; searches are timed into it
      */
-    public static ApiServer start(WebServer bound, ApiKeys keys, KafkaStreams streams, HostInfo self,
-            SessionSettings settings, String encoding, MessageIngest ingest, SearchSetup search,
-            PrometheusMetrics metrics, MemoryWriter writer, Duration visibilityTimeout, StreamThreadFailures failures)
+    public static ApiServer start(
+            WebServer bound,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures)
             throws IOException {
-        ApiServer api = new ApiServer(bound, keys, streams, self, settings, encoding, ingest, search, metrics, writer,
-                visibilityTimeout, failures);
+        ApiServer api = new ApiServer(
+                bound,
+                keys,
+                streams,
+                self,
+                settings,
+                encoding,
+                ingest,
+                search,
+                metrics,
+                writer,
+                visibilityTimeout,
+                failures);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
         bound.start(new Handler.Abstract.NonBlocking() {
             @Override
@@ -182,8 +220,16 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         if (exchange.contentLength() > maxBodyBytes) {
-            sendJson(exchange, 413, Map.of("error", Map.of("code", "too_large",
-                    "message", "request body is larger than " + maxBodyBytes + " bytes")));
+            sendJson(
+                    exchange,
+                    413,
+                    Map.of(
+                            "error",
+                            Map.of(
+                                    "code",
+                                    "too_large",
+                                    "message",
+                                    "request body is larger than " + maxBodyBytes + " bytes")));
             return;
         }
         new BodyRead(exchange, workers).run();
@@ -224,8 +270,8 @@ public final class ApiServer implements AutoCloseable {
                 try {
                     ByteBuffer bytes = chunk.getByteBuffer();
                     if (body.size() + bytes.remaining() > maxBodyBytes) {
-                        workers.execute(() -> exchange.fail(new HttpException.RuntimeException(413,
-                                "request body is larger than " + maxBodyBytes + " bytes")));
+                        workers.execute(() -> exchange.fail(new HttpException.RuntimeException(
+                                413, "request body is larger than " + maxBodyBytes + " bytes")));
                         return;
                     }
                     byte[] copy = new byte[bytes.remaining()];
@@ -250,8 +296,12 @@ public final class ApiServer implements AutoCloseable {
     private void dispatch(Exchange exchange, Executor workers) {
         if (!gate.enter(exchange.path().startsWith("/health/"))) {
             exchange.setHeader("Retry-After", "1");
-            sendJson(exchange, 503, Map.of("error", Map.of("code", "unavailable",
-                    "message", "the server is busy; ask again in a moment")));
+            sendJson(
+                    exchange,
+                    503,
+                    Map.of(
+                            "error",
+                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
             return;
         }
         try {
@@ -290,8 +340,10 @@ public final class ApiServer implements AutoCloseable {
             exchange.fail(e);
         } catch (RuntimeException e) {
             LOG.error("request failed method={} path={}", exchange.method(), exchange.path(), e);
-            sendJson(exchange, 500, Map.of("error", Map.of("code", "internal_error",
-                    "message", "internal error; see the server log")));
+            sendJson(
+                    exchange,
+                    500,
+                    Map.of("error", Map.of("code", "internal_error", "message", "internal error; see the server log")));
         }
     }
 
@@ -341,21 +393,28 @@ public final class ApiServer implements AutoCloseable {
 
     private void context(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        relay(exchange, contexts.context(tenant, params.get(0), exchange.rawQuery(), forwarded(exchange),
-                exchange.header("Authorization")));
+        relay(
+                exchange,
+                contexts.context(
+                        tenant,
+                        params.get(0),
+                        exchange.rawQuery(),
+                        forwarded(exchange),
+                        exchange.header("Authorization")));
     }
 
     private void diary(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        relay(exchange, diaries.document(tenant, params.get(0), params.get(1), forwarded(exchange),
-                exchange.header("Authorization")));
+        relay(
+                exchange,
+                diaries.document(
+                        tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
     }
 
     private void search(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(tenant, readJson(exchange),
-                exchange.header("Authorization"));
+        SearchQueries.Answer answer = searches.search(tenant, readJson(exchange), exchange.header("Authorization"));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
@@ -456,15 +515,17 @@ public final class ApiServer implements AutoCloseable {
 
     private String authenticate(Exchange exchange) {
         return keys.tenantOf(exchange.header("Authorization"))
-                .orElseThrow(() -> new ApiException(401, "unauthorized",
-                        "send the tenant's API key as 'Authorization: Bearer <key>'"));
+                .orElseThrow(() -> new ApiException(
+                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'"));
     }
 
     private JsonNode readJson(Exchange exchange) throws IOException {
         String type = exchange.header("Content-Type");
         if (type != null && !isJson(type)) {
-            throw new ApiException(415, "unsupported_media_type", "send the body as JSON with 'Content-Type: "
-                    + "application/json' (got '" + type + "')");
+            throw new ApiException(
+                    415,
+                    "unsupported_media_type",
+                    "send the body as JSON with 'Content-Type: " + "application/json' (got '" + type + "')");
         }
         try {
             return Json.MAPPER.readTree(exchange.body == null ? new byte[0] : exchange.body);
@@ -476,7 +537,9 @@ public final class ApiServer implements AutoCloseable {
     /** {@code application/json} or an {@code application/*+json} type, with any parameters (charset). */
     private static boolean isJson(String contentType) {
         int parameters = contentType.indexOf(';');
-        String type = (parameters < 0 ? contentType : contentType.substring(0, parameters)).trim().toLowerCase(Locale.ROOT);
+        String type = (parameters < 0 ? contentType : contentType.substring(0, parameters))
+                .trim()
+                .toLowerCase(Locale.ROOT);
         return type.equals("application/json") || type.startsWith("application/") && type.endsWith("+json");
     }
 
@@ -508,6 +571,7 @@ public final class ApiServer implements AutoCloseable {
         private final Callback callback;
         /** The whole body, read before the request is handled; null when it has none. */
         private byte[] body;
+
         private boolean answered;
 
         Exchange(Request request, Response response, Callback callback) {

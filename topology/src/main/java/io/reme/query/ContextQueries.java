@@ -31,16 +31,20 @@ public final class ContextQueries {
      * @param rawQuery empty, {@code window=served} (the default: what fits the model's input) or
      *                 {@code window=all} (every live message, for inspection)
      */
-    OwnerRouting.Answer context(String tenant, String session, String rawQuery, boolean forwarded,
-            String authorization) {
+    OwnerRouting.Answer context(
+            String tenant, String session, String rawQuery, boolean forwarded, String authorization) {
         String problem = SafeId.problem("session", session);
         if (problem != null) {
             throw new ApiException(400, "invalid_session", problem);
         }
         boolean wholeWindow = wholeWindow(rawQuery);
         SessionKey key = new SessionKey(tenant, session);
-        return routing.route(SessionStores.HEADERS, key.key(), "/v1/sessions/" + session + "/context"
-                + (wholeWindow ? "?window=all" : ""), forwarded, authorization,
+        return routing.route(
+                SessionStores.HEADERS,
+                key.key(),
+                "/v1/sessions/" + session + "/context" + (wholeWindow ? "?window=all" : ""),
+                forwarded,
+                authorization,
                 partition -> read(key, partition, wholeWindow));
     }
 
@@ -51,24 +55,26 @@ public final class ContextQueries {
         if (rawQuery.equals("window=all")) {
             return true;
         }
-        throw new ApiException(400, "invalid_query", "the only parameter is 'window', served (the default) or "
-                + "all; got '" + rawQuery + "'");
+        throw new ApiException(
+                400,
+                "invalid_query",
+                "the only parameter is 'window', served (the default) or " + "all; got '" + rawQuery + "'");
     }
 
     private OwnerRouting.Answer read(SessionKey key, int partition, boolean wholeWindow) {
-        ReadOnlyKeyValueStore<String, SessionHeader> headers = streams.store(StoreQueryParameters
-                .fromNameAndType(SessionStores.HEADERS, QueryableStoreTypes.<String, SessionHeader>keyValueStore())
+        ReadOnlyKeyValueStore<String, SessionHeader> headers = streams.store(StoreQueryParameters.fromNameAndType(
+                        SessionStores.HEADERS, QueryableStoreTypes.<String, SessionHeader>keyValueStore())
                 .withPartition(partition));
-        ReadOnlyKeyValueStore<String, StoredMessage> messages = streams.store(StoreQueryParameters
-                .fromNameAndType(SessionStores.MESSAGES, QueryableStoreTypes.<String, StoredMessage>keyValueStore())
+        ReadOnlyKeyValueStore<String, StoredMessage> messages = streams.store(StoreQueryParameters.fromNameAndType(
+                        SessionStores.MESSAGES, QueryableStoreTypes.<String, StoredMessage>keyValueStore())
                 .withPartition(partition));
-        ReadOnlyKeyValueStore<String, String> summaries = streams.store(StoreQueryParameters
-                .fromNameAndType(SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
+        ReadOnlyKeyValueStore<String, String> summaries = streams.store(StoreQueryParameters.fromNameAndType(
+                        SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
                 .withPartition(partition));
-        Optional<SessionView> view = SessionView.read(headers, messages, summaries, key,
-                settings.policyFor(key.tenant()), encoding, wholeWindow);
+        Optional<SessionView> view = SessionView.read(
+                headers, messages, summaries, key, settings.policyFor(key.tenant()), encoding, wholeWindow);
         return view.map(v -> new OwnerRouting.Answer(200, OwnerRouting.json(v)))
-                .orElseGet(() -> OwnerRouting.notFound("session_not_found",
-                        "no session '" + key.session() + "' for this tenant"));
+                .orElseGet(() -> OwnerRouting.notFound(
+                        "session_not_found", "no session '" + key.session() + "' for this tenant"));
     }
 }

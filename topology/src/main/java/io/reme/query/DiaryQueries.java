@@ -43,13 +43,18 @@ public final class DiaryQueries {
             }
         }
         DocumentKey key = new DocumentKey(tenant, user, name);
-        return routing.route(DiaryEditProcessor.STORE, key.key(), "/v1/diary/" + user + "/" + name, forwarded,
-                authorization, partition -> read(key, partition));
+        return routing.route(
+                DiaryEditProcessor.STORE,
+                key.key(),
+                "/v1/diary/" + user + "/" + name,
+                forwarded,
+                authorization,
+                partition -> read(key, partition));
     }
 
     private OwnerRouting.Answer read(DocumentKey key, int partition) {
-        ReadOnlyKeyValueStore<String, DiaryDocument> store = streams.store(StoreQueryParameters
-                .fromNameAndType(DiaryEditProcessor.STORE, QueryableStoreTypes.<String, DiaryDocument>keyValueStore())
+        ReadOnlyKeyValueStore<String, DiaryDocument> store = streams.store(StoreQueryParameters.fromNameAndType(
+                        DiaryEditProcessor.STORE, QueryableStoreTypes.<String, DiaryDocument>keyValueStore())
                 .withPartition(partition));
         DiaryDocument document = store.get(key.key());
         if (document == null) {

@@ -21,13 +21,12 @@ public final class Health {
      * @param threadFailures stream thread failures within the configured window
      * @param lastThreadError the last of them, or null
      */
-    public record Status(boolean ready, String streamsState, int threadFailures, String lastThreadError) {
-    }
+    public record Status(boolean ready, String streamsState, int threadFailures, String lastThreadError) {}
 
     public Status readiness() {
         KafkaStreams.State state = streams.state();
         boolean failing = failures.failing();
-        return new Status(state == KafkaStreams.State.RUNNING && !failing, state.name(), failures.recent(),
-                failures.lastError());
+        return new Status(
+                state == KafkaStreams.State.RUNNING && !failing, state.name(), failures.recent(), failures.lastError());
     }
 }

@@ -30,7 +30,8 @@ public final class HttpMemoryLookup implements MemoryLookup {
 
     private final URI search;
     private final ApiKeys keys;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     /** @param baseUrl an instance of the app, e.g. {@code http://reme:8080} */
     public HttpMemoryLookup(String baseUrl, ApiKeys keys) {
@@ -47,16 +48,24 @@ public final class HttpMemoryLookup implements MemoryLookup {
         }
         try {
             byte[] body = Json.MAPPER.writeValueAsBytes(SearchMemoryLookup.request(type, target, text, k));
-            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(search).timeout(TIMEOUT)
-                    .header("Authorization", authorization.get()).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = http.send(
+                    HttpRequest.newBuilder(search)
+                            .timeout(TIMEOUT)
+                            .header("Authorization", authorization.get())
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             if (response.statusCode() != 200) {
                 LOG.warn("memory lookup failed tenant={} status={}", tenant, response.statusCode());
                 return List.of();
             }
             JsonNode answer = Json.MAPPER.readTree(response.body());
             if (answer.path("partial").asBoolean()) {
-                LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.path("missingPartitions"));
+                LOG.warn(
+                        "memory lookup partial tenant={} missingPartitions={}",
+                        tenant,
+                        answer.path("missingPartitions"));
             }
             List<MergeTask.Neighbour> neighbours = new ArrayList<>();
             for (JsonNode node : answer.path("hits")) {

@@ -33,8 +33,7 @@ final class MemoryInput {
     /** The types callers write; diary and dialog chunks are written by the pipeline only. */
     static final Set<MemoryType> WRITABLE = Set.of(MemoryType.PERSONAL, MemoryType.PROCEDURAL, MemoryType.TOOL);
 
-    private MemoryInput() {
-    }
+    private MemoryInput() {}
 
     static ApiException invalid(String message) {
         return new ApiException(400, "invalid_memory", message);
@@ -101,7 +100,9 @@ final class MemoryInput {
             return null;
         }
         String value = node.asText();
-        if (!node.isTextual() || value.isBlank() || value.length() > MemoryRecord.MAX_TARGET_LENGTH
+        if (!node.isTextual()
+                || value.isBlank()
+                || value.length() > MemoryRecord.MAX_TARGET_LENGTH
                 || value.chars().anyMatch(Character::isISOControl)) {
             throw invalid("'target' must be a string of 1.." + MemoryRecord.MAX_TARGET_LENGTH
                     + " characters without control characters");
@@ -180,7 +181,8 @@ final class MemoryInput {
     }
 
     private static String metadataValue(String key, JsonNode value) {
-        if (!value.isTextual() || value.asText().length() > MAX_METADATA_CHARS
+        if (!value.isTextual()
+                || value.asText().length() > MAX_METADATA_CHARS
                 || value.asText().chars().anyMatch(Character::isISOControl)) {
             throw invalid("metadata '" + key + "' must be a string of at most " + MAX_METADATA_CHARS
                     + " characters without control characters");
@@ -254,8 +256,18 @@ final class MemoryInput {
         boolean descending = order.equals("desc");
         MemoryListQuery.Position after = cursor == null ? null : decodeCursor(cursor, sortKey, descending);
         try {
-            return new MemoryListQuery(tenant, types, targets, users, instant("from", from), instant("to", to),
-                    metadata, sortKey, descending, size, after);
+            return new MemoryListQuery(
+                    tenant,
+                    types,
+                    targets,
+                    users,
+                    instant("from", from),
+                    instant("to", to),
+                    metadata,
+                    sortKey,
+                    descending,
+                    size,
+                    after);
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }
@@ -270,20 +282,20 @@ final class MemoryInput {
     }
 
     /** What a cursor holds: the listing it belongs to and the last memory of the page before. */
-    record Cursor(String sort, boolean descending, long value, String id) {
-    }
+    record Cursor(String sort, boolean descending, long value, String id) {}
 
     static String encodeCursor(MemoryListQuery q, MemoryRecord last) {
         try {
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.MAPPER.writeValueAsBytes(
-                    new Cursor(q.sort().name(), q.descending(), q.sort().valueOf(last), last.id())));
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(Json.MAPPER.writeValueAsBytes(
+                            new Cursor(q.sort().name(), q.descending(), q.sort().valueOf(last), last.id())));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static MemoryListQuery.Position decodeCursor(String cursor, MemoryListQuery.Sort sort,
-            boolean descending) {
+    private static MemoryListQuery.Position decodeCursor(String cursor, MemoryListQuery.Sort sort, boolean descending) {
         Cursor c;
         try {
             c = Json.MAPPER.readValue(Base64.getUrlDecoder().decode(cursor), Cursor.class);

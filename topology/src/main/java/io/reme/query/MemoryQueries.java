@@ -44,10 +44,10 @@ final class MemoryQueries {
     static final String INTERNAL_LIST = "/v1/internal/memories-list";
     static final String INTERNAL_PROGRESS = "/v1/internal/memories-progress/";
     private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
-    private static final Set<String> CREATE_FIELDS = Set.of("type", "content", "target", "user", "session",
-            "conversationTime", "metadata");
-    private static final Set<String> UPDATE_FIELDS = Set.of("content", "target", "conversationTime", "metadata",
-            "version");
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("type", "content", "target", "user", "session", "conversationTime", "metadata");
+    private static final Set<String> UPDATE_FIELDS =
+            Set.of("content", "target", "conversationTime", "metadata", "version");
 
     private final KafkaStreams streams;
     private final OwnerRouting routing;
@@ -56,8 +56,14 @@ final class MemoryQueries {
     private final EmbeddingModel embeddings;
     private final Duration visibilityTimeout;
 
-    MemoryQueries(KafkaStreams streams, OwnerRouting routing, HostInfo self, String memoriesTopic, MemoryWriter writer,
-            EmbeddingModel embeddings, Duration visibilityTimeout) {
+    MemoryQueries(
+            KafkaStreams streams,
+            OwnerRouting routing,
+            HostInfo self,
+            String memoriesTopic,
+            MemoryWriter writer,
+            EmbeddingModel embeddings,
+            Duration visibilityTimeout) {
         this.streams = streams;
         this.routing = routing;
         this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
@@ -67,12 +73,10 @@ final class MemoryQueries {
     }
 
     /** A status and the JSON body to send with it. */
-    record Reply(int status, Object body) {
-    }
+    record Reply(int status, Object body) {}
 
     /** The answer to a write: the memory as written and whether reads already see it. */
-    record Written(String id, long version, boolean visible, MemoryView memory) {
-    }
+    record Written(String id, long version, boolean visible, MemoryView memory) {}
 
     // ---- writes -----------------------------------------------------------------------------------
 
@@ -97,8 +101,22 @@ final class MemoryQueries {
         Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
         MemoryRecord record;
         try {
-            record = new MemoryRecord(id, tenant, user, session, type, content, now, now, conversationTime, metadata,
-                    null, null, target, 1, List.of());
+            record = new MemoryRecord(
+                    id,
+                    tenant,
+                    user,
+                    session,
+                    type,
+                    content,
+                    now,
+                    now,
+                    conversationTime,
+                    metadata,
+                    null,
+                    null,
+                    target,
+                    1,
+                    List.of());
         } catch (IllegalArgumentException e) {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());
@@ -108,7 +126,8 @@ final class MemoryQueries {
 
     Reply update(String tenant, String id, JsonNode body, String authorization) {
         JsonNode b = fields(body, UPDATE_FIELDS);
-        if (b.hasNonNull("version") && !(b.get("version").isIntegralNumber() && b.get("version").canConvertToLong())) {
+        if (b.hasNonNull("version")
+                && !(b.get("version").isIntegralNumber() && b.get("version").canConvertToLong())) {
             throw MemoryInput.invalid("'version' must be a whole number, the version read last");
         }
         String content = MemoryInput.content(b.get("content"), false);
@@ -124,14 +143,19 @@ final class MemoryQueries {
                     + " is written by the pipeline; edit its source instead");
         }
         if (b.hasNonNull("version") && b.get("version").asLong() != current.version()) {
-            throw new ApiException(409, "version_conflict", "the memory is at version " + current.version()
-                    + ", not " + b.get("version").asLong() + "; read it again and repeat the edit");
+            throw new ApiException(
+                    409,
+                    "version_conflict",
+                    "the memory is at version " + current.version() + ", not "
+                            + b.get("version").asLong() + "; read it again and repeat the edit");
         }
         if (content == null && metadata == null && target == null && conversationTime == null) {
             throw MemoryInput.invalid("give at least one of content, target, metadata, conversationTime");
         }
-        MemoryRecord next = current.revise(content != null ? content : current.text(),
-                metadata != null ? metadata : current.metadata(), Instant.now());
+        MemoryRecord next = current.revise(
+                content != null ? content : current.text(),
+                metadata != null ? metadata : current.metadata(),
+                Instant.now());
         if (target != null) {
             next = next.withTarget(target);
         }
@@ -159,9 +183,15 @@ final class MemoryQueries {
     private Reply write(MemoryRecord record, String authorization, boolean created) {
         MemoryWriter.Written written = writer.upsert(record);
         boolean visible = awaitApplied(record.tenant(), record.id(), written, authorization);
-        LOG.info("memory {} tenant={} id={} version={} visible={}", created ? "added" : "updated", record.tenant(),
-                record.id(), record.version(), visible);
-        return new Reply(visible ? (created ? 201 : 200) : 202,
+        LOG.info(
+                "memory {} tenant={} id={} version={} visible={}",
+                created ? "added" : "updated",
+                record.tenant(),
+                record.id(),
+                record.version(),
+                visible);
+        return new Reply(
+                visible ? (created ? 201 : 200) : 202,
                 new Written(record.id(), record.version(), visible, MemoryView.of(record)));
     }
 
@@ -185,11 +215,16 @@ final class MemoryQueries {
         long deadline = System.nanoTime() + visibilityTimeout.toNanos();
         while (true) {
             try {
-                OwnerRouting.Answer answer = routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id,
-                        writer.partitioning(), INTERNAL_PROGRESS + id, false, authorization,
+                OwnerRouting.Answer answer = routing.route(
+                        MemoryIndexUpdater.STORE,
+                        tenant + "/" + id,
+                        writer.partitioning(),
+                        INTERNAL_PROGRESS + id,
+                        false,
+                        authorization,
                         partition -> progressAnswer(partition));
-                if (answer.status() == 200 && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1)
-                        >= written.offset()) {
+                if (answer.status() == 200
+                        && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1) >= written.offset()) {
                     return true;
                 }
             } catch (ApiException | IOException e) {
@@ -209,12 +244,19 @@ final class MemoryQueries {
 
     /** {@code GET /v1/internal/memories-progress/{id}}: the applied offset of the local index owning the id. */
     OwnerRouting.Answer progress(String tenant, String id, String authorization) {
-        return routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(),
-                INTERNAL_PROGRESS + id, true, authorization, this::progressAnswer);
+        return routing.route(
+                MemoryIndexUpdater.STORE,
+                tenant + "/" + id,
+                writer.partitioning(),
+                INTERNAL_PROGRESS + id,
+                true,
+                authorization,
+                this::progressAnswer);
     }
 
     private OwnerRouting.Answer progressAnswer(int partition) {
-        return new OwnerRouting.Answer(200, OwnerRouting.json(Map.of("applied", local(partition, new MemoryProgress()))));
+        return new OwnerRouting.Answer(
+                200, OwnerRouting.json(Map.of("applied", local(partition, new MemoryProgress()))));
     }
 
     // ---- reads ------------------------------------------------------------------------------------
@@ -229,14 +271,26 @@ final class MemoryQueries {
 
     /** {@code GET /v1/internal/memories/{id}} from another instance: the record as stored, read here. */
     OwnerRouting.Answer internalGet(String tenant, String id, String authorization) {
-        return routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(), INTERNAL_GET + id,
-                true, authorization, partition -> localGet(tenant, id, partition));
+        return routing.route(
+                MemoryIndexUpdater.STORE,
+                tenant + "/" + id,
+                writer.partitioning(),
+                INTERNAL_GET + id,
+                true,
+                authorization,
+                partition -> localGet(tenant, id, partition));
     }
 
     /** The tenant's memory with this id from the owning index, or null. */
     private MemoryRecord record(String tenant, String id, boolean forwarded, String authorization) {
-        OwnerRouting.Answer answer = routing.route(MemoryIndexUpdater.STORE, tenant + "/" + id, writer.partitioning(),
-                INTERNAL_GET + id, forwarded, authorization, partition -> localGet(tenant, id, partition));
+        OwnerRouting.Answer answer = routing.route(
+                MemoryIndexUpdater.STORE,
+                tenant + "/" + id,
+                writer.partitioning(),
+                INTERNAL_GET + id,
+                forwarded,
+                authorization,
+                partition -> localGet(tenant, id, partition));
         if (answer.status() == 404) {
             return null;
         }
@@ -257,12 +311,10 @@ final class MemoryQueries {
     }
 
     /** One page of a listing, and which partitions answered it. */
-    record Page(List<MemoryRecord> memories, Set<Integer> answered) {
-    }
+    record Page(List<MemoryRecord> memories, Set<Integer> answered) {}
 
     /** The answer to a listing. */
-    record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {
-    }
+    record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
 
     Listing list(String tenant, String rawQuery, String authorization) {
         MemoryListQuery query = MemoryInput.listQuery(tenant, rawQuery);
@@ -270,13 +322,20 @@ final class MemoryQueries {
         Set<Integer> missing = new TreeSet<>(wanted);
         List<MemoryRecord> all = new ArrayList<>();
         for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            Page page = fanOut.isSelf(host.getKey()) ? localList(query, host.getValue())
-                    : fanOut.post(host.getKey(), INTERNAL_LIST, Map.of("query", query, "partitions", host.getValue()),
-                            authorization, Page.class).orElse(new Page(List.of(), Set.of()));
+            Page page = fanOut.isSelf(host.getKey())
+                    ? localList(query, host.getValue())
+                    : fanOut.post(
+                                    host.getKey(),
+                                    INTERNAL_LIST,
+                                    Map.of("query", query, "partitions", host.getValue()),
+                                    authorization,
+                                    Page.class)
+                            .orElse(new Page(List.of(), Set.of()));
             all.addAll(page.memories());
             missing.removeAll(page.answered());
         }
-        Comparator<MemoryRecord> order = Comparator.<MemoryRecord>comparingLong(r -> query.sort().valueOf(r))
+        Comparator<MemoryRecord> order = Comparator.<MemoryRecord>comparingLong(
+                        r -> query.sort().valueOf(r))
                 .thenComparing(MemoryRecord::id);
         all.sort(query.descending() ? order.reversed() : order);
         List<MemoryRecord> page = all.subList(0, Math.min(query.limit(), all.size()));
@@ -309,10 +368,13 @@ final class MemoryQueries {
             return new Page(List.of(), Set.of());
         }
         var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
-                .withQuery(new MemoryList(query)).withPartitions(partitions).requireActive());
+                .withQuery(new MemoryList(query))
+                .withPartitions(partitions)
+                .requireActive());
         List<MemoryRecord> memories = new ArrayList<>();
         Set<Integer> answered = new TreeSet<>();
-        for (Map.Entry<Integer, QueryResult<List<MemoryRecord>>> partition : result.getPartitionResults().entrySet()) {
+        for (Map.Entry<Integer, QueryResult<List<MemoryRecord>>> partition :
+                result.getPartitionResults().entrySet()) {
             if (partition.getValue().isSuccess()) {
                 memories.addAll(partition.getValue().getResult());
                 answered.add(partition.getKey());
@@ -323,8 +385,10 @@ final class MemoryQueries {
 
     /** Runs a query on one partition of the local index; 503 when that partition is not active here. */
     private <R> R local(int partition, Query<R> query) {
-        var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE).withQuery(query)
-                .withPartitions(Set.of(partition)).requireActive());
+        var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+                .withQuery(query)
+                .withPartitions(Set.of(partition))
+                .requireActive());
         QueryResult<R> answer = result.getPartitionResults().get(partition);
         if (answer == null || !answer.isSuccess()) {
             throw ApiException.unavailable("the memory index of partition " + partition + " is not queryable here"

@@ -32,8 +32,7 @@ final class MemoryRetrieval {
     }
 
     /** The memories per type (in the order asked), and whether a partition did not answer. */
-    record Answer(Map<String, List<Hit>> results, boolean partial, Set<Integer> missingPartitions) {
-    }
+    record Answer(Map<String, List<Hit>> results, boolean partial, Set<Integer> missingPartitions) {}
 
     Answer retrieve(String tenant, JsonNode body, String authorization) {
         JsonNode b = MemoryInput.object(body);

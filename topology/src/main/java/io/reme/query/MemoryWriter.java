@@ -24,8 +24,8 @@ public final class MemoryWriter {
     private final int partitions;
     private final MemoryPartitioning partitioning;
 
-    public MemoryWriter(Producer<byte[], byte[]> producer, String topic, int partitions,
-            MemoryPartitioning partitioning) {
+    public MemoryWriter(
+            Producer<byte[], byte[]> producer, String topic, int partitions, MemoryPartitioning partitioning) {
         this.producer = producer;
         this.topic = topic;
         this.partitions = partitions;
@@ -33,8 +33,7 @@ public final class MemoryWriter {
     }
 
     /** Where an acknowledged write is in the topic. */
-    record Written(int partition, long offset) {
-    }
+    record Written(int partition, long offset) {}
 
     Written upsert(MemoryRecord record) {
         try {

@@ -67,8 +67,13 @@ public final class MessageIngest {
         try {
             for (int i = 0; i < sent.size(); i++) {
                 RecordMetadata metadata = sent.get(i).get(30, TimeUnit.SECONDS);
-                accepted.add(Map.of("key", new String(records.get(i).key(), StandardCharsets.UTF_8),
-                        "partition", metadata.partition(), "offset", metadata.offset()));
+                accepted.add(Map.of(
+                        "key",
+                        new String(records.get(i).key(), StandardCharsets.UTF_8),
+                        "partition",
+                        metadata.partition(),
+                        "offset",
+                        metadata.offset()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -79,7 +84,8 @@ public final class MessageIngest {
         return Map.of("accepted", accepted.size(), "records", accepted);
     }
 
-    private ProducerRecord<byte[], byte[]> record(String tenant, JsonNode envelope, int index, boolean batch, long now) {
+    private ProducerRecord<byte[], byte[]> record(
+            String tenant, JsonNode envelope, int index, boolean batch, long now) {
         String where = batch ? "message " + index + ": " : "";
         if (envelope == null || !envelope.isObject()) {
             throw new ApiException(400, "malformed_json", where + "a message must be a JSON object");

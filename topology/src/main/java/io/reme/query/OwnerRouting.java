@@ -31,7 +31,8 @@ final class OwnerRouting {
 
     private final KafkaStreams streams;
     private final HostInfo self;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     OwnerRouting(KafkaStreams streams, HostInfo self) {
         this.streams = streams;
@@ -50,14 +51,20 @@ final class OwnerRouting {
      * @param path the request path, to forward
      * @param local reads the key from the given partition of the local store
      */
-    Answer route(String store, String key, String path, boolean forwarded, String authorization,
-            IntFunction<Answer> local) {
+    Answer route(
+            String store, String key, String path, boolean forwarded, String authorization, IntFunction<Answer> local) {
         return route(store, key, null, path, forwarded, authorization, local);
     }
 
     /** As {@link #route(String, String, String, boolean, String, IntFunction)} for a store partitioned by {@code partitioner}. */
-    Answer route(String store, String key, StreamPartitioner<String, Object> partitioner, String path,
-            boolean forwarded, String authorization, IntFunction<Answer> local) {
+    Answer route(
+            String store,
+            String key,
+            StreamPartitioner<String, Object> partitioner,
+            String path,
+            boolean forwarded,
+            String authorization,
+            IntFunction<Answer> local) {
         if (streams.state() != KafkaStreams.State.RUNNING) {
             throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
         }
@@ -89,7 +96,9 @@ final class OwnerRouting {
                 .build();
         try {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return new Answer(response.statusCode(), response.body(),
+            return new Answer(
+                    response.statusCode(),
+                    response.body(),
                     response.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
             LOG.warn("forward failed owner={}:{} error={}", owner.host(), owner.port(), e.toString());

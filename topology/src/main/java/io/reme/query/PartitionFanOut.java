@@ -31,7 +31,8 @@ final class PartitionFanOut {
     private final KafkaStreams streams;
     private final HostInfo self;
     private final String topic;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     PartitionFanOut(KafkaStreams streams, HostInfo self, String topic) {
         this.streams = streams;
@@ -49,7 +50,8 @@ final class PartitionFanOut {
         for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
             for (TopicPartition partition : client.topicPartitions()) {
                 if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
-                    byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>()).add(partition.partition());
+                    byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>())
+                            .add(partition.partition());
                 }
             }
         }
@@ -73,13 +75,25 @@ final class PartitionFanOut {
             if (response.statusCode() == 400 || response.statusCode() == 500) {
                 // The other instance took the request and refused or failed it: an answer, not an absence.
                 JsonNode error = errorOf(response.body());
-                LOG.warn("remote call refused host={}:{} path={} status={} code={}", host.host(), host.port(), path,
-                        response.statusCode(), error.path("code").asText());
-                throw new ApiException(response.statusCode(), error.path("code").asText("internal_error"),
-                        "instance " + host.host() + ":" + host.port() + ": " + error.path("message").asText(""));
+                LOG.warn(
+                        "remote call refused host={}:{} path={} status={} code={}",
+                        host.host(),
+                        host.port(),
+                        path,
+                        response.statusCode(),
+                        error.path("code").asText());
+                throw new ApiException(
+                        response.statusCode(),
+                        error.path("code").asText("internal_error"),
+                        "instance " + host.host() + ":" + host.port() + ": "
+                                + error.path("message").asText(""));
             }
             if (response.statusCode() != 200) {
-                LOG.warn("remote call failed host={}:{} path={} status={}", host.host(), host.port(), path,
+                LOG.warn(
+                        "remote call failed host={}:{} path={} status={}",
+                        host.host(),
+                        host.port(),
+                        path,
                         response.statusCode());
                 return Optional.empty();
             }

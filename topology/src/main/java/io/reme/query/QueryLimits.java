@@ -17,20 +17,25 @@ public record QueryLimits(int maxChars, int maxTerms) {
             throw new IllegalArgumentException("maxChars must be positive (got " + maxChars + ")");
         }
         if (maxTerms < 1 || maxTerms > QueryTerms.MAX_TERMS) {
-            throw new IllegalArgumentException("maxTerms must be in [1, " + QueryTerms.MAX_TERMS + "] (got "
-                    + maxTerms + ")");
+            throw new IllegalArgumentException(
+                    "maxTerms must be in [1, " + QueryTerms.MAX_TERMS + "] (got " + maxTerms + ")");
         }
     }
 
     /** Throws a 400 {@code query_too_long} naming the limit when {@code text} is over one. */
     void check(String text) {
         if (text.length() > maxChars) {
-            throw new ApiException(400, "query_too_long", "'query' is longer than " + maxChars + " characters (got "
-                    + text.length() + "); search with the gist, not the whole text");
+            throw new ApiException(
+                    400,
+                    "query_too_long",
+                    "'query' is longer than " + maxChars + " characters (got " + text.length()
+                            + "); search with the gist, not the whole text");
         }
         if (QueryTerms.count(text, maxTerms) > maxTerms) {
-            throw new ApiException(400, "query_too_long", "'query' has more than " + maxTerms
-                    + " search terms; search with the gist, not the whole text");
+            throw new ApiException(
+                    400,
+                    "query_too_long",
+                    "'query' has more than " + maxTerms + " search terms; search with the gist, not the whole text");
         }
     }
 }

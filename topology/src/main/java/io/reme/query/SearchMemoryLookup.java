@@ -31,7 +31,9 @@ final class SearchMemoryLookup implements MemoryLookup {
     @Override
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
         try {
-            SearchQueries.Answer answer = searches.search(tenant, Json.MAPPER.valueToTree(request(type, target, text, k)),
+            SearchQueries.Answer answer = searches.search(
+                    tenant,
+                    Json.MAPPER.valueToTree(request(type, target, text, k)),
                     keys.authorizationOf(tenant).orElse(null));
             if (answer.partial()) {
                 LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.missingPartitions());
@@ -45,8 +47,15 @@ final class SearchMemoryLookup implements MemoryLookup {
 
     /** The {@code /v1/search} body of a lookup: the memories of one type and target nearest to the text. */
     static Map<String, Object> request(MemoryType type, String target, String text, int k) {
-        return Map.of("query", text, "k", k, "types", List.of(type.name().toLowerCase(Locale.ROOT)),
-                "targets", List.of(target));
+        return Map.of(
+                "query",
+                text,
+                "k",
+                k,
+                "types",
+                List.of(type.name().toLowerCase(Locale.ROOT)),
+                "targets",
+                List.of(target));
     }
 
     /** A hit as the merge sees it: the memory and how close its vector is to the new one. */

@@ -51,8 +51,14 @@ public final class SearchQueries {
     private final EmbeddingModel embeddings;
     private final QueryLimits limits;
 
-    SearchQueries(KafkaStreams streams, HostInfo self, String memoriesTopic, int partitions,
-            MemoryPartitioning partitioning, EmbeddingModel embeddings, QueryLimits limits) {
+    SearchQueries(
+            KafkaStreams streams,
+            HostInfo self,
+            String memoriesTopic,
+            int partitions,
+            MemoryPartitioning partitioning,
+            EmbeddingModel embeddings,
+            QueryLimits limits) {
         this.streams = streams;
         this.limits = limits;
         this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
@@ -62,8 +68,7 @@ public final class SearchQueries {
     }
 
     /** The answer to one search across partitions. */
-    record Answer(List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {
-    }
+    record Answer(List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
     Answer search(String tenant, JsonNode body, String authorization) {
         long start = System.nanoTime();
@@ -85,9 +90,14 @@ public final class SearchQueries {
         boolean candidates = wanted.size() > 1;
         List<Hit> hits = new ArrayList<>();
         for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            PartitionHits found = fanOut.isSelf(host.getKey()) ? local(query, host.getValue(), candidates)
-                    : fanOut.post(host.getKey(), INTERNAL_PATH, Map.of("query", query, "partitions", host.getValue(),
-                            "candidates", candidates), authorization, PartitionHits.class)
+            PartitionHits found = fanOut.isSelf(host.getKey())
+                    ? local(query, host.getValue(), candidates)
+                    : fanOut.post(
+                                    host.getKey(),
+                                    INTERNAL_PATH,
+                                    Map.of("query", query, "partitions", host.getValue(), "candidates", candidates),
+                                    authorization,
+                                    PartitionHits.class)
                             .orElse(new PartitionHits(List.of(), Set.of()));
             hits.addAll(found.hits());
             missing.removeAll(found.answered());
@@ -104,8 +114,7 @@ public final class SearchQueries {
     }
 
     /** Hits of some partitions, and which partitions answered. */
-    record PartitionHits(List<Hit> hits, Set<Integer> answered) {
-    }
+    record PartitionHits(List<Hit> hits, Set<Integer> answered) {}
 
     /** Runs the search on this instance's active tasks for {@code wanted}: their top k, or all their candidates. */
     PartitionHits local(SearchQuery query, Set<Integer> wanted, boolean candidates) {
@@ -113,7 +122,9 @@ public final class SearchQueries {
             return new PartitionHits(List.of(), Set.of());
         }
         StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
-                .withQuery(new MemorySearch(query, candidates)).withPartitions(wanted).requireActive());
+                .withQuery(new MemorySearch(query, candidates))
+                .withPartitions(wanted)
+                .requireActive());
         return collect(query, result.getPartitionResults());
     }
 
@@ -132,10 +143,16 @@ public final class SearchQueries {
             } else if (answer.getFailureReason() == FailureReason.STORE_EXCEPTION) {
                 // The index took the query and failed: asking again will not help, and the other
                 // partitions would fail alike. Not a partition that is away, so never "partial".
-                LOG.error("search failed in the index tenant={} partition={} reason={}", query.tenant(),
-                        partition.getKey(), answer.getFailureMessage());
-                throw new ApiException(500, "search_failed", "the memory index of partition " + partition.getKey()
-                        + " failed the search: " + answer.getFailureMessage());
+                LOG.error(
+                        "search failed in the index tenant={} partition={} reason={}",
+                        query.tenant(),
+                        partition.getKey(),
+                        answer.getFailureMessage());
+                throw new ApiException(
+                        500,
+                        "search_failed",
+                        "the memory index of partition " + partition.getKey() + " failed the search: "
+                                + answer.getFailureMessage());
             }
         }
         return new PartitionHits(hits, answered);
@@ -203,8 +220,20 @@ public final class SearchQueries {
             }
         }
         try {
-            return new SearchQuery(tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion,
-                    targets, vector == null ? null : embeddings.id());
+            return new SearchQuery(
+                    tenant,
+                    text,
+                    vector,
+                    k,
+                    types,
+                    users,
+                    sessions,
+                    from,
+                    to,
+                    minScore,
+                    fusion,
+                    targets,
+                    vector == null ? null : embeddings.id());
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }

@@ -47,7 +47,8 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
             lastError = exception.toString();
             recent = prune();
         }
-        LOG.error("stream thread failed; replacing it failures={} limit={} window={}", recent, limit, window, exception);
+        LOG.error(
+                "stream thread failed; replacing it failures={} limit={} window={}", recent, limit, window, exception);
         return StreamThreadExceptionResponse.REPLACE_THREAD;
     }
 

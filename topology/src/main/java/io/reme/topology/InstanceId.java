@@ -23,8 +23,7 @@ public final class InstanceId {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceId.class);
     public static final String FILE = "streams-instance-id";
 
-    private InstanceId() {
-    }
+    private InstanceId() {}
 
     /** Reads the id kept in {@code dataDir}, or makes and keeps one. */
     public static String loadOrCreate(Path dataDir) {
@@ -43,7 +42,8 @@ public final class InstanceId {
             String id = "reme-" + HexFormat.of().formatHex(random);
             Files.createDirectories(dataDir);
             try {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } catch (UnsupportedOperationException e) {
                 Files.createFile(file);
             } catch (FileAlreadyExistsException e) {

@@ -35,6 +35,7 @@ public final class OutputExceptionHandler implements ProductionExceptionHandler 
     public static final String INPUT_BYTES_CONFIG = "reme.streams.input.max-bytes";
     /** A {@link PipelineMetrics} instance (Streams hands configured objects through as they are). */
     public static final String METRICS_CONFIG = "reme.streams.metrics";
+
     private static final Logger LOG = LoggerFactory.getLogger(OutputExceptionHandler.class);
 
     private String dlqTopic;
@@ -55,8 +56,8 @@ public final class OutputExceptionHandler implements ProductionExceptionHandler 
     }
 
     @Override
-    public Response handleError(ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record,
-            Exception exception) {
+    public Response handleError(
+            ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
         if (exception instanceof RecordTooLargeException || exception instanceof RecordBatchTooLargeException) {
             return drop(context, record.topic(), DlqReason.OUTPUT_TOO_LARGE, exception);
         }
@@ -71,30 +72,48 @@ public final class OutputExceptionHandler implements ProductionExceptionHandler 
 
     @Override
     @SuppressWarnings("rawtypes")
-    public Response handleSerializationError(ErrorHandlerContext context, ProducerRecord record, Exception exception,
+    public Response handleSerializationError(
+            ErrorHandlerContext context,
+            ProducerRecord record,
+            Exception exception,
             SerializationExceptionOrigin origin) {
-        DlqReason reason = exception instanceof RecordTooLargeException ? DlqReason.OUTPUT_TOO_LARGE
-                : DlqReason.OUTPUT_REJECTED;
+        DlqReason reason =
+                exception instanceof RecordTooLargeException ? DlqReason.OUTPUT_TOO_LARGE : DlqReason.OUTPUT_REJECTED;
         return drop(context, record.topic(), reason, exception);
     }
 
     private Response drop(ErrorHandlerContext context, String topic, DlqReason reason, Exception exception) {
-        LOG.error("output dropped reason={} topic={} node={} task={} source={}-{}-{} error={}", reason, topic,
-                context.processorNodeId(), context.taskId(), context.topic(), context.partition(), context.offset(),
+        LOG.error(
+                "output dropped reason={} topic={} node={} task={} source={}-{}-{} error={}",
+                reason,
+                topic,
+                context.processorNodeId(),
+                context.taskId(),
+                context.topic(),
+                context.partition(),
+                context.offset(),
                 exception.toString());
         metrics.deadLetter(reason);
         if (dlqTopic == null || dlqTopic.equals(topic)) {
             return Response.resume();
         }
-        return Response.resume(List.of(deadLetter(context, reason, "output to " + topic + " from "
-                + context.processorNodeId() + " dropped: " + exception.getMessage())));
+        return Response.resume(List.of(deadLetter(
+                context,
+                reason,
+                "output to " + topic + " from " + context.processorNodeId() + " dropped: " + exception.getMessage())));
     }
 
     private ProducerRecord<byte[], byte[]> deadLetter(ErrorHandlerContext context, DlqReason reason, String detail) {
-        Headers headers = DeadLetterHeaders.of(context.headers(), reason, detail, context.topic(), context.partition(),
-                context.offset(), context.timestamp());
-        DeadLetters.Bounded bounded = DeadLetters.bound(context.sourceRawKey(), context.sourceRawValue(), headers,
-                inputBytes);
+        Headers headers = DeadLetterHeaders.of(
+                context.headers(),
+                reason,
+                detail,
+                context.topic(),
+                context.partition(),
+                context.offset(),
+                context.timestamp());
+        DeadLetters.Bounded bounded =
+                DeadLetters.bound(context.sourceRawKey(), context.sourceRawValue(), headers, inputBytes);
         Long timestamp = context.timestamp() < 0 ? null : context.timestamp();
         return new ProducerRecord<>(dlqTopic, null, timestamp, bounded.key(), bounded.value(), headers);
     }

@@ -7,9 +7,9 @@ import io.reme.index.MemoryIndexStoreBuilder;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.JsonSerde;
-import io.reme.search.MemoryRecord;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.search.MemoryRecord;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.MessageProcessor;
 import io.reme.session.ResultProcessor;
@@ -19,13 +19,13 @@ import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
+import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -39,20 +39,23 @@ import org.apache.kafka.streams.state.Stores;
  * the memory index keeps a Lucene index per task of the {@code memories} topic.
  */
 public final class RemeTopology {
-    private RemeTopology() {
-    }
+    private RemeTopology() {}
 
     public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens) {
         return build(topics, settings, tokens, new MemoryPartitioning(1));
     }
 
-    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
-            MemoryPartitioning memories) {
+    public static Topology build(
+            Topics topics, SessionSettings settings, TokenCounter tokens, MemoryPartitioning memories) {
         return build(topics, settings, tokens, memories, PipelineMetrics.NONE);
     }
 
-    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
-            MemoryPartitioning memories, PipelineMetrics metrics) {
+    public static Topology build(
+            Topics topics,
+            SessionSettings settings,
+            TokenCounter tokens,
+            MemoryPartitioning memories,
+            PipelineMetrics metrics) {
         return build(topics, settings, tokens, memories, metrics, RecordLimits.forInput(settings.maxMessageBytes()));
     }
 
@@ -62,17 +65,26 @@ public final class RemeTopology {
      * @param limits the record limit every sink enforces and every changelog is configured for; inputs are
      *        checked against {@code settings.maxMessageBytes()}
      */
-    public static Topology build(Topics topics, SessionSettings settings, TokenCounter tokens,
-            MemoryPartitioning memories, PipelineMetrics metrics, RecordLimits limits) {
+    public static Topology build(
+            Topics topics,
+            SessionSettings settings,
+            TokenCounter tokens,
+            MemoryPartitioning memories,
+            PipelineMetrics metrics,
+            RecordLimits limits) {
         Topology topology = new Topology();
         Map<String, String> changelog = limits.changelogConfig();
         int maxRecord = limits.recordBytes();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         topology.addSource(SessionNodes.MESSAGES_SOURCE, bytesIn, bytesIn, topics.messages());
         topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
-        topology.addProcessor(SessionNodes.MESSAGE_PROCESSOR, MessageProcessor.supplier(settings, tokens, metrics),
+        topology.addProcessor(
+                SessionNodes.MESSAGE_PROCESSOR,
+                MessageProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.MESSAGES_SOURCE);
-        topology.addProcessor(SessionNodes.RESULT_PROCESSOR, ResultProcessor.supplier(settings, tokens, metrics),
+        topology.addProcessor(
+                SessionNodes.RESULT_PROCESSOR,
+                ResultProcessor.supplier(settings, tokens, metrics),
                 SessionNodes.RESULTS_SOURCE);
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
         for (StoreBuilder<?> store : SessionStores.all()) {
@@ -80,32 +92,73 @@ public final class RemeTopology {
         }
 
         StringSerializer keys = new StringSerializer();
-        topology.addSink(SessionNodes.REQUESTS_SINK, topics.llmRequests(), keys,
-                limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord), both);
-        topology.addSink(SessionNodes.DIALOG_SINK, topics.dialog(), keys,
-                limited(JsonSerde.of(ArchivedMessage.class).serializer(), maxRecord), both);
-        topology.addSink(SessionNodes.TOOL_RESULTS_SINK, topics.toolResults(), keys,
-                limited(new StringSerializer(), maxRecord), both);
-        topology.addSink(SessionNodes.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
-                limited(new ByteArraySerializer(), maxRecord), both);
+        topology.addSink(
+                SessionNodes.REQUESTS_SINK,
+                topics.llmRequests(),
+                keys,
+                limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord),
+                both);
+        topology.addSink(
+                SessionNodes.DIALOG_SINK,
+                topics.dialog(),
+                keys,
+                limited(JsonSerde.of(ArchivedMessage.class).serializer(), maxRecord),
+                both);
+        topology.addSink(
+                SessionNodes.TOOL_RESULTS_SINK,
+                topics.toolResults(),
+                keys,
+                limited(new StringSerializer(), maxRecord),
+                both);
+        topology.addSink(
+                SessionNodes.DLQ_SINK,
+                topics.dlq(),
+                untyped(new ByteArraySerializer()),
+                limited(new ByteArraySerializer(), maxRecord),
+                both);
 
         // Diary documents: one writer per document key, versioned edits.
         topology.addSource(DiaryEditProcessor.SOURCE, bytesIn, bytesIn, topics.diaryEdits());
-        topology.addProcessor(DiaryEditProcessor.NAME, DiaryEditProcessor.supplier(metrics,
-                new InputLimit(settings.maxMessageBytes()), settings.requestSecret()), DiaryEditProcessor.SOURCE);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
-                Serdes.String(), JsonSerde.of(DiaryDocument.class)).withLoggingEnabled(changelog), DiaryEditProcessor.NAME);
-        topology.addSink(DiaryEditProcessor.SINK, topics.diary(), keys,
-                limited(JsonSerde.of(DiaryDocument.class).serializer(), maxRecord), DiaryEditProcessor.NAME);
-        topology.addSink(DiaryEditProcessor.DLQ_SINK, topics.dlq(), untyped(new ByteArraySerializer()),
-                limited(new ByteArraySerializer(), maxRecord), DiaryEditProcessor.NAME);
-        topology.addSink(DiaryEditProcessor.CHUNKS_SINK, topics.memoriesPending(), keys,
-                limited(JsonSerde.of(MemoryRecord.class).serializer(), maxRecord), memories, DiaryEditProcessor.NAME);
+        topology.addProcessor(
+                DiaryEditProcessor.NAME,
+                DiaryEditProcessor.supplier(
+                        metrics, new InputLimit(settings.maxMessageBytes()), settings.requestSecret()),
+                DiaryEditProcessor.SOURCE);
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(
+                                Stores.persistentKeyValueStore(DiaryEditProcessor.STORE),
+                                Serdes.String(),
+                                JsonSerde.of(DiaryDocument.class))
+                        .withLoggingEnabled(changelog),
+                DiaryEditProcessor.NAME);
+        topology.addSink(
+                DiaryEditProcessor.SINK,
+                topics.diary(),
+                keys,
+                limited(JsonSerde.of(DiaryDocument.class).serializer(), maxRecord),
+                DiaryEditProcessor.NAME);
+        topology.addSink(
+                DiaryEditProcessor.DLQ_SINK,
+                topics.dlq(),
+                untyped(new ByteArraySerializer()),
+                limited(new ByteArraySerializer(), maxRecord),
+                DiaryEditProcessor.NAME);
+        topology.addSink(
+                DiaryEditProcessor.CHUNKS_SINK,
+                topics.memoriesPending(),
+                keys,
+                limited(JsonSerde.of(MemoryRecord.class).serializer(), maxRecord),
+                memories,
+                DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE,
-                new InputLimit(settings.maxMessageBytes())), MemoryIndexUpdater.SOURCE,
-                new StringDeserializer(), new ByteArrayDeserializer(), topics.memories(), MemoryIndexUpdater.NAME,
+        topology.addReadOnlyStateStore(
+                new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE, new InputLimit(settings.maxMessageBytes())),
+                MemoryIndexUpdater.SOURCE,
+                new StringDeserializer(),
+                new ByteArrayDeserializer(),
+                topics.memories(),
+                MemoryIndexUpdater.NAME,
                 MemoryIndexUpdater.supplier());
         return topology;
     }

@@ -9,8 +9,7 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /** Derives the Kafka Streams properties from the configuration; {@code kafka.*} overrides win. */
 public final class StreamsSettings {
-    private StreamsSettings() {
-    }
+    private StreamsSettings() {}
 
     /**
      * With static membership on, reads (or makes, once) this instance's id in the data directory.
@@ -22,7 +21,9 @@ public final class StreamsSettings {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.get(AppConfig.APPLICATION_ID));
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(StreamsConfig.STATE_DIR_CONFIG, config.dataDir().resolve("streams").toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                config.dataDir().resolve("streams").toString());
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.get(AppConfig.PROCESSING_GUARANTEE));
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.get(AppConfig.STREAM_THREADS));
@@ -41,7 +42,8 @@ public final class StreamsSettings {
         // forever (seen on 4.4 under load: a thread stalled for good). One request in flight per
         // connection keeps batches in order.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
-        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
+        props.put(
+                StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRequest + 64 * 1024);
         props.put(StreamsConfig.topicPrefix("max.message.bytes"), Integer.toString(maxRequest + 64 * 1024));
         // An output the record makes unwritable is dropped and dead-lettered instead of failing the task forever.
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OutputExceptionHandler.class);
@@ -51,7 +53,8 @@ public final class StreamsSettings {
         // Recovery: a restarted instance rejoins as the same static member (no wait for its old session),
         // a dead one is given up after the session timeout, and standbys make the takeover warm.
         if (config.get(AppConfig.STATIC_MEMBERSHIP)) {
-            props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+            props.put(
+                    StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
                     InstanceId.loadOrCreate(config.dataDir()));
         }
         long sessionMs = config.get(AppConfig.SESSION_TIMEOUT).toMillis();
@@ -59,7 +62,8 @@ public final class StreamsSettings {
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) (sessionMs / 3));
         // The embedded broker serves one instance: no other could hold a standby, and Streams would warn
         // for every task at every rebalance that it cannot place one.
-        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
+        props.put(
+                StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
                 config.embeddedBroker() ? 0 : config.get(AppConfig.STANDBY_REPLICAS));
         props.putAll(config.kafkaOverrides());
         return props;

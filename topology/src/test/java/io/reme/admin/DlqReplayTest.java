@@ -42,40 +42,63 @@ class DlqReplayTest {
         LlmRequest extract = request("globex", LlmKind.EXTRACT);
         MockConsumer<byte[], byte[]> consumer = consumer(List.of(
                 deadLetter(0, "acme/s1", Json.MAPPER.writeValueAsBytes(diary), DlqReason.LLM_FAILED),
-                deadLetter(1, "acme/s1", "{\"role\":\"user\"}".getBytes(StandardCharsets.UTF_8), DlqReason.MISSING_FIELD),
+                deadLetter(
+                        1, "acme/s1", "{\"role\":\"user\"}".getBytes(StandardCharsets.UTF_8), DlqReason.MISSING_FIELD),
                 deadLetter(2, "acme/s1", "not json".getBytes(StandardCharsets.UTF_8), DlqReason.LLM_FAILED),
                 deadLetter(3, "globex/s2", Json.MAPPER.writeValueAsBytes(extract), DlqReason.LLM_FAILED)));
         MockProducer<byte[], byte[]> producer = producer();
         List<LlmRequest> reported = new ArrayList<>();
 
-        DlqReplay.Summary summary = DlqReplay.run(consumer, producer, TOPICS.dlq(), TOPICS.llmRequests(),
-                new DlqReplay.Filter("LLM_FAILED", Set.of(), null, false), reported::add);
+        DlqReplay.Summary summary = DlqReplay.run(
+                consumer,
+                producer,
+                TOPICS.dlq(),
+                TOPICS.llmRequests(),
+                new DlqReplay.Filter("LLM_FAILED", Set.of(), null, false),
+                reported::add);
 
         assertEquals(new DlqReplay.Summary(4, 2), summary);
         assertEquals(List.of(diary, extract), reported);
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
         assertEquals(2, sent.size());
         assertEquals(TOPICS.llmRequests(), sent.get(0).topic());
-        assertArrayEquals("acme/s1".getBytes(StandardCharsets.UTF_8), sent.get(0).key(), "same key, same partition");
+        assertArrayEquals(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), sent.get(0).key(), "same key, same partition");
         assertArrayEquals(Json.MAPPER.writeValueAsBytes(diary), sent.get(0).value(), "the request as it was");
-        assertEquals(Map.of(DLQ, new OffsetAndMetadata(4)), consumer.committed(Set.of(DLQ)),
+        assertEquals(
+                Map.of(DLQ, new OffsetAndMetadata(4)),
+                consumer.committed(Set.of(DLQ)),
                 "the group remembers how far it read, so a second replay sends nothing again");
     }
 
     @Test
     void kindTenantAndDryRunNarrowWhatIsSent() throws Exception {
         MockConsumer<byte[], byte[]> consumer = consumer(List.of(
-                deadLetter(0, "acme/s1", Json.MAPPER.writeValueAsBytes(request("acme", LlmKind.DIARY)),
+                deadLetter(
+                        0,
+                        "acme/s1",
+                        Json.MAPPER.writeValueAsBytes(request("acme", LlmKind.DIARY)),
                         DlqReason.LLM_FAILED),
-                deadLetter(1, "acme/s1", Json.MAPPER.writeValueAsBytes(request("acme", LlmKind.COMPACT)),
+                deadLetter(
+                        1,
+                        "acme/s1",
+                        Json.MAPPER.writeValueAsBytes(request("acme", LlmKind.COMPACT)),
                         DlqReason.LLM_FAILED),
-                deadLetter(2, "globex/s1", Json.MAPPER.writeValueAsBytes(request("globex", LlmKind.DIARY)),
+                deadLetter(
+                        2,
+                        "globex/s1",
+                        Json.MAPPER.writeValueAsBytes(request("globex", LlmKind.DIARY)),
                         DlqReason.LLM_FAILED)));
         MockProducer<byte[], byte[]> producer = producer();
         List<LlmRequest> reported = new ArrayList<>();
 
-        DlqReplay.Summary summary = DlqReplay.run(consumer, producer, TOPICS.dlq(), TOPICS.llmRequests(),
-                new DlqReplay.Filter("LLM_FAILED", Set.of(LlmKind.DIARY), "acme", true), reported::add);
+        DlqReplay.Summary summary = DlqReplay.run(
+                consumer,
+                producer,
+                TOPICS.dlq(),
+                TOPICS.llmRequests(),
+                new DlqReplay.Filter("LLM_FAILED", Set.of(LlmKind.DIARY), "acme", true),
+                reported::add);
 
         assertEquals(new DlqReplay.Summary(3, 1), summary);
         assertEquals(LlmKind.DIARY, reported.get(0).kind());
@@ -85,20 +108,42 @@ class DlqReplayTest {
     }
 
     private static LlmRequest request(String tenant, LlmKind kind) {
-        return new LlmRequest("req-" + tenant + "-" + kind, 3, kind, tenant, "s1", "u1", 0, 1, List.of(), "", "en", 2,
+        return new LlmRequest(
+                "req-" + tenant + "-" + kind,
+                3,
+                kind,
+                tenant,
+                "s1",
+                "u1",
+                0,
+                1,
+                List.of(),
+                "",
+                "en",
+                2,
                 Instant.parse("2026-11-30T10:00:00Z"));
     }
 
     private static ConsumerRecord<byte[], byte[]> deadLetter(long offset, String key, byte[] value, DlqReason reason) {
         Headers headers = DeadLetterHeaders.of(null, reason, "HTTP 500", TOPICS.llmRequests(), 0, offset, 0);
-        return new ConsumerRecord<>(DLQ.topic(), DLQ.partition(), offset, 0L, TimestampType.CREATE_TIME, 0, 0,
-                key.getBytes(StandardCharsets.UTF_8), value, headers, Optional.empty());
+        return new ConsumerRecord<>(
+                DLQ.topic(),
+                DLQ.partition(),
+                offset,
+                0L,
+                TimestampType.CREATE_TIME,
+                0,
+                0,
+                key.getBytes(StandardCharsets.UTF_8),
+                value,
+                headers,
+                Optional.empty());
     }
 
     private static MockConsumer<byte[], byte[]> consumer(List<ConsumerRecord<byte[], byte[]>> records) {
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>(AutoOffsetResetStrategy.EARLIEST.name());
-        consumer.updatePartitions(DLQ.topic(), List.of(new PartitionInfo(DLQ.topic(), 0, Node.noNode(), new Node[0],
-                new Node[0])));
+        consumer.updatePartitions(
+                DLQ.topic(), List.of(new PartitionInfo(DLQ.topic(), 0, Node.noNode(), new Node[0], new Node[0])));
         consumer.updateBeginningOffsets(Map.of(DLQ, 0L));
         consumer.updateEndOffsets(Map.of(DLQ, (long) records.size()));
         consumer.schedulePollTask(() -> records.forEach(consumer::addRecord));

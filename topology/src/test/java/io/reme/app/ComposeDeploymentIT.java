@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,8 +46,9 @@ class ComposeDeploymentIT extends WithBroker {
     private static final Path DOCKER = Path.of("..", "docker");
     private static final String API_KEYS = "acme:compose-key-0123456789abcdef";
     /** What an operator sets before {@code docker compose up}; everything else has a default in the file. */
-    private static final Map<String, String> OPERATOR = Map.of("REME_API_KEYS", API_KEYS,
-            "REME_REQUEST_SECRET", "compose-request-secret-0123456789abcdef");
+    private static final Map<String, String> OPERATOR =
+            Map.of("REME_API_KEYS", API_KEYS, "REME_REQUEST_SECRET", "compose-request-secret-0123456789abcdef");
+
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z0-9_]+)(?::?([-?])([^}]*))?}");
     private static final Pattern JAVAAGENT_PORT = Pattern.compile("jmx_prometheus_javaagent\\.jar=(\\d+):");
 
@@ -59,10 +59,13 @@ class ComposeDeploymentIT extends WithBroker {
     @SuppressWarnings("unchecked")
     static void load() throws IOException {
         // Like compose: parse first, then interpolate the string values.
-        Map<String, Object> compose = (Map<String, Object>) interpolated(new Yaml(new SafeConstructor(
-                new LoaderOptions())).load(Files.readString(DOCKER.resolve("compose.yaml"))));
+        Map<String, Object> compose =
+                (Map<String, Object>) interpolated(new Yaml(new SafeConstructor(new LoaderOptions()))
+                        .load(Files.readString(DOCKER.resolve("compose.yaml"))));
         services = (Map<String, Object>) compose.get("services");
-        appServices = services.keySet().stream().filter(name -> "app".equals(build(name).get("target"))).toList();
+        appServices = services.keySet().stream()
+                .filter(name -> "app".equals(build(name).get("target")))
+                .toList();
         assertEquals(List.of("app1", "app2"), appServices, "two application instances");
     }
 
@@ -87,8 +90,9 @@ class ComposeDeploymentIT extends WithBroker {
             if (value == null && "?".equals(matcher.group(2))) {
                 throw new AssertionError(matcher.group(1) + " is required but not in the operator's settings");
             }
-            matcher.appendReplacement(out, Matcher.quoteReplacement(value != null ? value
-                    : matcher.group(3) == null ? "" : matcher.group(3)));
+            matcher.appendReplacement(
+                    out,
+                    Matcher.quoteReplacement(value != null ? value : matcher.group(3) == null ? "" : matcher.group(3)));
         }
         return matcher.appendTail(out).toString();
     }
@@ -116,7 +120,8 @@ class ComposeDeploymentIT extends WithBroker {
 
     @SuppressWarnings("unchecked")
     private static List<String> strings(String name, String key) {
-        return ((List<Object>) service(name).getOrDefault(key, List.of())).stream().map(String::valueOf).toList();
+        return ((List<Object>) service(name).getOrDefault(key, List.of()))
+                .stream().map(String::valueOf).toList();
     }
 
     /** The app image's ENV lines, as the container sees them before compose adds its own. */
@@ -147,20 +152,30 @@ class ComposeDeploymentIT extends WithBroker {
         Set<String> advertised = new HashSet<>();
         for (String app : appServices) {
             Map<String, String> env = containerEnvironment(app);
-            List<String> unknown = env.keySet().stream().filter(name -> !options.contains(name)).toList();
+            List<String> unknown = env.keySet().stream()
+                    .filter(name -> !options.contains(name))
+                    .toList();
             assertTrue(unknown.isEmpty(), app + " sets variables the application does not read: " + unknown);
             AppConfig config = AppConfig.load(Map.of(), env, bootstrapFromCommand(app));
             assertEquals(app, config.get(AppConfig.ADVERTISED_HOST), "other instances reach " + app + " by its name");
             assertEquals(app, service(app).get("hostname"));
             advertised.add(config.get(AppConfig.ADVERTISED_HOST));
-            assertEquals(config.get(AppConfig.HTTP_PORT) + "", strings(app, "ports").get(0).split(":")[1],
+            assertEquals(
+                    config.get(AppConfig.HTTP_PORT) + "",
+                    strings(app, "ports").get(0).split(":")[1],
                     app + " publishes the API port");
-            assertTrue(strings(app, "volumes").contains("workspace:" + config.get(AppConfig.WORKSPACE_DIR)),
+            assertTrue(
+                    strings(app, "volumes").contains("workspace:" + config.get(AppConfig.WORKSPACE_DIR)),
                     app + " has the shared working directory volume where it watches for hand edits");
             assertEquals("false", config.get(AppConfig.SINKS_EMBEDDED), "the sinks run in the Connect worker");
         }
         assertEquals(appServices.size(), advertised.size(), "each instance is advertised under its own name");
-        assertEquals(1, appServices.stream().map(app -> environment(app).get("REME_APPLICATION_ID")).distinct().count(),
+        assertEquals(
+                1,
+                appServices.stream()
+                        .map(app -> environment(app).get("REME_APPLICATION_ID"))
+                        .distinct()
+                        .count(),
                 "all instances are one Streams application");
     }
 
@@ -170,7 +185,8 @@ class ComposeDeploymentIT extends WithBroker {
         int option = command.indexOf("--bootstrap-servers");
         assertTrue(option >= 0 && command.get(0).equals("run"), app + " runs with --bootstrap-servers: " + command);
         String bootstrap = command.get(option + 1);
-        assertTrue(environment("kafka").get("KAFKA_ADVERTISED_LISTENERS").contains("://" + bootstrap),
+        assertTrue(
+                environment("kafka").get("KAFKA_ADVERTISED_LISTENERS").contains("://" + bootstrap),
                 bootstrap + " is a listener Kafka advertises");
         return Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), bootstrap);
     }
@@ -202,25 +218,34 @@ class ComposeDeploymentIT extends WithBroker {
             assertEquals("/metrics", targets.get(target), "Prometheus scrapes " + target + ": " + targets);
         }
         assertEquals(new HashSet<>(expected), targets.keySet(), "and nothing that does not exist");
-        assertTrue(service("prometheus").toString().contains("./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml"));
+        assertTrue(service("prometheus")
+                .toString()
+                .contains("./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml"));
     }
 
     @Test
     void theConnectorsReadTheApplicationsTopicsAndWriteTheSharedWorkingDirectory() throws Exception {
         AppConfig app = AppConfig.load(Map.of(), containerEnvironment("app1"), bootstrapFromCommand("app1"));
         Topics topics = app.topics();
-        String workspace = strings("connect", "volumes").stream().filter(v -> v.startsWith("workspace:"))
-                .map(v -> v.substring("workspace:".length())).findFirst()
+        String workspace = strings("connect", "volumes").stream()
+                .filter(v -> v.startsWith("workspace:"))
+                .map(v -> v.substring("workspace:".length()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("connect mounts the workspace volume"));
         Set<String> read = new HashSet<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(DOCKER.resolve("connect").resolve("connectors"),
-                "*.json")) {
+        try (DirectoryStream<Path> files =
+                Files.newDirectoryStream(DOCKER.resolve("connect").resolve("connectors"), "*.json")) {
             for (Path file : files) {
                 JsonNode connector = Json.MAPPER.readTree(file.toFile());
                 read.add(connector.path("topics").asText());
                 assertEquals(workspace, connector.path("workspace.dir").asText(), file + " writes the shared volume");
-                assertEquals(topics.dlq(), connector.path("errors.deadletterqueue.topic.name").asText(), file.toString());
-                assertTrue(SinkConnector.class.isAssignableFrom(Class.forName(connector.path("connector.class").asText())),
+                assertEquals(
+                        topics.dlq(),
+                        connector.path("errors.deadletterqueue.topic.name").asText(),
+                        file.toString());
+                assertTrue(
+                        SinkConnector.class.isAssignableFrom(
+                                Class.forName(connector.path("connector.class").asText())),
                         file + " names one of our sink connectors");
             }
         }
@@ -228,7 +253,8 @@ class ComposeDeploymentIT extends WithBroker {
         assertEquals(app.get(AppConfig.WORKSPACE_DIR), workspace, "the sinks write where the instances watch");
         String dockerfile = Files.readString(DOCKER.resolve("Dockerfile"));
         String pluginPath = environment("connect").get("CONNECT_PLUGIN_PATH");
-        assertTrue(dockerfile.contains("reme-streams.jar " + pluginPath + "/"),
+        assertTrue(
+                dockerfile.contains("reme-streams.jar " + pluginPath + "/"),
                 "the connect image puts the application jar under the plugin path " + pluginPath);
         assertTrue(Files.isExecutable(DOCKER.resolve("connect").resolve("start-connect.sh")));
     }
@@ -245,21 +271,26 @@ class ComposeDeploymentIT extends WithBroker {
         HttpClient http = HttpClient.newHttpClient();
         try (RemeApp app = RemeApp.start(AppConfig.load(Map.of(), env, here))) {
             String base = "http://127.0.0.1:" + app.httpPort();
-            HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/health/ready")).build(),
+            HttpResponse<String> ready = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/health/ready")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, ready.statusCode(), ready.body());
-            HttpResponse<String> posted = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
-                    .header("Authorization", "Bearer " + API_KEYS.substring(API_KEYS.indexOf(':') + 1))
-                    .POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"session\":\"s1\",\"user\":\"alice\",\"role\":\"user\",\"content\":\"hello\"}")).build(),
+            HttpResponse<String> posted = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
+                            .header("Authorization", "Bearer " + API_KEYS.substring(API_KEYS.indexOf(':') + 1))
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"session\":\"s1\",\"user\":\"alice\",\"role\":\"user\",\"content\":\"hello\"}"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(202, posted.statusCode(), "the operator's key works: " + posted.body());
-            HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+            HttpResponse<String> metrics = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, metrics.statusCode());
             assertTrue(metrics.body().contains("reme_messages_in_total"), "the metrics Prometheus scrapes");
             try (Admin admin = Admin.create(RemeApp.clientProps(app.config(), broker.bootstrapServers()))) {
-                assertEquals(Integer.parseInt(env.get("REME_TOPIC_PARTITIONS")),
+                assertEquals(
+                        Integer.parseInt(env.get("REME_TOPIC_PARTITIONS")),
                         TopicProvisioner.partitions(admin, app.config().topics().messages()),
                         "the topics were created with the compose partition count");
             }

@@ -15,10 +15,10 @@ import java.util.function.Supplier;
 
 /** The integration tests' client of the HTTP API's context endpoint. */
 final class ContextApi {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ContextApi() {
-    }
+    private ContextApi() {}
 
     /** A response: status and parsed JSON body (missing node when there is none). */
     record Response(int status, JsonNode body) {
@@ -49,8 +49,10 @@ final class ContextApi {
     }
 
     private static Response context(String baseUrl, String token, String session, String query) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session + "/context"
-                        + query)).timeout(Duration.ofSeconds(15)).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create(baseUrl + "/v1/sessions/" + session + "/context" + query))
+                .timeout(Duration.ofSeconds(15))
+                .GET();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -63,7 +65,10 @@ final class ContextApi {
      */
     static Response diary(String baseUrl, String token, String user, String name) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/diary/" + user + "/" + name))
-                .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer " + token).GET().build();
+                .timeout(Duration.ofSeconds(15))
+                .header("Authorization", "Bearer " + token)
+                .GET()
+                .build();
         return send(request);
     }
 
@@ -71,7 +76,8 @@ final class ContextApi {
     private static Response send(HttpRequest request) {
         try {
             HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body = response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
+            JsonNode body =
+                    response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
             return new Response(response.statusCode(), body);
         } catch (IOException e) {
             return new Response(-1, Json.MAPPER.missingNode());
@@ -90,19 +96,27 @@ final class ContextApi {
      * @param expected session name to number of messages produced
      * @param check called on every round, e.g. to fail fast if a helper died
      */
-    static Map<String, JsonNode> awaitSettled(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
-            Duration timeout, Runnable check) throws InterruptedException {
+    static Map<String, JsonNode> awaitSettled(
+            Supplier<String> baseUrl, String token, Map<String, Integer> expected, Duration timeout, Runnable check)
+            throws InterruptedException {
         return await(baseUrl, token, expected, true, timeout, check);
     }
 
     /** Polls until every session's context has counted exactly its expected messages, pending or not. */
-    static Map<String, JsonNode> awaitCounted(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
-            Duration timeout, Runnable check) throws InterruptedException {
+    static Map<String, JsonNode> awaitCounted(
+            Supplier<String> baseUrl, String token, Map<String, Integer> expected, Duration timeout, Runnable check)
+            throws InterruptedException {
         return await(baseUrl, token, expected, false, timeout, check);
     }
 
-    private static Map<String, JsonNode> await(Supplier<String> baseUrl, String token, Map<String, Integer> expected,
-            boolean settled, Duration timeout, Runnable check) throws InterruptedException {
+    private static Map<String, JsonNode> await(
+            Supplier<String> baseUrl,
+            String token,
+            Map<String, Integer> expected,
+            boolean settled,
+            Duration timeout,
+            Runnable check)
+            throws InterruptedException {
         Map<String, JsonNode> done = new TreeMap<>();
         Map<String, String> last = new HashMap<>();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -122,8 +136,9 @@ final class ContextApi {
                     throw new AssertionError("session " + session.getKey() + " counted " + counted
                             + " messages but only " + session.getValue() + " were produced");
                 }
-                last.put(session.getKey(), counted + "/" + session.getValue() + " messages, pending "
-                        + response.pending());
+                last.put(
+                        session.getKey(),
+                        counted + "/" + session.getValue() + " messages, pending " + response.pending());
                 if (counted == session.getValue() && !(settled && response.pending())) {
                     done.put(session.getKey(), response.body());
                 }

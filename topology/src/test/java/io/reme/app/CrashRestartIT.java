@@ -58,27 +58,33 @@ class CrashRestartIT extends WithBroker {
 
         long started = System.nanoTime();
         try (TestWorker worker = TestWorker.start(broker.bootstrapServers(), TOPICS);
-             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             long processedAtKill;
             try (AppProcess first = child(dataDir, config, dir.resolve("first.log"))) {
                 String url = first.awaitReady(Duration.ofSeconds(90));
                 worker.awaitAssigned(Duration.ofSeconds(30));
                 TestKafka.send(producer, TOPICS.messages(), rounds.get(0));
-                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, TestKafka.count(new LinkedHashMap<>(),
-                        rounds.get(0)), Duration.ofSeconds(30), worker::assertHealthy);
+                ContextApi.awaitCounted(
+                        () -> url,
+                        TestApps.ACME_KEY,
+                        TestKafka.count(new LinkedHashMap<>(), rounds.get(0)),
+                        Duration.ofSeconds(30),
+                        worker::assertHealthy);
 
                 // Keep producing in the background; kill once part of it is processed and compacted.
                 AtomicReference<Throwable> sendFailure = new AtomicReference<>();
-                Thread pacer = new Thread(() -> {
-                    try {
-                        for (List<Envelope> round : rounds.subList(1, beforeKill)) {
-                            TestKafka.send(producer, TOPICS.messages(), round);
-                            Thread.sleep(100);
-                        }
-                    } catch (Throwable t) {
-                        sendFailure.set(t);
-                    }
-                }, "pacer");
+                Thread pacer = new Thread(
+                        () -> {
+                            try {
+                                for (List<Envelope> round : rounds.subList(1, beforeKill)) {
+                                    TestKafka.send(producer, TOPICS.messages(), round);
+                                    Thread.sleep(100);
+                                }
+                            } catch (Throwable t) {
+                                sendFailure.set(t);
+                            }
+                        },
+                        "pacer");
                 pacer.start();
                 processedAtKill = awaitProgress(url, sizes.keySet(), 150, Duration.ofSeconds(60), worker);
                 first.kill();
@@ -88,9 +94,11 @@ class CrashRestartIT extends WithBroker {
                 }
             }
 
-            int firstHalf = rounds.subList(0, half).stream().mapToInt(List::size).sum();
-            assertTrue(processedAtKill < firstHalf, "killed after part, not all, of the first half: "
-                    + processedAtKill + " of " + firstHalf);
+            int firstHalf =
+                    rounds.subList(0, half).stream().mapToInt(List::size).sum();
+            assertTrue(
+                    processedAtKill < firstHalf,
+                    "killed after part, not all, of the first half: " + processedAtKill + " of " + firstHalf);
             // Messages keep arriving while no instance runs.
             for (List<Envelope> round : rounds.subList(beforeKill, half)) {
                 TestKafka.send(producer, TOPICS.messages(), round);
@@ -110,23 +118,30 @@ class CrashRestartIT extends WithBroker {
                     TestKafka.send(producer, TOPICS.messages(), round);
                     TestKafka.count(sent, round);
                 }
-                Map<String, JsonNode> contexts = ContextApi.awaitSettled(() -> url, TestApps.ACME_KEY, sizes,
-                        Duration.ofSeconds(90), () -> {
+                Map<String, JsonNode> contexts =
+                        ContextApi.awaitSettled(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(90), () -> {
                             worker.assertHealthy();
                             second.requireAlive();
                         });
                 long archived = contexts.values().stream()
-                        .mapToLong(c -> c.path("compaction").path("counters").path("MESSAGES").asLong()
+                        .mapToLong(c -> c.path("compaction")
+                                        .path("counters")
+                                        .path("MESSAGES")
+                                        .asLong()
                                 - c.path("messages").size())
                         .sum();
-                List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(broker.bootstrapServers(),
-                        TOPICS.dialog(), archived, Duration.ofSeconds(15));
+                List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(
+                        broker.bootstrapServers(), TOPICS.dialog(), archived, Duration.ofSeconds(15));
                 List<PipelineChecks.SessionOutcome> outcomes =
                         PipelineChecks.verify(produced, contexts, dialog, worker);
                 outcomes.forEach(o -> LOG.info("outcome {}", o));
-                assertEquals(total, outcomes.stream().mapToInt(o -> o.archived() + o.live()).sum());
-                assertTrue(TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
-                        .isEmpty(), "nothing was dead-lettered");
+                assertEquals(
+                        total,
+                        outcomes.stream().mapToInt(o -> o.archived() + o.live()).sum());
+                assertTrue(
+                        TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
+                                .isEmpty(),
+                        "nothing was dead-lettered");
                 for (PipelineChecks.SessionOutcome outcome : outcomes) {
                     assertTrue(outcome.applied() >= 5, "compactions went on after the restart: " + outcome);
                 }
@@ -139,8 +154,9 @@ class CrashRestartIT extends WithBroker {
      * Waits until the instance has processed at least {@code messages} messages in total and applied
      * at least one compaction, and returns how many messages it had counted then.
      */
-    private static long awaitProgress(String url, Iterable<String> sessions, long messages,
-            Duration timeout, TestWorker worker) throws InterruptedException {
+    private static long awaitProgress(
+            String url, Iterable<String> sessions, long messages, Duration timeout, TestWorker worker)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             worker.assertHealthy();
@@ -153,9 +169,11 @@ class CrashRestartIT extends WithBroker {
                     JsonNode counters = response.body().path("compaction").path("counters");
                     counted += counters.path("MESSAGES").asLong();
                     applied += counters.path("COMPACTIONS_APPLIED").asLong();
-                    seen.put(session, counters.path("MESSAGES").asLong() + " messages, "
-                            + counters.path("COMPACTIONS_APPLIED").asLong() + " compactions, pending "
-                            + response.pending());
+                    seen.put(
+                            session,
+                            counters.path("MESSAGES").asLong() + " messages, "
+                                    + counters.path("COMPACTIONS_APPLIED").asLong() + " compactions, pending "
+                                    + response.pending());
                 }
             }
             if (counted >= messages && applied > 0) {
@@ -174,9 +192,18 @@ class CrashRestartIT extends WithBroker {
      * configured through the environment as an operator would.
      */
     static AppProcess child(Path dataDir, Path config, Path log) throws IOException {
-        return AppProcess.start(List.of("--bootstrap-servers", broker.bootstrapServers(),
-                "--data-dir", dataDir.toString(), "--http-port", "0", "--config", config.toString()),
-                environment(), log);
+        return AppProcess.start(
+                List.of(
+                        "--bootstrap-servers",
+                        broker.bootstrapServers(),
+                        "--data-dir",
+                        dataDir.toString(),
+                        "--http-port",
+                        "0",
+                        "--config",
+                        config.toString()),
+                environment(),
+                log);
     }
 
     /** The small-context settings and keys, as the environment variables an operator would set. */

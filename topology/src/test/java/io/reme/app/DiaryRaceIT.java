@@ -19,7 +19,6 @@ import io.reme.provider.CooperativeModel;
 import io.reme.provider.OpenAiTestServer;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -99,55 +98,75 @@ class DiaryRaceIT extends WithBroker {
             options.put(AppConfig.LLM_CONCURRENCY.name(), "4");
 
             try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), options));
-                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+                    KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
                 LlmRequest a = diary("race-a", "Decision: session A moves the ledger to /srv/payments/ledger.yaml");
                 LlmRequest b = diary("race-b", "Decision: session B keeps max.in.flight=5 for PAY-7731");
                 for (LlmRequest request : List.of(a, b)) {
-                    producer.send(new ProducerRecord<>(TOPICS.llmRequests(),
+                    producer.send(new ProducerRecord<>(
+                            TOPICS.llmRequests(),
                             (request.tenant() + "/" + request.session()).getBytes(StandardCharsets.UTF_8),
                             Json.MAPPER.writeValueAsBytes(request)));
                 }
                 producer.flush();
 
-                LlmRecords.Exchange exchange = LlmRecords.await(broker.bootstrapServers(), TOPICS,
-                        Duration.ofSeconds(60));
+                LlmRecords.Exchange exchange =
+                        LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
                 assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.DIARY));
                 for (LlmRequest request : List.of(a, b)) {
                     LlmResult result = exchange.resultsOf(request).get(0);
                     assertEquals(LlmStatus.OK, result.status(), request.session() + ": " + result.error());
                 }
                 assertTrue(model.overlapped.get(), "both updates read the page before either wrote it");
-                assertEquals(3, model.updatesStarted.get(), "two updates and one retry of the loser talked to the model");
+                assertEquals(
+                        3, model.updatesStarted.get(), "two updates and one retry of the loser talked to the model");
 
                 // The single writer saw three edits: two based on the missing page, and the loser's retry on version 1.
                 List<DiaryEdit> edits = new ArrayList<>();
-                for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(broker.bootstrapServers(),
-                        TOPICS.diaryEdits(), 3, Duration.ofSeconds(15))) {
+                for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(
+                        broker.bootstrapServers(), TOPICS.diaryEdits(), 3, Duration.ofSeconds(15))) {
                     DiaryEdit edit = PipelineChecks.read(record.value(), DiaryEdit.class);
                     if (edit.key().key().equals(DOCUMENT_KEY)) {
                         edits.add(edit);
                     }
                 }
                 List<DiaryDocument> versions = new ArrayList<>();
-                for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(broker.bootstrapServers(),
-                        TOPICS.diary(), 2, Duration.ofSeconds(15))) {
+                for (ConsumerRecord<String, byte[]> record :
+                        TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.diary(), 2, Duration.ofSeconds(15))) {
                     if (record.key().equals(DOCUMENT_KEY)) {
                         versions.add(PipelineChecks.read(record.value(), DiaryDocument.class));
                     }
                 }
-                LOG.info("edits {}", edits.stream().map(e -> e.author() + "@" + e.baseVersion()).toList());
+                LOG.info(
+                        "edits {}",
+                        edits.stream()
+                                .map(e -> e.author() + "@" + e.baseVersion())
+                                .toList());
                 assertEquals(3, edits.size(), "edits of " + DOCUMENT_KEY);
-                assertEquals(List.of(0L, 0L, 1L), edits.stream().map(DiaryEdit::baseVersion).sorted().toList());
-                assertEquals(List.of(1L, 2L), versions.stream().map(DiaryDocument::version).toList());
+                assertEquals(
+                        List.of(0L, 0L, 1L),
+                        edits.stream().map(DiaryEdit::baseVersion).sorted().toList());
+                assertEquals(
+                        List.of(1L, 2L),
+                        versions.stream().map(DiaryDocument::version).toList());
                 String winner = versions.get(0).author();
                 String loser = versions.get(1).author();
-                assertEquals(Set.of(a.requestId(), b.requestId()), Set.of(winner, loser),
+                assertEquals(
+                        Set.of(a.requestId(), b.requestId()),
+                        Set.of(winner, loser),
                         "each request applied one version");
-                DiaryEdit retry = edits.stream().filter(e -> e.baseVersion() == 1).findFirst().orElseThrow();
+                DiaryEdit retry = edits.stream()
+                        .filter(e -> e.baseVersion() == 1)
+                        .findFirst()
+                        .orElseThrow();
                 assertEquals(loser, retry.author(), "the version-2 edit is the loser's retry");
                 assertEquals(retry.editId(), versions.get(1).editId());
-                assertEquals(Set.of(winner, loser), edits.stream().filter(e -> e.baseVersion() == 0)
-                        .map(DiaryEdit::author).collect(Collectors.toSet()), "both first tries were based on no page");
+                assertEquals(
+                        Set.of(winner, loser),
+                        edits.stream()
+                                .filter(e -> e.baseVersion() == 0)
+                                .map(DiaryEdit::author)
+                                .collect(Collectors.toSet()),
+                        "both first tries were based on no page");
 
                 // What a client reads: one page with both entries.
                 ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, USER, DAY);
@@ -167,11 +186,29 @@ class DiaryRaceIT extends WithBroker {
     private static LlmRequest diary(String session, String text) {
         Instant at = Instant.parse(DAY + "T10:00:00Z");
         List<Message> messages = List.of(
-                new Message("acme", session, USER, session + "-m0", Role.USER, null, at,
-                        List.of(new Block.Text(text))),
-                new Message("acme", session, USER, session + "-m1", Role.ASSISTANT, null, at.plusSeconds(5),
+                new Message("acme", session, USER, session + "-m0", Role.USER, null, at, List.of(new Block.Text(text))),
+                new Message(
+                        "acme",
+                        session,
+                        USER,
+                        session + "-m1",
+                        Role.ASSISTANT,
+                        null,
+                        at.plusSeconds(5),
                         List.of(new Block.Text("Noted."))));
-        return new LlmRequest(java.util.UUID.randomUUID().toString(), 1, LlmKind.DIARY, "acme", session, USER, 0, 1,
-                messages, "", "en", 0, at);
+        return new LlmRequest(
+                java.util.UUID.randomUUID().toString(),
+                1,
+                LlmKind.DIARY,
+                "acme",
+                session,
+                USER,
+                0,
+                1,
+                messages,
+                "",
+                "en",
+                0,
+                at);
     }
 }

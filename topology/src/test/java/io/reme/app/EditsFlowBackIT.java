@@ -58,7 +58,8 @@ class EditsFlowBackIT extends WithBroker {
 
     private static boolean mentions(JsonNode search, String text) {
         for (JsonNode hit : search.path("hits")) {
-            if (hit.path("text").asText().contains(text) && hit.path("metadata").path("path").asText().equals("MEMORY.md")) {
+            if (hit.path("text").asText().contains(text)
+                    && hit.path("metadata").path("path").asText().equals("MEMORY.md")) {
                 return true;
             }
         }
@@ -67,19 +68,23 @@ class EditsFlowBackIT extends WithBroker {
 
     @Test
     void aHandEditOfMemoryMdIsPublishedAndFoundBySearch() throws Exception {
-        AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of(
-                AppConfig.PARTITIONS.name(), "2",
-                AppConfig.STREAM_THREADS.name(), "1",
-                AppConfig.WORKERS_EMBEDDED.name(), "true",
-                AppConfig.EMBEDDING.name(), "local",
-                AppConfig.SINKS_EMBEDDED.name(), "true",
-                // Slow enough that the model edit in the race below lands before the person's save is published.
-                AppConfig.WATCH_INTERVAL.name(), "2s"));
+        AppConfig config = TestApps.config(
+                broker.bootstrapServers(),
+                dir.resolve("app"),
+                Map.of(
+                        AppConfig.PARTITIONS.name(), "2",
+                        AppConfig.STREAM_THREADS.name(), "1",
+                        AppConfig.WORKERS_EMBEDDED.name(), "true",
+                        AppConfig.EMBEDDING.name(), "local",
+                        AppConfig.SINKS_EMBEDDED.name(), "true",
+                        // Slow enough that the model edit in the race below lands before the person's save is
+                        // published.
+                        AppConfig.WATCH_INTERVAL.name(), "2s"));
         try (RemeApp app = RemeApp.start(config);
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             // The model's version 1, submitted to the single writer as a worker does.
-            DiaryEdit model = new DiaryEdit("model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1",
-                    Instant.now());
+            DiaryEdit model =
+                    new DiaryEdit("model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1", Instant.now());
             producer.send(signed(config.topics().diaryEdits(), model)).get();
 
             Path file = config.workspaceDir().resolve("acme/alice/MEMORY.md");
@@ -89,34 +94,48 @@ class EditsFlowBackIT extends WithBroker {
                 Thread.sleep(100);
             }
             String question = "{\"query\":\"what is the staging kafka cluster called\",\"k\":5}";
-            await("the model's version indexed", app, "/v1/search", "{\"query\":\"green tea\",\"k\":5}",
+            await(
+                    "the model's version indexed",
+                    app,
+                    "/v1/search",
+                    "{\"query\":\"green tea\",\"k\":5}",
                     s -> mentions(s, "green tea"));
             assertTrue(!mentions(call(app, "/v1/search", question), "bluefin-42"), "not known before the edit");
             Thread.sleep(4500);
-            assertEquals(1, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
+            assertEquals(
+                    1,
+                    call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
                     "the sink's own write did not come back as an edit");
 
             Files.writeString(file, MODEL_VERSION + FACT);
 
-            JsonNode found = await("the hand edit in search", app, "/v1/search", question, s -> mentions(s, "bluefin-42"));
+            JsonNode found =
+                    await("the hand edit in search", app, "/v1/search", question, s -> mentions(s, "bluefin-42"));
             assertTrue(mentions(found, "bluefin-42"));
             JsonNode document = call(app, "/v1/diary/alice/MEMORY", null);
             assertEquals(2, document.path("version").asLong());
             assertEquals(DiaryFileWatcher.AUTHOR, document.path("author").asText());
             assertEquals(MODEL_VERSION + FACT, document.path("content").asText());
             Thread.sleep(4500);
-            assertEquals(2, call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
+            assertEquals(
+                    2,
+                    call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
                     "writing the published edit back to the file is not another edit");
             assertEquals(MODEL_VERSION + FACT, Files.readString(file));
 
             // A race: the person saves again while a model edit of version 2 gets in first.
             String human = MODEL_VERSION + FACT + HUMAN_FACT;
             Files.writeString(file, human);
-            DiaryEdit racing = new DiaryEdit("model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT,
-                    "req-3", Instant.now());
+            DiaryEdit racing = new DiaryEdit(
+                    "model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT, "req-3", Instant.now());
             producer.send(signed(config.topics().diaryEdits(), racing)).get();
-            String merged = human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;
-            JsonNode both = await("the merge of both edits", app, "/v1/diary/alice/MEMORY", null,
+            String merged =
+                    human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;
+            JsonNode both = await(
+                    "the merge of both edits",
+                    app,
+                    "/v1/diary/alice/MEMORY",
+                    null,
                     d -> d.path("version").asLong() == 4);
             assertEquals(merged, both.path("content").asText(), "neither the person's line nor the model's is lost");
             deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -58,7 +58,8 @@ class FileSinksIT extends WithBroker {
     @BeforeAll
     static void startSinks() {
         root = dir.resolve("workspace");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             TopicProvisioner.ensure(admin, TOPICS, TOPICS.specs(2, 1 << 20, 1 << 24, Duration.ofDays(3)), -1);
         }
         producer = TestKafka.producer(broker.bootstrapServers());
@@ -79,8 +80,10 @@ class FileSinksIT extends WithBroker {
     }
 
     private static FileSinks start() {
-        return FileSinks.start(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                dir.resolve("data"), new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650)));
+        return FileSinks.start(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                dir.resolve("data"),
+                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650)));
     }
 
     @AfterAll
@@ -94,8 +97,15 @@ class FileSinksIT extends WithBroker {
     }
 
     private static ArchivedMessage archived(String session, String user, String date, long seq, String text) {
-        Message message = new Message("acme", session, user, session + "-" + seq, Role.ASSISTANT, null,
-                Instant.parse(date + "T23:59:00Z"), List.of(new Block.Text(text)));
+        Message message = new Message(
+                "acme",
+                session,
+                user,
+                session + "-" + seq,
+                Role.ASSISTANT,
+                null,
+                Instant.parse(date + "T23:59:00Z"),
+                List.of(new Block.Text(text)));
         return new ArchivedMessage("acme", session, user, date, seq, "acme/" + session + "#1", message);
     }
 
@@ -145,12 +155,12 @@ class FileSinksIT extends WithBroker {
         for (ArchivedMessage m : List.of(a0, a1, b0)) {
             send(TOPICS.dialog(), "acme/" + m.session(), json(m));
         }
-        DiaryDocument memory1 = new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- old\n", 1, "e1",
-                "r1", TIME);
-        DiaryDocument memory2 = new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- likes tea\n", 2,
-                "e2", "r2", TIME);
-        DiaryDocument day = new DiaryDocument("acme", "alice", "2026-11-30", "# 2026-11-30\n- moved offsets\n", 1,
-                "e3", "r3", TIME);
+        DiaryDocument memory1 =
+                new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- old\n", 1, "e1", "r1", TIME);
+        DiaryDocument memory2 =
+                new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- likes tea\n", 2, "e2", "r2", TIME);
+        DiaryDocument day = new DiaryDocument(
+                "acme", "alice", "2026-11-30", "# 2026-11-30\n- moved offsets\n", 1, "e3", "r3", TIME);
         send(TOPICS.diary(), "acme/alice/MEMORY", json(memory1));
         send(TOPICS.diary(), "acme/alice/MEMORY", json(memory2));
         send(TOPICS.diary(), "acme/alice/2026-11-30", json(day));
@@ -164,10 +174,12 @@ class FileSinksIT extends WithBroker {
         await("alice's dialog of 2026-11-29", () -> holds(alice.resolve("dialog/2026-11-29.jsonl"), lines(a0)));
         await("alice's dialog of 2026-11-30", () -> holds(alice.resolve("dialog/2026-11-30.jsonl"), lines(a1)));
         await("bob's dialog", () -> holds(root.resolve("acme/bob/dialog/2026-11-30.jsonl"), lines(b0)));
-        await("MEMORY.md version 2", () -> holds(alice.resolve("MEMORY.md"),
-                memory2.content().getBytes(StandardCharsets.UTF_8)));
-        await("the day's diary", () -> holds(alice.resolve("memory/2026-11-30.md"),
-                day.content().getBytes(StandardCharsets.UTF_8)));
+        await(
+                "MEMORY.md version 2",
+                () -> holds(alice.resolve("MEMORY.md"), memory2.content().getBytes(StandardCharsets.UTF_8)));
+        await(
+                "the day's diary",
+                () -> holds(alice.resolve("memory/2026-11-30.md"), day.content().getBytes(StandardCharsets.UTF_8)));
         await("the tool output", () -> holds(root.resolve("acme/tool_result/0123abcd.txt"), output));
         assertFalse(Files.exists(root.resolve("acme/tool_result/gone.txt")), "deleted by its tombstone");
     }
@@ -176,8 +188,15 @@ class FileSinksIT extends WithBroker {
     @Order(2)
     void hostileIdsAreDeadLetteredOrEncodedAndNeverLeaveTheRoot() throws Exception {
         byte[] output = "x".getBytes(StandardCharsets.UTF_8);
-        List<String> rejected = List.of("acme/../x", "../acme/x", "acme/a/b", "acme/a\\b", "acme/" + "l".repeat(200),
-                "acme/ünïcødé", "ac me/x", "acme/");
+        List<String> rejected = List.of(
+                "acme/../x",
+                "../acme/x",
+                "acme/a/b",
+                "acme/a\\b",
+                "acme/" + "l".repeat(200),
+                "acme/ünïcødé",
+                "ac me/x",
+                "acme/");
         for (String key : rejected) {
             send(TOPICS.toolResults(), key, output);
         }
@@ -189,22 +208,29 @@ class FileSinksIT extends WithBroker {
         producer.flush();
 
         await("the reserved names, encoded", () -> holds(root.resolve("_CON/tool_result/_nul.txt"), output));
-        List<ConsumerRecord<String, byte[]>> dead = TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(),
-                rejected.size() + 2, Duration.ofSeconds(30));
-        assertEquals(rejected.size() + 2, dead.size(), dead.stream().map(ConsumerRecord::key).toList().toString());
+        List<ConsumerRecord<String, byte[]>> dead = TestKafka.readCommitted(
+                broker.bootstrapServers(), TOPICS.dlq(), rejected.size() + 2, Duration.ofSeconds(30));
+        assertEquals(
+                rejected.size() + 2,
+                dead.size(),
+                dead.stream().map(ConsumerRecord::key).toList().toString());
         for (ConsumerRecord<String, byte[]> record : dead) {
-            assertTrue(record.headers().lastHeader("__connect.errors.exception.message") != null,
+            assertTrue(
+                    record.headers().lastHeader("__connect.errors.exception.message") != null,
                     "each dead letter says why");
         }
         try (Stream<Path> all = Files.walk(dir)) {
             List<Path> strays = all.filter(Files::isRegularFile)
-                    .filter(p -> !p.startsWith(root) && !p.startsWith(dir.resolve("broker"))
+                    .filter(p -> !p.startsWith(root)
+                            && !p.startsWith(dir.resolve("broker"))
                             && !p.startsWith(dir.resolve("data")))
                     .toList();
             assertEquals(List.of(), strays, "nothing is written outside the working directory");
         }
         try (Stream<Path> tenants = Files.list(root)) {
-            assertEquals(List.of(".state", "_CON", "acme"), tenants.map(p -> p.getFileName().toString()).sorted().toList());
+            assertEquals(
+                    List.of(".state", "_CON", "acme"),
+                    tenants.map(p -> p.getFileName().toString()).sorted().toList());
         }
     }
 
@@ -215,17 +241,23 @@ class FileSinksIT extends WithBroker {
         assertTrue(before.size() >= 7, before.keySet().toString());
         sinks.close();
         sinks = null;
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            List<String> groups = FileSinks.connectorConfigs(new FileSinks.Settings("it", TOPICS, root,
-                    Duration.ofDays(1))).keySet().stream().map(name -> "connect-" + name).toList();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            List<String> groups =
+                    FileSinks.connectorConfigs(new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(1)))
+                            .keySet()
+                            .stream()
+                            .map(name -> "connect-" + name)
+                            .toList();
             admin.deleteConsumerGroups(groups).all().get();
         }
         sinks = start();
         ArchivedMessage marker = archived("s1", "alice", "2026-12-01", 2, "after the redelivery");
         send(TOPICS.dialog(), "acme/s1", json(marker));
         producer.flush();
-        await("the record after the replayed ones", () -> holds(root.resolve("acme/alice/dialog/2026-12-01.jsonl"),
-                lines(marker)));
+        await(
+                "the record after the replayed ones",
+                () -> holds(root.resolve("acme/alice/dialog/2026-12-01.jsonl"), lines(marker)));
         Map<String, byte[]> after = snapshot();
         after.remove("acme/alice/dialog/2026-12-01.jsonl");
         assertEquals(before.keySet(), after.keySet());
@@ -237,14 +269,19 @@ class FileSinksIT extends WithBroker {
     /** Every user-visible file under the root, by relative path. */
     private static Map<String, byte[]> snapshot() throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile).filter(p -> !root.relativize(p).startsWith(".state"))
-                    .collect(Collectors.toMap(p -> root.relativize(p).toString(), p -> {
-                        try {
-                            return Files.readAllBytes(p);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    }, (a, b) -> a, TreeMap::new));
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !root.relativize(p).startsWith(".state"))
+                    .collect(Collectors.toMap(
+                            p -> root.relativize(p).toString(),
+                            p -> {
+                                try {
+                                    return Files.readAllBytes(p);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            },
+                            (a, b) -> a,
+                            TreeMap::new));
         }
     }
 }

@@ -16,7 +16,6 @@ import io.reme.provider.CooperativeModel;
 import io.reme.provider.OpenAiTestServer;
 import io.reme.summary.SummaryFormat;
 import io.reme.topic.Topics;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -62,6 +61,7 @@ class LlmFaultIT extends WithBroker {
         private final AtomicInteger serials = new AtomicInteger();
         /** Every summary text sent, good or bad (stripped, as the client reads it). */
         final Set<String> validSummaries = ConcurrentHashMap.newKeySet();
+
         final Set<String> invalidSummaries = ConcurrentHashMap.newKeySet();
 
         OpenAiTestServer.Reply answer(JsonNode body) {
@@ -71,7 +71,8 @@ class LlmFaultIT extends WithBroker {
                 return CooperativeModel.answer(body);
             }
             String prompt = request.content("user");
-            if (prompt.contains("Your previous answer to this request was refused: missing section '## Key Decisions'")) {
+            if (prompt.contains(
+                    "Your previous answer to this request was refused: missing section '## Key Decisions'")) {
                 retriesWithReason.incrementAndGet();
             }
             double roll;
@@ -129,28 +130,34 @@ class LlmFaultIT extends WithBroker {
         final AtomicInteger polls = new AtomicInteger();
 
         SummaryWatcher(String baseUrl, Set<String> sessions) {
-            thread = new Thread(() -> {
-                while (running) {
-                    for (String session : sessions) {
-                        ContextApi.Response response = ContextApi.get(baseUrl, TestApps.ACME_KEY, session);
-                        if (response.status() == 200) {
-                            polls.incrementAndGet();
-                            record(session, response.body().path("summary").asText());
+            thread = new Thread(
+                    () -> {
+                        while (running) {
+                            for (String session : sessions) {
+                                ContextApi.Response response = ContextApi.get(baseUrl, TestApps.ACME_KEY, session);
+                                if (response.status() == 200) {
+                                    polls.incrementAndGet();
+                                    record(
+                                            session,
+                                            response.body().path("summary").asText());
+                                }
+                            }
+                            try {
+                                Thread.sleep(50);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
                         }
-                    }
-                    try {
-                        Thread.sleep(50);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "summary-watcher");
+                    },
+                    "summary-watcher");
             thread.setDaemon(true);
             thread.start();
         }
 
         void record(String session, String summary) {
-            if (!summary.isEmpty() && seen.computeIfAbsent(session, s -> ConcurrentHashMap.newKeySet()).add(summary)) {
+            if (!summary.isEmpty()
+                    && seen.computeIfAbsent(session, s -> ConcurrentHashMap.newKeySet())
+                            .add(summary)) {
                 List<String> problems = SummaryFormat.problems(summary, PipelineChecks.TOKENS, MAX_SUMMARY_TOKENS);
                 if (!problems.isEmpty()) {
                     errors.add(session + " showed an invalid summary " + problems + ":\n" + summary);
@@ -189,8 +196,8 @@ class LlmFaultIT extends WithBroker {
             options.put(AppConfig.SUMMARY_MAX_TOKENS.name(), Integer.toString(MAX_SUMMARY_TOKENS));
 
             try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), options));
-                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers());
-                 SummaryWatcher watcher = new SummaryWatcher(app.httpUrl(), sizes.keySet())) {
+                    KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers());
+                    SummaryWatcher watcher = new SummaryWatcher(app.httpUrl(), sizes.keySet())) {
                 assertEquals("openai:" + OpenAiTestServer.MODEL, app.llm().id());
                 long started = System.nanoTime();
                 Map<String, Integer> sent = new LinkedHashMap<>();
@@ -199,33 +206,52 @@ class LlmFaultIT extends WithBroker {
                 // the one that triggers a compaction still arrive while it is pending.
                 for (List<Envelope> round : TestKafka.rounds(produced, 8)) {
                     TestKafka.send(producer, TOPICS.messages(), round);
-                    ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, TestKafka.count(sent, round),
-                            Duration.ofSeconds(60), () -> { });
+                    ContextApi.awaitSettled(
+                            app::httpUrl,
+                            TestApps.ACME_KEY,
+                            TestKafka.count(sent, round),
+                            Duration.ofSeconds(60),
+                            () -> {});
                 }
-                Map<String, JsonNode> contexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes,
-                        Duration.ofSeconds(90), () -> { });
-                LOG.info("all sessions settled after {} ms; endpoint answered {} errors, {} late, {} invalid, {} valid "
-                        + "summaries and {} diary calls", (System.nanoTime() - started) / 1_000_000, model.errors,
-                        model.delayed, model.invalid, model.valid, model.diaryCalls);
+                Map<String, JsonNode> contexts = ContextApi.awaitSettled(
+                        app::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(90), () -> {});
+                LOG.info(
+                        "all sessions settled after {} ms; endpoint answered {} errors, {} late, {} invalid, {} valid "
+                                + "summaries and {} diary calls",
+                        (System.nanoTime() - started) / 1_000_000,
+                        model.errors,
+                        model.delayed,
+                        model.invalid,
+                        model.valid,
+                        model.diaryCalls);
 
-                LlmRecords.Exchange exchange = LlmRecords.await(broker.bootstrapServers(), TOPICS,
-                        Duration.ofSeconds(60));
+                LlmRecords.Exchange exchange =
+                        LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
                 watcher.close();
-                contexts.forEach((session, context) -> watcher.record(session, context.path("summary").asText()));
+                contexts.forEach((session, context) ->
+                        watcher.record(session, context.path("summary").asText()));
                 verify(produced, contexts, exchange, model, watcher);
             }
         }
     }
 
-    private static void verify(Map<String, List<Envelope>> produced, Map<String, JsonNode> contexts,
-            LlmRecords.Exchange exchange, FaultyModel model, SummaryWatcher watcher) {
+    private static void verify(
+            Map<String, List<Envelope>> produced,
+            Map<String, JsonNode> contexts,
+            LlmRecords.Exchange exchange,
+            FaultyModel model,
+            SummaryWatcher watcher) {
         // Every request ended, exactly once; every diary update succeeded (those calls were not disturbed).
         assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.COMPACT));
         assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.DIARY));
         List<LlmRequest> compactions = exchange.requests(LlmKind.COMPACT);
         long ok = exchange.count(LlmKind.COMPACT, LlmStatus.OK);
         long failed = exchange.count(LlmKind.COMPACT, LlmStatus.FAILED);
-        LOG.info("{} compactions: {} OK, {} FAILED; {} diary updates", compactions.size(), ok, failed,
+        LOG.info(
+                "{} compactions: {} OK, {} FAILED; {} diary updates",
+                compactions.size(),
+                ok,
+                failed,
                 exchange.requests(LlmKind.DIARY).size());
         assertEquals(compactions.size(), ok + failed, "every compaction ended OK or FAILED");
         assertEquals(0, exchange.count(LlmKind.DIARY, LlmStatus.FAILED), "no diary update failed");
@@ -240,12 +266,14 @@ class LlmFaultIT extends WithBroker {
         for (LlmRequest request : compactions) {
             for (LlmResult result : exchange.resultsOf(request)) {
                 if (result.status() == LlmStatus.OK) {
-                    okBySession.computeIfAbsent(request.session(), s -> new ArrayList<>()).add(result);
-                    List<String> problems = SummaryFormat.problems(result.payload(), PipelineChecks.TOKENS,
-                            MAX_SUMMARY_TOKENS);
+                    okBySession
+                            .computeIfAbsent(request.session(), s -> new ArrayList<>())
+                            .add(result);
+                    List<String> problems =
+                            SummaryFormat.problems(result.payload(), PipelineChecks.TOKENS, MAX_SUMMARY_TOKENS);
                     if (!problems.isEmpty() || !model.validSummaries.contains(result.payload())) {
-                        errors.add("OK result " + request.requestId() + " carries a summary that is invalid "
-                                + problems + " or was not sent in time");
+                        errors.add("OK result " + request.requestId() + " carries a summary that is invalid " + problems
+                                + " or was not sent in time");
                     }
                 } else if (result.error() == null || result.error().isBlank()) {
                     errors.add("FAILED result " + request.requestId() + " does not say why");
@@ -256,10 +284,11 @@ class LlmFaultIT extends WithBroker {
         // Every FAILED compaction was dead-lettered with LLM_FAILED, and nothing else was.
         Set<String> failedIds = compactions.stream()
                 .filter(r -> exchange.resultsOf(r).stream().anyMatch(x -> x.status() == LlmStatus.FAILED))
-                .map(LlmRequest::requestId).collect(Collectors.toCollection(TreeSet::new));
+                .map(LlmRequest::requestId)
+                .collect(Collectors.toCollection(TreeSet::new));
         Set<String> deadLettered = new TreeSet<>();
-        for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(),
-                failedIds.size(), Duration.ofSeconds(15))) {
+        for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(
+                broker.bootstrapServers(), TOPICS.dlq(), failedIds.size(), Duration.ofSeconds(15))) {
             String reason = DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON);
             LlmRequest request = PipelineChecks.read(record.value(), LlmRequest.class);
             if (!DlqReason.LLM_FAILED.name().equals(reason) || request.kind() != LlmKind.COMPACT) {
@@ -286,9 +315,12 @@ class LlmFaultIT extends WithBroker {
             JsonNode context = entry.getValue();
             JsonNode counters = context.path("compaction").path("counters");
             LOG.info("session {} counters {}", session, counters);
-            archived += counters.path("MESSAGES").asLong() - context.path("messages").size();
+            archived += counters.path("MESSAGES").asLong()
+                    - context.path("messages").size();
             List<LlmResult> sessionOk = okBySession.getOrDefault(session, List.of());
-            long sessionRequests = compactions.stream().filter(r -> r.session().equals(session)).count();
+            long sessionRequests = compactions.stream()
+                    .filter(r -> r.session().equals(session))
+                    .count();
             if (counters.path("COMPACTIONS_APPLIED").asLong() != sessionOk.size()
                     || counters.path("COMPACTIONS_REQUESTED").asLong() != sessionRequests
                     || counters.path("COMPACTIONS_FAILED").asLong() != sessionRequests - sessionOk.size()
@@ -310,13 +342,14 @@ class LlmFaultIT extends WithBroker {
         assertEquals(List.of(), errors);
         assertTrue(watcher.polls.get() > 20, "the watcher looked often: " + watcher.polls.get());
 
-        List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(broker.bootstrapServers(),
-                TOPICS.dialog(), archived, Duration.ofSeconds(15));
+        List<ConsumerRecord<String, byte[]>> dialog =
+                TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dialog(), archived, Duration.ofSeconds(15));
         assertEquals(List.of(), PipelineChecks.placementProblems(produced, contexts, dialog));
         assertEquals(archived, dialog.size(), "the dialog holds exactly the archived messages");
 
         // The faults did happen, and the refusal reason reached the model.
-        assertTrue(model.errors.get() > 0 && model.delayed.get() > 0 && model.invalid.get() > 0 && model.valid.get() > 0,
+        assertTrue(
+                model.errors.get() > 0 && model.delayed.get() > 0 && model.invalid.get() > 0 && model.valid.get() > 0,
                 "every kind of answer was given");
         assertTrue(model.retriesWithReason.get() > 0, "a retry after a refused summary told the model why");
     }

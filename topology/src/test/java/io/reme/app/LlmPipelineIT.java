@@ -15,7 +15,6 @@ import io.reme.provider.OfflineLlmClient;
 import io.reme.summary.SummaryFormat;
 import io.reme.topic.Topics;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,8 +48,8 @@ class LlmPipelineIT extends WithBroker {
             5, "The producer currently runs with max.in.flight=5 on every broker.",
             8, "Decision: use idempotent producers");
     /** The facts every summary must keep, as they appear in the summary. */
-    private static final List<String> FACTS = List.of("/srv/payments/ledger.yaml", "PAY-7731", "max.in.flight=5",
-            "use idempotent producers");
+    private static final List<String> FACTS =
+            List.of("/srv/payments/ledger.yaml", "PAY-7731", "max.in.flight=5", "use idempotent producers");
 
     @Test
     void plantedFactsSurviveRepeatedCompactionAndReachTheDiary() throws Exception {
@@ -73,7 +72,7 @@ class LlmPipelineIT extends WithBroker {
         options.put(AppConfig.WORKERS_EMBEDDED.name(), "true");
 
         try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), options));
-             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             assertEquals(OfflineLlmClient.ID, app.llm().id(), "the embedded workers run the offline provider");
             long started = System.nanoTime();
             Map<String, Integer> sent = new LinkedHashMap<>();
@@ -83,21 +82,29 @@ class LlmPipelineIT extends WithBroker {
             // it is pending.
             for (List<Envelope> round : TestKafka.rounds(produced, 8)) {
                 TestKafka.send(producer, TOPICS.messages(), round);
-                ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, TestKafka.count(sent, round),
-                        Duration.ofSeconds(30), () -> { });
+                ContextApi.awaitSettled(
+                        app::httpUrl,
+                        TestApps.ACME_KEY,
+                        TestKafka.count(sent, round),
+                        Duration.ofSeconds(30),
+                        () -> {});
             }
-            Map<String, JsonNode> contexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes,
-                    Duration.ofSeconds(60), () -> { });
+            Map<String, JsonNode> contexts =
+                    ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), () -> {});
             LOG.info("all sessions settled after {} ms", (System.nanoTime() - started) / 1_000_000);
 
             // Every request was answered, once, and OK: the offline provider never fails.
             LlmRecords.Exchange exchange = LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
             assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.COMPACT));
             assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.DIARY));
-            assertEquals(0, exchange.count(LlmKind.COMPACT, LlmStatus.FAILED) + exchange.count(LlmKind.DIARY,
-                    LlmStatus.FAILED), "no request failed");
-            assertEquals(exchange.requests().stream().map(LlmRecords::id).distinct().count(),
-                    exchange.requests().size(), "no request was written twice");
+            assertEquals(
+                    0,
+                    exchange.count(LlmKind.COMPACT, LlmStatus.FAILED) + exchange.count(LlmKind.DIARY, LlmStatus.FAILED),
+                    "no request failed");
+            assertEquals(
+                    exchange.requests().stream().map(LlmRecords::id).distinct().count(),
+                    exchange.requests().size(),
+                    "no request was written twice");
 
             long archived = 0;
             List<String> problems = new ArrayList<>();
@@ -107,17 +114,20 @@ class LlmPipelineIT extends WithBroker {
                 JsonNode counters = context.path("compaction").path("counters");
                 String summary = context.path("summary").asText();
                 LOG.info("session {} counters {} summary tokens {}", session, counters, context.path("tokens"));
-                archived += counters.path("MESSAGES").asLong() - context.path("messages").size();
+                archived += counters.path("MESSAGES").asLong()
+                        - context.path("messages").size();
                 long applied = counters.path("COMPACTIONS_APPLIED").asLong();
                 if (applied < 3) {
                     problems.add(session + ": only " + applied + " compactions applied");
                 }
                 long requested = exchange.requests(LlmKind.COMPACT).stream()
-                        .filter(r -> r.session().equals(session)).count();
+                        .filter(r -> r.session().equals(session))
+                        .count();
                 if (counters.path("COMPACTIONS_REQUESTED").asLong() != requested || applied != requested) {
                     problems.add(session + ": " + requested + " COMPACT requests but counters " + counters);
                 }
-                if (counters.path("INVALID_SUMMARIES").asLong() != 0 || counters.path("COMPACTIONS_FAILED").asLong() != 0) {
+                if (counters.path("INVALID_SUMMARIES").asLong() != 0
+                        || counters.path("COMPACTIONS_FAILED").asLong() != 0) {
                     problems.add(session + ": failed or invalid compactions " + counters);
                 }
                 if (context.path("summaryVersion").asLong() != applied) {
@@ -143,8 +153,8 @@ class LlmPipelineIT extends WithBroker {
             }
             assertEquals(List.of(), problems);
 
-            List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(broker.bootstrapServers(),
-                    TOPICS.dialog(), archived, Duration.ofSeconds(15));
+            List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(
+                    broker.bootstrapServers(), TOPICS.dialog(), archived, Duration.ofSeconds(15));
             assertEquals(List.of(), PipelineChecks.placementProblems(produced, contexts, dialog));
             assertEquals(archived, dialog.size(), "the dialog holds exactly the archived messages");
 
@@ -159,8 +169,10 @@ class LlmPipelineIT extends WithBroker {
             for (String session : sizes.keySet()) {
                 assertTrue(content.contains(session), "the diary has a section of session " + session);
             }
-            assertTrue(TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
-                    .isEmpty(), "nothing was dead-lettered");
+            assertTrue(
+                    TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
+                            .isEmpty(),
+                    "nothing was dead-lettered");
         }
     }
 
@@ -172,8 +184,8 @@ class LlmPipelineIT extends WithBroker {
         Map<String, List<Envelope>> out = new LinkedHashMap<>();
         int offset = 0;
         for (Map.Entry<String, Integer> session : sizes.entrySet()) {
-            List<Envelope> envelopes = new ArrayList<>(generator.session("acme", session.getKey(), USER,
-                    session.getValue(), start.plusSeconds(offset)));
+            List<Envelope> envelopes = new ArrayList<>(
+                    generator.session("acme", session.getKey(), USER, session.getValue(), start.plusSeconds(offset)));
             offset += session.getValue();
             for (Map.Entry<Integer, String> plant : PLANTED.entrySet()) {
                 int index = plant.getKey() * 4;
@@ -181,8 +193,13 @@ class LlmPipelineIT extends WithBroker {
                 assertEquals("user", original.role());
                 ObjectNode message = (ObjectNode) Json.MAPPER.readTree(original.value());
                 message.put("content", plant.getValue());
-                envelopes.set(index, new Envelope(original.key(), Json.MAPPER.writeValueAsBytes(message),
-                        original.role(), original.id()));
+                envelopes.set(
+                        index,
+                        new Envelope(
+                                original.key(),
+                                Json.MAPPER.writeValueAsBytes(message),
+                                original.role(),
+                                original.id()));
             }
             out.put("acme/" + session.getKey(), envelopes);
         }

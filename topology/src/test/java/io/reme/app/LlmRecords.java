@@ -15,8 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** The integration tests' view of the LLM topics: what was asked of the workers and what they answered. */
 final class LlmRecords {
-    private LlmRecords() {
-    }
+    private LlmRecords() {}
 
     /** Requests and results read as committed; results are grouped by {@code KIND/requestId}. */
     record Exchange(List<LlmRequest> requests, Map<String, List<LlmResult>> results) {
@@ -42,7 +41,9 @@ final class LlmRecords {
         }
 
         long count(LlmKind kind, LlmStatus status) {
-            return requests(kind).stream().flatMap(r -> resultsOf(r).stream()).filter(r -> r.status() == status)
+            return requests(kind).stream()
+                    .flatMap(r -> resultsOf(r).stream())
+                    .filter(r -> r.status() == status)
                     .count();
         }
     }
@@ -62,8 +63,8 @@ final class LlmRecords {
     static Exchange await(String bootstrap, Topics topics, Duration timeout) throws InterruptedException {
         List<LlmRequest> requests = new ArrayList<>();
         Map<String, LlmRequest> distinct = new LinkedHashMap<>();
-        for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(bootstrap, topics.llmRequests(), 0,
-                Duration.ofSeconds(15))) {
+        for (ConsumerRecord<String, byte[]> record :
+                TestKafka.readCommitted(bootstrap, topics.llmRequests(), 0, Duration.ofSeconds(15))) {
             LlmRequest request = PipelineChecks.read(record.value(), LlmRequest.class);
             requests.add(request);
             distinct.put(id(request), request);
@@ -71,8 +72,8 @@ final class LlmRecords {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             Map<String, List<LlmResult>> results = new TreeMap<>();
-            for (ConsumerRecord<String, byte[]> record : TestKafka.readCommitted(bootstrap, topics.llmResults(), 0,
-                    Duration.ofSeconds(15))) {
+            for (ConsumerRecord<String, byte[]> record :
+                    TestKafka.readCommitted(bootstrap, topics.llmResults(), 0, Duration.ofSeconds(15))) {
                 LlmResult result = PipelineChecks.read(record.value(), LlmResult.class);
                 results.computeIfAbsent(id(result), k -> new ArrayList<>()).add(result);
             }

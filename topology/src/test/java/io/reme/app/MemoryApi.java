@@ -12,16 +12,19 @@ import java.time.Duration;
 
 /** Calls the memory endpoints of an instance the way a client does (JSON in, status and JSON out). */
 public final class MemoryApi {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private MemoryApi() {
-    }
+    private MemoryApi() {}
 
     /** An HTTP answer as a test sees it; {@code contentType} and {@code allow} are null when not sent. */
     public record Response(int status, String contentType, String text, String allow) {
         public static Response of(HttpResponse<String> response) {
-            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null),
-                    response.body(), response.headers().firstValue("Allow").orElse(null));
+            return new Response(
+                    response.statusCode(),
+                    response.headers().firstValue("Content-Type").orElse(null),
+                    response.body(),
+                    response.headers().firstValue("Allow").orElse(null));
         }
 
         public JsonNode json() {
@@ -40,16 +43,22 @@ public final class MemoryApi {
     static Response send(RemeApp app, String method, String path, String key, Object body) {
         byte[] bytes;
         try {
-            bytes = body == null ? null
-                    : body instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : Json.MAPPER.writeValueAsBytes(body);
+            bytes = body == null
+                    ? null
+                    : body instanceof String s
+                            ? s.getBytes(StandardCharsets.UTF_8)
+                            : Json.MAPPER.writeValueAsBytes(body);
         } catch (IOException e) {
             throw new AssertionError(e);
         }
         return send(HttpRequest.newBuilder(URI.create(app.httpUrl() + path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + key)
-                .method(method, bytes == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofByteArray(bytes))
+                .method(
+                        method,
+                        bytes == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .build());
     }
 

@@ -81,23 +81,39 @@ class MemoryApiIT extends WithBroker {
         for (int round = 0; round < 6; round++) {
             RemeApp writer = round % 2 == 0 ? a : b;
             RemeApp reader = round % 2 == 0 ? b : a;
-            String id = created(writer, memory("personal", null, "likes green tea, round " + round,
-                    "user", "alice", "metadata", Map.of("source", "test")));
+            String id = created(
+                    writer,
+                    memory(
+                            "personal",
+                            null,
+                            "likes green tea, round " + round,
+                            "user",
+                            "alice",
+                            "metadata",
+                            Map.of("source", "test")));
             MemoryApi.Response read = call(reader, "GET", "/v1/memories/" + id, null);
             assertEquals(200, read.status(), "read-your-writes through the other instance: " + read.text());
-            assertEquals("likes green tea, round " + round, read.json().path("content").asText());
+            assertEquals(
+                    "likes green tea, round " + round,
+                    read.json().path("content").asText());
             assertEquals("alice", read.json().path("target").asText(), "a personal memory is about its user");
             assertEquals("personal", read.json().path("type").asText());
             assertEquals(1, read.json().path("version").asLong());
 
-            MemoryApi.Response edited = call(reader, "PUT", "/v1/memories/" + id,
+            MemoryApi.Response edited = call(
+                    reader,
+                    "PUT",
+                    "/v1/memories/" + id,
                     Map.of("content", "prefers coffee now, round " + round, "version", 1));
             assertEquals(200, edited.status(), edited.text());
             assertEquals(id, edited.json().path("id").asText());
             JsonNode again = call(writer, "GET", "/v1/memories/" + id, null).json();
-            assertEquals("prefers coffee now, round " + round, again.path("content").asText());
+            assertEquals(
+                    "prefers coffee now, round " + round, again.path("content").asText());
             assertEquals(2, again.path("version").asLong());
-            assertEquals("likes green tea, round " + round, again.path("history").get(0).path("content").asText());
+            assertEquals(
+                    "likes green tea, round " + round,
+                    again.path("history").get(0).path("content").asText());
             assertEquals("test", again.path("metadata").path("source").asText(), "metadata kept when not given");
 
             MemoryApi.Response stale = call(writer, "PUT", "/v1/memories/" + id, Map.of("content", "x", "version", 1));
@@ -110,19 +126,25 @@ class MemoryApiIT extends WithBroker {
         String id = created(a, memory("tool", "grep", "grep -r is slow on node_modules; use rg"));
         for (RemeApp app : List.of(a, b)) {
             for (String method : List.of("GET", "DELETE")) {
-                MemoryApi.Response response = MemoryApi.send(app, method, "/v1/memories/" + id, TestApps.GLOBEX_KEY,
-                        null);
+                MemoryApi.Response response =
+                        MemoryApi.send(app, method, "/v1/memories/" + id, TestApps.GLOBEX_KEY, null);
                 assertEquals(404, response.status(), response.text());
                 assertFalse(response.text().contains("node_modules"), "never the content: " + response.text());
             }
-            MemoryApi.Response put = MemoryApi.send(app, "PUT", "/v1/memories/" + id, TestApps.GLOBEX_KEY,
-                    Map.of("content", "taken over"));
+            MemoryApi.Response put = MemoryApi.send(
+                    app, "PUT", "/v1/memories/" + id, TestApps.GLOBEX_KEY, Map.of("content", "taken over"));
             assertEquals(404, put.status(), put.text());
-            JsonNode globexList = MemoryApi.send(app, "GET", "/v1/memories?limit=500", TestApps.GLOBEX_KEY, null).json();
+            JsonNode globexList = MemoryApi.send(app, "GET", "/v1/memories?limit=500", TestApps.GLOBEX_KEY, null)
+                    .json();
             assertFalse(ids(globexList).contains(id));
         }
-        assertEquals("grep -r is slow on node_modules; use rg",
-                call(b, "GET", "/v1/memories/" + id, null).json().path("content").asText(), "untouched by globex");
+        assertEquals(
+                "grep -r is slow on node_modules; use rg",
+                call(b, "GET", "/v1/memories/" + id, null)
+                        .json()
+                        .path("content")
+                        .asText(),
+                "untouched by globex");
     }
 
     @Test
@@ -132,7 +154,9 @@ class MemoryApiIT extends WithBroker {
         assertEquals(200, deleted.status(), deleted.text());
         assertEquals(404, call(b, "GET", "/v1/memories/" + id, null).status());
         assertEquals(404, call(a, "GET", "/v1/memories/" + id, null).status());
-        assertFalse(ids(call(a, "GET", "/v1/memories?target=" + enc("deploy the site"), null).json()).contains(id));
+        assertFalse(ids(call(a, "GET", "/v1/memories?target=" + enc("deploy the site"), null)
+                        .json())
+                .contains(id));
         assertEquals(404, call(a, "DELETE", "/v1/memories/" + id, null).status());
     }
 
@@ -142,28 +166,50 @@ class MemoryApiIT extends WithBroker {
         List<String> byConversation = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             // Conversation times run backwards against creation order.
-            String id = created(i % 2 == 0 ? a : b, memory(i < 5 ? "tool" : "procedural", target, "note " + i,
-                    "conversationTime", "2026-01-0" + (9 - i) + "T10:00:00Z",
-                    "metadata", Map.of("parity", i % 2 == 0 ? "even" : "odd")));
+            String id = created(
+                    i % 2 == 0 ? a : b,
+                    memory(
+                            i < 5 ? "tool" : "procedural",
+                            target,
+                            "note " + i,
+                            "conversationTime",
+                            "2026-01-0" + (9 - i) + "T10:00:00Z",
+                            "metadata",
+                            Map.of("parity", i % 2 == 0 ? "even" : "odd")));
             byConversation.add(0, id);
         }
         List<String> byCreation = new ArrayList<>(byConversation);
         java.util.Collections.reverse(byCreation);
         String base = "/v1/memories?target=" + enc(target);
 
-        assertEquals(byCreation, ids(call(a, "GET", base + "&sort=created&order=asc", null).json()));
-        assertEquals(byConversation, ids(call(b, "GET", base + "&sort=conversation&order=asc", null).json()));
+        assertEquals(
+                byCreation,
+                ids(call(a, "GET", base + "&sort=created&order=asc", null).json()));
+        assertEquals(
+                byConversation,
+                ids(call(b, "GET", base + "&sort=conversation&order=asc", null).json()));
         List<String> newestFirst = new ArrayList<>(byCreation);
         java.util.Collections.reverse(newestFirst);
         assertEquals(newestFirst, ids(call(b, "GET", base, null).json()), "default: newest created first");
 
-        assertEquals(List.of(byCreation.get(5), byCreation.get(6)),
-                ids(call(a, "GET", base + "&type=procedural&sort=created&order=asc", null).json()));
-        assertEquals(List.of(byCreation.get(1), byCreation.get(3)),
-                ids(call(a, "GET", base + "&type=tool&meta.parity=odd&sort=created&order=asc", null).json()));
-        assertEquals(List.of(byCreation.get(3), byCreation.get(4)), ids(call(a, "GET",
-                base + "&sort=conversation&order=desc&from=2026-01-05T00:00:00Z&to=2026-01-07T00:00:00Z", null)
-                .json()), "from inclusive, to exclusive, on the sort's time");
+        assertEquals(
+                List.of(byCreation.get(5), byCreation.get(6)),
+                ids(call(a, "GET", base + "&type=procedural&sort=created&order=asc", null)
+                        .json()));
+        assertEquals(
+                List.of(byCreation.get(1), byCreation.get(3)),
+                ids(call(a, "GET", base + "&type=tool&meta.parity=odd&sort=created&order=asc", null)
+                        .json()));
+        assertEquals(
+                List.of(byCreation.get(3), byCreation.get(4)),
+                ids(call(
+                                a,
+                                "GET",
+                                base
+                                        + "&sort=conversation&order=desc&from=2026-01-05T00:00:00Z&to=2026-01-07T00:00:00Z",
+                                null)
+                        .json()),
+                "from inclusive, to exclusive, on the sort's time");
         assertEquals(List.of(), ids(call(a, "GET", base + "&user=nobody", null).json()));
 
         for (String order : List.of("asc", "desc")) {
@@ -171,10 +217,17 @@ class MemoryApiIT extends WithBroker {
             String cursor = null;
             int pages = 0;
             do {
-                JsonNode page = call(pages % 2 == 0 ? a : b, "GET", base + "&sort=updated&order=" + order + "&limit=3"
-                        + (cursor == null ? "" : "&cursor=" + cursor), null).json();
+                JsonNode page = call(
+                                pages % 2 == 0 ? a : b,
+                                "GET",
+                                base + "&sort=updated&order=" + order + "&limit=3"
+                                        + (cursor == null ? "" : "&cursor=" + cursor),
+                                null)
+                        .json();
                 paged.addAll(ids(page));
-                cursor = page.path("nextCursor").isMissingNode() || page.path("nextCursor").isNull() ? null
+                cursor = page.path("nextCursor").isMissingNode()
+                                || page.path("nextCursor").isNull()
+                        ? null
                         : page.path("nextCursor").asText();
                 pages++;
                 assertFalse(page.path("partial").asBoolean(), page.toString());
@@ -197,20 +250,31 @@ class MemoryApiIT extends WithBroker {
         cases.put("{\"type\":\"tool\",\"content\":\"  \",\"target\":\"t\"}", "'content' must be a non-empty string");
         cases.put("{\"type\":\"tool\",\"content\":\"x\"}", "'target' is required");
         cases.put("{\"type\":\"personal\",\"content\":\"x\",\"user\":\"a/b\"}", "user must match");
-        cases.put("{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"metadata\":{\"n\":1}}",
+        cases.put(
+                "{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"metadata\":{\"n\":1}}",
                 "metadata 'n' must be a string");
-        cases.put("{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"conversationTime\":\"yesterday\"}",
+        cases.put(
+                "{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"conversationTime\":\"yesterday\"}",
                 "'conversationTime' must be an ISO-8601 instant");
-        cases.put("{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"colour\":\"red\"}", "unknown field 'colour'");
+        cases.put(
+                "{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"colour\":\"red\"}", "unknown field 'colour'");
         cases.put("[1,2]", "the body must be a JSON object");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             MemoryApi.Response response = call(a, "POST", "/v1/memories", c.getKey());
             assertEquals(400, response.status(), c.getKey() + " -> " + response.text());
-            assertTrue(response.json().path("error").path("message").asText().contains(c.getValue()),
+            assertTrue(
+                    response.json().path("error").path("message").asText().contains(c.getValue()),
                     c.getKey() + " -> " + response.text());
         }
-        for (String query : List.of("sort=size", "order=up", "limit=0", "limit=x", "cursor=nonsense", "colour=red",
-                "from=monday", "type=mood")) {
+        for (String query : List.of(
+                "sort=size",
+                "order=up",
+                "limit=0",
+                "limit=x",
+                "cursor=nonsense",
+                "colour=red",
+                "from=monday",
+                "type=mood")) {
             MemoryApi.Response response = call(b, "GET", "/v1/memories?" + query, null);
             assertEquals(400, response.status(), query + " -> " + response.text());
             assertNotEquals(null, response.errorCode());
@@ -219,12 +283,19 @@ class MemoryApiIT extends WithBroker {
         String id = created(a, memory("tool", "t", "x"));
         MemoryApi.Response empty = call(b, "PUT", "/v1/memories/" + id, Map.of());
         assertEquals(400, empty.status(), empty.text());
-        String cursor = call(a, "GET", "/v1/memories?limit=1&sort=created", null).json().path("nextCursor").asText();
+        String cursor = call(a, "GET", "/v1/memories?limit=1&sort=created", null)
+                .json()
+                .path("nextCursor")
+                .asText();
         MemoryApi.Response mismatch = call(a, "GET", "/v1/memories?limit=1&sort=updated&cursor=" + cursor, null);
         assertEquals(400, mismatch.status(), mismatch.text());
         assertNull(call(a, "GET", "/v1/memories/" + id, null).json().get("vector"), "vectors are not shown");
-        assertEquals(new HashSet<>(List.of(id)), new HashSet<>(List.of(call(b, "GET", "/v1/memories/" + id, null)
-                .json().path("id").asText())));
+        assertEquals(
+                new HashSet<>(List.of(id)),
+                new HashSet<>(List.of(call(b, "GET", "/v1/memories/" + id, null)
+                        .json()
+                        .path("id")
+                        .asText())));
     }
 
     @Test
@@ -233,30 +304,51 @@ class MemoryApiIT extends WithBroker {
         String personal = created(a, memory("personal", "bob", "Bob flies to " + marker + " in May"));
         String tool = created(b, memory("tool", "flights-api", "flights-api needs the " + marker + " airport code"));
         created(a, memory("procedural", "book a flight", "search " + marker + " fares before booking"));
-        MemoryApi.Response other = MemoryApi.send(a, "POST", "/v1/memories", TestApps.GLOBEX_KEY,
+        MemoryApi.Response other = MemoryApi.send(
+                a,
+                "POST",
+                "/v1/memories",
+                TestApps.GLOBEX_KEY,
                 memory("personal", "bob", "Globex's Bob also flies to " + marker));
         assertEquals(201, other.status(), other.text());
 
-        JsonNode answer = call(b, "POST", "/v1/memories/retrieve", Map.of("query", marker, "types",
-                List.of("personal", "tool"), "k", 3)).json();
+        JsonNode answer = call(
+                        b,
+                        "POST",
+                        "/v1/memories/retrieve",
+                        Map.of("query", marker, "types", List.of("personal", "tool"), "k", 3))
+                .json();
         assertEquals(List.of("personal", "tool"), fieldNames(answer.path("results")));
         assertEquals(List.of(personal), hitIds(answer.path("results").path("personal")), "never globex's: " + answer);
         assertEquals(List.of(tool), hitIds(answer.path("results").path("tool")));
         assertFalse(answer.path("partial").asBoolean());
 
-        JsonNode all = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker)).json();
-        assertEquals(List.of("personal", "procedural", "tool"), fieldNames(all.path("results")),
+        JsonNode all = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker))
+                .json();
+        assertEquals(
+                List.of("personal", "procedural", "tool"),
+                fieldNames(all.path("results")),
                 "all three types by default");
-        JsonNode targeted = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker, "targets",
-                List.of("flights-api"))).json();
+        JsonNode targeted = call(
+                        a, "POST", "/v1/memories/retrieve", Map.of("query", marker, "targets", List.of("flights-api")))
+                .json();
         assertEquals(List.of(), hitIds(targeted.path("results").path("personal")));
         assertEquals(List.of(tool), hitIds(targeted.path("results").path("tool")));
-        JsonNode past = call(a, "POST", "/v1/memories/retrieve", Map.of("query", marker, "timeRange",
-                Map.of("to", "2020-01-01T00:00:00Z"))).json();
+        JsonNode past = call(
+                        a,
+                        "POST",
+                        "/v1/memories/retrieve",
+                        Map.of("query", marker, "timeRange", Map.of("to", "2020-01-01T00:00:00Z")))
+                .json();
         assertEquals(List.of(), hitIds(past.path("results").path("personal")), "created now, not before 2020");
 
-        for (Object bad : List.of(Map.of(), Map.of("query", " "), Map.of("query", "x", "types", List.of("diary_chunk")),
-                Map.of("query", "x", "k", 0), Map.of("query", "x", "k", 51), Map.of("query", "x", "colour", "red"),
+        for (Object bad : List.of(
+                Map.of(),
+                Map.of("query", " "),
+                Map.of("query", "x", "types", List.of("diary_chunk")),
+                Map.of("query", "x", "k", 0),
+                Map.of("query", "x", "k", 51),
+                Map.of("query", "x", "colour", "red"),
                 Map.of("query", "x", "timeRange", Map.of("from", "soon")))) {
             MemoryApi.Response response = call(a, "POST", "/v1/memories/retrieve", bad);
             assertEquals(400, response.status(), bad + " -> " + response.text());

@@ -30,15 +30,20 @@ class MemoryExtractionIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private static void say(RemeApp app, String session, String text) {
-        MemoryApi.Response response = MemoryApi.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, List.of(
-                Map.of("session", session, "user", "alice", "role", "user", "content", text),
-                Map.of("session", session, "user", "alice", "role", "assistant", "content", "Noted.")));
+        MemoryApi.Response response = MemoryApi.send(
+                app,
+                "POST",
+                "/v1/messages",
+                TestApps.ACME_KEY,
+                List.of(
+                        Map.of("session", session, "user", "alice", "role", "user", "content", text),
+                        Map.of("session", session, "user", "alice", "role", "assistant", "content", "Noted.")));
         assertEquals(202, response.status(), response.text());
     }
 
     private static JsonNode personal(RemeApp app) {
-        MemoryApi.Response response = MemoryApi.send(app, "GET", "/v1/memories?type=personal&sort=created&order=asc",
-                TestApps.ACME_KEY, null);
+        MemoryApi.Response response = MemoryApi.send(
+                app, "GET", "/v1/memories?type=personal&sort=created&order=asc", TestApps.ACME_KEY, null);
         assertEquals(200, response.status(), response.text());
         return response.json().path("memories");
     }
@@ -86,53 +91,88 @@ class MemoryExtractionIT extends WithBroker {
             assertEquals("alice", first.get(0).path("target").asText());
 
             say(app, "s2", "I don't like green tea anymore.");
-            JsonNode updated = await(app, m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
+            JsonNode updated = await(
+                    app,
+                    m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
                     "the contradiction updates the memory");
             assertEquals(id, updated.get(0).path("id").asText(), "same memory, same id");
-            assertEquals("I don't like green tea anymore.", updated.get(0).path("content").asText());
-            assertEquals("I like green tea.", updated.get(0).path("history").get(0).path("content").asText());
+            assertEquals(
+                    "I don't like green tea anymore.",
+                    updated.get(0).path("content").asText());
+            assertEquals(
+                    "I like green tea.",
+                    updated.get(0).path("history").get(0).path("content").asText());
 
             say(app, "s3", "My favourite city is Lisbon.");
             await(app, m -> m.size() == 2, "a new fact is added");
             say(app, "s4", "my favourite city is Lisbon!");
             say(app, "s5", "I prefer aisle seats.");
             JsonNode after = await(app, m -> m.size() == 3, "the repeat adds nothing, the new preference is added");
-            assertEquals(List.of("I don't like green tea anymore.", "My favourite city is Lisbon.",
-                    "I prefer aisle seats."), contents(after));
+            assertEquals(
+                    List.of("I don't like green tea anymore.", "My favourite city is Lisbon.", "I prefer aisle seats."),
+                    contents(after));
 
             // Edit over HTTP: retrieval and search return the new content under the same id.
-            MemoryApi.Response edit = MemoryApi.send(app, "PUT", "/v1/memories/" + id, TestApps.ACME_KEY,
+            MemoryApi.Response edit = MemoryApi.send(
+                    app,
+                    "PUT",
+                    "/v1/memories/" + id,
+                    TestApps.ACME_KEY,
                     Map.of("content", "Alice only drinks rooibos tea."));
             assertEquals(200, edit.status(), edit.text());
-            JsonNode retrieved = MemoryApi.send(app, "POST", "/v1/memories/retrieve", TestApps.ACME_KEY,
-                    Map.of("query", "rooibos", "types", List.of("personal"), "k", 3)).json();
-            assertTrue(hasId(retrieved.path("results").path("personal"), id, "Alice only drinks rooibos tea."),
+            JsonNode retrieved = MemoryApi.send(
+                            app,
+                            "POST",
+                            "/v1/memories/retrieve",
+                            TestApps.ACME_KEY,
+                            Map.of("query", "rooibos", "types", List.of("personal"), "k", 3))
+                    .json();
+            assertTrue(
+                    hasId(retrieved.path("results").path("personal"), id, "Alice only drinks rooibos tea."),
                     retrieved.toString());
             assertFalse(retrieved.path("results").has("tool"), "only the types asked for");
-            JsonNode searched = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
-                    Map.of("query", "rooibos", "k", 5)).json();
+            JsonNode searched = MemoryApi.send(
+                            app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "rooibos", "k", 5))
+                    .json();
             assertTrue(hasId(searched.path("hits"), id, "Alice only drinks rooibos tea."), searched.toString());
-            JsonNode old = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
-                    Map.of("query", "anymore", "k", 5, "types", List.of("personal"))).json();
+            JsonNode old = MemoryApi.send(
+                            app,
+                            "POST",
+                            "/v1/search",
+                            TestApps.ACME_KEY,
+                            Map.of("query", "anymore", "k", 5, "types", List.of("personal")))
+                    .json();
             assertFalse(hasId(old.path("hits"), id, "I don't like green tea anymore."), "the old text is gone: " + old);
         }
     }
 
     /** An app without embedded workers, with topics and application id of its own. */
     private static AppConfig separateConfig(String name, String embedding) {
-        return TestApps.config(broker.bootstrapServers(), dir.resolve(name), Map.of(
-                AppConfig.EMBEDDING.name(), embedding,
-                AppConfig.IDLE_AFTER.name(), "2s",
-                AppConfig.STREAM_THREADS.name(), "1",
-                AppConfig.APPLICATION_ID.name(), "reme-" + name,
-                AppConfig.TOPIC_PREFIX.name(), name + "."));
+        return TestApps.config(
+                broker.bootstrapServers(),
+                dir.resolve(name),
+                Map.of(
+                        AppConfig.EMBEDDING.name(),
+                        embedding,
+                        AppConfig.IDLE_AFTER.name(),
+                        "2s",
+                        AppConfig.STREAM_THREADS.name(),
+                        "1",
+                        AppConfig.APPLICATION_ID.name(),
+                        "reme-" + name,
+                        AppConfig.TOPIC_PREFIX.name(),
+                        name + "."));
     }
 
     /** What the 'workers' command starts: the LLM workers and the embedder. */
     private static WorkerProcess separateWorkers(AppConfig config, MemoryLookup lookup, EmbeddingModel embeddings) {
-        return WorkerProcess.start(config, broker.bootstrapServers(), TokenCounter.forEncoding(
-                config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)), PipelineMetrics.NONE,
-                lookup, embeddings);
+        return WorkerProcess.start(
+                config,
+                broker.bootstrapServers(),
+                TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)),
+                PipelineMetrics.NONE,
+                lookup,
+                embeddings);
     }
 
     @Test
@@ -142,10 +182,13 @@ class MemoryExtractionIT extends WithBroker {
                 WorkerProcess workers = separateWorkers(config, MemoryLookup.NONE, null)) {
             say(app, "s1", "I prefer window seats.");
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
-            assertEquals("I prefer window seats.", memories.get(0).path("content").asText());
-            JsonNode searched = MemoryApi.send(app, "POST", "/v1/search", TestApps.ACME_KEY,
-                    Map.of("query", "window seats", "k", 5)).json();
-            assertTrue(hasId(searched.path("hits"), memories.get(0).path("id").asText(), "I prefer window seats."),
+            assertEquals(
+                    "I prefer window seats.", memories.get(0).path("content").asText());
+            JsonNode searched = MemoryApi.send(
+                            app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "window seats", "k", 5))
+                    .json();
+            assertTrue(
+                    hasId(searched.path("hits"), memories.get(0).path("id").asText(), "I prefer window seats."),
                     searched.toString());
         }
     }
@@ -156,16 +199,24 @@ class MemoryExtractionIT extends WithBroker {
         try (RemeApp app = RemeApp.start(config);
                 EmbeddingModel embeddings = Providers.embeddings(config);
                 // As with reme.workers.search-url pointing at the app.
-                WorkerProcess workers = separateWorkers(config,
+                WorkerProcess workers = separateWorkers(
+                        config,
                         new HttpMemoryLookup(app.httpUrl(), ApiKeys.parse(config.get(AppConfig.API_KEYS))),
                         embeddings)) {
             say(app, "s1", "I like green tea.");
-            String id = await(app, m -> m.size() == 1, "the preference is remembered").get(0).path("id").asText();
+            String id = await(app, m -> m.size() == 1, "the preference is remembered")
+                    .get(0)
+                    .path("id")
+                    .asText();
             say(app, "s2", "I don't like green tea anymore.");
-            JsonNode updated = await(app, m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
+            JsonNode updated = await(
+                    app,
+                    m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
                     "the contradiction updates the memory the app's search found");
             assertEquals(id, updated.get(0).path("id").asText());
-            assertEquals("I don't like green tea anymore.", updated.get(0).path("content").asText());
+            assertEquals(
+                    "I don't like green tea anymore.",
+                    updated.get(0).path("content").asText());
         }
     }
 }

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * allow-list never appear as label values, and the LLM workers' calls are timed by kind and outcome.
  */
 class MetricsIT extends WithBroker {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final MessageParser PARSER = new MessageParser(4 * 1024 * 1024);
 
     private static Map<String, String> options(String name, Map<String, String> extra) {
@@ -59,10 +60,10 @@ class MetricsIT extends WithBroker {
         Map<String, List<Envelope>> globex = TestKafka.conversations(12, "globex", globexSizes, 0);
         Predicate<LlmRequest> failSome = request -> request.epoch() % 3 == 2;
 
-        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("pipeline"),
-                options("metrics-pipeline", Map.of())));
-             TestWorker worker = TestWorker.start(broker.bootstrapServers(), topics, failSome);
-             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+        try (RemeApp app = RemeApp.start(TestApps.config(
+                        broker.bootstrapServers(), dir.resolve("pipeline"), options("metrics-pipeline", Map.of())));
+                TestWorker worker = TestWorker.start(broker.bootstrapServers(), topics, failSome);
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             worker.awaitAssigned(Duration.ofSeconds(30));
             Map<String, Integer> sentAcme = new LinkedHashMap<>();
             Map<String, Integer> sentGlobex = new LinkedHashMap<>();
@@ -79,8 +80,8 @@ class MetricsIT extends WithBroker {
                     TestKafka.count(sentGlobex, globexRounds.get(i));
                 }
                 TestKafka.send(producer, topics.messages(), round);
-                ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, sentAcme, Duration.ofSeconds(30),
-                        worker::assertHealthy);
+                ContextApi.awaitCounted(
+                        app::httpUrl, TestApps.ACME_KEY, sentAcme, Duration.ofSeconds(30), worker::assertHealthy);
             }
             // Bad input: two bodies that are not JSON, one envelope whose key names another session.
             byte[] wrongSession = acme.get("acme/alpha").get(0).value();
@@ -101,45 +102,57 @@ class MetricsIT extends WithBroker {
             }
             producer.flush();
 
-            Map<String, JsonNode> acmeContexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, acmeSizes,
-                    Duration.ofSeconds(90), worker::assertHealthy);
-            Map<String, JsonNode> globexContexts = ContextApi.awaitSettled(app::httpUrl, TestApps.GLOBEX_KEY,
-                    globexSizes, Duration.ofSeconds(90), worker::assertHealthy);
+            Map<String, JsonNode> acmeContexts = ContextApi.awaitSettled(
+                    app::httpUrl, TestApps.ACME_KEY, acmeSizes, Duration.ofSeconds(90), worker::assertHealthy);
+            Map<String, JsonNode> globexContexts = ContextApi.awaitSettled(
+                    app::httpUrl, TestApps.GLOBEX_KEY, globexSizes, Duration.ofSeconds(90), worker::assertHealthy);
             for (int i = 0; i < 2; i++) {
-                HttpResponse<String> search = post(app.httpUrl() + "/v1/search", TestApps.ACME_KEY,
-                        "{\"query\":\"tea\",\"k\":5}");
+                HttpResponse<String> search =
+                        post(app.httpUrl() + "/v1/search", TestApps.ACME_KEY, "{\"query\":\"tea\",\"k\":5}");
                 assertEquals(200, search.statusCode(), search.body());
             }
 
-            PrometheusText scrape = awaitScrape(app.httpUrl(), s -> s.value("reme_dlq_records_total",
-                    "reason=KEY_MISMATCH") == 1 && s.value("reme_index_memories") == memories);
+            PrometheusText scrape = awaitScrape(
+                    app.httpUrl(),
+                    s -> s.value("reme_dlq_records_total", "reason=KEY_MISMATCH") == 1
+                            && s.value("reme_index_memories") == memories);
             assertEquals(total(acmeSizes), scrape.value("reme_messages_in_total", "tenant=acme"));
             assertEquals(total(globexSizes), scrape.value("reme_messages_in_total", "tenant=other"));
             assertEquals(tokens(acme), scrape.value("reme_tokens_counted_total", "tenant=acme"));
             assertEquals(tokens(globex), scrape.value("reme_tokens_counted_total", "tenant=other"));
-            for (Map.Entry<String, Map<String, JsonNode>> tenant : Map.of("acme", acmeContexts, "other",
-                    globexContexts).entrySet()) {
+            for (Map.Entry<String, Map<String, JsonNode>> tenant :
+                    Map.of("acme", acmeContexts, "other", globexContexts).entrySet()) {
                 assertCompactions(scrape, tenant.getKey(), tenant.getValue());
             }
-            long failedAnswers = worker.answers().values().stream().filter(a -> !a.ok()).count();
+            long failedAnswers =
+                    worker.answers().values().stream().filter(a -> !a.ok()).count();
             assertTrue(failedAnswers > 0, "the worker failed some compactions");
-            assertEquals(failedAnswers, scrape.value("reme_compactions_total", "tenant=acme", "event=failed")
-                    + scrape.value("reme_compactions_total", "tenant=other", "event=failed"));
+            assertEquals(
+                    failedAnswers,
+                    scrape.value("reme_compactions_total", "tenant=acme", "event=failed")
+                            + scrape.value("reme_compactions_total", "tenant=other", "event=failed"));
 
             assertEquals(2, scrape.value("reme_dlq_records_total", "reason=MALFORMED_JSON"));
             assertEquals(1, scrape.value("reme_dlq_records_total", "reason=KEY_MISMATCH"));
-            assertEquals(3, scrape.samples().entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("reme_dlq_records_total")).mapToDouble(Map.Entry::getValue)
-                    .sum(), "no other dead letters");
+            assertEquals(
+                    3,
+                    scrape.samples().entrySet().stream()
+                            .filter(e -> e.getKey().startsWith("reme_dlq_records_total"))
+                            .mapToDouble(Map.Entry::getValue)
+                            .sum(),
+                    "no other dead letters");
             assertEquals(0, scrape.value("reme_dlq_records_total", "reason=" + DlqReason.INVALID_ID));
             assertEquals(2, scrape.value("reme_search_seconds_count", "partial=false"));
             assertEquals(memories, scrape.value("reme_index_memories"));
 
-            assertTrue(scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("kafka_stream_thread_")),
+            assertTrue(
+                    scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("kafka_stream_thread_")),
                     "Kafka Streams client metrics are exported");
-            assertTrue(scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes")),
+            assertTrue(
+                    scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes")),
                     "JVM metrics are exported");
-            assertFalse(scrape.samples().keySet().stream().anyMatch(k -> k.contains("globex")),
+            assertFalse(
+                    scrape.samples().keySet().stream().anyMatch(k -> k.contains("globex")),
                     "a tenant off the allow-list is never a label value");
         }
     }
@@ -150,25 +163,30 @@ class MetricsIT extends WithBroker {
         Map<String, Integer> sizes = Map.of("alpha", 60);
         Map<String, List<Envelope>> conversation = TestKafka.conversations(13, "acme", sizes, 0);
         // The in-process workers with the offline provider (no LLM configured): every call succeeds.
-        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("workers"),
-                options("metrics-workers", Map.of(AppConfig.WORKERS_EMBEDDED.name(), "true"))));
-             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+        try (RemeApp app = RemeApp.start(TestApps.config(
+                        broker.bootstrapServers(),
+                        dir.resolve("workers"),
+                        options("metrics-workers", Map.of(AppConfig.WORKERS_EMBEDDED.name(), "true"))));
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             TestKafka.send(producer, topics.messages(), conversation.get("acme/alpha"));
-            Map<String, JsonNode> contexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes,
-                    Duration.ofSeconds(90), () -> { });
+            Map<String, JsonNode> contexts =
+                    ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(90), () -> {});
             JsonNode counters = contexts.get("alpha").path("compaction").path("counters");
             long applied = counters.path("COMPACTIONS_APPLIED").asLong();
             assertTrue(applied >= 1, "the session was compacted: " + counters);
 
             // A compaction's DIARY request is answered after its COMPACT one; wait for both.
-            PrometheusText scrape = awaitScrape(app.httpUrl(), s ->
-                    s.value("reme_llm_requests_total", "kind=COMPACT", "status=OK") == applied
+            PrometheusText scrape = awaitScrape(
+                    app.httpUrl(),
+                    s -> s.value("reme_llm_requests_total", "kind=COMPACT", "status=OK") == applied
                             && s.value("reme_llm_requests_total", "kind=DIARY", "status=OK") >= 1);
             String[] compactOk = {"kind=COMPACT", "outcome=OK"};
-            assertEquals(applied, scrape.value("reme_llm_calls_seconds_count", compactOk),
+            assertEquals(
+                    applied,
+                    scrape.value("reme_llm_calls_seconds_count", compactOk),
                     "one call per request: the offline provider never fails");
-            assertEquals(applied, scrape.value("reme_llm_calls_seconds_bucket", "kind=COMPACT", "outcome=OK",
-                    "le=+Inf"));
+            assertEquals(
+                    applied, scrape.value("reme_llm_calls_seconds_bucket", "kind=COMPACT", "outcome=OK", "le=+Inf"));
             assertTrue(scrape.value("reme_llm_calls_seconds_sum", compactOk) > 0, "calls take time");
             // A diary request makes one call per conversation day, and again after losing an edit race.
             assertTrue(scrape.value("reme_llm_calls_seconds_count", "kind=DIARY", "outcome=OK")
@@ -179,25 +197,43 @@ class MetricsIT extends WithBroker {
             assertEquals(0, scrape.value("reme_llm_requests_total", "kind=COMPACT", "status=FAILED"));
             assertEquals(applied, scrape.value("reme_compactions_total", "tenant=acme", "event=applied"));
 
-            HttpResponse<String> openApi = HTTP.send(HttpRequest.newBuilder(URI.create(app.httpUrl()
-                    + "/openapi.json")).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> openApi = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(app.httpUrl() + "/openapi.json"))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, openApi.statusCode());
-            assertEquals(Json.MAPPER.readTree(ApiServer.openApiDocument()), Json.MAPPER.readTree(openApi.body()),
+            assertEquals(
+                    Json.MAPPER.readTree(ApiServer.openApiDocument()),
+                    Json.MAPPER.readTree(openApi.body()),
                     "/openapi.json serves the description");
         }
     }
 
     private static void assertCompactions(PrometheusText scrape, String label, Map<String, JsonNode> contexts) {
-        Map<String, String> events = Map.of("requested", "COMPACTIONS_REQUESTED", "applied", "COMPACTIONS_APPLIED",
-                "failed", "COMPACTIONS_FAILED", "invalid_summary", "INVALID_SUMMARIES",
-                "timed_out", "COMPACTIONS_TIMED_OUT");
+        Map<String, String> events = Map.of(
+                "requested",
+                "COMPACTIONS_REQUESTED",
+                "applied",
+                "COMPACTIONS_APPLIED",
+                "failed",
+                "COMPACTIONS_FAILED",
+                "invalid_summary",
+                "INVALID_SUMMARIES",
+                "timed_out",
+                "COMPACTIONS_TIMED_OUT");
         events.forEach((event, counter) -> {
             long expected = contexts.values().stream()
-                    .mapToLong(c -> c.path("compaction").path("counters").path(counter).asLong(0)).sum();
-            assertEquals(expected, scrape.value("reme_compactions_total", "tenant=" + label, "event=" + event),
+                    .mapToLong(c ->
+                            c.path("compaction").path("counters").path(counter).asLong(0))
+                    .sum();
+            assertEquals(
+                    expected,
+                    scrape.value("reme_compactions_total", "tenant=" + label, "event=" + event),
                     label + " " + event);
         });
-        assertTrue(scrape.value("reme_compactions_total", "tenant=" + label, "event=applied") > 0,
+        assertTrue(
+                scrape.value("reme_compactions_total", "tenant=" + label, "event=applied") > 0,
                 label + " sessions were compacted");
     }
 
@@ -210,8 +246,8 @@ class MetricsIT extends WithBroker {
         long total = 0;
         for (List<Envelope> envelopes : sessions.values()) {
             for (Envelope envelope : envelopes) {
-                total += PipelineChecks.TOKENS.count(PARSER.parse(envelope.key().getBytes(StandardCharsets.UTF_8),
-                        envelope.value(), 0L, envelope.id()));
+                total += PipelineChecks.TOKENS.count(PARSER.parse(
+                        envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value(), 0L, envelope.id()));
             }
         }
         return total;
@@ -223,18 +259,26 @@ class MetricsIT extends WithBroker {
 
     private static HttpResponse<String> post(String url, String key, String body)
             throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .header("Authorization", "Bearer " + key)
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** Scrapes until {@code ready} holds: asynchronous work (workers, the index) is counted a little later. */
     private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/metrics")).GET()
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
-            assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+            assertTrue(
+                    response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
                     "Prometheus text format");
             PrometheusText scrape = PrometheusText.parse(response.body());
             if (ready.test(scrape)) {
@@ -242,8 +286,10 @@ class MetricsIT extends WithBroker {
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("metrics did not reach the expected state within 30 s: "
-                        + scrape.samples().entrySet().stream().filter(e -> e.getKey().startsWith("reme_"))
-                                .filter(e -> e.getValue() != 0).toList());
+                        + scrape.samples().entrySet().stream()
+                                .filter(e -> e.getKey().startsWith("reme_"))
+                                .filter(e -> e.getValue() != 0)
+                                .toList());
             }
             Thread.sleep(200);
         }

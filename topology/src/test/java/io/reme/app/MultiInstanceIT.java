@@ -11,7 +11,6 @@ import io.reme.config.AppConfig;
 import io.reme.message.Message;
 import io.reme.session.SessionStores;
 import io.reme.topic.Topics;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,7 +40,7 @@ class MultiInstanceIT extends WithBroker {
     void eitherInstanceServesEverySessionOfTheCallersTenantOnly() throws Exception {
         Map<String, String> oneThread = Map.of(AppConfig.STREAM_THREADS.name(), "1");
         try (RemeApp a = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("a"), oneThread));
-             RemeApp b = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("b"), oneThread))) {
+                RemeApp b = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("b"), oneThread))) {
             assertNotEquals(a.httpPort(), b.httpPort());
             awaitStableAssignment(a, b, Duration.ofSeconds(60));
 
@@ -54,7 +53,7 @@ class MultiInstanceIT extends WithBroker {
                 produced.values().forEach(envelopes -> TestKafka.send(producer, TOPICS.messages(), envelopes));
             }
             // Every session settles as seen through A, whichever instance owns it.
-            ContextApi.awaitSettled(a::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), () -> { });
+            ContextApi.awaitSettled(a::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), () -> {});
 
             HostInfo hostA = new HostInfo("127.0.0.1", a.httpPort());
             HostInfo hostB = new HostInfo("127.0.0.1", b.httpPort());
@@ -79,8 +78,11 @@ class MultiInstanceIT extends WithBroker {
             ContextApi.Response viaB = ContextApi.get(b.httpUrl(), TestApps.ACME_KEY, remote);
             assertEquals(200, viaB.status());
             assertEquals(viaB.body(), viaA.body(), "the forwarded answer is the owner's");
-            assertEquals(ContextApi.wholeWindow(b.httpUrl(), TestApps.ACME_KEY, remote).body(),
-                    ContextApi.wholeWindow(a.httpUrl(), TestApps.ACME_KEY, remote).body(),
+            assertEquals(
+                    ContextApi.wholeWindow(b.httpUrl(), TestApps.ACME_KEY, remote)
+                            .body(),
+                    ContextApi.wholeWindow(a.httpUrl(), TestApps.ACME_KEY, remote)
+                            .body(),
                     "the whole window is forwarded with its parameter");
 
             String local = ownedByA.get(0);
@@ -93,13 +95,18 @@ class MultiInstanceIT extends WithBroker {
                 for (String session : List.of(remote, local)) {
                     ContextApi.Response otherTenant = ContextApi.get(app.httpUrl(), TestApps.GLOBEX_KEY, session);
                     assertEquals(404, otherTenant.status(), "globex cannot see acme's " + session);
-                    assertEquals("session_not_found", otherTenant.body().path("error").path("code").asText());
+                    assertEquals(
+                            "session_not_found",
+                            otherTenant.body().path("error").path("code").asText());
                     assertTrue(otherTenant.body().path("messages").isMissingNode(), "no content leaks");
 
                     ContextApi.Response anonymous = ContextApi.get(app.httpUrl(), null, session);
                     assertEquals(401, anonymous.status());
                     assertTrue(anonymous.body().path("messages").isMissingNode());
-                    assertEquals(401, ContextApi.get(app.httpUrl(), "not-a-valid-key-0123456789", session).status());
+                    assertEquals(
+                            401,
+                            ContextApi.get(app.httpUrl(), "not-a-valid-key-0123456789", session)
+                                    .status());
                 }
             }
         }
@@ -135,7 +142,10 @@ class MultiInstanceIT extends WithBroker {
             all.addAll(onB);
             boolean good = a.streams().state() == KafkaStreams.State.RUNNING
                     && b.streams().state() == KafkaStreams.State.RUNNING
-                    && !onA.isEmpty() && !onB.isEmpty() && onA.size() + onB.size() == 4 && all.equals(Set.of(0, 1, 2, 3));
+                    && !onA.isEmpty()
+                    && !onB.isEmpty()
+                    && onA.size() + onB.size() == 4
+                    && all.equals(Set.of(0, 1, 2, 3));
             stableLooks = good && now.equals(last) ? stableLooks + 1 : good ? 1 : 0;
             last = now;
         }
@@ -143,7 +153,9 @@ class MultiInstanceIT extends WithBroker {
 
     /** The context holds every produced message, in order, with jtokkit's counts, and nothing else. */
     private static void assertContext(JsonNode context, String key, List<Envelope> produced) {
-        assertEquals(key, context.path("tenant").asText() + "/" + context.path("session").asText());
+        assertEquals(
+                key,
+                context.path("tenant").asText() + "/" + context.path("session").asText());
         JsonNode messages = context.path("messages");
         assertEquals(produced.size(), messages.size());
         long sum = 0;
@@ -152,10 +164,13 @@ class MultiInstanceIT extends WithBroker {
             Message message = PipelineChecks.tree(entry.path("message"), Message.class);
             assertEquals(i, entry.path("seq").asLong());
             assertEquals(produced.get(i).id(), message.id());
-            assertEquals(PipelineChecks.TOKENS.count(message), entry.path("tokens").asInt());
+            assertEquals(
+                    PipelineChecks.TOKENS.count(message), entry.path("tokens").asInt());
             sum += entry.path("tokens").asLong();
         }
         assertEquals(sum, context.path("tokens").path("messages").asLong());
-        assertEquals(produced.size(), context.path("compaction").path("counters").path("MESSAGES").asInt());
+        assertEquals(
+                produced.size(),
+                context.path("compaction").path("counters").path("MESSAGES").asInt());
     }
 }

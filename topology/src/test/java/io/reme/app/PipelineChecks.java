@@ -21,8 +21,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -35,13 +35,18 @@ final class PipelineChecks {
     static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final DateTimeFormatter DAY = DateTimeFormatter.ISO_LOCAL_DATE.withZone(ZoneOffset.UTC);
 
-    private PipelineChecks() {
-    }
+    private PipelineChecks() {}
 
     /** What was observed per session, for test-specific assertions and the log. */
-    record SessionOutcome(String key, int produced, int archived, int live, long applied, long failed,
-            long truncatedOutputs, int truncatedNoticesSeen) {
-    }
+    record SessionOutcome(
+            String key,
+            int produced,
+            int archived,
+            int live,
+            long applied,
+            long failed,
+            long truncatedOutputs,
+            int truncatedNoticesSeen) {}
 
     /**
      * Checks that every produced message is in exactly one place (archived once in the dialog, or
@@ -54,8 +59,12 @@ final class PipelineChecks {
      * @param contexts session name to the context served once settled
      * @param dialog every committed record of the dialog topic
      */
-    static List<SessionOutcome> verify(Map<String, List<Envelope>> produced, Map<String, JsonNode> contexts,
-            List<ConsumerRecord<String, byte[]>> dialog, TestWorker worker) throws InterruptedException {
+    static List<SessionOutcome> verify(
+            Map<String, List<Envelope>> produced,
+            Map<String, JsonNode> contexts,
+            List<ConsumerRecord<String, byte[]>> dialog,
+            TestWorker worker)
+            throws InterruptedException {
         List<String> errors = new ArrayList<>();
         worker.awaitCaughtUp(Duration.ofSeconds(15));
         if (!worker.duplicateRequests().isEmpty()) {
@@ -67,7 +76,9 @@ final class PipelineChecks {
         // Over a session, no message is sent to a diary twice.
         Map<String, LlmRequest> diaries = new HashMap<>();
         Map<String, Set<String>> diarised = new HashMap<>();
-        for (LlmRequest diary : worker.requests().stream().filter(r -> r.kind() == LlmKind.DIARY).toList()) {
+        for (LlmRequest diary : worker.requests().stream()
+                .filter(r -> r.kind() == LlmKind.DIARY)
+                .toList()) {
             if (diaries.put(diary.requestId(), diary) != null) {
                 errors.add("two DIARY requests share request id " + diary.requestId());
             }
@@ -85,14 +96,20 @@ final class PipelineChecks {
                 continue;
             }
             int skip = (int) (diary.fromSeq() - compact.fromSeq());
-            if (diary.toSeq() != compact.toSeq() || diary.epoch() != compact.epoch() || skip < 0
-                    || !diary.messages().equals(compact.messages().subList(skip, compact.messages().size()))) {
-                errors.add("compaction " + compact.requestId() + " has a DIARY request that is not a suffix of its span: "
-                        + diary.fromSeq() + ".." + diary.toSeq() + " vs " + compact.fromSeq() + ".." + compact.toSeq());
+            if (diary.toSeq() != compact.toSeq()
+                    || diary.epoch() != compact.epoch()
+                    || skip < 0
+                    || !diary.messages()
+                            .equals(compact.messages()
+                                    .subList(skip, compact.messages().size()))) {
+                errors.add("compaction " + compact.requestId()
+                        + " has a DIARY request that is not a suffix of its span: " + diary.fromSeq() + ".."
+                        + diary.toSeq() + " vs " + compact.fromSeq() + ".." + compact.toSeq());
             }
         }
         if (diaries.size() > worker.answers().size()) {
-            errors.add(diaries.size() + " DIARY requests for " + worker.answers().size() + " COMPACT requests");
+            errors.add(
+                    diaries.size() + " DIARY requests for " + worker.answers().size() + " COMPACT requests");
         }
 
         Map<String, List<ArchivedMessage>> archivedBySession = new HashMap<>();
@@ -106,16 +123,21 @@ final class PipelineChecks {
                 errors.add("dialog holds a message of a session never produced: " + key);
             }
             archivedBySession.computeIfAbsent(key, k -> new ArrayList<>()).add(archived);
-            if (!diarised.getOrDefault(key, Set.of()).contains(archived.message().id())) {
+            if (!diarised.getOrDefault(key, Set.of())
+                    .contains(archived.message().id())) {
                 errors.add("archived message " + archived.message().id() + " was never sent to a diary");
             }
         }
 
         List<SessionOutcome> outcomes = new ArrayList<>();
         for (Map.Entry<String, List<Envelope>> session : produced.entrySet()) {
-            outcomes.add(verifySession(session.getKey(), session.getValue(),
+            outcomes.add(verifySession(
+                    session.getKey(),
+                    session.getValue(),
                     contexts.get(session.getKey().substring(session.getKey().indexOf('/') + 1)),
-                    archivedBySession.getOrDefault(session.getKey(), List.of()), worker, errors));
+                    archivedBySession.getOrDefault(session.getKey(), List.of()),
+                    worker,
+                    errors));
         }
         if (!errors.isEmpty()) {
             throw new AssertionError(errors.size() + " pipeline invariant(s) violated:\n  "
@@ -134,7 +156,9 @@ final class PipelineChecks {
      * @param contexts session name to the context served once settled
      * @param dialog every committed record of the dialog topic
      */
-    static List<String> placementProblems(Map<String, List<Envelope>> produced, Map<String, JsonNode> contexts,
+    static List<String> placementProblems(
+            Map<String, List<Envelope>> produced,
+            Map<String, JsonNode> contexts,
             List<ConsumerRecord<String, byte[]>> dialog) {
         List<String> errors = new ArrayList<>();
         Map<String, List<ArchivedMessage>> archivedBySession = new HashMap<>();
@@ -174,7 +198,8 @@ final class PipelineChecks {
                 minLiveSeq = Math.min(minLiveSeq, seq);
             }
             if (maxArchivedSeq >= minLiveSeq) {
-                errors.add(key + ": archived seq " + maxArchivedSeq + " is not before the first live seq " + minLiveSeq);
+                errors.add(
+                        key + ": archived seq " + maxArchivedSeq + " is not before the first live seq " + minLiveSeq);
             }
             List<Envelope> envelopes = session.getValue();
             for (int i = 0; i < envelopes.size(); i++) {
@@ -185,7 +210,8 @@ final class PipelineChecks {
                 }
                 String atSeq = bySeq.get((long) i);
                 if (atSeq != null && !atSeq.equals(id)) {
-                    errors.add(key + ": seq " + i + " holds " + atSeq + " but the " + i + "th message produced is " + id);
+                    errors.add(
+                            key + ": seq " + i + " holds " + atSeq + " but the " + i + "th message produced is " + id);
                 }
             }
             if (occurrences.size() != envelopes.size()) {
@@ -196,8 +222,13 @@ final class PipelineChecks {
         return errors;
     }
 
-    private static SessionOutcome verifySession(String key, List<Envelope> produced, JsonNode context,
-            List<ArchivedMessage> archived, TestWorker worker, List<String> errors) {
+    private static SessionOutcome verifySession(
+            String key,
+            List<Envelope> produced,
+            JsonNode context,
+            List<ArchivedMessage> archived,
+            TestWorker worker,
+            List<String> errors) {
         if (context == null) {
             errors.add(key + ": no context");
             return new SessionOutcome(key, produced.size(), archived.size(), 0, 0, 0, 0, 0);
@@ -257,16 +288,19 @@ final class PipelineChecks {
             }
         }
         if (occurrences.size() != produced.size()) {
-            errors.add(key + ": " + occurrences.size() + " distinct messages observed, " + produced.size() + " produced");
+            errors.add(
+                    key + ": " + occurrences.size() + " distinct messages observed, " + produced.size() + " produced");
         }
 
         JsonNode tokens = context.path("tokens");
         String summary = context.path("summary").asText();
         if (tokens.path("messages").asLong() != tokenSum) {
-            errors.add(key + ": tokens.messages " + tokens.path("messages") + " != sum of live message tokens " + tokenSum);
+            errors.add(key + ": tokens.messages " + tokens.path("messages") + " != sum of live message tokens "
+                    + tokenSum);
         }
         if (tokens.path("summary").asLong() != TOKENS.count(summary)) {
-            errors.add(key + ": tokens.summary " + tokens.path("summary") + " != jtokkit count " + TOKENS.count(summary));
+            errors.add(
+                    key + ": tokens.summary " + tokens.path("summary") + " != jtokkit count " + TOKENS.count(summary));
         }
         if (tokens.path("total").asLong() != tokenSum + TOKENS.count(summary)) {
             errors.add(key + ": tokens.total " + tokens.path("total") + " != messages + summary");
@@ -278,7 +312,8 @@ final class PipelineChecks {
 
         // Each archived batch is exactly the span of an OK answer's request, in order.
         Map<String, List<ArchivedMessage>> batches = new LinkedHashMap<>();
-        archived.forEach(m -> batches.computeIfAbsent(m.summaryRequestId(), k -> new ArrayList<>()).add(m));
+        archived.forEach(m -> batches.computeIfAbsent(m.summaryRequestId(), k -> new ArrayList<>())
+                .add(m));
         Map<String, TestWorker.Answer> answers = new HashMap<>();
         worker.answersFor(key).forEach(a -> answers.put(a.request().requestId(), a));
         for (Map.Entry<String, List<ArchivedMessage>> batch : batches.entrySet()) {
@@ -288,10 +323,13 @@ final class PipelineChecks {
                         + " which the worker " + (answer == null ? "never saw" : "failed"));
                 continue;
             }
-            List<String> requested = answer.request().messages().stream().map(Message::id).toList();
-            List<String> archivedIds = batch.getValue().stream().map(m -> m.message().id()).toList();
+            List<String> requested =
+                    answer.request().messages().stream().map(Message::id).toList();
+            List<String> archivedIds =
+                    batch.getValue().stream().map(m -> m.message().id()).toList();
             if (!requested.equals(archivedIds)) {
-                errors.add(key + ": request " + batch.getKey() + " covered " + requested + " but archived " + archivedIds);
+                errors.add(
+                        key + ": request " + batch.getKey() + " covered " + requested + " but archived " + archivedIds);
             }
         }
         long ok = answers.values().stream().filter(TestWorker.Answer::ok).count();
@@ -309,10 +347,18 @@ final class PipelineChecks {
         expectCounter(errors, key, counters, "DUPLICATE_RESULTS", 0);
         expectCounter(errors, key, counters, "DUPLICATE_MESSAGES", 0);
         if (context.path("summaryVersion").asLong() != ok) {
-            errors.add(key + ": summaryVersion " + context.path("summaryVersion") + " but " + ok + " summaries applied");
+            errors.add(
+                    key + ": summaryVersion " + context.path("summaryVersion") + " but " + ok + " summaries applied");
         }
-        return new SessionOutcome(key, produced.size(), archived.size(), live.size(), ok, failed,
-                counters.path("TRUNCATED_OUTPUTS").asLong(), truncatedNotices);
+        return new SessionOutcome(
+                key,
+                produced.size(),
+                archived.size(),
+                live.size(),
+                ok,
+                failed,
+                counters.path("TRUNCATED_OUTPUTS").asLong(),
+                truncatedNotices);
     }
 
     private static void expectCounter(List<String> errors, String key, JsonNode counters, String name, long expected) {
@@ -333,7 +379,9 @@ final class PipelineChecks {
     }
 
     private static long count(List<ArchivedMessage> archived, String id) {
-        return archived.stream().filter(m -> Objects.equals(m.message().id(), id)).count();
+        return archived.stream()
+                .filter(m -> Objects.equals(m.message().id(), id))
+                .count();
     }
 
     private static String abbreviate(String text) {

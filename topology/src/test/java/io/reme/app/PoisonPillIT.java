@@ -1,7 +1,6 @@
 package io.reme.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.config.AppConfig;
@@ -56,29 +55,35 @@ class PoisonPillIT extends WithBroker {
     void oversizedInputsAreDeadLetteredBoundedAndThePipelineGoesOn() throws Exception {
         AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of());
         // A topic made before topics had explicit limits (here on the broker's defaults) gets them at start.
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(TOPICS.diary(), Optional.of(4), Optional.empty()))).all().get();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(TOPICS.diary(), Optional.of(4), Optional.empty())))
+                    .all()
+                    .get();
         }
         try (RemeApp app = RemeApp.start(config);
-             KafkaProducer<byte[], byte[]> producer = compressingProducer()) {
+                KafkaProducer<byte[], byte[]> producer = compressingProducer()) {
             byte[] hugeMessage = envelope("huge", "x".repeat(20 * 1024 * 1024));
             RecordMetadata huge = producer.send(new ProducerRecord<>(TOPICS.messages(), bytes("acme/s1"), hugeMessage))
                     .get();
-            producer.send(new ProducerRecord<>(TOPICS.messages(), bytes("acme/s1"), envelope("small", "hello"))).get();
+            producer.send(new ProducerRecord<>(TOPICS.messages(), bytes("acme/s1"), envelope("small", "hello")))
+                    .get();
             byte[] hugeEdit = edit("edit-huge", "y".repeat(17 * 1024 * 1024));
             String documentKey = "acme/u1/" + DAY;
-            RecordMetadata hugeEditAt = producer.send(TestKafka.signedEdit(TOPICS.diaryEdits(), bytes(documentKey),
-                    hugeEdit)).get();
+            RecordMetadata hugeEditAt = producer.send(
+                            TestKafka.signedEdit(TOPICS.diaryEdits(), bytes(documentKey), hugeEdit))
+                    .get();
             producer.send(TestKafka.signedEdit(TOPICS.diaryEdits(), bytes(documentKey), edit("edit-small", "# Day\n")))
                     .get();
 
             long started = System.nanoTime();
-            ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, Map.of("s1", 1), Duration.ofSeconds(60), () -> { });
+            ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, Map.of("s1", 1), Duration.ofSeconds(60), () -> {});
             awaitDiary(app, Duration.ofSeconds(60));
-            LOG.info("records behind the poison pills processed after {} ms", (System.nanoTime() - started) / 1_000_000);
+            LOG.info(
+                    "records behind the poison pills processed after {} ms", (System.nanoTime() - started) / 1_000_000);
 
-            List<ConsumerRecord<String, byte[]>> dead = TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 2,
-                    Duration.ofSeconds(30));
+            List<ConsumerRecord<String, byte[]>> dead =
+                    TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 2, Duration.ofSeconds(30));
             assertEquals(2, dead.size(), "one dead letter per poison pill");
             expectBounded(find(dead, TOPICS.messages()), hugeMessage, huge);
             expectBounded(find(dead, TOPICS.diaryEdits()), hugeEdit, hugeEditAt);
@@ -92,36 +97,47 @@ class PoisonPillIT extends WithBroker {
             throws Exception {
         assertEquals("TOO_LARGE", DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.REASON));
         assertEquals(DeadLetterPayload.EXCERPT_BYTES, letter.value().length, "an excerpt, not the payload");
-        assertEquals(Integer.toString(original.length), DeadLetterHeaders.read(letter.headers(),
-                DeadLetterHeaders.VALUE_SIZE));
-        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(original)),
+        assertEquals(
+                Integer.toString(original.length),
+                DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.VALUE_SIZE));
+        assertEquals(
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(original)),
                 DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.VALUE_SHA256));
-        assertEquals(Integer.toString(origin.partition()), DeadLetterHeaders.read(letter.headers(),
-                DeadLetterHeaders.PARTITION));
-        assertEquals(Long.toString(origin.offset()), DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.OFFSET));
+        assertEquals(
+                Integer.toString(origin.partition()),
+                DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.PARTITION));
+        assertEquals(
+                Long.toString(origin.offset()), DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.OFFSET));
     }
 
     private static ConsumerRecord<String, byte[]> find(List<ConsumerRecord<String, byte[]>> dead, String topic) {
-        return dead.stream().filter(r -> topic.equals(DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.TOPIC)))
-                .findFirst().orElseThrow(() -> new AssertionError("no dead letter from " + topic));
+        return dead.stream()
+                .filter(r -> topic.equals(DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.TOPIC)))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no dead letter from " + topic));
     }
 
     /** Every topic and changelog states its max.message.bytes itself, with the value the limits give. */
     private void expectExplicitLimits(AppConfig config) throws Exception {
         RecordLimits limits = config.recordLimits();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             Set<String> names = admin.listTopics().names().get().stream()
                     .filter(name -> name.startsWith(TOPICS.prefix()) || name.endsWith("-changelog"))
                     .collect(Collectors.toSet());
-            assertTrue(names.stream().filter(name -> name.endsWith("-changelog")).count() >= 5,
+            assertTrue(
+                    names.stream().filter(name -> name.endsWith("-changelog")).count() >= 5,
                     "the session and diary stores' changelogs: " + names);
             List<ConfigResource> resources = names.stream()
-                    .map(name -> new ConfigResource(ConfigResource.Type.TOPIC, name)).toList();
-            Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get();
+                    .map(name -> new ConfigResource(ConfigResource.Type.TOPIC, name))
+                    .toList();
+            Map<ConfigResource, Config> configs =
+                    admin.describeConfigs(resources).all().get();
             List<String> wrong = new ArrayList<>();
             configs.forEach((resource, described) -> {
                 ConfigEntry entry = described.get(RecordLimits.MAX_MESSAGE_BYTES);
-                int expected = resource.name().equals(TOPICS.messages()) ? limits.inputTopicMaxMessageBytes()
+                int expected = resource.name().equals(TOPICS.messages())
+                        ? limits.inputTopicMaxMessageBytes()
                         : limits.topicMaxMessageBytes();
                 if (entry.source() != ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG
                         || !entry.value().equals(Integer.toString(expected))) {
@@ -147,19 +163,31 @@ class PoisonPillIT extends WithBroker {
     }
 
     private static int status(String url) throws Exception {
-        HttpResponse<Void> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).GET()
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding());
+        HttpResponse<Void> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .GET()
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
         return response.statusCode();
     }
 
     private static KafkaProducer<byte[], byte[]> compressingProducer() {
-        return new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd",
-                ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 48 * 1024 * 1024,
-                ProducerConfig.BUFFER_MEMORY_CONFIG, 96L * 1024 * 1024),
-                new ByteArraySerializer(), new ByteArraySerializer());
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                        "zstd",
+                        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                        48 * 1024 * 1024,
+                        ProducerConfig.BUFFER_MEMORY_CONFIG,
+                        96L * 1024 * 1024),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     private static byte[] envelope(String id, String content) {
@@ -168,8 +196,8 @@ class PoisonPillIT extends WithBroker {
     }
 
     private static byte[] edit(String id, String content) throws Exception {
-        return Json.MAPPER.writeValueAsBytes(new DiaryEdit(id, "acme", "u1", DAY, 0, content, "test",
-                Instant.parse(DAY + "T10:00:00Z")));
+        return Json.MAPPER.writeValueAsBytes(
+                new DiaryEdit(id, "acme", "u1", DAY, 0, content, "test", Instant.parse(DAY + "T10:00:00Z")));
     }
 
     private static byte[] bytes(String text) {

@@ -53,14 +53,25 @@ class ProvidersTest {
     @Test
     void eachProviderGivesItsModel() throws Exception {
         assertNull(Providers.embeddings(AppConfig.of(Map.of("reme.embedding.provider", "none"))));
-        try (EmbeddingModel remote = Providers.embeddings(AppConfig.of(Map.of("reme.embedding.provider", "openai",
-                "reme.embedding.model", "m", "reme.embedding.dimensions", "8", "reme.llm.api-key", "k")))) {
+        try (EmbeddingModel remote = Providers.embeddings(AppConfig.of(Map.of(
+                "reme.embedding.provider",
+                "openai",
+                "reme.embedding.model",
+                "m",
+                "reme.embedding.dimensions",
+                "8",
+                "reme.llm.api-key",
+                "k")))) {
             assertInstanceOf(OpenAiEmbeddingModel.class, remote);
             assertEquals("openai:m/8", remote.id());
         }
         try (EmbeddingModel local = Providers.embeddings(AppConfig.of(Map.of(
-                "reme.embedding.local-model", "all-minilm-l6-v2-q", "reme.embedding.threads", "3",
-                "reme.embedding.local-batch-size", "32")))) {
+                "reme.embedding.local-model",
+                "all-minilm-l6-v2-q",
+                "reme.embedding.threads",
+                "3",
+                "reme.embedding.local-batch-size",
+                "32")))) {
             LocalOnnxEmbeddingModel onnx = assertInstanceOf(LocalOnnxEmbeddingModel.class, local);
             assertTrue(onnx.id().startsWith("all-minilm-l6-v2-q@"), onnx.id());
             assertEquals(3, onnx.threads());

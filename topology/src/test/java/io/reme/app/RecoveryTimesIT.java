@@ -32,6 +32,7 @@ class RecoveryTimesIT extends WithBroker {
     private static final Duration BOUND = Duration.ofSeconds(30);
     /** How much longer than the first start a restart may take when the machine is slow anyway. */
     private static final Duration SLOWER_THAN_FIRST = Duration.ofSeconds(15);
+
     private static final boolean BASELINE = Boolean.getBoolean("reme.recovery.baseline");
     /** More lines for the children's config file, {@code ;}-separated, to measure variants (e.g. kafka.group.protocol). */
     private static final String EXTRA = System.getProperty("reme.recovery.extra-config", "");
@@ -44,10 +45,14 @@ class RecoveryTimesIT extends WithBroker {
         }
         Map<String, List<Envelope>> produced = TestKafka.conversations(5, "acme", sizes, 2_000);
         Path config = dir.resolve("recovery.properties");
-        Files.writeString(config, "reme.embedding.provider=none\n" + (BASELINE
-                ? "reme.streams.static-membership=false\nreme.streams.session-timeout=45s\n"
-                        + "reme.streams.standby-replicas=0\n"
-                : "") + EXTRA.replace(';', '\n') + "\n");
+        Files.writeString(
+                config,
+                "reme.embedding.provider=none\n"
+                        + (BASELINE
+                                ? "reme.streams.static-membership=false\nreme.streams.session-timeout=45s\n"
+                                        + "reme.streams.standby-replicas=0\n"
+                                : "")
+                        + EXTRA.replace(';', '\n') + "\n");
         try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             long firstMs;
             long restartMs;
@@ -59,40 +64,46 @@ class RecoveryTimesIT extends WithBroker {
                 firstMs = millisSince(started);
                 LOG.info("recovery first start ready ms={}", firstMs);
                 produced.values().forEach(envelopes -> TestKafka.send(producer, TOPICS.messages(), envelopes));
-                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), first::requireAlive);
+                ContextApi.awaitCounted(
+                        () -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), first::requireAlive);
                 first.kill();
             }
             try (AppProcess again = CrashRestartIT.child(aDir, config, dir.resolve("a2.log"))) {
                 long started = System.nanoTime();
                 String url = again.awaitReady(Duration.ofSeconds(120));
                 restartMs = millisSince(started);
-                ContextApi.awaitCounted(() -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), again::requireAlive);
+                ContextApi.awaitCounted(
+                        () -> url, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), again::requireAlive);
                 restartReadableMs = millisSince(started);
-                LOG.info("recovery restart after kill ready ms={} contexts readable ms={}", restartMs, restartReadableMs);
+                LOG.info(
+                        "recovery restart after kill ready ms={} contexts readable ms={}",
+                        restartMs,
+                        restartReadableMs);
 
                 // A second instance joins; once both serve, the restarted one is killed again.
-                try (AppProcess other = CrashRestartIT.child(dir.resolve("b"), config,
-                        dir.resolve("b.log"))) {
+                try (AppProcess other = CrashRestartIT.child(dir.resolve("b"), config, dir.resolve("b.log"))) {
                     String otherUrl = other.awaitReady(Duration.ofSeconds(120));
-                    ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120),
-                            other::requireAlive);
+                    ContextApi.awaitCounted(
+                            () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), other::requireAlive);
                     // Let the group settle (standbys restored, no rebalance in flight) before the kill.
                     Thread.sleep(5_000);
-                    ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60),
-                            other::requireAlive);
+                    ContextApi.awaitCounted(
+                            () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), other::requireAlive);
                     again.kill();
                     long killed = System.nanoTime();
-                    ContextApi.awaitCounted(() -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120),
-                            other::requireAlive);
+                    ContextApi.awaitCounted(
+                            () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), other::requireAlive);
                     long takeoverMs = millisSince(killed);
                     LOG.info("recovery takeover after kill contexts readable ms={}", takeoverMs);
-                    System.out.printf("recovery baseline=%s extra=%s restartReadyMs=%d restartReadableMs=%d "
-                            + "takeoverMs=%d%n", BASELINE, EXTRA, restartMs, restartReadableMs, takeoverMs);
+                    System.out.printf(
+                            "recovery baseline=%s extra=%s restartReadyMs=%d restartReadableMs=%d " + "takeoverMs=%d%n",
+                            BASELINE, EXTRA, restartMs, restartReadableMs, takeoverMs);
                     if (!BASELINE && EXTRA.isEmpty()) {
                         // A loaded machine slows a restart as much as a first start; a session wait comes on top.
                         long restartBound = Math.max(BOUND.toMillis(), firstMs + SLOWER_THAN_FIRST.toMillis());
-                        assertTrue(restartReadableMs <= restartBound, "restart took " + restartReadableMs
-                                + " ms, a first start " + firstMs + " ms");
+                        assertTrue(
+                                restartReadableMs <= restartBound,
+                                "restart took " + restartReadableMs + " ms, a first start " + firstMs + " ms");
                         assertTrue(takeoverMs <= BOUND.toMillis(), "takeover took " + takeoverMs + " ms");
                     }
                 }

@@ -39,21 +39,25 @@ class RequestSecretsTest {
 
     @Test
     void aClusterDeploymentMustConfigureIt() {
-        ConfigException e = assertThrows(ConfigException.class, () -> RequestSecrets.resolve(
-                config(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092"))));
-        assertTrue(e.getMessage().contains("reme.request.secret (REME_REQUEST_SECRET): required with "
-                + "reme.bootstrap.servers"), e.getMessage());
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> RequestSecrets.resolve(config(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092"))));
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "reme.request.secret (REME_REQUEST_SECRET): required with " + "reme.bootstrap.servers"),
+                e.getMessage());
         assertFalse(Files.exists(dataDir.resolve(RequestSecrets.FILE)), "nothing generated for a cluster");
     }
 
     @Test
     void aConfiguredSecretIsUsedAndAShortOneIsRefusedWithoutEchoingIt() throws Exception {
         String configured = "configured-secret-0123456789abcdef";
-        RequestSecret secret = RequestSecrets.resolve(config(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092",
-                AppConfig.REQUEST_SECRET.name(), configured)));
+        RequestSecret secret = RequestSecrets.resolve(config(
+                Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092", AppConfig.REQUEST_SECRET.name(), configured)));
         assertEquals(RequestSecret.of(configured).requestId("acme/s1#1"), secret.requestId("acme/s1#1"));
-        ConfigException e = assertThrows(ConfigException.class,
-                () -> config(Map.of(AppConfig.REQUEST_SECRET.name(), "hunter2hunter2")));
+        ConfigException e = assertThrows(
+                ConfigException.class, () -> config(Map.of(AppConfig.REQUEST_SECRET.name(), "hunter2hunter2")));
         assertTrue(e.getMessage().contains("reme.request.secret"), e.getMessage());
         assertFalse(e.getMessage().contains("hunter2"), e.getMessage());
     }

@@ -15,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,26 +53,43 @@ class SearchIT extends WithBroker {
         for (int t = 0; t < TENANTS; t++) {
             keys.add("t" + t + ":" + key(t));
         }
-        return TestApps.config(broker.bootstrapServers(), dir.resolve(name), Map.of(
-                AppConfig.API_KEYS.name(), keys.toString(),
-                AppConfig.PARTITIONS.name(), Integer.toString(PARTITIONS),
-                AppConfig.STREAM_THREADS.name(), "1",
-                AppConfig.EMBEDDING.name(), "none"));
+        return TestApps.config(
+                broker.bootstrapServers(),
+                dir.resolve(name),
+                Map.of(
+                        AppConfig.API_KEYS.name(),
+                        keys.toString(),
+                        AppConfig.PARTITIONS.name(),
+                        Integer.toString(PARTITIONS),
+                        AppConfig.STREAM_THREADS.name(),
+                        "1",
+                        AppConfig.EMBEDDING.name(),
+                        "none"));
     }
 
     /** Apps of their own (application id, topics) with a tenant's memories hashed over {@code buckets} buckets. */
     private static AppConfig bucketedConfig(String name, int buckets) {
         Map<String, String> options = new java.util.HashMap<>(Map.of(
-                AppConfig.BOOTSTRAP_SERVERS.name(), broker.bootstrapServers(),
-                AppConfig.DATA_DIR.name(), dir.resolve(name).toString(),
-                AppConfig.HTTP_PORT.name(), "0",
-                AppConfig.API_KEYS.name(), "t0:" + key(0) + ",t1:" + key(1),
-                AppConfig.APPLICATION_ID.name(), "reme-bucketed",
-                AppConfig.TOPIC_PREFIX.name(), BUCKETED.prefix(),
-                AppConfig.PARTITIONS.name(), Integer.toString(PARTITIONS),
-                AppConfig.STREAM_THREADS.name(), "1",
-                AppConfig.MEMORY_BUCKETS.name(), Integer.toString(buckets),
-                AppConfig.EMBEDDING.name(), "none"));
+                AppConfig.BOOTSTRAP_SERVERS.name(),
+                broker.bootstrapServers(),
+                AppConfig.DATA_DIR.name(),
+                dir.resolve(name).toString(),
+                AppConfig.HTTP_PORT.name(),
+                "0",
+                AppConfig.API_KEYS.name(),
+                "t0:" + key(0) + ",t1:" + key(1),
+                AppConfig.APPLICATION_ID.name(),
+                "reme-bucketed",
+                AppConfig.TOPIC_PREFIX.name(),
+                BUCKETED.prefix(),
+                AppConfig.PARTITIONS.name(),
+                Integer.toString(PARTITIONS),
+                AppConfig.STREAM_THREADS.name(),
+                "1",
+                AppConfig.MEMORY_BUCKETS.name(),
+                Integer.toString(buckets),
+                AppConfig.EMBEDDING.name(),
+                "none"));
         options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
         return AppConfig.of(options);
     }
@@ -82,7 +98,8 @@ class SearchIT extends WithBroker {
     private static JsonNode search(RemeApp app, int tenant, int k) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
                 .header("Authorization", "Bearer " + key(tenant))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":" + k + "}")).build();
+                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":" + k + "}"))
+                .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
         return Json.MAPPER.readTree(response.body());
@@ -99,23 +116,39 @@ class SearchIT extends WithBroker {
      * {@code partitioning} gives them; every tenant has the same words, so only the tenant filter keeps
      * them apart. Returns each tenant's ids and adds the partitions used to {@code partitionsUsed}.
      */
-    private static Map<Integer, Set<String>> publish(Topics topics, MemoryPartitioning partitioning, int tenants,
-            int perTenant, Map<Integer, Set<Integer>> partitionsUsed) throws Exception {
+    private static Map<Integer, Set<String>> publish(
+            Topics topics,
+            MemoryPartitioning partitioning,
+            int tenants,
+            int perTenant,
+            Map<Integer, Set<Integer>> partitionsUsed)
+            throws Exception {
         Map<Integer, Set<String>> expected = new HashMap<>();
         Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
                 Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                new StringSerializer(), new ByteArraySerializer())) {
+                new StringSerializer(),
+                new ByteArraySerializer())) {
             for (int t = 0; t < tenants; t++) {
                 String tenant = "t" + t;
                 for (int m = 0; m < perTenant; m++) {
                     String id = "m" + m;
-                    MemoryRecord memory = new MemoryRecord(id, tenant, "u", null, MemoryType.PERSONAL,
-                            "prefers trains over buses, note " + m + " of " + tenant, t0, t0, t0, Map.of(),
-                            null, null);
+                    MemoryRecord memory = new MemoryRecord(
+                            id,
+                            tenant,
+                            "u",
+                            null,
+                            MemoryType.PERSONAL,
+                            "prefers trains over buses, note " + m + " of " + tenant,
+                            t0,
+                            t0,
+                            t0,
+                            Map.of(),
+                            null,
+                            null);
                     int partition = partitioning.partition(tenant, id, PARTITIONS);
-                    producer.send(new ProducerRecord<>(topics.memories(), partition, tenant + "/" + id,
-                            Json.MAPPER.writeValueAsBytes(memory)));
+                    producer.send(new ProducerRecord<>(
+                            topics.memories(), partition, tenant + "/" + id, Json.MAPPER.writeValueAsBytes(memory)));
                     expected.computeIfAbsent(t, x -> new HashSet<>()).add(id);
                     partitionsUsed.computeIfAbsent(t, x -> new HashSet<>()).add(partition);
                 }
@@ -125,8 +158,7 @@ class SearchIT extends WithBroker {
     }
 
     /** Both instances' answers for one tenant. */
-    private record Answers(JsonNode fromA, JsonNode fromB) {
-    }
+    private record Answers(JsonNode fromA, JsonNode fromB) {}
 
     /** Searches both instances until both answer exactly {@code expected} or the deadline passes, then asserts it. */
     private static Answers awaitBoth(RemeApp a, RemeApp b, int tenant, Set<String> expected, int k, long deadline)
@@ -161,7 +193,8 @@ class SearchIT extends WithBroker {
 
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             for (int t = 0; t < TENANTS; t++) {
-                JsonNode fromA = awaitBoth(a, b, t, expected.get(t), 20, deadline).fromA();
+                JsonNode fromA =
+                        awaitBoth(a, b, t, expected.get(t), 20, deadline).fromA();
                 assertFalse(fromA.path("partial").asBoolean());
                 for (JsonNode hit : fromA.path("hits")) {
                     assertEquals("t" + t, hit.path("tenant").asText(), "never another tenant's memory");
@@ -195,8 +228,10 @@ class SearchIT extends WithBroker {
                     }
                     Thread.sleep(250);
                 } while (System.nanoTime() < deadline);
-                assertEquals(expected.get(t), ids(answer), "after the move: " + answer + " (" + seen.size()
-                        + " partial answers seen on the way)");
+                assertEquals(
+                        expected.get(t),
+                        ids(answer),
+                        "after the move: " + answer + " (" + seen.size() + " partial answers seen on the way)");
             }
         } finally {
             a.close();
@@ -211,9 +246,10 @@ class SearchIT extends WithBroker {
         RemeApp b = RemeApp.start(bucketedConfig("bucketed-b", buckets));
         try {
             Map<Integer, Set<Integer>> partitionsUsed = new HashMap<>();
-            Map<Integer, Set<String>> expected = publish(BUCKETED, new MemoryPartitioning(buckets), 2, 24,
-                    partitionsUsed);
-            assertTrue(partitionsUsed.get(0).size() > 1 && partitionsUsed.get(1).size() > 1,
+            Map<Integer, Set<String>> expected =
+                    publish(BUCKETED, new MemoryPartitioning(buckets), 2, 24, partitionsUsed);
+            assertTrue(
+                    partitionsUsed.get(0).size() > 1 && partitionsUsed.get(1).size() > 1,
                     "each tenant's memories lie on several partitions: " + partitionsUsed);
 
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -234,7 +270,9 @@ class SearchIT extends WithBroker {
 
     private static Map<String, Double> scores(JsonNode answer) {
         Map<String, Double> scores = new HashMap<>();
-        answer.path("hits").forEach(hit -> scores.put(hit.path("id").asText(), hit.path("score").asDouble()));
+        answer.path("hits")
+                .forEach(hit ->
+                        scores.put(hit.path("id").asText(), hit.path("score").asDouble()));
         return scores;
     }
 }

@@ -37,12 +37,14 @@ import org.junit.jupiter.api.Test;
 class SearchRestoreIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final List<String> QUERIES = List.of("trains", "deploy on fridays", "kyoto trip budget",
-            "coordinator is not aware of this member");
+    private static final List<String> QUERIES =
+            List.of("trains", "deploy on fridays", "kyoto trip budget", "coordinator is not aware of this member");
 
     private AppConfig config() {
-        return TestApps.config(broker.bootstrapServers(), dir.resolve("app"), Map.of(
-                AppConfig.PARTITIONS.name(), "2", AppConfig.STREAM_THREADS.name(), "1"));
+        return TestApps.config(
+                broker.bootstrapServers(),
+                dir.resolve("app"),
+                Map.of(AppConfig.PARTITIONS.name(), "2", AppConfig.STREAM_THREADS.name(), "1"));
     }
 
     private static List<String> answers(RemeApp app) throws Exception {
@@ -50,14 +52,16 @@ class SearchRestoreIT extends WithBroker {
         for (String query : QUERIES) {
             HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
                     .header("Authorization", "Bearer " + TestApps.ACME_KEY)
-                    .POST(HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(
-                            Map.of("query", query, "k", 10)))).build();
+                    .POST(HttpRequest.BodyPublishers.ofString(
+                            Json.MAPPER.writeValueAsString(Map.of("query", query, "k", 10))))
+                    .build();
             HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
             JsonNode body = Json.MAPPER.readTree(response.body());
             assertFalse(body.path("partial").asBoolean(), response.body());
             for (JsonNode hit : body.path("hits")) {
-                all.add(query + " -> " + hit.path("id").asText() + " " + hit.path("score").asText());
+                all.add(query + " -> " + hit.path("id").asText() + " "
+                        + hit.path("score").asText());
             }
         }
         return all;
@@ -82,10 +86,14 @@ class SearchRestoreIT extends WithBroker {
         MemoryPartitioning partitioning = new MemoryPartitioning(1);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
                 Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                new StringSerializer(), new ByteArraySerializer())) {
+                new StringSerializer(),
+                new ByteArraySerializer())) {
             for (MemoryRecord record : records) {
-                producer.send(new ProducerRecord<>(TOPICS.memories(), partitioning.partition("acme", record.id(), 2),
-                        "acme/" + record.id(), Json.MAPPER.writeValueAsBytes(record)));
+                producer.send(new ProducerRecord<>(
+                        TOPICS.memories(),
+                        partitioning.partition("acme", record.id(), 2),
+                        "acme/" + record.id(),
+                        Json.MAPPER.writeValueAsBytes(record)));
             }
         }
     }
@@ -93,13 +101,29 @@ class SearchRestoreIT extends WithBroker {
     @Test
     void wipingTheStateAndRestoringFromTheTopicGivesTheSameAnswers() throws Exception {
         Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
-        String[] texts = {"Alice prefers trains over buses", "The orders service must not deploy on Fridays",
-            "Bob's Kyoto trip budget is 4000 EUR", "Offset commit failed: The coordinator is not aware of this member",
-            "Decision: use idempotent producers for payments", "Bob is vegetarian and his wife has a peanut allergy"};
+        String[] texts = {
+            "Alice prefers trains over buses",
+            "The orders service must not deploy on Fridays",
+            "Bob's Kyoto trip budget is 4000 EUR",
+            "Offset commit failed: The coordinator is not aware of this member",
+            "Decision: use idempotent producers for payments",
+            "Bob is vegetarian and his wife has a peanut allergy"
+        };
         List<MemoryRecord> records = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
-            records.add(new MemoryRecord("m" + i, "acme", "alice", null, MemoryType.PERSONAL,
-                    texts[i % texts.length] + " (note " + i + ")", t0, t0, t0.plusSeconds(i), Map.of(), null, null));
+            records.add(new MemoryRecord(
+                    "m" + i,
+                    "acme",
+                    "alice",
+                    null,
+                    MemoryType.PERSONAL,
+                    texts[i % texts.length] + " (note " + i + ")",
+                    t0,
+                    t0,
+                    t0.plusSeconds(i),
+                    Map.of(),
+                    null,
+                    null));
         }
         // Some deletes and an update, so the restore must apply them in order too.
         records.set(7, records.get(7).withText("Alice now prefers planes", t0.plusSeconds(100)));
@@ -115,7 +139,8 @@ class SearchRestoreIT extends WithBroker {
         }
         Path state = dir.resolve("app").resolve("streams");
         try (Stream<Path> files = Files.walk(state)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         }
         assertFalse(Files.exists(state), "the state directory is gone");
         try (RemeApp app = RemeApp.start(config())) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.bench.ConversationGenerator.Envelope;
 import io.reme.topic.Topics;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,11 +39,11 @@ class SessionPipelineIT extends WithBroker {
         // Every fifth tool output is 24 KB: over the 12 KB recent limit, so it is truncated on arrival.
         Map<String, List<Envelope>> produced = TestKafka.conversations(7, "acme", sizes, 24_000);
 
-        try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"),
-                TestApps.SMALL_CONTEXT));
-             // Fail every sixth compaction of a session (epochs 4, 10, ...): failures must lose nothing either.
-             TestWorker worker = TestWorker.start(broker.bootstrapServers(), TOPICS, r -> r.epoch() % 6 == 4);
-             KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+        try (RemeApp app = RemeApp.start(
+                        TestApps.config(broker.bootstrapServers(), dir.resolve("app"), TestApps.SMALL_CONTEXT));
+                // Fail every sixth compaction of a session (epochs 4, 10, ...): failures must lose nothing either.
+                TestWorker worker = TestWorker.start(broker.bootstrapServers(), TOPICS, r -> r.epoch() % 6 == 4);
+                KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             long started = System.nanoTime();
             worker.awaitAssigned(Duration.ofSeconds(30));
             // Paced like agents talking: each round of ten messages per session goes out once the previous
@@ -52,19 +51,26 @@ class SessionPipelineIT extends WithBroker {
             Map<String, Integer> sent = new LinkedHashMap<>();
             for (List<Envelope> round : TestKafka.rounds(produced, 10)) {
                 TestKafka.send(producer, TOPICS.messages(), round);
-                ContextApi.awaitCounted(app::httpUrl, TestApps.ACME_KEY, TestKafka.count(sent, round),
-                        Duration.ofSeconds(30), worker::assertHealthy);
+                ContextApi.awaitCounted(
+                        app::httpUrl,
+                        TestApps.ACME_KEY,
+                        TestKafka.count(sent, round),
+                        Duration.ofSeconds(30),
+                        worker::assertHealthy);
             }
-            Map<String, JsonNode> contexts = ContextApi.awaitSettled(app::httpUrl, TestApps.ACME_KEY, sizes,
-                    Duration.ofSeconds(90), worker::assertHealthy);
+            Map<String, JsonNode> contexts = ContextApi.awaitSettled(
+                    app::httpUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(90), worker::assertHealthy);
             LOG.info("all sessions settled after {} ms", (System.nanoTime() - started) / 1_000_000);
 
             long archived = contexts.values().stream()
-                    .mapToLong(c -> c.path("compaction").path("counters").path("MESSAGES").asLong()
+                    .mapToLong(c -> c.path("compaction")
+                                    .path("counters")
+                                    .path("MESSAGES")
+                                    .asLong()
                             - c.path("messages").size())
                     .sum();
-            List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(broker.bootstrapServers(),
-                    TOPICS.dialog(), archived, Duration.ofSeconds(15));
+            List<ConsumerRecord<String, byte[]>> dialog = TestKafka.readCommitted(
+                    broker.bootstrapServers(), TOPICS.dialog(), archived, Duration.ofSeconds(15));
             List<PipelineChecks.SessionOutcome> outcomes = PipelineChecks.verify(produced, contexts, dialog, worker);
             outcomes.forEach(o -> LOG.info("outcome {}", o));
 
@@ -72,10 +78,13 @@ class SessionPipelineIT extends WithBroker {
             for (Map.Entry<String, JsonNode> context : contexts.entrySet()) {
                 ContextApi.Response again = ContextApi.wholeWindow(app.httpUrl(), TestApps.ACME_KEY, context.getKey());
                 assertEquals(200, again.status());
-                assertEquals(context.getValue(), again.body(), "context of " + context.getKey() + " changed after settling");
+                assertEquals(
+                        context.getValue(), again.body(), "context of " + context.getKey() + " changed after settling");
             }
-            assertTrue(TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
-                    .isEmpty(), "nothing was dead-lettered");
+            assertTrue(
+                    TestKafka.readCommitted(broker.bootstrapServers(), TOPICS.dlq(), 0, Duration.ofSeconds(10))
+                            .isEmpty(),
+                    "nothing was dead-lettered");
 
             for (PipelineChecks.SessionOutcome outcome : outcomes) {
                 if (outcome.produced() >= 300) {
@@ -83,11 +92,23 @@ class SessionPipelineIT extends WithBroker {
                 }
                 assertTrue(outcome.archived() > 0, "every session compacted at least once: " + outcome);
             }
-            assertTrue(outcomes.stream().mapToLong(PipelineChecks.SessionOutcome::failed).sum() > 0,
+            assertTrue(
+                    outcomes.stream()
+                                    .mapToLong(PipelineChecks.SessionOutcome::failed)
+                                    .sum()
+                            > 0,
                     "the worker's failures reached the sessions");
-            assertTrue(outcomes.stream().mapToLong(PipelineChecks.SessionOutcome::truncatedOutputs).sum() > 0,
+            assertTrue(
+                    outcomes.stream()
+                                    .mapToLong(PipelineChecks.SessionOutcome::truncatedOutputs)
+                                    .sum()
+                            > 0,
                     "large tool outputs were truncated");
-            assertTrue(outcomes.stream().mapToInt(PipelineChecks.SessionOutcome::truncatedNoticesSeen).sum() > 0,
+            assertTrue(
+                    outcomes.stream()
+                                    .mapToInt(PipelineChecks.SessionOutcome::truncatedNoticesSeen)
+                                    .sum()
+                            > 0,
                     "truncation notices are visible in archived or live messages");
         }
     }

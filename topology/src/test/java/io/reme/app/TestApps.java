@@ -24,8 +24,7 @@ final class TestApps {
             AppConfig.TOOL_OLD_BYTES.name(), "2000",
             AppConfig.RETRY_BACKOFF.name(), "0s");
 
-    private TestApps() {
-    }
+    private TestApps() {}
 
     /** An instance on {@code bootstrap} with its own data dir, a free HTTP port, four partitions and explicit keys. */
     static AppConfig config(String bootstrap, Path dataDir, Map<String, String> extra) {

@@ -31,20 +31,19 @@ import org.slf4j.LoggerFactory;
 final class TestKafka {
     private static final Logger LOG = LoggerFactory.getLogger(TestKafka.class);
 
-    private TestKafka() {
-    }
+    private TestKafka() {}
 
     /**
      * Conversations of several sessions made with the benchmark's generator: {@code sizes} maps
      * session name to message count. Every fifth tool output is {@code largeOutputBytes} long.
      */
-    static Map<String, List<Envelope>> conversations(long seed, String tenant, Map<String, Integer> sizes,
-            int largeOutputBytes) {
+    static Map<String, List<Envelope>> conversations(
+            long seed, String tenant, Map<String, Integer> sizes, int largeOutputBytes) {
         ConversationGenerator generator = new ConversationGenerator(seed, 5, largeOutputBytes);
         Map<String, List<Envelope>> out = new LinkedHashMap<>();
         Instant start = Instant.parse("2026-03-02T09:00:00Z");
-        sizes.forEach((session, count) -> out.put(tenant + "/" + session,
-                generator.session(tenant, session, "user-" + session, count, start)));
+        sizes.forEach((session, count) ->
+                out.put(tenant + "/" + session, generator.session(tenant, session, "user-" + session, count, start)));
         return out;
     }
 
@@ -80,24 +79,34 @@ final class TestKafka {
 
     /** A diary edit as the workers and the watch submit it: signed with the tests' request secret. */
     static ProducerRecord<byte[], byte[]> signedEdit(String topic, byte[] key, byte[] value) {
-        return new ProducerRecord<>(topic, null, key, value, List.of(EditSignature.header(
-                RequestSecret.of(TestApps.REQUEST_SECRET), key, value)));
+        return new ProducerRecord<>(
+                topic,
+                null,
+                key,
+                value,
+                List.of(EditSignature.header(RequestSecret.of(TestApps.REQUEST_SECRET), key, value)));
     }
 
     static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
-        return new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 5),
-                new ByteArraySerializer(), new ByteArraySerializer());
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrapServers,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        5),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     /** Sends and waits until every record is acknowledged. */
     static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<Envelope> envelopes) {
         for (Envelope envelope : envelopes) {
-            producer.send(new ProducerRecord<>(topic, envelope.key().getBytes(StandardCharsets.UTF_8),
-                    envelope.value()));
+            producer.send(
+                    new ProducerRecord<>(topic, envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value()));
         }
         producer.flush();
     }
@@ -108,18 +117,23 @@ final class TestKafka {
      * anything committed beyond the expectation is read too. Returns what was read by then if that
      * does not happen within {@code timeout}.
      */
-    static List<ConsumerRecord<String, byte[]>> readCommitted(String bootstrapServers, String topic, long expected,
-            Duration timeout) {
+    static List<ConsumerRecord<String, byte[]>> readCommitted(
+            String bootstrapServers, String topic, long expected, Duration timeout) {
         Map<String, Object> props = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 20 * 1024 * 1024);
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                20 * 1024 * 1024);
         List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
             Set<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toSet());
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .collect(Collectors.toSet());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -135,8 +149,12 @@ final class TestKafka {
                 }
                 if (System.nanoTime() > deadline) {
                     // Fewer than expected: hand over what is there, so the caller can say exactly what is missing.
-                    LOG.warn("read {} committed records of {} within {} s, expected {}", out.size(), topic,
-                            timeout.toSeconds(), expected);
+                    LOG.warn(
+                            "read {} committed records of {} within {} s, expected {}",
+                            out.size(),
+                            topic,
+                            timeout.toSeconds(),
+                            expected);
                     return out;
                 }
             }

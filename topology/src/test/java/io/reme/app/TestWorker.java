@@ -57,6 +57,7 @@ public final class TestWorker implements AutoCloseable {
 
     /** Every request read, in order; duplicates are kept so the test can see them. */
     private final List<LlmRequest> requests = new CopyOnWriteArrayList<>();
+
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
     private final List<String> duplicates = new CopyOnWriteArrayList<>();
     /** COMPACT requests answered, by request ID, with the answer given. */
@@ -74,19 +75,27 @@ public final class TestWorker implements AutoCloseable {
     private TestWorker(String bootstrapServers, Topics topics, Predicate<LlmRequest> failWhen) {
         this.topics = topics;
         this.failWhen = failWhen;
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.GROUP_ID_CONFIG, "test-llm-worker",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 20 * 1024 * 1024),
-                new StringDeserializer(), new ByteArrayDeserializer());
-        producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 0),
-                new StringSerializer(), new ByteArraySerializer());
+        consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                        ConsumerConfig.GROUP_ID_CONFIG, "test-llm-worker",
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 20 * 1024 * 1024),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
+        producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrapServers,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        0),
+                new StringSerializer(),
+                new ByteArraySerializer());
         thread = new Thread(this::run, "test-llm-worker");
         thread.setDaemon(true);
     }
@@ -101,8 +110,7 @@ public final class TestWorker implements AutoCloseable {
         TestWorker worker = new TestWorker(bootstrapServers, topics, failWhen);
         worker.consumer.subscribe(List.of(topics.llmRequests()), new ConsumerRebalanceListener() {
             @Override
-            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            }
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -121,9 +129,16 @@ public final class TestWorker implements AutoCloseable {
      */
     public static String summaryFor(LlmRequest request) {
         StringBuilder text = new StringBuilder();
-        text.append("## Goal\n").append("Request ").append(request.requestId()).append(" epoch ")
-                .append(request.epoch()).append(" covers seq ").append(request.fromSeq()).append('-')
-                .append(request.toSeq()).append(".\n");
+        text.append("## Goal\n")
+                .append("Request ")
+                .append(request.requestId())
+                .append(" epoch ")
+                .append(request.epoch())
+                .append(" covers seq ")
+                .append(request.fromSeq())
+                .append('-')
+                .append(request.toSeq())
+                .append(".\n");
         text.append("## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] summarised\n")
                 .append("### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n")
                 .append("## Next Steps\n1. continue\n## Critical Context\n");
@@ -153,8 +168,8 @@ public final class TestWorker implements AutoCloseable {
                     LlmResult result = failWhen.test(request)
                             ? LlmResult.failed(request, "test worker was told to fail this request", 3, Instant.now())
                             : LlmResult.ok(request, summaryFor(request), 1, Instant.now());
-                    producer.send(new ProducerRecord<>(topics.llmResults(), record.key(),
-                            Json.MAPPER.writeValueAsBytes(result)));
+                    producer.send(new ProducerRecord<>(
+                            topics.llmResults(), record.key(), Json.MAPPER.writeValueAsBytes(result)));
                     answers.put(request.requestId(), new Answer(request, result));
                     if (result.status() == LlmStatus.OK) {
                         latestSummary.put(record.key(), result.payload());
@@ -198,7 +213,8 @@ public final class TestWorker implements AutoCloseable {
         caughtUp = latch;
         if (!latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             assertHealthy();
-            throw new AssertionError("test worker did not catch up with the requests within " + timeout.toSeconds() + " s");
+            throw new AssertionError(
+                    "test worker did not catch up with the requests within " + timeout.toSeconds() + " s");
         }
     }
 

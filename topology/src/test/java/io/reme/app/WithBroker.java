@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class WithBroker {
     @TempDir
     static Path dir;
+
     static EmbeddedKafka broker;
 
     @BeforeAll

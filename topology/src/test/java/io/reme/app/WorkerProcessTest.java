@@ -17,8 +17,8 @@ class WorkerProcessTest {
 
     @Test
     void theWorkersGroupsUseTheSessionTimeoutAndKafkaOverridesWin() throws Exception {
-        Map<String, Object> props = WorkerProcess.clientProps(AppConfig.of(Map.of(AppConfig.SESSION_TIMEOUT.name(),
-                "12s")), "b:9092");
+        Map<String, Object> props =
+                WorkerProcess.clientProps(AppConfig.of(Map.of(AppConfig.SESSION_TIMEOUT.name(), "12s")), "b:9092");
         assertEquals(12_000, props.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(4_000, props.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals("b:9092", props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
@@ -26,6 +26,7 @@ class WorkerProcessTest {
         Path file = dir.resolve("reme.properties");
         Files.writeString(file, "kafka.session.timeout.ms=6000\n");
         AppConfig overridden = AppConfig.load(AppConfig.readFile(file), Map.of(), Map.of());
-        assertEquals("6000", WorkerProcess.clientProps(overridden, "b:9092").get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals(
+                "6000", WorkerProcess.clientProps(overridden, "b:9092").get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
     }
 }

@@ -19,7 +19,8 @@ class LocalChatServerConcurrencyTest {
 
     @Test
     void aStalledRequestDoesNotDelayTheNext() throws Exception {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO)) {
             server.mode(LocalChatServer.Mode.SLOW);
             CompletableFuture<HttpResponse<String>> stalled =
@@ -29,11 +30,14 @@ class LocalChatServerConcurrencyTest {
             server.mode(LocalChatServer.Mode.GOOD);
 
             long start = System.nanoTime();
-            HttpResponse<String> answer = http.send(post(server, SUMMARY_REQUEST), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> answer =
+                    http.send(post(server, SUMMARY_REQUEST), HttpResponse.BodyHandlers.ofString());
             long millis = (System.nanoTime() - start) / 1_000_000;
 
             assertEquals(200, answer.statusCode());
-            assertEquals("application/json", answer.headers().firstValue("Content-Type").orElse(""));
+            assertEquals(
+                    "application/json",
+                    answer.headers().firstValue("Content-Type").orElse(""));
             assertTrue(answer.body().contains("## Goal"), answer.body());
             assertTrue(millis < 5_000, "answered in " + millis + " ms");
             assertFalse(stalled.isDone(), "the SLOW request was answered early");
@@ -43,12 +47,18 @@ class LocalChatServerConcurrencyTest {
 
     @Test
     void onlyPostOnTheChatPathIsAnswered() throws Exception {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO)) {
-            HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(server.baseUrl()
-                    + "/chat/completions")).GET().build(), HttpResponse.BodyHandlers.ofString());
-            HttpResponse<String> elsewhere = http.send(HttpRequest.newBuilder(URI.create(server.baseUrl()
-                    + "/embeddings")).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+            HttpResponse<String> get = http.send(
+                    HttpRequest.newBuilder(URI.create(server.baseUrl() + "/chat/completions"))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> elsewhere = http.send(
+                    HttpRequest.newBuilder(URI.create(server.baseUrl() + "/embeddings"))
+                            .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
 
             assertEquals(405, get.statusCode());
@@ -60,6 +70,7 @@ class LocalChatServerConcurrencyTest {
     private static HttpRequest post(LocalChatServer server, String body) {
         return HttpRequest.newBuilder(URI.create(server.baseUrl() + "/chat/completions"))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
     }
 }

@@ -28,7 +28,7 @@ class LocalChatServerTest {
     @Test
     void aDiaryUpdateWritesEachMarkerOnceThroughTheTools() throws Exception {
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO);
-             OpenAiLlmClient client = client(server)) {
+                OpenAiLlmClient client = client(server)) {
             Documents documents = new Documents();
             client.updateDiary(task("[soak:s1-t0-0] hello", "[soak:s1-t0-1] done"), documents);
             client.updateDiary(task("[soak:s1-t0-1] again", "[soak:s1-t1-0] next"), documents);
@@ -41,14 +41,15 @@ class LocalChatServerTest {
     @Test
     void failingAndContextLimitedModesRefuseAndGoodAnswersAgain() throws Exception {
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO, 2_000);
-             OpenAiLlmClient client = client(server)) {
+                OpenAiLlmClient client = client(server)) {
             server.mode(LocalChatServer.Mode.FAILING);
-            LlmException failed = assertThrows(LlmException.class,
-                    () -> client.updateDiary(task("[soak:a-t0-0] hi"), new Documents()));
+            LlmException failed = assertThrows(
+                    LlmException.class, () -> client.updateDiary(task("[soak:a-t0-0] hi"), new Documents()));
             assertTrue(failed.getMessage().contains("500"), failed.getMessage());
 
             server.mode(LocalChatServer.Mode.CONTEXT_LIMITED);
-            LlmException refused = assertThrows(LlmException.class,
+            LlmException refused = assertThrows(
+                    LlmException.class,
                     () -> client.updateDiary(task("[soak:a-t0-0] " + "word ".repeat(1_000)), new Documents()));
             assertTrue(refused.getMessage().contains("maximum context length"), refused.getMessage());
 
@@ -66,7 +67,14 @@ class LocalChatServerTest {
     private static DiaryTask task(String... texts) {
         List<Message> messages = new ArrayList<>();
         for (int i = 0; i < texts.length; i++) {
-            messages.add(new Message("soak", "s1", "u0", "m" + i, Role.USER, null, Instant.parse("2026-12-01T10:00:00Z"),
+            messages.add(new Message(
+                    "soak",
+                    "s1",
+                    "u0",
+                    "m" + i,
+                    Role.USER,
+                    null,
+                    Instant.parse("2026-12-01T10:00:00Z"),
                     List.of(new Block.Text(texts[i]))));
         }
         return new DiaryTask("soak", "u0", "s1", DAY, messages, "en");

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -61,7 +60,9 @@ class EmbeddedKafkaIT {
             assertEquals(dataDir, first.dataDir());
 
             try (Admin admin = admin(bootstrap)) {
-                admin.createTopics(List.of(topic("notes"), topic("txn"), topic("big"))).all().get();
+                admin.createTopics(List.of(topic("notes"), topic("txn"), topic("big")))
+                        .all()
+                        .get();
             }
 
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
@@ -103,7 +104,8 @@ class EmbeddedKafkaIT {
             }
             assertArrayEquals(big, readBigRecord(bootstrap));
 
-            IllegalStateException second = assertThrows(IllegalStateException.class, () -> EmbeddedKafka.start(dataDir));
+            IllegalStateException second =
+                    assertThrows(IllegalStateException.class, () -> EmbeddedKafka.start(dataDir));
             assertTrue(second.getMessage().contains("is in use"), second.getMessage());
         } finally {
             first.close();
@@ -116,11 +118,16 @@ class EmbeddedKafkaIT {
             try (Admin admin = admin(bootstrap)) {
                 assertTrue(admin.listTopics().names().get().containsAll(Set.of("notes", "txn", "big")));
                 TopicPartition notesPartition = new TopicPartition("notes", 0);
-                Map<TopicPartition, OffsetAndMetadata> offsets =
-                        admin.listConsumerGroupOffsets("reader").partitionsToOffsetAndMetadata().get();
+                Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("reader")
+                        .partitionsToOffsetAndMetadata()
+                        .get();
                 assertEquals(notes.size(), offsets.get(notesPartition).offset());
-                assertEquals(notes.size(), admin.listOffsets(Map.of(notesPartition, OffsetSpec.latest()))
-                        .partitionResult(notesPartition).get().offset());
+                assertEquals(
+                        notes.size(),
+                        admin.listOffsets(Map.of(notesPartition, OffsetSpec.latest()))
+                                .partitionResult(notesPartition)
+                                .get()
+                                .offset());
             }
             assertEquals(notes, readFromStart(bootstrap, "notes", IsolationLevel.READ_UNCOMMITTED, notes.size()));
             assertEquals(committed, readFromStart(bootstrap, "txn", IsolationLevel.READ_COMMITTED, committed.size()));
@@ -132,15 +139,18 @@ class EmbeddedKafkaIT {
         Path data = dataDir.resolve("private");
         Assumptions.assumeTrue(Files.getFileStore(dataDir).supportsFileAttributeView("posix"));
         // What an older version left: a folder and a file any local user could read.
-        Path kafka = Files.createDirectories(data.resolve("kafka"), PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path kafka = Files.createDirectories(
+                data.resolve("kafka"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         Files.setPosixFilePermissions(kafka, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path note = Files.writeString(kafka.resolve("old-note.txt"), "left by an older version");
         Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rw-r--r--"));
 
         try (EmbeddedKafka broker = EmbeddedKafka.start(data)) {
             // Files the broker creates while running keep its umask (rw-r--r--), in folders no one else can enter.
-            assertEquals(Map.of(), permissionsNot("rwx------", kafka, Files::isDirectory),
+            assertEquals(
+                    Map.of(),
+                    permissionsNot("rwx------", kafka, Files::isDirectory),
                     "every folder, including those an older start left");
             for (Path file : List.of(note, kafka.resolve("ports.properties"), kafka.resolve("logs/meta.properties"))) {
                 assertEquals("rw-------", permissions(file), file.toString());
@@ -173,7 +183,8 @@ class EmbeddedKafkaIT {
 
     @Test
     void rejectsOverridesOfManagedSettings() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> EmbeddedKafka.start(dataDir, Map.of("listeners", "PLAINTEXT://0.0.0.0:9092")));
         assertTrue(e.getMessage().contains("listeners"), e.getMessage());
     }

@@ -31,10 +31,19 @@ class RunCommandIT {
         for (int run = 1; run <= 3; run++) {
             Path log = dir.resolve("run-" + run + ".log");
             ProcessBuilder builder = new ProcessBuilder(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-                    "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-                    "--data-dir", dir.resolve("data").toString(), "--http-port", "0"))
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-Xmx768m",
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            Main.class.getName(),
+                            "run",
+                            "--data-dir",
+                            dir.resolve("data").toString(),
+                            "--http-port",
+                            "0"))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
             builder.environment().put("REME_EMBEDDING_PROVIDER", "none");
             Process process = builder.start();
             try {
@@ -45,11 +54,13 @@ class RunCommandIT {
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - signalled);
                 String output = Files.readString(log, StandardCharsets.UTF_8);
                 assertTrue(exited, "run " + run + " still up " + EXIT_WITHIN_SECONDS + " s after SIGTERM:\n" + output);
-                assertTrue(output.contains("RemeApp - stopped"), "run " + run + " closed in order (exit status "
-                        + process.exitValue() + " after " + millis + " ms):\n" + output);
+                assertTrue(
+                        output.contains("RemeApp - stopped"),
+                        "run " + run + " closed in order (exit status " + process.exitValue() + " after " + millis
+                                + " ms):\n" + output);
                 assertFalse(output.contains("halting the JVM"), "run " + run + " needed the watchdog");
-                System.out.println("run " + run + " exit status " + process.exitValue() + " after SIGTERM in " + millis
-                        + " ms");
+                System.out.println(
+                        "run " + run + " exit status " + process.exitValue() + " after SIGTERM in " + millis + " ms");
             } finally {
                 process.destroyForcibly();
             }
@@ -57,12 +68,15 @@ class RunCommandIT {
         Path data = dir.resolve("data");
         if (Files.getFileStore(data).supportsFileAttributeView("posix")) {
             // The data directory holds every tenant's messages: only its owner may enter its folders.
-            for (Path folder : List.of(data, data.resolve("kafka"), data.resolve("kafka/logs"), data.resolve("connect"))) {
-                assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(folder)),
+            for (Path folder :
+                    List.of(data, data.resolve("kafka"), data.resolve("kafka/logs"), data.resolve("connect"))) {
+                assertEquals(
+                        "rwx------",
+                        PosixFilePermissions.toString(Files.getPosixFilePermissions(folder)),
                         folder.toString());
             }
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
-                    data.resolve("api-key"))));
+            assertEquals(
+                    "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("api-key"))));
         }
     }
 

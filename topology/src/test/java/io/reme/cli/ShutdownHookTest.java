@@ -14,13 +14,17 @@ class ShutdownHookTest {
         CountDownLatch never = new CountDownLatch(1);
         CountDownLatch halted = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = ShutdownHook.create(() -> {
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, stopped, Duration.ofMillis(200), halted::countDown);
+        Thread hook = ShutdownHook.create(
+                () -> {
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                stopped,
+                Duration.ofMillis(200),
+                halted::countDown);
         hook.start();
         assertTrue(halted.await(5, TimeUnit.SECONDS), "the watchdog halts");
         assertEquals(1, stopped.getCount(), "close has not returned");
@@ -34,7 +38,7 @@ class ShutdownHookTest {
         // (Connect's, parked in its REST server's stop) must be cut short too.
         CountDownLatch halted = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = ShutdownHook.create(() -> { }, stopped, Duration.ofMillis(200), halted::countDown);
+        Thread hook = ShutdownHook.create(() -> {}, stopped, Duration.ofMillis(200), halted::countDown);
         hook.start();
         hook.join(5_000);
         assertEquals(0, stopped.getCount(), "the command's main thread is released once close returns");

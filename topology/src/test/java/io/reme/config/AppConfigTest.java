@@ -25,14 +25,15 @@ class AppConfigTest {
     private static final String MAX_INPUT = "reme.context.max-input-length";
     private static final String MAX_INPUT_ENV = "REME_CONTEXT_MAX_INPUT_LENGTH";
 
-    private static ConfigException rejected(Map<String, String> file, Map<String, String> env,
-            Map<String, String> overrides) {
+    private static ConfigException rejected(
+            Map<String, String> file, Map<String, String> env, Map<String, String> overrides) {
         return assertThrows(ConfigException.class, () -> AppConfig.load(file, env, overrides));
     }
 
     /** Asserts that exactly one problem starts with {@code option} and returns it. */
     private static String problemOf(ConfigException e, String option) {
-        List<String> matching = e.problems().stream().filter(p -> p.startsWith(option)).toList();
+        List<String> matching =
+                e.problems().stream().filter(p -> p.startsWith(option)).toList();
         assertEquals(1, matching.size(), () -> "one problem for " + option + " in " + e.problems());
         assertTrue(e.getMessage().contains(matching.get(0)), e::getMessage);
         return matching.get(0);
@@ -74,14 +75,16 @@ class AppConfigTest {
         AppConfig embedded = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), "/srv/reme"));
         assertEquals(Path.of("/srv/reme/workspace"), embedded.workspaceDir());
         assertTrue(embedded.sinksEmbedded(), "one instance on the embedded broker writes its own files");
-        AppConfig cluster = AppConfig.of(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092",
-                AppConfig.WORKSPACE_DIR.name(), "/mnt/shared/ws"));
+        AppConfig cluster = AppConfig.of(Map.of(
+                AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092", AppConfig.WORKSPACE_DIR.name(), "/mnt/shared/ws"));
         assertEquals(Path.of("/mnt/shared/ws"), cluster.workspaceDir());
         assertEquals(false, cluster.sinksEmbedded(), "several instances leave the files to a Connect cluster");
-        assertTrue(AppConfig.of(Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092",
-                AppConfig.SINKS_EMBEDDED.name(), "true")).sinksEmbedded());
-        assertEquals(Duration.ZERO, AppConfig.of(Map.of(AppConfig.WATCH_INTERVAL.name(), "0s"))
-                .get(AppConfig.WATCH_INTERVAL));
+        assertTrue(AppConfig.of(Map.of(
+                        AppConfig.BOOTSTRAP_SERVERS.name(), "kafka:9092", AppConfig.SINKS_EMBEDDED.name(), "true"))
+                .sinksEmbedded());
+        assertEquals(
+                Duration.ZERO,
+                AppConfig.of(Map.of(AppConfig.WATCH_INTERVAL.name(), "0s")).get(AppConfig.WATCH_INTERVAL));
         assertThrows(ConfigException.class, () -> AppConfig.of(Map.of(AppConfig.SINKS_EMBEDDED.name(), "maybe")));
     }
 
@@ -116,8 +119,10 @@ class AppConfigTest {
 
     @Test
     void theLlmEndpointIsReadFromItsConventionalVariables() {
-        AppConfig config = AppConfig.load(Map.of(), Map.of("LLM_BASE_URL", "http://127.0.0.1:9/v1",
-                "LLM_MODEL", "m", "LLM_API_KEY", "k"), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(),
+                Map.of("LLM_BASE_URL", "http://127.0.0.1:9/v1", "LLM_MODEL", "m", "LLM_API_KEY", "k"),
+                Map.of());
         assertEquals("http://127.0.0.1:9/v1", config.get(AppConfig.LLM_BASE_URL));
         assertEquals("m", config.get(AppConfig.LLM_MODEL));
         assertEquals("k", config.get(AppConfig.LLM_API_KEY));
@@ -125,11 +130,14 @@ class AppConfigTest {
 
     @Test
     void everyOptionIsReadFromItsEnvironmentVariable() {
-        AppConfig config = AppConfig.load(Map.of(), Map.of(
-                "REME_TOPIC_PARTITIONS", "3",
-                "REME_TOOL_RESULT_RETENTION", "2h",
-                "REME_HTTP_ADVERTISED_HOST", "node-1",
-                "REME_STREAMS_PROCESSING_GUARANTEE", "at_least_once"), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(),
+                Map.of(
+                        "REME_TOPIC_PARTITIONS", "3",
+                        "REME_TOOL_RESULT_RETENTION", "2h",
+                        "REME_HTTP_ADVERTISED_HOST", "node-1",
+                        "REME_STREAMS_PROCESSING_GUARANTEE", "at_least_once"),
+                Map.of());
 
         assertEquals(3, config.get(AppConfig.PARTITIONS));
         assertEquals(Duration.ofHours(2), config.get(AppConfig.TOOL_RETENTION));
@@ -159,25 +167,25 @@ class AppConfigTest {
 
     @Test
     void aGoodOptionHidesABadValueBelowIt() {
-        AppConfig config = AppConfig.load(Map.of(MAX_INPUT, "junk"), Map.of(MAX_INPUT_ENV, "junk"),
-                Map.of(MAX_INPUT, "70000"));
+        AppConfig config =
+                AppConfig.load(Map.of(MAX_INPUT, "junk"), Map.of(MAX_INPUT_ENV, "junk"), Map.of(MAX_INPUT, "70000"));
         assertEquals(70000, config.get(AppConfig.MAX_INPUT_LENGTH));
     }
 
     @Test
     void aBadValueNamesItsOptionAndSource() {
-        String fromEnv = problemOf(rejected(Map.of(), Map.of("REME_TOPIC_PARTITIONS", "many"), Map.of()),
-                "reme.topic.partitions");
+        String fromEnv = problemOf(
+                rejected(Map.of(), Map.of("REME_TOPIC_PARTITIONS", "many"), Map.of()), "reme.topic.partitions");
         assertTrue(fromEnv.contains("REME_TOPIC_PARTITIONS"), fromEnv);
         assertTrue(fromEnv.contains("'many'"), fromEnv);
 
-        String fromFile = problemOf(rejected(Map.of("reme.topic.partitions", "0"), Map.of(), Map.of()),
-                "reme.topic.partitions");
+        String fromFile =
+                problemOf(rejected(Map.of("reme.topic.partitions", "0"), Map.of(), Map.of()), "reme.topic.partitions");
         assertTrue(fromFile.contains("config file"), fromFile);
         assertTrue(fromFile.contains("between 1 and 10000"), fromFile);
 
-        String fromOption = problemOf(rejected(Map.of(), Map.of(), Map.of("reme.topic.partitions", "10001")),
-                "reme.topic.partitions");
+        String fromOption = problemOf(
+                rejected(Map.of(), Map.of(), Map.of("reme.topic.partitions", "10001")), "reme.topic.partitions");
         assertTrue(fromOption.contains("option"), fromOption);
     }
 
@@ -186,14 +194,26 @@ class AppConfigTest {
         ConfigException e = rejected(
                 Map.of("reme.zone", "Mars/Olympus_Mons", "reme.unknown-thing", "1"),
                 Map.of("REME_HTTP_PORT", "65536", "REME_TOOL_RESULT_RETENTION", "soon"),
-                Map.of("reme.topic.partitions", "0", "reme.context.compact-ratio", "1.5",
-                        "reme.streams.processing-guarantee", "exactly_once",
-                        "reme.tokens.encoding", "gpt2"));
+                Map.of(
+                        "reme.topic.partitions",
+                        "0",
+                        "reme.context.compact-ratio",
+                        "1.5",
+                        "reme.streams.processing-guarantee",
+                        "exactly_once",
+                        "reme.tokens.encoding",
+                        "gpt2"));
 
         assertEquals(8, e.problems().size(), e.problems()::toString);
-        for (String option : List.of("reme.zone", "reme.unknown-thing", "reme.http.port",
-                "reme.tool-result.retention", "reme.topic.partitions", "reme.context.compact-ratio",
-                "reme.streams.processing-guarantee", "reme.tokens.encoding")) {
+        for (String option : List.of(
+                "reme.zone",
+                "reme.unknown-thing",
+                "reme.http.port",
+                "reme.tool-result.retention",
+                "reme.topic.partitions",
+                "reme.context.compact-ratio",
+                "reme.streams.processing-guarantee",
+                "reme.tokens.encoding")) {
             problemOf(e, option);
         }
     }
@@ -201,8 +221,8 @@ class AppConfigTest {
     @Test
     void inconsistentContextOptionsAreRejected() {
         // floor(20000 x 0.7 x 0.95) = 13300 does not exceed the default reserve of 10000 + 5000 reserved.
-        ConfigException e = rejected(Map.of(), Map.of(),
-                Map.of(MAX_INPUT, "20000", "reme.context.reserved-tokens", "5000"));
+        ConfigException e =
+                rejected(Map.of(), Map.of(), Map.of(MAX_INPUT, "20000", "reme.context.reserved-tokens", "5000"));
         assertTrue(e.problems().get(0).startsWith("reme.context"), e.problems()::toString);
     }
 
@@ -213,26 +233,36 @@ class AppConfigTest {
         assertTrue(e.problems().get(0).startsWith("reme.context"), e.problems()::toString);
         assertTrue(e.problems().get(0).contains("summary budget"), e.problems()::toString);
         // A tenant's window is held to the same rule.
-        ConfigException tenant = rejected(Map.of("reme.tenant.acme.context.max-input-length", "1000",
-                "reme.tenant.acme.context.reserve", "500"), Map.of(), Map.of());
-        assertTrue(problemOf(tenant, "reme.tenant.acme.context").contains("summary budget"), tenant.problems()::toString);
+        ConfigException tenant = rejected(
+                Map.of("reme.tenant.acme.context.max-input-length", "1000", "reme.tenant.acme.context.reserve", "500"),
+                Map.of(),
+                Map.of());
+        assertTrue(
+                problemOf(tenant, "reme.tenant.acme.context").contains("summary budget"), tenant.problems()::toString);
     }
 
     @Test
     void theWindowLimitsAreReadAndGoToEveryTenantsPolicy() {
-        AppConfig config = AppConfig.load(Map.of("reme.tenant.acme.context.reserve", "2000"),
+        AppConfig config = AppConfig.load(
+                Map.of("reme.tenant.acme.context.reserve", "2000"),
                 Map.of("REME_CONTEXT_ORPHAN_CALL_TURNS", "4"),
                 Map.of("reme.context.orphan-call-tokens", "900", "reme.compaction.max-span-share", "0.25"));
-        for (ContextPolicy policy : List.of(config.contextPolicy(), config.tenantPolicies().get("acme"))) {
+        for (ContextPolicy policy :
+                List.of(config.contextPolicy(), config.tenantPolicies().get("acme"))) {
             assertEquals(4, policy.orphanCallTurns());
             assertEquals(900, policy.orphanCallTokens());
             assertEquals(0.25, policy.maxSpanShare());
         }
         assertEquals(2000, config.tenantPolicies().get("acme").reserve());
-        assertTrue(problemOf(rejected(Map.of(), Map.of(), Map.of("reme.compaction.max-span-share", "0")),
-                "reme.compaction.max-span-share").contains("(0, 1]"));
-        assertTrue(problemOf(rejected(Map.of(), Map.of(), Map.of("reme.context.orphan-call-turns", "0")),
-                "reme.context.orphan-call-turns").length() > 0);
+        assertTrue(problemOf(
+                        rejected(Map.of(), Map.of(), Map.of("reme.compaction.max-span-share", "0")),
+                        "reme.compaction.max-span-share")
+                .contains("(0, 1]"));
+        assertTrue(problemOf(
+                                rejected(Map.of(), Map.of(), Map.of("reme.context.orphan-call-turns", "0")),
+                                "reme.context.orphan-call-turns")
+                        .length()
+                > 0);
     }
 
     @Test
@@ -242,23 +272,43 @@ class AppConfigTest {
         assertTrue(problemOf(e, "reme.embedding.dimensions").contains("required"), e.problems()::toString);
         assertTrue(problemOf(e, "reme.embedding.api-key").contains("reme.llm.api-key"), e.problems()::toString);
 
-        AppConfig config = AppConfig.load(Map.of(), Map.of("REME_EMBEDDING_PROVIDER", "openai",
-                "REME_EMBEDDING_MODEL", "text-embedding-3-small", "REME_EMBEDDING_DIMENSIONS", "512",
-                "LLM_API_KEY", "k"), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(),
+                Map.of(
+                        "REME_EMBEDDING_PROVIDER",
+                        "openai",
+                        "REME_EMBEDDING_MODEL",
+                        "text-embedding-3-small",
+                        "REME_EMBEDDING_DIMENSIONS",
+                        "512",
+                        "LLM_API_KEY",
+                        "k"),
+                Map.of());
         assertEquals("text-embedding-3-small", config.get(AppConfig.EMBEDDING_MODEL));
         assertEquals(512, config.get(AppConfig.EMBEDDING_DIMENSIONS));
     }
 
     @Test
     void theWorkersSearchUrlIsAUrlAndNeedsTheTenantsKeys() {
-        ConfigException bad = rejected(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "reme:8080",
-                "REME_API_KEYS", "acme:acme-key-0123456789abcdef"), Map.of());
+        ConfigException bad = rejected(
+                Map.of(),
+                Map.of("REME_WORKERS_SEARCH_URL", "reme:8080", "REME_API_KEYS", "acme:acme-key-0123456789abcdef"),
+                Map.of());
         assertTrue(problemOf(bad, "reme.workers.search-url").contains("http://"), bad.problems()::toString);
         ConfigException keyless = rejected(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "http://reme:8080"), Map.of());
-        assertTrue(problemOf(keyless, "reme.workers.search-url").contains("reme.api.keys"),
-                keyless.problems()::toString);
-        assertEquals("http://reme:8080", AppConfig.load(Map.of(), Map.of("REME_WORKERS_SEARCH_URL", "http://reme:8080",
-                "REME_API_KEYS", "acme:acme-key-0123456789abcdef"), Map.of()).get(AppConfig.WORKERS_SEARCH_URL));
+        assertTrue(
+                problemOf(keyless, "reme.workers.search-url").contains("reme.api.keys"), keyless.problems()::toString);
+        assertEquals(
+                "http://reme:8080",
+                AppConfig.load(
+                                Map.of(),
+                                Map.of(
+                                        "REME_WORKERS_SEARCH_URL",
+                                        "http://reme:8080",
+                                        "REME_API_KEYS",
+                                        "acme:acme-key-0123456789abcdef"),
+                                Map.of())
+                        .get(AppConfig.WORKERS_SEARCH_URL));
     }
 
     @Test
@@ -267,20 +317,31 @@ class AppConfigTest {
         ConfigException e = rejected(Map.of(), Map.of("REME_EMBEDDING_LOCAL_MODEL", "bert-huge"), Map.of());
         assertTrue(problemOf(e, "reme.embedding.local-model").contains("all-minilm-l6-v2-q"), e.problems()::toString);
         for (String name : List.of("bge-small-en-v1.5-q", "all-minilm-l6-v2-q")) {
-            assertEquals(name, io.reme.embedding.LocalOnnxEmbeddingModel.Variant.named(name).modelName());
+            assertEquals(
+                    name,
+                    io.reme.embedding.LocalOnnxEmbeddingModel.Variant.named(name)
+                            .modelName());
         }
     }
 
     @Test
     void inconsistentToolResultLimitsAreRejected() {
-        ConfigException e = rejected(Map.of(), Map.of(),
+        ConfigException e = rejected(
+                Map.of(),
+                Map.of(),
                 Map.of("reme.tool-result.recent-bytes", "100", "reme.tool-result.old-bytes", "1000"));
         assertTrue(e.problems().get(0).startsWith("reme.tool-result"), e.problems()::toString);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"reme.contxt.reserve", "reme.http.prt", "reme.tenant.acme.context.bogus",
-            "reme.tenant.acme.reserve", "reme.tenant..context.reserve"})
+    @ValueSource(
+            strings = {
+                "reme.contxt.reserve",
+                "reme.http.prt",
+                "reme.tenant.acme.context.bogus",
+                "reme.tenant.acme.reserve",
+                "reme.tenant..context.reserve"
+            })
     void unknownRemeKeysInTheFileAreRejected(String key) {
         ConfigException e = rejected(Map.of(key, "5"), Map.of(), Map.of());
         assertTrue(problemOf(e, key).contains("unknown"), e::getMessage);
@@ -294,10 +355,16 @@ class AppConfigTest {
 
     @Test
     void tenantOverridesApplyToThatTenantOnly() {
-        AppConfig config = AppConfig.load(Map.of(
-                "reme.tenant.acme.context.reserve", "20000",
-                "reme.tenant.acme.context.compact-ratio", "0.5",
-                MAX_INPUT, "200000"), Map.of(), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(
+                        "reme.tenant.acme.context.reserve",
+                        "20000",
+                        "reme.tenant.acme.context.compact-ratio",
+                        "0.5",
+                        MAX_INPUT,
+                        "200000"),
+                Map.of(),
+                Map.of());
 
         assertEquals(Set.of("acme"), config.tenantPolicies().keySet());
         // Options the tenant does not override come from the (configured) defaults.
@@ -311,19 +378,27 @@ class AppConfigTest {
 
     @Test
     void severalTenantsEachGetTheirOwnPolicy() {
-        AppConfig config = AppConfig.load(Map.of(
-                "reme.tenant.acme.context.max-input-length", "32768",
-                "reme.tenant.acme.context.reserve", "2000",
-                "reme.tenant.globex.context.reserved-tokens", "4000"), Map.of(), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(
+                        "reme.tenant.acme.context.max-input-length", "32768",
+                        "reme.tenant.acme.context.reserve", "2000",
+                        "reme.tenant.globex.context.reserved-tokens", "4000"),
+                Map.of(),
+                Map.of());
 
-        assertEquals(new ContextPolicy(32768, 0.7, 2000, 0), config.sessionSettings().policyFor("acme"));
-        assertEquals(new ContextPolicy(131072, 0.7, 10000, 4000), config.sessionSettings().policyFor("globex"));
+        assertEquals(
+                new ContextPolicy(32768, 0.7, 2000, 0), config.sessionSettings().policyFor("acme"));
+        assertEquals(
+                new ContextPolicy(131072, 0.7, 10000, 4000),
+                config.sessionSettings().policyFor("globex"));
         assertEquals(ContextPolicy.defaults(), config.sessionSettings().policyFor("initech"));
     }
 
     @Test
     void tenantOverridesAreReadOnlyFromTheFile() {
-        AppConfig config = AppConfig.load(Map.of(), Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"),
+        AppConfig config = AppConfig.load(
+                Map.of(),
+                Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"),
                 Map.of("reme.tenant.acme.context.reserve", "20000"));
         assertTrue(config.tenantPolicies().isEmpty());
     }
@@ -338,18 +413,22 @@ class AppConfigTest {
     @Test
     void anInconsistentTenantPolicyIsReported() {
         // Fine alone, but for acme floor(131072 x 0.1 x 0.95) = 12451 does not exceed a reserve of 20000.
-        ConfigException e = rejected(Map.of("reme.tenant.acme.context.compact-ratio", "0.1",
-                "reme.tenant.acme.context.reserve", "20000"), Map.of(), Map.of());
+        ConfigException e = rejected(
+                Map.of("reme.tenant.acme.context.compact-ratio", "0.1", "reme.tenant.acme.context.reserve", "20000"),
+                Map.of(),
+                Map.of());
         String problem = problemOf(e, "reme.tenant.acme.context");
         assertTrue(problem.contains("reserve"), problem);
     }
 
     @Test
     void badTenantOverridesAreReportedWithTheOtherBadValues() {
-        ConfigException e = rejected(Map.of(
-                "reme.tenant.acme.context.reserve", "lots",
-                "reme.tenant.globex.context.compact-ratio", "2"),
-                Map.of(), Map.of("reme.topic.partitions", "0"));
+        ConfigException e = rejected(
+                Map.of(
+                        "reme.tenant.acme.context.reserve", "lots",
+                        "reme.tenant.globex.context.compact-ratio", "2"),
+                Map.of(),
+                Map.of("reme.topic.partitions", "0"));
 
         assertEquals(3, e.problems().size(), e.problems()::toString);
         problemOf(e, "reme.topic.partitions");
@@ -359,13 +438,23 @@ class AppConfigTest {
 
     @Test
     void kafkaKeysArePassedThroughWithoutThePrefix() {
-        AppConfig config = AppConfig.load(Map.of(
-                "kafka.max.poll.records", "50",
-                "kafka.security.protocol", "SSL",
-                "kafka.ssl.truststore.location", "/etc/reme/truststore.jks"), Map.of(), Map.of());
+        AppConfig config = AppConfig.load(
+                Map.of(
+                        "kafka.max.poll.records", "50",
+                        "kafka.security.protocol", "SSL",
+                        "kafka.ssl.truststore.location", "/etc/reme/truststore.jks"),
+                Map.of(),
+                Map.of());
 
-        assertEquals(Map.of("max.poll.records", "50", "security.protocol", "SSL",
-                "ssl.truststore.location", "/etc/reme/truststore.jks"), config.kafkaOverrides());
+        assertEquals(
+                Map.of(
+                        "max.poll.records",
+                        "50",
+                        "security.protocol",
+                        "SSL",
+                        "ssl.truststore.location",
+                        "/etc/reme/truststore.jks"),
+                config.kafkaOverrides());
     }
 
     @Test
@@ -409,8 +498,24 @@ class AppConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", " ", "soon", "15", "15x", "ms", "m", "1.5h", "P", "PT", "3 days", "-5m", "PT-1S",
-            "-500ms", "9999999999999999999d"})
+    @ValueSource(
+            strings = {
+                "",
+                " ",
+                "soon",
+                "15",
+                "15x",
+                "ms",
+                "m",
+                "1.5h",
+                "P",
+                "PT",
+                "3 days",
+                "-5m",
+                "PT-1S",
+                "-500ms",
+                "9999999999999999999d"
+            })
     void junkDurationsAreRejected(String raw) {
         Function<String, Duration> duration = Parsers.duration();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> duration.apply(raw));
@@ -428,16 +533,18 @@ class AppConfigTest {
 
     @Test
     void validDurationsMakeValidSessionSettings() {
-        AppConfig config = AppConfig.of(Map.of("reme.compaction.retry-backoff", "0s",
-                "reme.compaction.pending-timeout", "500ms"));
+        AppConfig config =
+                AppConfig.of(Map.of("reme.compaction.retry-backoff", "0s", "reme.compaction.pending-timeout", "500ms"));
         assertEquals(Duration.ZERO, config.sessionSettings().retryBackoff());
         assertEquals(Duration.ofMillis(500), config.sessionSettings().pendingTimeout());
     }
 
     @Test
     void withReplacesAndRevalidates() {
-        AppConfig original = AppConfig.load(Map.of("reme.tenant.acme.context.reserve", "20000",
-                "kafka.linger.ms", "20"), Map.of(), Map.of("reme.topic.partitions", "4"));
+        AppConfig original = AppConfig.load(
+                Map.of("reme.tenant.acme.context.reserve", "20000", "kafka.linger.ms", "20"),
+                Map.of(),
+                Map.of("reme.topic.partitions", "4"));
 
         AppConfig copy = original.with(Map.of("reme.topic.partitions", "8", "reme.tool-result.retention", "1h"));
         assertEquals(8, copy.get(AppConfig.PARTITIONS));
@@ -452,7 +559,8 @@ class AppConfigTest {
         assertEquals(original.tenantPolicies(), copy.tenantPolicies());
         assertEquals(Map.of("linger.ms", "20"), copy.kafkaOverrides());
 
-        ConfigException e = assertThrows(ConfigException.class,
+        ConfigException e = assertThrows(
+                ConfigException.class,
                 () -> original.with(Map.of("reme.topic.partitions", "0", "reme.zone", "nowhere")));
         assertEquals(2, e.problems().size(), e.problems()::toString);
         problemOf(e, "reme.topic.partitions");
@@ -464,11 +572,15 @@ class AppConfigTest {
         AppConfig original = AppConfig.load(Map.of("reme.tenant.acme.context.reserve", "20000"), Map.of(), Map.of());
 
         AppConfig bigger = original.with(Map.of(MAX_INPUT, "200000"));
-        assertEquals(new ContextPolicy(200000, 0.7, 20000, 0), bigger.sessionSettings().policyFor("acme"));
+        assertEquals(
+                new ContextPolicy(200000, 0.7, 20000, 0),
+                bigger.sessionSettings().policyFor("acme"));
 
         // 131072 x 0.2 x 0.95 leaves 24903: fine for the default reserve, too little for acme's 20000 + 5000.
-        ConfigException e = assertThrows(ConfigException.class, () -> original.with(Map.of(
-                "reme.context.compact-ratio", "0.2", "reme.context.reserved-tokens", "5000")));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> original.with(
+                        Map.of("reme.context.compact-ratio", "0.2", "reme.context.reserved-tokens", "5000")));
         problemOf(e, "reme.tenant.acme.context");
     }
 }

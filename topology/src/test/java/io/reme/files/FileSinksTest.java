@@ -11,14 +11,17 @@ class FileSinksTest {
     void closeReturnsWithinItsBoundEvenIfTheWorkerNeverStops() throws InterruptedException {
         CountDownLatch never = new CountDownLatch(1);
         CountDownLatch stopping = new CountDownLatch(1);
-        FileSinks sinks = new FileSinks(null, () -> {
-            stopping.countDown();
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, Duration.ofMillis(300));
+        FileSinks sinks = new FileSinks(
+                null,
+                () -> {
+                    stopping.countDown();
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                Duration.ofMillis(300));
         long started = System.nanoTime();
         sinks.close();
         long elapsedMs = (System.nanoTime() - started) / 1_000_000;

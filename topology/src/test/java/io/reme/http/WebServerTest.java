@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
 class WebServerTest {
 
     private static Set<String> nonDaemonThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> !t.isDaemon()).map(Thread::getName)
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !t.isDaemon())
+                .map(Thread::getName)
                 .collect(Collectors.toSet());
     }
 
@@ -36,8 +38,11 @@ class WebServerTest {
                     return true;
                 }
             });
-            HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + server.port() + "/")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> answer = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertEquals(204, answer.statusCode());
             Set<String> added = nonDaemonThreads();
             added.removeAll(before);

@@ -65,7 +65,8 @@ class PrometheusMetricsTest {
             assertEquals(0, scrape.value("reme_compactions_total", "tenant=other", label));
         }
         assertEquals(0, scrape.value("reme_search_seconds_count", "partial=false"));
-        assertTrue(scrape.value("jvm_memory_used_bytes", "area=heap", "id=" + heapPool(scrape)) > 0,
+        assertTrue(
+                scrape.value("jvm_memory_used_bytes", "area=heap", "id=" + heapPool(scrape)) > 0,
                 "JVM metrics are exported");
     }
 
@@ -73,7 +74,8 @@ class PrometheusMetricsTest {
     void llmCallsAndSearchesFillTheirHistogramBuckets() {
         metrics.llmCall(LlmKind.COMPACT, CallOutcome.OK, Duration.ofMillis(300).toNanos());
         metrics.llmCall(LlmKind.COMPACT, CallOutcome.OK, Duration.ofSeconds(3).toNanos());
-        metrics.llmCall(LlmKind.DIARY, CallOutcome.TIMEOUT, Duration.ofSeconds(120).toNanos());
+        metrics.llmCall(
+                LlmKind.DIARY, CallOutcome.TIMEOUT, Duration.ofSeconds(120).toNanos());
         metrics.llmRequest(LlmKind.COMPACT, LlmStatus.OK);
         metrics.deadLetter(DlqReason.LLM_FAILED);
         metrics.search(Duration.ofMillis(4).toNanos(), false);
@@ -100,6 +102,7 @@ class PrometheusMetricsTest {
         return scrape.samples().keySet().stream()
                 .filter(k -> k.startsWith("jvm_memory_used_bytes{area=\"heap\""))
                 .map(k -> k.substring(k.indexOf("id=\"") + 4, k.indexOf('"', k.indexOf("id=\"") + 4)))
-                .findFirst().orElseThrow(() -> new AssertionError("no heap pool in the scrape"));
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no heap pool in the scrape"));
     }
 }

@@ -54,12 +54,18 @@ class ApiIT {
     static void start() {
         broker = EmbeddedKafka.start(dir.resolve("broker"));
         app = RemeApp.start(AppConfig.of(Map.of(
-                "reme.bootstrap.servers", broker.bootstrapServers(),
-                "reme.request.secret", REQUEST_SECRET,
-                "reme.data.dir", dir.resolve("app").toString(),
-                "reme.http.port", "0",
-                "reme.api.keys", "acme:" + ACME_KEY + ",globex:" + GLOBEX_KEY,
-                "reme.topic.partitions", "2")));
+                "reme.bootstrap.servers",
+                broker.bootstrapServers(),
+                "reme.request.secret",
+                REQUEST_SECRET,
+                "reme.data.dir",
+                dir.resolve("app").toString(),
+                "reme.http.port",
+                "0",
+                "reme.api.keys",
+                "acme:" + ACME_KEY + ",globex:" + GLOBEX_KEY,
+                "reme.topic.partitions",
+                "2")));
     }
 
     @AfterAll
@@ -82,8 +88,11 @@ class ApiIT {
     private static Response send(RemeApp target, String method, String path, String authorization, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target.httpUrl() + path))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
@@ -153,7 +162,9 @@ class ApiIT {
 
     private static List<String> texts(JsonNode context) {
         List<String> texts = new ArrayList<>();
-        context.path("messages").forEach(m -> texts.add(m.path("message").path("content").path(0).path("text").asText()));
+        context.path("messages")
+                .forEach(m -> texts.add(
+                        m.path("message").path("content").path(0).path("text").asText()));
         return texts;
     }
 
@@ -176,8 +187,14 @@ class ApiIT {
     void withoutTheRightTokenTheApiAnswers401() {
         String context = "/v1/sessions/" + session() + "/context";
         String body = envelope(session(), "u1", "user", "hello");
-        List<String> refused = new ArrayList<>(List.of("Bearer wrong-key-0123456789abcdef", "Basic " + ACME_KEY,
-                "Bearer", "Bearer ", ACME_KEY, "Bearer acme:" + ACME_KEY, "Bearer " + ACME_KEY + "0",
+        List<String> refused = new ArrayList<>(List.of(
+                "Bearer wrong-key-0123456789abcdef",
+                "Basic " + ACME_KEY,
+                "Bearer",
+                "Bearer ",
+                ACME_KEY,
+                "Bearer acme:" + ACME_KEY,
+                "Bearer " + ACME_KEY + "0",
                 "Bearer " + ACME_KEY.substring(0, 16)));
         refused.add(null);
         for (String authorization : refused) {
@@ -197,8 +214,7 @@ class ApiIT {
         assertEquals("POST", get("/v1/messages", ACME_KEY).allow(), "a 405 says which method the route takes");
         assertEquals("GET", send(app, "POST", "/health/live", null, "{}").allow());
         assertError(send(app, "DELETE", "/v1/messages", bearer(ACME_KEY), null), 405, "method_not_allowed");
-        assertError(send(app, "POST", "/v1/sessions/s1/context", bearer(ACME_KEY), "{}"), 405,
-                "method_not_allowed");
+        assertError(send(app, "POST", "/v1/sessions/s1/context", bearer(ACME_KEY), "{}"), 405, "method_not_allowed");
         assertError(send(app, "POST", "/health/live", null, "{}"), 405, "method_not_allowed");
         assertError(send(app, "PUT", "/health/ready", null, "{}"), 405, "method_not_allowed");
     }
@@ -250,15 +266,31 @@ class ApiIT {
     @Test
     void givenIdTimeAndOwnTenantAreKept() {
         String session = session();
-        String body = json(Map.of("tenant", "acme", "session", session, "user", "bob", "role", "assistant",
-                "id", "msg-42", "time", "2026-11-30T10:15:00+01:00", "content", "Sure."));
+        String body = json(Map.of(
+                "tenant",
+                "acme",
+                "session",
+                session,
+                "user",
+                "bob",
+                "role",
+                "assistant",
+                "id",
+                "msg-42",
+                "time",
+                "2026-11-30T10:15:00+01:00",
+                "content",
+                "Sure."));
 
         Response accepted = post(ACME_KEY, body);
 
         assertEquals(202, accepted.status(), accepted::text);
-        JsonNode message = awaitContext(app, ACME_KEY, session, 1).path("messages").path(0).path("message");
+        JsonNode message =
+                awaitContext(app, ACME_KEY, session, 1).path("messages").path(0).path("message");
         assertEquals("msg-42", message.path("id").asText());
-        assertEquals(Instant.parse("2026-11-30T09:15:00Z"), Instant.parse(message.path("time").asText()));
+        assertEquals(
+                Instant.parse("2026-11-30T09:15:00Z"),
+                Instant.parse(message.path("time").asText()));
         assertEquals("assistant", message.path("role").asText());
     }
 
@@ -278,9 +310,13 @@ class ApiIT {
         assertEquals(3, records.size());
         for (int i = 0; i < 3; i++) {
             assertEquals("acme/" + session, records.path(i).path("key").asText());
-            assertEquals(records.path(0).path("partition").asInt(), records.path(i).path("partition").asInt());
+            assertEquals(
+                    records.path(0).path("partition").asInt(),
+                    records.path(i).path("partition").asInt());
             if (i > 0) {
-                assertTrue(records.path(i).path("offset").asLong() > records.path(i - 1).path("offset").asLong(),
+                assertTrue(
+                        records.path(i).path("offset").asLong()
+                                > records.path(i - 1).path("offset").asLong(),
                         accepted::text);
             }
         }
@@ -288,7 +324,8 @@ class ApiIT {
         JsonNode context = awaitContext(app, ACME_KEY, session, 3);
         assertEquals(texts, texts(context));
         List<String> roles = new ArrayList<>();
-        context.path("messages").forEach(m -> roles.add(m.path("message").path("role").asText()));
+        context.path("messages")
+                .forEach(m -> roles.add(m.path("message").path("role").asText()));
         assertEquals(List.of("user", "assistant", "user"), roles);
         long sum = texts.stream().mapToLong(TOKENS::count).sum();
         assertEquals(sum, context.path("tokens").path("messages").asLong());
@@ -305,32 +342,35 @@ class ApiIT {
         assertError(rejected, 400, "invalid_role");
         assertTrue(rejected.json().path("error").path("message").asText().startsWith("message 1:"), rejected::text);
         // A later message lands behind anything produced for this key: if it is alone, nothing was.
-        assertEquals(202, post(ACME_KEY, envelope(session, "dave", "user", "later")).status());
+        assertEquals(
+                202, post(ACME_KEY, envelope(session, "dave", "user", "later")).status());
         assertEquals(List.of("later"), texts(awaitContext(app, ACME_KEY, session, 1)));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"id\":\"\"}          | invalid_id",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"id\":\"   \"}       | invalid_id",
-        "{\"session\":\"a/b\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\"}                     | invalid_id",
-        "{\"session\":\"s1\",\"user\":\"../u1\",\"role\":\"user\",\"content\":\"hi\"}                   | invalid_id",
-        "{\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\"}                                         | missing_field",
-        "{\"session\":\"s1\",\"role\":\"user\",\"content\":\"hi\"}                                      | missing_field",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"content\":\"hi\"}                                        | missing_field",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\"}                                         | missing_field",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"tool\",\"content\":\"out\"}                     | missing_field",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"robot\",\"content\":\"hi\"}                     | invalid_role",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":42}                          | invalid_content",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":[{\"type\":\"video\"}]}      | invalid_content",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"time\":\"today\"}   | invalid_time",
-        "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"time\":true}        | invalid_time",
-        "42                                                                                         | malformed_json",
-        "[42]                                                                                       | malformed_json",
-        "[]                                                                                         | invalid_batch",
-        "'{\"session\":\"s1\",'                                                                     | malformed_json",
-        "not json at all                                                                            | malformed_json",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"id\":\"\"}          | invalid_id",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"id\":\"   \"}       | invalid_id",
+                "{\"session\":\"a/b\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\"}                     | invalid_id",
+                "{\"session\":\"s1\",\"user\":\"../u1\",\"role\":\"user\",\"content\":\"hi\"}                   | invalid_id",
+                "{\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\"}                                         | missing_field",
+                "{\"session\":\"s1\",\"role\":\"user\",\"content\":\"hi\"}                                      | missing_field",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"content\":\"hi\"}                                        | missing_field",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\"}                                         | missing_field",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"tool\",\"content\":\"out\"}                     | missing_field",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"robot\",\"content\":\"hi\"}                     | invalid_role",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":42}                          | invalid_content",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":[{\"type\":\"video\"}]}      | invalid_content",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"time\":\"today\"}   | invalid_time",
+                "{\"session\":\"s1\",\"user\":\"u1\",\"role\":\"user\",\"content\":\"hi\",\"time\":true}        | invalid_time",
+                "42                                                                                         | malformed_json",
+                "[42]                                                                                       | malformed_json",
+                "[]                                                                                         | invalid_batch",
+                "'{\"session\":\"s1\",'                                                                     | malformed_json",
+                "not json at all                                                                            | malformed_json",
+            })
     void invalidEnvelopesAre400WithTheReason(String body, String code) {
         assertError(post(ACME_KEY, body), 400, code);
     }
@@ -343,13 +383,14 @@ class ApiIT {
     @Test
     void aBodyNamingAnotherTenantIs403() {
         String session = session();
-        Response reply = post(ACME_KEY, json(Map.of("tenant", "globex", "session", session, "user", "u1",
-                "role", "user", "content", "hi")));
+        Response reply = post(
+                ACME_KEY,
+                json(Map.of("tenant", "globex", "session", session, "user", "u1", "role", "user", "content", "hi")));
         assertError(reply, 403, "tenant_mismatch");
 
         String batch = "[" + envelope(session, "u1", "user", "ok") + ","
-                + json(Map.of("tenant", "globex", "session", session, "user", "u1", "role", "user",
-                        "content", "hi")) + "]";
+                + json(Map.of("tenant", "globex", "session", session, "user", "u1", "role", "user", "content", "hi"))
+                + "]";
         assertError(post(ACME_KEY, batch), 403, "tenant_mismatch");
     }
 
@@ -359,7 +400,8 @@ class ApiIT {
     void tenantsNeverSeeEachOthersSessions() {
         String session = session();
         String secret = "acme's launch code is 0451-" + UUID.randomUUID();
-        assertEquals(202, post(ACME_KEY, envelope(session, "alice", "user", secret)).status());
+        assertEquals(
+                202, post(ACME_KEY, envelope(session, "alice", "user", secret)).status());
         awaitContext(app, ACME_KEY, session, 1);
 
         Response foreign = get("/v1/sessions/" + session + "/context", GLOBEX_KEY);
@@ -369,7 +411,8 @@ class ApiIT {
 
         // globex may use the same session id: it gets its own session, and neither sees the other.
         String own = "globex's own words";
-        assertEquals(202, post(GLOBEX_KEY, envelope(session, "gina", "user", own)).status());
+        assertEquals(
+                202, post(GLOBEX_KEY, envelope(session, "gina", "user", own)).status());
         JsonNode globex = awaitContext(app, GLOBEX_KEY, session, 1);
         assertEquals("globex", globex.path("tenant").asText());
         assertEquals(List.of(own), texts(globex));
@@ -409,15 +452,18 @@ class ApiIT {
             for (int i = 0; i < 32; i++) {
                 Socket socket = RawHttp.connect(port());
                 sockets.add(socket);
-                String half = i % 2 == 0 ? "GET /health/live HTTP/1.1\r\nHost: x\r\n"
+                String half = i % 2 == 0
+                        ? "GET /health/live HTTP/1.1\r\nHost: x\r\n"
                         : "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ACME_KEY
                                 + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":";
                 socket.getOutputStream().write(half.getBytes(StandardCharsets.UTF_8));
                 socket.getOutputStream().flush();
             }
             long start = System.nanoTime();
-            RawHttp.Answer live = RawHttp.send(port(), "GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close"
-                    + "\r\n\r\n", Duration.ofSeconds(10));
+            RawHttp.Answer live = RawHttp.send(
+                    port(),
+                    "GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close" + "\r\n\r\n",
+                    Duration.ofSeconds(10));
             assertEquals(200, live.status(), live::toString);
             assertError(get("/v1/sessions/" + session() + "/context", ACME_KEY), 404, "session_not_found");
             Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -431,7 +477,8 @@ class ApiIT {
 
     @Test
     void errorsOfTheHttpLayerAreJson() throws Exception {
-        for (String request : List.of("GET /v1/sessions/%zz/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        for (String request : List.of(
+                "GET /v1/sessions/%zz/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
                 "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}",
                 "POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n{}")) {
             RawHttp.Answer answer = RawHttp.send(port(), request, Duration.ofSeconds(10));
@@ -445,29 +492,44 @@ class ApiIT {
     @Test
     void aJsonBodyWithAnotherContentTypeIs415() {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/messages"))
-                .timeout(Duration.ofSeconds(30)).header("Authorization", bearer(ACME_KEY))
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", bearer(ACME_KEY))
                 .header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString(envelope(session(), "u1", "user", "hi"))).build();
+                .POST(HttpRequest.BodyPublishers.ofString(envelope(session(), "u1", "user", "hi")))
+                .build();
         assertError(MemoryApi.send(request), 415, "unsupported_media_type");
     }
 
     @Test
     void aSearchWithABadParameterIs400NamingIt() {
-        for (String body : List.of("{\"query\":\"trains\",\"from\":\"garbage\"}", "{\"query\":\"trains\",\"to\":12345}")) {
+        for (String body :
+                List.of("{\"query\":\"trains\",\"from\":\"garbage\"}", "{\"query\":\"trains\",\"to\":12345}")) {
             Response reply = send(app, "POST", "/v1/search", bearer(ACME_KEY), body);
             assertError(reply, 400, "invalid_query");
             String named = body.contains("from") ? "'from'" : "'to'";
             assertTrue(reply.json().path("error").path("message").asText().contains(named), reply::text);
         }
-        Response tooLong = send(app, "POST", "/v1/search", bearer(ACME_KEY),
-                json(Map.of("query", "word ".repeat(100_000))));
+        Response tooLong =
+                send(app, "POST", "/v1/search", bearer(ACME_KEY), json(Map.of("query", "word ".repeat(100_000))));
         assertError(tooLong, 400, "query_too_long");
     }
 
     @Test
     void aMemoryWithATimeTheIndexCannotKeepIsRefused() {
-        Response reply = send(app, "POST", "/v1/memories", bearer(ACME_KEY), json(Map.of("type", "personal",
-                "user", "u1", "content", "likes trains", "conversationTime", "+1000000000-01-01T00:00:00Z")));
+        Response reply = send(
+                app,
+                "POST",
+                "/v1/memories",
+                bearer(ACME_KEY),
+                json(Map.of(
+                        "type",
+                        "personal",
+                        "user",
+                        "u1",
+                        "content",
+                        "likes trains",
+                        "conversationTime",
+                        "+1000000000-01-01T00:00:00Z")));
         assertError(reply, 400, "invalid_memory");
         assertTrue(reply.json().path("error").path("message").asText().contains("'conversationTime'"), reply::text);
     }
@@ -477,11 +539,17 @@ class ApiIT {
     @Test
     void withoutKeysANonLoopbackAddressIsRefused() {
         Path dataDir = dir.resolve("open");
-        ConfigException e = assertThrows(ConfigException.class, () -> RemeApp.start(AppConfig.of(Map.of(
-                "reme.bootstrap.servers", broker.bootstrapServers(),
-                "reme.data.dir", dataDir.toString(),
-                "reme.http.host", "0.0.0.0",
-                "reme.http.port", "0"))));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> RemeApp.start(AppConfig.of(Map.of(
+                        "reme.bootstrap.servers",
+                        broker.bootstrapServers(),
+                        "reme.data.dir",
+                        dataDir.toString(),
+                        "reme.http.host",
+                        "0.0.0.0",
+                        "reme.http.port",
+                        "0"))));
         assertTrue(e.problems().stream().anyMatch(p -> p.startsWith("reme.api.keys")), e::getMessage);
         assertFalse(Files.exists(dataDir.resolve("api-key")));
     }
@@ -509,18 +577,21 @@ class ApiIT {
             }
 
             String session = session();
-            Response accepted = send(demo, "POST", "/v1/messages", bearer(key),
-                    envelope(session, "me", "user", "demo time"));
+            Response accepted =
+                    send(demo, "POST", "/v1/messages", bearer(key), envelope(session, "me", "user", "demo time"));
             assertEquals(202, accepted.status(), accepted::text);
-            assertEquals("demo/" + session, accepted.json().path("records").path(0).path("key").asText());
+            assertEquals(
+                    "demo/" + session,
+                    accepted.json().path("records").path(0).path("key").asText());
             JsonNode context = awaitContext(demo, key, session, 1);
             assertEquals("demo", context.path("tenant").asText());
             assertEquals(List.of("demo time"), texts(context));
 
-            assertError(send(demo, "GET", "/v1/sessions/" + session + "/context", bearer(ACME_KEY), null), 401,
+            assertError(
+                    send(demo, "GET", "/v1/sessions/" + session + "/context", bearer(ACME_KEY), null),
+                    401,
                     "unauthorized");
-            assertError(send(demo, "GET", "/v1/sessions/" + session + "/context", null, null), 401,
-                    "unauthorized");
+            assertError(send(demo, "GET", "/v1/sessions/" + session + "/context", null, null), 401, "unauthorized");
             // The generated key is the demo instance's only: the keyed instance does not accept it.
             assertError(get("/v1/sessions/" + session + "/context", key), 401, "unauthorized");
         }

@@ -73,8 +73,15 @@ class ApiKeysTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"acme", ":" + ACME_KEY, "acme:", "acme " + ACME_KEY, "acme=" + ACME_KEY,
-            "acme:" + ACME_KEY + ",globex"})
+    @ValueSource(
+            strings = {
+                "acme",
+                ":" + ACME_KEY,
+                "acme:",
+                "acme " + ACME_KEY,
+                "acme=" + ACME_KEY,
+                "acme:" + ACME_KEY + ",globex"
+            })
     void malformedPairsAreRejected(String spec) {
         rejected(spec);
     }
@@ -94,9 +101,22 @@ class ApiKeysTest {
 
     @ParameterizedTest
     @NullSource
-    @ValueSource(strings = {"", "Bearer", "Bearer ", ACME_KEY, "Basic " + ACME_KEY, "Token " + ACME_KEY,
-            "Bearer" + ACME_KEY, "Bearer acme", "Bearer " + ACME_KEY + "x", "Bearer cme-key-0123456789abcdef",
-            "Bearer ACME-KEY-0123456789ABCDEF", "Bearer acme:" + ACME_KEY, "Bearer " + ACME_KEY + " " + GLOBEX_KEY})
+    @ValueSource(
+            strings = {
+                "",
+                "Bearer",
+                "Bearer ",
+                ACME_KEY,
+                "Basic " + ACME_KEY,
+                "Token " + ACME_KEY,
+                "Bearer" + ACME_KEY,
+                "Bearer acme",
+                "Bearer " + ACME_KEY + "x",
+                "Bearer cme-key-0123456789abcdef",
+                "Bearer ACME-KEY-0123456789ABCDEF",
+                "Bearer acme:" + ACME_KEY,
+                "Bearer " + ACME_KEY + " " + GLOBEX_KEY
+            })
     void noTenantWithoutTheRightBearerToken(String authorization) {
         assertEquals(Optional.empty(), KEYS.tenantOf(authorization));
     }

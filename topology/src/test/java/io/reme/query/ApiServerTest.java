@@ -44,10 +44,19 @@ class ApiServerTest {
         HttpSettings settings = new HttpSettings(IDLE, 8, 64, 16_384, 64 * 1024);
         WebServer server = WebServer.bind("reme-http-test", "127.0.0.1", 0, settings);
         metrics = new PrometheusMetrics(Set.of());
-        api = ApiServer.start(server, ApiKeys.single("acme", KEY), null, new HostInfo("127.0.0.1", server.port()),
-                AppConfig.of(Map.of()).sessionSettings(), "o200k_base", null,
-                new SearchSetup("reme.memories", 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT), metrics,
-                null, Duration.ofSeconds(1), new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()));
+        api = ApiServer.start(
+                server,
+                ApiKeys.single("acme", KEY),
+                null,
+                new HostInfo("127.0.0.1", server.port()),
+                AppConfig.of(Map.of()).sessionSettings(),
+                "o200k_base",
+                null,
+                new SearchSetup("reme.memories", 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT),
+                metrics,
+                null,
+                Duration.ofSeconds(1),
+                new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()));
         port = api.port();
         // Warm up, so the timings below are not class loading's.
         send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -93,8 +102,9 @@ class ApiServerTest {
                 String half = switch (i % 3) {
                     case 0 -> "";
                     case 1 -> "GET /health/live HTTP/1.1\r\nHost: x\r\n";
-                    default -> "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
-                            + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":";
+                    default ->
+                        "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                                + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":";
                 };
                 socket.getOutputStream().write(half.getBytes(StandardCharsets.UTF_8));
                 socket.getOutputStream().flush();
@@ -103,7 +113,8 @@ class ApiServerTest {
             long start = System.nanoTime();
             RawHttp.Answer live = send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             assertEquals(200, live.status(), live::toString);
-            RawHttp.Answer search = send(post("/v1/search", "application/json", "{\"query\":\"q\",\"from\":\"garbage\"}"));
+            RawHttp.Answer search =
+                    send(post("/v1/search", "application/json", "{\"query\":\"q\",\"from\":\"garbage\"}"));
             assertJsonError(search, 400, "invalid_query");
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             assertTrue(took.compareTo(Duration.ofSeconds(1)) < 0, "answered in " + took);
@@ -113,9 +124,11 @@ class ApiServerTest {
             Duration idle = Duration.ofNanos(System.nanoTime() - opened);
             assertTrue(idle.compareTo(IDLE) >= 0, "closed after " + idle);
             for (int i = 1; i < sockets.size(); i++) {
-                assertNotNull(RawHttp.awaitClosed(sockets.get(i), Duration.ofSeconds(10)),
-                        "connection " + i + " (" + (i % 3 == 0 ? "silent" : i % 3 == 1 ? "half-sent headers"
-                                : "half-sent body") + ") stayed open");
+                assertNotNull(
+                        RawHttp.awaitClosed(sockets.get(i), Duration.ofSeconds(10)),
+                        "connection " + i + " ("
+                                + (i % 3 == 0 ? "silent" : i % 3 == 1 ? "half-sent headers" : "half-sent body")
+                                + ") stayed open");
             }
         } finally {
             for (Socket socket : sockets) {
@@ -135,9 +148,10 @@ class ApiServerTest {
                 for (int i = 0; i < 40; i++) {
                     Socket socket = RawHttp.connect(port);
                     sockets.add(socket);
-                    socket.getOutputStream().write(("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
-                            + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":")
-                            .getBytes(StandardCharsets.UTF_8));
+                    socket.getOutputStream()
+                            .write(("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                                            + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\":")
+                                    .getBytes(StandardCharsets.UTF_8));
                 }
                 for (int i = 0; i < sockets.size(); i++) {
                     if (RawHttp.awaitClosed(sockets.get(i), IDLE.plusSeconds(5)) == null) {
@@ -157,8 +171,8 @@ class ApiServerTest {
     void anActiveConnectionIsNotClosed() throws Exception {
         try (Socket socket = RawHttp.connect(port)) {
             for (int i = 0; i < 3; i++) {
-                socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n"
-                        .getBytes(StandardCharsets.UTF_8));
+                socket.getOutputStream()
+                        .write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.UTF_8));
                 assertEquals(200, RawHttp.read(socket.getInputStream()).status());
                 Thread.sleep(IDLE.toMillis() / 2);
             }
@@ -168,27 +182,39 @@ class ApiServerTest {
 
     @Test
     void errorsOfTheHttpLayerAreJson() throws Exception {
-        assertJsonError(send("GET /v1/sessions/%zz/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
-                400, "bad_request");
-        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}"), 400,
+        assertJsonError(
+                send("GET /v1/sessions/%zz/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                400,
                 "bad_request");
+        assertJsonError(
+                send("POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}"), 400, "bad_request");
         // A coding other than chunked last is malformed framing (RFC 9112 6.3): Jetty answers 400.
-        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n{}"), 400,
-                "bad_request");
+        assertJsonError(
+                send("POST /v1/search HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n{}"), 400, "bad_request");
         assertJsonError(send("HELLO\r\n\r\n"), 400, "bad_request");
         for (String bytes : List.of("%C3", "%FF", "%C3%28", "%u00e4")) {
-            RawHttp.Answer answer = send("GET /v1/sessions/a" + bytes + "b/context HTTP/1.1\r\nHost: x\r\nAuthorization: "
-                    + "Bearer " + KEY + "\r\nConnection: close\r\n\r\n");
+            RawHttp.Answer answer =
+                    send("GET /v1/sessions/a" + bytes + "b/context HTTP/1.1\r\nHost: x\r\nAuthorization: " + "Bearer "
+                            + KEY + "\r\nConnection: close\r\n\r\n");
             assertEquals(400, answer.status(), answer::toString);
-            assertTrue(answer.json().path("error").path("code").asText().matches("bad_request|invalid_session"),
+            assertTrue(
+                    answer.json().path("error").path("code").asText().matches("bad_request|invalid_session"),
                     answer::toString);
         }
-        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
-                + "Transfer-Encoding: chunked\r\n\r\n{}"), 400, "bad_request");
-        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY + "\r\n"
-                + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"), 400, "bad_request");
-        assertJsonError(send("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000)
-                + "\r\n\r\n"), 431, "headers_too_large");
+        assertJsonError(
+                send("POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n{}"),
+                400,
+                "bad_request");
+        assertJsonError(
+                send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY + "\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+                400,
+                "bad_request");
+        assertJsonError(
+                send("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n"),
+                431,
+                "headers_too_large");
         assertJsonError(send("GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n"), 400, "bad_request");
     }
 
@@ -196,8 +222,8 @@ class ApiServerTest {
     void aJsonBodyWithAnotherContentTypeIs415() throws Exception {
         String body = "{\"query\":\"q\",\"from\":\"garbage\"}";
         assertJsonError(send(post("/v1/search", "text/plain", body)), 415, "unsupported_media_type");
-        assertJsonError(send(post("/v1/search", "application/x-www-form-urlencoded", body)), 415,
-                "unsupported_media_type");
+        assertJsonError(
+                send(post("/v1/search", "application/x-www-form-urlencoded", body)), 415, "unsupported_media_type");
         // JSON types, with parameters, and no type at all, reach the handler.
         assertJsonError(send(post("/v1/search", "application/json; charset=utf-8", body)), 400, "invalid_query");
         assertJsonError(send(post("/v1/search", "application/merge-patch+json", body)), 400, "invalid_query");
@@ -206,8 +232,11 @@ class ApiServerTest {
 
     @Test
     void aBodyOverTheLimitIs413BeforeItIsRead() throws Exception {
-        assertJsonError(send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
-                + "\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"), 413, "too_large");
+        assertJsonError(
+                send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                        + "\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"),
+                413,
+                "too_large");
         String big = "{\"query\":\"" + "a".repeat(70_000) + "\"}";
         String chunked = "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
                 + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
@@ -218,15 +247,23 @@ class ApiServerTest {
     @Test
     void routesStillAnswerTheirOwnErrors() throws Exception {
         assertJsonError(send("GET /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 404, "not_found");
-        assertJsonError(send("GET /v1/sessions/s1/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 401,
+        assertJsonError(
+                send("GET /v1/sessions/s1/context HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                401,
                 "unauthorized");
         // Dots, encoded dots and characters outside ids reach the id check undecoded by Jetty's normalisation.
         for (String session : List.of("..", "%2E%2E", "%2e", "a%20b", "%C3%A4", "-leading-dash")) {
-            assertJsonError(send("GET /v1/sessions/" + session + "/context HTTP/1.1\r\nHost: x\r\nAuthorization: "
-                    + "Bearer " + KEY + "\r\nConnection: close\r\n\r\n"), 400, "invalid_session");
+            assertJsonError(
+                    send("GET /v1/sessions/" + session + "/context HTTP/1.1\r\nHost: x\r\nAuthorization: " + "Bearer "
+                            + KEY + "\r\nConnection: close\r\n\r\n"),
+                    400,
+                    "invalid_session");
         }
         // An encoded NUL Jetty refuses itself, in any URI.
-        assertJsonError(send("GET /v1/sessions/a%00b/context HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
-                + "\r\nConnection: close\r\n\r\n"), 400, "bad_request");
+        assertJsonError(
+                send("GET /v1/sessions/a%00b/context HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                        + "\r\nConnection: close\r\n\r\n"),
+                400,
+                "bad_request");
     }
 }

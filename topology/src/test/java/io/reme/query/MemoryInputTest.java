@@ -15,11 +15,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MemoryInputTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"+1000000000-01-01T00:00:00Z", "-1000000000-01-01T00:00:00Z", "+10000-01-01T00:00:00Z",
-        "1969-12-31T23:59:59Z", "yesterday", "2026-13-01T00:00:00Z"})
+    @ValueSource(
+            strings = {
+                "+1000000000-01-01T00:00:00Z",
+                "-1000000000-01-01T00:00:00Z",
+                "+10000-01-01T00:00:00Z",
+                "1969-12-31T23:59:59Z",
+                "yesterday",
+                "2026-13-01T00:00:00Z"
+            })
     void anInstantOutOfRangeOrNotAnInstantIs400(String value) {
-        ApiException e = assertThrows(ApiException.class,
-                () -> MemoryInput.instant("conversationTime", TextNode.valueOf(value)));
+        ApiException e = assertThrows(
+                ApiException.class, () -> MemoryInput.instant("conversationTime", TextNode.valueOf(value)));
         assertEquals(400, e.status());
         assertEquals("invalid_memory", e.code());
         assertTrue(e.getMessage().startsWith("'conversationTime' must be an ISO-8601 instant between"), e::getMessage);
@@ -27,8 +34,8 @@ class MemoryInputTest {
 
     @Test
     void aNumberIsNotAnInstant() {
-        ApiException e = assertThrows(ApiException.class,
-                () -> MemoryInput.instant("invalid_query", "to", IntNode.valueOf(12345)));
+        ApiException e = assertThrows(
+                ApiException.class, () -> MemoryInput.instant("invalid_query", "to", IntNode.valueOf(12345)));
         assertEquals("invalid_query", e.code());
         assertTrue(e.getMessage().contains("'to'"), e::getMessage);
     }
@@ -42,8 +49,8 @@ class MemoryInputTest {
 
     @Test
     void aListingsBoundsAreChecked() {
-        ApiException e = assertThrows(ApiException.class,
-                () -> MemoryInput.listQuery("acme", "from=%2B1000000000-01-01T00:00:00Z"));
+        ApiException e = assertThrows(
+                ApiException.class, () -> MemoryInput.listQuery("acme", "from=%2B1000000000-01-01T00:00:00Z"));
         assertTrue(e.getMessage().contains("'from'"), e::getMessage);
         ApiException limit = assertThrows(ApiException.class, () -> MemoryInput.listQuery("acme", "limit=many"));
         assertTrue(limit.getMessage().contains("'limit'"), limit::getMessage);

@@ -22,11 +22,17 @@ class MessageIngestTest {
 
     @Test
     void aMessageWhoseKeyAndValueTogetherPassTheLimitIsRefusedBeforeItIsProduced() {
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
+        MockProducer<byte[], byte[]> producer =
+                new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
         MessageIngest ingest = new MessageIngest(producer, "reme.messages", LIMIT, TimeBounds.DEFAULT);
-        ObjectNode message = Json.MAPPER.createObjectNode().put("session", "s1").put("user", "u1").put("id", "m1")
-                .put("role", "user").put("time", "2026-12-01T10:00:00Z").put("content", "");
+        ObjectNode message = Json.MAPPER
+                .createObjectNode()
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("id", "m1")
+                .put("role", "user")
+                .put("time", "2026-12-01T10:00:00Z")
+                .put("content", "");
         ObjectNode produced = message.deepCopy().put("tenant", "acme");
         int valueBytes = produced.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
         // The value alone is exactly at the limit; with its key the record is over it.
@@ -44,28 +50,51 @@ class MessageIngestTest {
 
     @Test
     void aTimeFarFromTheServersClockIsA400NamingTime() {
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
+        MockProducer<byte[], byte[]> producer =
+                new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
         MessageIngest ingest = new MessageIngest(producer, "reme.messages", LIMIT, TimeBounds.DEFAULT);
-        for (String time : new String[] {"9999-12-31T00:00:00Z", "1970-01-01T00:00:00Z",
-            Instant.now().plus(Duration.ofDays(2)).toString()}) {
-            ObjectNode message = Json.MAPPER.createObjectNode().put("session", "s1").put("user", "u1")
-                    .put("role", "user").put("content", "hello").put("time", time);
+        for (String time : new String[] {
+            "9999-12-31T00:00:00Z",
+            "1970-01-01T00:00:00Z",
+            Instant.now().plus(Duration.ofDays(2)).toString()
+        }) {
+            ObjectNode message = Json.MAPPER
+                    .createObjectNode()
+                    .put("session", "s1")
+                    .put("user", "u1")
+                    .put("role", "user")
+                    .put("content", "hello")
+                    .put("time", time);
             ApiException refused = assertThrows(ApiException.class, () -> ingest.ingest("acme", message), time);
             assertEquals(400, refused.status());
             assertEquals("invalid_time", refused.code());
             assertTrue(refused.getMessage().startsWith("time "), refused.getMessage());
         }
         // Epoch milliseconds past the range of a long used to wrap around into some other time.
-        ObjectNode huge = Json.MAPPER.createObjectNode().put("session", "s1").put("user", "u1").put("role", "user")
-                .put("content", "hello").put("time", new java.math.BigInteger("99999999999999999999"));
-        assertEquals("invalid_time", assertThrows(ApiException.class, () -> ingest.ingest("acme", huge)).code());
+        ObjectNode huge = Json.MAPPER
+                .createObjectNode()
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("role", "user")
+                .put("content", "hello")
+                .put("time", new java.math.BigInteger("99999999999999999999"));
+        assertEquals(
+                "invalid_time",
+                assertThrows(ApiException.class, () -> ingest.ingest("acme", huge))
+                        .code());
         // In a batch, the message is named too, and nothing of the batch is produced.
-        ObjectNode good = Json.MAPPER.createObjectNode().put("session", "s1").put("user", "u1").put("role", "user")
-                .put("content", "hello").put("time", Instant.now().plus(Duration.ofHours(1)).toString());
+        ObjectNode good = Json.MAPPER
+                .createObjectNode()
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("role", "user")
+                .put("content", "hello")
+                .put("time", Instant.now().plus(Duration.ofHours(1)).toString());
         ObjectNode bad = good.deepCopy().put("time", "9999-12-31T00:00:00Z");
-        ApiException batch = assertThrows(ApiException.class,
-                () -> ingest.ingest("acme", Json.MAPPER.createArrayNode().add(good).add(bad)));
+        ApiException batch = assertThrows(
+                ApiException.class,
+                () -> ingest.ingest(
+                        "acme", Json.MAPPER.createArrayNode().add(good).add(bad)));
         assertTrue(batch.getMessage().startsWith("message 1: time "), batch.getMessage());
         assertTrue(producer.history().isEmpty());
 

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.Test;
 /** What another instance's answer means to a fan-out: an error of its own is thrown, an absence is empty. */
 class PartitionFanOutTest {
 
-    private record Remote(int status, String body) {
-    }
+    private record Remote(int status, String body) {}
 
     @Test
     void anotherInstancesErrorIsAnErrorAndItsAbsenceIsEmpty() throws Exception {
@@ -47,25 +46,29 @@ class PartitionFanOutTest {
             PartitionFanOut fanOut = new PartitionFanOut(null, new HostInfo("127.0.0.1", 1), "reme.memories");
 
             next.set(new Remote(200, "{\"hits\":[],\"answered\":[3]}"));
-            Optional<SearchQueries.PartitionHits> ok = fanOut.post(remote, "/x", Map.of(), "Bearer k",
-                    SearchQueries.PartitionHits.class);
+            Optional<SearchQueries.PartitionHits> ok =
+                    fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class);
             assertEquals(Set.of(3), ok.orElseThrow().answered());
 
             next.set(new Remote(500, "{\"error\":{\"code\":\"search_failed\",\"message\":\"TooManyClauses\"}}"));
-            ApiException failed = assertThrows(ApiException.class,
+            ApiException failed = assertThrows(
+                    ApiException.class,
                     () -> fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class));
             assertEquals(500, failed.status());
             assertEquals("search_failed", failed.code());
             assertTrue(failed.getMessage().contains("TooManyClauses"), failed::getMessage);
 
             next.set(new Remote(400, "{\"error\":{\"code\":\"query_too_long\",\"message\":\"too long\"}}"));
-            ApiException refused = assertThrows(ApiException.class,
+            ApiException refused = assertThrows(
+                    ApiException.class,
                     () -> fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class));
             assertEquals(400, refused.status());
             assertEquals("query_too_long", refused.code());
 
             next.set(new Remote(503, "{\"error\":{\"code\":\"unavailable\",\"message\":\"moving\"}}"));
-            assertTrue(fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class).isEmpty(),
+            assertTrue(
+                    fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class)
+                            .isEmpty(),
                     "a partition moving is missing, not an error");
             assertEquals(4, calls.get());
         } finally {

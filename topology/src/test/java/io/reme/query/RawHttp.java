@@ -17,8 +17,7 @@ import java.util.Locale;
  * half-sent ones, connections that say nothing.
  */
 final class RawHttp {
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /** What came back: the status line's code, the headers as sent, the body. */
     record Answer(int status, String headers, String body) {
@@ -82,7 +81,8 @@ final class RawHttp {
         byte[] body;
         if (length != null) {
             body = in.readNBytes(Integer.parseInt(length));
-        } else if ("chunked".equals(String.valueOf(partial.header("Transfer-Encoding")).toLowerCase(Locale.ROOT))) {
+        } else if ("chunked"
+                .equals(String.valueOf(partial.header("Transfer-Encoding")).toLowerCase(Locale.ROOT))) {
             body = readChunked(in);
         } else {
             body = in.readAllBytes();

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The checks of a {@code /v1/search} body, before anything is embedded or searched. */
 class SearchQueriesTest {
     private final AtomicInteger embedded = new AtomicInteger();
-    private final SearchQueries searches = new SearchQueries(null, null, "memories", 1, new MemoryPartitioning(1),
-            countingModel(), new QueryLimits(200, 20));
+    private final SearchQueries searches = new SearchQueries(
+            null, null, "memories", 1, new MemoryPartitioning(1), countingModel(), new QueryLimits(200, 20));
 
     private EmbeddingModel countingModel() {
         return new EmbeddingModel() {
@@ -47,8 +47,7 @@ class SearchQueriesTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -65,26 +64,28 @@ class SearchQueriesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "{\"query\":\"q\",\"from\":\"garbage\"}                       | 'from'",
-        "{\"query\":\"q\",\"to\":12345}                               | 'to'",
-        "{\"query\":\"q\",\"to\":\"+1000000000-01-01T00:00:00Z\"}     | 'to'",
-        "{\"query\":\"q\",\"from\":\"2026-02-01T00:00:00Z\",\"to\":\"2026-01-01T00:00:00Z\"} | 'from'",
-        "{\"query\":\"q\",\"k\":\"ten\"}                              | 'k'",
-        "{\"query\":\"q\",\"k\":2.5}                                  | 'k'",
-        "{\"query\":\"q\",\"k\":5000000000}                           | 'k'",
-        "{\"query\":\"q\",\"k\":0}                                    | 'k'",
-        "{\"query\":\"q\",\"minScore\":\"high\"}                      | 'minScore'",
-        "{\"query\":\"q\",\"minScore\":2}                             | 'minScore'",
-        "{\"query\":\"q\",\"fusion\":\"best\"}                        | 'fusion'",
-        "{\"query\":\"q\",\"types\":[\"feelings\"]}                   | 'types'",
-        "{\"query\":\"q\",\"types\":5}                                | 'types'",
-        "{\"query\":\"q\",\"users\":{\"a\":1}}                        | 'users'",
-        "{\"query\":\"q\",\"sessions\":[1]}                           | 'sessions'",
-        "{\"query\":\"q\",\"targets\":true}                           | 'targets'",
-        "{\"query\":42}                                               | 'query'",
-        "{\"query\":\"  \"}                                           | 'query'",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"query\":\"q\",\"from\":\"garbage\"}                       | 'from'",
+                "{\"query\":\"q\",\"to\":12345}                               | 'to'",
+                "{\"query\":\"q\",\"to\":\"+1000000000-01-01T00:00:00Z\"}     | 'to'",
+                "{\"query\":\"q\",\"from\":\"2026-02-01T00:00:00Z\",\"to\":\"2026-01-01T00:00:00Z\"} | 'from'",
+                "{\"query\":\"q\",\"k\":\"ten\"}                              | 'k'",
+                "{\"query\":\"q\",\"k\":2.5}                                  | 'k'",
+                "{\"query\":\"q\",\"k\":5000000000}                           | 'k'",
+                "{\"query\":\"q\",\"k\":0}                                    | 'k'",
+                "{\"query\":\"q\",\"minScore\":\"high\"}                      | 'minScore'",
+                "{\"query\":\"q\",\"minScore\":2}                             | 'minScore'",
+                "{\"query\":\"q\",\"fusion\":\"best\"}                        | 'fusion'",
+                "{\"query\":\"q\",\"types\":[\"feelings\"]}                   | 'types'",
+                "{\"query\":\"q\",\"types\":5}                                | 'types'",
+                "{\"query\":\"q\",\"users\":{\"a\":1}}                        | 'users'",
+                "{\"query\":\"q\",\"sessions\":[1]}                           | 'sessions'",
+                "{\"query\":\"q\",\"targets\":true}                           | 'targets'",
+                "{\"query\":42}                                               | 'query'",
+                "{\"query\":\"  \"}                                           | 'query'",
+            })
     void aBadParameterIs400NamingIt(String json, String named) {
         ApiException e = refused(json);
         assertEquals(400, e.status());
@@ -94,18 +95,20 @@ class SearchQueriesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "{\"query\":\"q\",\"types\":\"personal\"}                   | 'types'",
-        "{\"query\":\"q\",\"types\":[7]}                              | 'types'",
-        "{\"query\":\"q\",\"k\":\"5\"}                              | 'k'",
-        "{\"query\":\"q\",\"timeRange\":{\"from\":\"garbage\"}}   | 'timeRange.from'",
-        "{\"query\":\"q\",\"timeRange\":{\"to\":12345}}             | 'timeRange.to'",
-        "{\"query\":\"q\",\"users\":[1]}                              | 'users'",
-        "{\"query\":7}                                                    | 'query'",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"query\":\"q\",\"types\":\"personal\"}                   | 'types'",
+                "{\"query\":\"q\",\"types\":[7]}                              | 'types'",
+                "{\"query\":\"q\",\"k\":\"5\"}                              | 'k'",
+                "{\"query\":\"q\",\"timeRange\":{\"from\":\"garbage\"}}   | 'timeRange.from'",
+                "{\"query\":\"q\",\"timeRange\":{\"to\":12345}}             | 'timeRange.to'",
+                "{\"query\":\"q\",\"users\":[1]}                              | 'users'",
+                "{\"query\":7}                                                    | 'query'",
+            })
     void aBadRetrieveParameterIs400NamingIt(String json, String named) {
-        ApiException e = assertThrows(ApiException.class,
-                () -> new MemoryRetrieval(searches).retrieve("acme", body(json), null));
+        ApiException e = assertThrows(
+                ApiException.class, () -> new MemoryRetrieval(searches).retrieve("acme", body(json), null));
         assertEquals(400, e.status());
         assertTrue(e.getMessage().contains(named), e::getMessage);
         assertEquals(0, embedded.get());
@@ -139,20 +142,26 @@ class SearchQueriesTest {
         SearchQueries.PartitionHits found = SearchQueries.collect(query, results);
         assertEquals(Set.of(0), found.answered(), "a partition away is left for the caller to report missing");
 
-        results.put(2, QueryResult.forFailure(FailureReason.STORE_EXCEPTION,
-                "IndexSearcher$TooManyClauses: maxClauseCount is set to 1024"));
+        results.put(
+                2,
+                QueryResult.forFailure(
+                        FailureReason.STORE_EXCEPTION, "IndexSearcher$TooManyClauses: maxClauseCount is set to 1024"));
         ApiException failed = assertThrows(ApiException.class, () -> SearchQueries.collect(query, results));
         assertEquals(500, failed.status());
         assertEquals("search_failed", failed.code());
-        assertTrue(failed.getMessage().contains("partition 2") && failed.getMessage().contains("TooManyClauses"),
+        assertTrue(
+                failed.getMessage().contains("partition 2")
+                        && failed.getMessage().contains("TooManyClauses"),
                 failed::getMessage);
     }
 
     @Test
     void aGoodQueryIsParsedAndEmbeddedOnce() {
-        SearchQuery query = searches.parse("acme", body("{\"query\":\"rotate logs\",\"k\":3,\"minScore\":0.5,"
-                + "\"fusion\":\"weighted\",\"types\":[\"personal\"],\"users\":\"u1\",\"from\":\"2026-01-01T00:00:00Z\","
-                + "\"to\":\"2026-02-01T00:00:00Z\"}"));
+        SearchQuery query = searches.parse(
+                "acme",
+                body("{\"query\":\"rotate logs\",\"k\":3,\"minScore\":0.5,"
+                        + "\"fusion\":\"weighted\",\"types\":[\"personal\"],\"users\":\"u1\",\"from\":\"2026-01-01T00:00:00Z\","
+                        + "\"to\":\"2026-02-01T00:00:00Z\"}"));
         assertEquals(3, query.k());
         assertEquals(0.5, query.minScore());
         assertEquals(Set.of("u1"), query.users());

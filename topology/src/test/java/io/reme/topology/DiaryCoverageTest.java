@@ -64,18 +64,21 @@ class DiaryCoverageTest {
     private TestOutputTopic<String, LlmRequest> requests;
     private TestOutputTopic<byte[], byte[]> dlq;
     private int sent;
+
     @TempDir
     Path stateDir;
 
     @BeforeEach
     void start() {
         Properties props = DriverProperties.of("test", stateDir);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1)), props,
-                T0);
+        driver = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1)), props, T0);
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(),
+                new StringDeserializer(),
                 JsonSerde.of(LlmRequest.class).deserializer());
         dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
@@ -91,7 +94,9 @@ class DiaryCoverageTest {
         send("assistant", "noted");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
         List<LlmRequest> idle = requests.readValuesToList();
-        assertEquals(List.of(LlmKind.DIARY, LlmKind.EXTRACT), idle.stream().map(LlmRequest::kind).toList());
+        assertEquals(
+                List.of(LlmKind.DIARY, LlmKind.EXTRACT),
+                idle.stream().map(LlmRequest::kind).toList());
         LlmRequest diary = idle.get(0);
         assertEquals(-1, header().diaryCoveredSeq(), "nothing is covered before a result");
 
@@ -141,7 +146,8 @@ class DiaryCoverageTest {
         send("assistant", "answer 1" + words(100));
         send("user", "question 2" + words(100));
         List<LlmRequest> emitted = requests.readValuesToList();
-        assertEquals(List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
+        assertEquals(
+                List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
                 emitted.stream().map(LlmRequest::kind).toList());
         LlmRequest diary = emitted.get(1);
         assertEquals(2, diary.fromSeq(), "seq 0-1 are in the failed span, not sent twice");
@@ -151,7 +157,9 @@ class DiaryCoverageTest {
 
         driver.advanceWallClockTime(Duration.ofMinutes(2));
         List<LlmRequest> again = requests.readValuesToList();
-        assertEquals(List.of(LlmKind.DIARY, LlmKind.EXTRACT), again.stream().map(LlmRequest::kind).toList());
+        assertEquals(
+                List.of(LlmKind.DIARY, LlmKind.EXTRACT),
+                again.stream().map(LlmRequest::kind).toList());
         assertEquals(0, again.get(0).fromSeq());
         result(LlmResult.ok(again.get(0), "written", 1, T0));
         assertEquals(-1, header().diaryCoveredSeq(), "extraction of the span has not succeeded yet");
@@ -184,7 +192,8 @@ class DiaryCoverageTest {
         assertEquals(1, dead.size(), "only the kind that never succeeded: " + dead.size());
         TestRecord<byte[], byte[]> record = dead.get(0);
         assertEquals(DlqReason.LLM_FAILED.name(), DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON));
-        assertTrue(DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.DETAIL).contains("HTTP 500 #3"));
+        assertTrue(DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.DETAIL)
+                .contains("HTTP 500 #3"));
         assertEquals("acme/s1", new String(record.key(), StandardCharsets.UTF_8));
         LlmRequest request = Json.MAPPER.readValue(record.value(), LlmRequest.class);
         assertEquals(LlmKind.DIARY, request.kind());
@@ -239,17 +248,26 @@ class DiaryCoverageTest {
 
     private void send(String role, String content) {
         Instant time = T0.plusSeconds(sent);
-        ObjectNode m = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
-                .put("id", "s1-" + sent).put("role", role).put("content", content).put("time", time.toString());
-        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                m.toString().getBytes(StandardCharsets.UTF_8), time));
+        ObjectNode m = Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("id", "s1-" + sent)
+                .put("role", role)
+                .put("content", content)
+                .put("time", time.toString());
+        messages.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), m.toString().getBytes(StandardCharsets.UTF_8), time));
         sent++;
     }
 
     private void result(LlmResult result) {
         try {
-            results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result), T0.plusSeconds(sent)));
+            results.pipeInput(new TestRecord<>(
+                    "acme/s1".getBytes(StandardCharsets.UTF_8),
+                    Json.MAPPER.writeValueAsBytes(result),
+                    T0.plusSeconds(sent)));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

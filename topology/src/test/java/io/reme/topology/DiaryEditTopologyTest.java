@@ -15,8 +15,8 @@ import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -37,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
 class DiaryEditTopologyTest {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
+
     @TempDir
     Path stateDir;
+
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> edits;
     private TestOutputTopic<String, DiaryDocument> diary;
@@ -52,10 +54,12 @@ class DiaryEditTopologyTest {
         // A directory of its own: the default one is shared with every other run on the machine.
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings,
-                TokenCounter.forEncoding("o200k_base", 0)), props);
+        driver = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, settings, TokenCounter.forEncoding("o200k_base", 0)), props);
         edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
-        diary = driver.createOutputTopic(TOPICS.diary(), new StringDeserializer(),
+        diary = driver.createOutputTopic(
+                TOPICS.diary(),
+                new StringDeserializer(),
                 JsonSerde.of(DiaryDocument.class).deserializer());
         dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
@@ -71,8 +75,8 @@ class DiaryEditTopologyTest {
 
     /** As the workers and the watch send it: signed with the deployment's secret. */
     private void pipe(byte[] key, byte[] value) {
-        edits.pipeInput(new TestRecord<>(key, value,
-                new RecordHeaders().add(EditSignature.header(settings.requestSecret(), key, value)), T0));
+        edits.pipeInput(new TestRecord<>(
+                key, value, new RecordHeaders().add(EditSignature.header(settings.requestSecret(), key, value)), T0));
     }
 
     private static DiaryEdit edit(String id, long base, String content) {
@@ -100,11 +104,17 @@ class DiaryEditTopologyTest {
 
     @Test
     void changedChunksGoOutForIndexingAndRemovedOnesAreDeleted() throws Exception {
-        TestOutputTopic<String, MemoryRecord> pending = driver.createOutputTopic(TOPICS.memoriesPending(),
-                new StringDeserializer(), JsonSerde.of(MemoryRecord.class).deserializer());
+        TestOutputTopic<String, MemoryRecord> pending = driver.createOutputTopic(
+                TOPICS.memoriesPending(),
+                new StringDeserializer(),
+                JsonSerde.of(MemoryRecord.class).deserializer());
         StringBuilder longDay = new StringBuilder("# 2026-11-28\n");
         for (int i = 0; i < 120; i++) {
-            longDay.append("- note ").append(i).append(": the orders-service migration step ").append(i).append('\n');
+            longDay.append("- note ")
+                    .append(i)
+                    .append(": the orders-service migration step ")
+                    .append(i)
+                    .append('\n');
         }
         send(edit("e1", 0, longDay.toString()));
         List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> first = pending.readKeyValuesToList();
@@ -130,8 +140,10 @@ class DiaryEditTopologyTest {
         send(edit("e3", 2, "# 2026-11-28\n- only this\n"));
         List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> third = pending.readKeyValuesToList();
         assertEquals("acme/diary:alice:2026-11-28:0", third.get(0).key);
-        List<String> deleted = third.stream().filter(kv -> kv.value == null).map(kv -> kv.key).toList();
-        int chunksOfVersion2 = io.reme.diary.DiaryChunker.defaults().chunk(version2).size();
+        List<String> deleted =
+                third.stream().filter(kv -> kv.value == null).map(kv -> kv.key).toList();
+        int chunksOfVersion2 =
+                io.reme.diary.DiaryChunker.defaults().chunk(version2).size();
         assertEquals(chunksOfVersion2 - 1, deleted.size(), "every chunk beyond the first is deleted");
         assertEquals("acme/diary:alice:2026-11-28:" + (chunksOfVersion2 - 1), deleted.get(deleted.size() - 1));
     }

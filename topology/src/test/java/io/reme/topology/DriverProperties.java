@@ -6,8 +6,7 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /** The Streams settings the topology tests' drivers run with: production's guarantee and naming rule. */
 final class DriverProperties {
-    private DriverProperties() {
-    }
+    private DriverProperties() {}
 
     /**
      * Exactly-once v2, explicit internal names, and {@code stateDir} for the stores: the default one is

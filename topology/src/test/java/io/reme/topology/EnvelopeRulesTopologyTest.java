@@ -51,13 +51,14 @@ class EnvelopeRulesTopologyTest {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; default time bounds (2000 on, 1 day ahead). */
-    private static final SessionSettings SETTINGS = SessionSettings.defaults()
-            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0));
+    private static final SessionSettings SETTINGS =
+            SessionSettings.defaults().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0));
     /** The processor's clock: the driver's wall clock starts here. */
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
 
     @TempDir
     Path stateDir;
+
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> messages;
     private TestInputTopic<byte[], byte[]> results;
@@ -74,8 +75,10 @@ class EnvelopeRulesTopologyTest {
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
         StringDeserializer strings = new StringDeserializer();
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
-        dialog = driver.createOutputTopic(TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
+        dialog = driver.createOutputTopic(
+                TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
         dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -85,13 +88,20 @@ class EnvelopeRulesTopologyTest {
     }
 
     private ObjectNode envelope(String role) {
-        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
-                .put("id", "m" + sent).put("role", role);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("id", "m" + sent)
+                .put("role", role);
     }
 
     private void send(ObjectNode envelope, Instant recordTime) {
-        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                envelope.toString().getBytes(StandardCharsets.UTF_8), recordTime));
+        messages.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8),
+                envelope.toString().getBytes(StandardCharsets.UTF_8),
+                recordTime));
         sent++;
     }
 
@@ -106,8 +116,13 @@ class EnvelopeRulesTopologyTest {
 
     private void call(String id, String arguments) {
         ObjectNode call = envelope("assistant");
-        call.putArray("tool_calls").addObject().put("id", id).put("type", "function").putObject("function")
-                .put("name", "run").put("arguments", arguments);
+        call.putArray("tool_calls")
+                .addObject()
+                .put("id", id)
+                .put("type", "function")
+                .putObject("function")
+                .put("name", "run")
+                .put("arguments", arguments);
         sendAt(call);
     }
 
@@ -133,7 +148,8 @@ class EnvelopeRulesTopologyTest {
         send(envelope("user").put("content", "from the far future").put("time", "9999-12-31T00:00:00Z"), NOW);
         send(envelope("user").put("content", "from before 2000").put("time", "1999-12-31T23:59:59Z"), NOW);
         send(envelope("user").put("content", "no time, record dated in two days"), NOW.plus(Duration.ofDays(2)));
-        send(envelope("user").put("content", "good time, record from 1970").put("time", NOW.toString()),
+        send(
+                envelope("user").put("content", "good time, record from 1970").put("time", NOW.toString()),
                 Instant.ofEpochMilli(1_000));
 
         assertNull(header(), "none of them reached the session");
@@ -142,7 +158,9 @@ class EnvelopeRulesTopologyTest {
         for (TestRecord<byte[], byte[]> record : dead) {
             assertEquals(DlqReason.INVALID_TIME.name(), header(record, DeadLetterHeaders.REASON));
         }
-        assertTrue(header(dead.get(0), DeadLetterHeaders.DETAIL).startsWith("time 9999-12-31T00:00:00Z is more than PT24H"),
+        assertTrue(
+                header(dead.get(0), DeadLetterHeaders.DETAIL)
+                        .startsWith("time 9999-12-31T00:00:00Z is more than PT24H"),
                 header(dead.get(0), DeadLetterHeaders.DETAIL));
         assertTrue(header(dead.get(1), DeadLetterHeaders.DETAIL).contains("before 2000-01-01T00:00:00Z"));
         assertTrue(header(dead.get(2), DeadLetterHeaders.DETAIL).contains("the record timestamp"));
@@ -176,23 +194,30 @@ class EnvelopeRulesTopologyTest {
         assertTrue(dlq.isEmpty(), "nothing is dead-lettered");
         SessionHeader header = header();
         assertEquals(0, header.counters().get(Counter.NO_VALID_CUT), "the reused id does not pin the window");
-        List<LlmRequest> compact = requests.readValuesToList().stream().filter(r -> r.kind() == LlmKind.COMPACT)
+        List<LlmRequest> compact = requests.readValuesToList().stream()
+                .filter(r -> r.kind() == LlmKind.COMPACT)
                 .toList();
         assertEquals(1, compact.size());
         LlmRequest request = compact.get(0);
         // Everything before the last turn is compacted; the running call stays live for its result.
         assertEquals(15, request.messages().size());
         assertEquals(List.of(), request.unansweredCalls());
-        assertTrue(request.messages().stream().flatMap(m -> m.content().stream())
-                .anyMatch(b -> b.equals(new Block.ToolUse("call_0", "run", "not json {"))),
+        assertTrue(
+                request.messages().stream()
+                        .flatMap(m -> m.content().stream())
+                        .anyMatch(b -> b.equals(new Block.ToolUse("call_0", "run", "not json {"))),
                 "arguments that are not JSON are carried as they came");
 
         driver.advanceWallClockTime(Duration.ofSeconds(1));
-        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                Json.MAPPER.writeValueAsBytes(LlmResult.ok(request, summary(), 1, NOW)), NOW.plusSeconds(sent)));
-        List<Message> archived = dialog.readValuesToList().stream().map(ArchivedMessage::message).toList();
+        results.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8),
+                Json.MAPPER.writeValueAsBytes(LlmResult.ok(request, summary(), 1, NOW)),
+                NOW.plusSeconds(sent)));
+        List<Message> archived =
+                dialog.readValuesToList().stream().map(ArchivedMessage::message).toList();
         assertEquals(15, archived.size(), "every compacted message is archived, the orphan result included");
-        assertEquals(List.of(new Block.ToolResult("ghost", "run", "output of a call this session never saw")),
+        assertEquals(
+                List.of(new Block.ToolResult("ghost", "run", "output of a call this session never saw")),
                 archived.get(1).content());
         assertEquals(2, header().liveCount(), "the running call and its turn stay live");
         assertNotNull(header().lastSummaryAt());

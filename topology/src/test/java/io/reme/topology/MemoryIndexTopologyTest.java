@@ -40,6 +40,7 @@ class MemoryIndexTopologyTest {
 
     @TempDir
     Path stateDir;
+
     private TopologyTestDriver driver;
     private TestInputTopic<String, byte[]> memories;
 
@@ -53,8 +54,9 @@ class MemoryIndexTopologyTest {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "index-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        TopologyTestDriver created = new TopologyTestDriver(RemeTopology.build(TOPICS, SessionSettings.defaults(),
-                TokenCounter.forEncoding("o200k_base", 0)), props);
+        TopologyTestDriver created = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, SessionSettings.defaults(), TokenCounter.forEncoding("o200k_base", 0)),
+                props);
         memories = created.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
         return created;
     }
@@ -65,8 +67,19 @@ class MemoryIndexTopologyTest {
     }
 
     private static MemoryRecord memory(String tenant, String id, String text) {
-        return new MemoryRecord(id, tenant, "alice", null, MemoryType.PERSONAL, text, T0, T0, T0, Map.of(),
-                new float[] {1f, (float) id.hashCode() % 7, 0.5f}, "test-model");
+        return new MemoryRecord(
+                id,
+                tenant,
+                "alice",
+                null,
+                MemoryType.PERSONAL,
+                text,
+                T0,
+                T0,
+                T0,
+                Map.of(),
+                new float[] {1f, (float) id.hashCode() % 7, 0.5f},
+                "test-model");
     }
 
     private void put(MemoryRecord record) throws Exception {
@@ -75,15 +88,18 @@ class MemoryIndexTopologyTest {
 
     private List<String> search(String tenant, String text) {
         MemoryIndexStore store = (MemoryIndexStore) driver.getStateStore(MemoryIndexUpdater.STORE);
-        QueryResult<SearchResult> result = store.query(new MemorySearch(SearchQuery.text(tenant, text, 10)),
-                PositionBound.unbounded(), new QueryConfig(false));
+        QueryResult<SearchResult> result = store.query(
+                new MemorySearch(SearchQuery.text(tenant, text, 10)),
+                PositionBound.unbounded(),
+                new QueryConfig(false));
         assertTrue(result.isSuccess(), String.valueOf(result));
         return result.getResult().hits().stream().map(Hit::id).toList();
     }
 
     @Test
     void aMemoryOverTheInputLimitIsSkippedAndTheNextOneIndexed() throws Exception {
-        put(memory("acme", "big", "trains " + "x".repeat(SessionSettings.defaults().maxMessageBytes())));
+        put(memory(
+                "acme", "big", "trains " + "x".repeat(SessionSettings.defaults().maxMessageBytes())));
         put(memory("acme", "m1", "Alice prefers trains over buses"));
         assertEquals(List.of("m1"), search("acme", "trains"));
     }
@@ -125,10 +141,10 @@ class MemoryIndexTopologyTest {
         MemoryIndexStore store = (MemoryIndexStore) driver.getStateStore(MemoryIndexUpdater.STORE);
         SearchQuery query = SearchQuery.text("acme", "state store", 3).withMinScore(0.99);
 
-        QueryResult<SearchResult> top = store.query(new MemorySearch(query), PositionBound.unbounded(),
-                new QueryConfig(false));
-        QueryResult<SearchResult> all = store.query(new MemorySearch(query, true), PositionBound.unbounded(),
-                new QueryConfig(false));
+        QueryResult<SearchResult> top =
+                store.query(new MemorySearch(query), PositionBound.unbounded(), new QueryConfig(false));
+        QueryResult<SearchResult> all =
+                store.query(new MemorySearch(query, true), PositionBound.unbounded(), new QueryConfig(false));
 
         assertTrue(top.getResult().hits().size() <= 3);
         assertEquals(15, all.getResult().hits().size());
@@ -137,8 +153,10 @@ class MemoryIndexTopologyTest {
 
     @Test
     void replayingTheSameRecordsChangesNothing() throws Exception {
-        List<MemoryRecord> records = List.of(memory("acme", "a", "kafka streams state stores"),
-                memory("acme", "b", "lucene state store for search"), memory("acme", "c", "rocksdb state"));
+        List<MemoryRecord> records = List.of(
+                memory("acme", "a", "kafka streams state stores"),
+                memory("acme", "b", "lucene state store for search"),
+                memory("acme", "c", "rocksdb state"));
         for (MemoryRecord record : records) {
             put(record);
         }

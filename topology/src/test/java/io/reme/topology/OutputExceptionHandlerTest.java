@@ -39,9 +39,13 @@ class OutputExceptionHandlerTest {
 
     @BeforeEach
     void configure() {
-        handler.configure(Map.of(OutputExceptionHandler.DLQ_TOPIC_CONFIG, DLQ,
-                OutputExceptionHandler.INPUT_BYTES_CONFIG, Integer.toString(INPUT_LIMIT),
-                OutputExceptionHandler.METRICS_CONFIG, new PipelineMetrics() {
+        handler.configure(Map.of(
+                OutputExceptionHandler.DLQ_TOPIC_CONFIG,
+                DLQ,
+                OutputExceptionHandler.INPUT_BYTES_CONFIG,
+                Integer.toString(INPUT_LIMIT),
+                OutputExceptionHandler.METRICS_CONFIG,
+                new PipelineMetrics() {
                     @Override
                     public void deadLetter(DlqReason reason) {
                         reported.add(reason);
@@ -51,11 +55,12 @@ class OutputExceptionHandlerTest {
 
     @Test
     void anOversizedOutputIsDroppedAndItsInputDeadLettered() {
-        Response response = handler.handleError(context(), output("reme.llm.requests"),
-                new RecordTooLargeException("too large"));
+        Response response =
+                handler.handleError(context(), output("reme.llm.requests"), new RecordTooLargeException("too large"));
         assertEquals(Result.RESUME, response.result());
         assertEquals(1, response.deadLetterQueueRecords().size());
-        ProducerRecord<byte[], byte[]> letter = response.deadLetterQueueRecords().get(0);
+        ProducerRecord<byte[], byte[]> letter =
+                response.deadLetterQueueRecords().get(0);
         assertEquals(DLQ, letter.topic());
         assertArrayEquals(source, letter.value(), "an input within the limit is carried whole");
         Headers headers = letter.headers();
@@ -70,20 +75,26 @@ class OutputExceptionHandlerTest {
     @Test
     void anUnserialisableOutputIsDroppedAndALargeInputCarriedAsAnExcerpt() {
         source = new byte[10 * INPUT_LIMIT];
-        Response response = handler.handleSerializationError(context(), output("reme.dialog"),
-                new SerializationException("cannot write"), SerializationExceptionOrigin.VALUE);
+        Response response = handler.handleSerializationError(
+                context(),
+                output("reme.dialog"),
+                new SerializationException("cannot write"),
+                SerializationExceptionOrigin.VALUE);
         assertEquals(Result.RESUME, response.result());
-        ProducerRecord<byte[], byte[]> letter = response.deadLetterQueueRecords().get(0);
-        assertArrayEquals(Arrays.copyOf(source, Math.min(DeadLetterPayload.EXCERPT_BYTES, INPUT_LIMIT)), letter.value());
-        assertEquals(Integer.toString(source.length), DeadLetterHeaders.read(letter.headers(),
-                DeadLetterHeaders.VALUE_SIZE));
+        ProducerRecord<byte[], byte[]> letter =
+                response.deadLetterQueueRecords().get(0);
+        assertArrayEquals(
+                Arrays.copyOf(source, Math.min(DeadLetterPayload.EXCERPT_BYTES, INPUT_LIMIT)), letter.value());
+        assertEquals(
+                Integer.toString(source.length),
+                DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.VALUE_SIZE));
         assertEquals("OUTPUT_REJECTED", DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.REASON));
     }
 
     @Test
     void aDeadLetterThatCannotBeWrittenIsDroppedNotDeadLetteredAgain() {
-        Response response = handler.handleSerializationError(context(), output(DLQ),
-                new RecordTooLargeException("too large"), SerializationExceptionOrigin.VALUE);
+        Response response = handler.handleSerializationError(
+                context(), output(DLQ), new RecordTooLargeException("too large"), SerializationExceptionOrigin.VALUE);
         assertEquals(Result.RESUME, response.result());
         assertTrue(response.deadLetterQueueRecords().isEmpty());
         assertEquals(List.of(DlqReason.OUTPUT_TOO_LARGE), reported);
@@ -91,10 +102,14 @@ class OutputExceptionHandlerTest {
 
     @Test
     void failuresThatAreNotTheRecordsAreRetriedOrFailTheTask() {
-        assertEquals(Result.RETRY, handler.handleError(context(), output("reme.dialog"),
-                new TimeoutException("broker away")).result());
-        assertEquals(Result.FAIL, handler.handleError(context(), output("reme.dialog"),
-                new TopicAuthorizationException("no ACL")).result());
+        assertEquals(
+                Result.RETRY,
+                handler.handleError(context(), output("reme.dialog"), new TimeoutException("broker away"))
+                        .result());
+        assertEquals(
+                Result.FAIL,
+                handler.handleError(context(), output("reme.dialog"), new TopicAuthorizationException("no ACL"))
+                        .result());
         assertTrue(reported.isEmpty());
     }
 

@@ -52,9 +52,13 @@ class OutputLimitTopologyTest {
 
     @Test
     void anLlmRequestOverTheRecordLimitIsDeadLetteredAndTheSessionGoesOn() {
-        AppConfig config = AppConfig.of(Map.of(AppConfig.DATA_DIR.name(), dir.toString(),
-                AppConfig.INPUT_MAX_BYTES.name(), Integer.toString(256 * 1024),
-                AppConfig.REQUEST_MAX_BYTES.name(), Integer.toString(1024 * 1024)));
+        AppConfig config = AppConfig.of(Map.of(
+                AppConfig.DATA_DIR.name(),
+                dir.toString(),
+                AppConfig.INPUT_MAX_BYTES.name(),
+                Integer.toString(256 * 1024),
+                AppConfig.REQUEST_MAX_BYTES.name(),
+                Integer.toString(1024 * 1024)));
         List<DlqReason> reported = new ArrayList<>();
         PipelineMetrics metrics = new PipelineMetrics() {
             @Override
@@ -65,19 +69,28 @@ class OutputLimitTopologyTest {
         Properties props = StreamsSettings.properties(config, "unused:9092", "localhost:8080");
         props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
         TokenCounter tokens = TokenCounter.forEncoding("o200k_base", 100);
-        try (TopologyTestDriver driver = new TopologyTestDriver(RemeTopology.build(TOPICS,
-                config.sessionSettings().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0)), tokens,
-                new MemoryPartitioning(1), metrics, config.recordLimits()), props)) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(
+                RemeTopology.build(
+                        TOPICS,
+                        config.sessionSettings().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0)),
+                        tokens,
+                        new MemoryPartitioning(1),
+                        metrics,
+                        config.recordLimits()),
+                props)) {
             ByteArraySerializer bytes = new ByteArraySerializer();
             TestInputTopic<byte[], byte[]> messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-            TestOutputTopic<String, LlmRequest> requests = driver.createOutputTopic(TOPICS.llmRequests(),
-                    new StringDeserializer(), JsonSerde.of(LlmRequest.class).deserializer());
-            TestOutputTopic<byte[], byte[]> dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(),
-                    new ByteArrayDeserializer());
+            TestOutputTopic<String, LlmRequest> requests = driver.createOutputTopic(
+                    TOPICS.llmRequests(),
+                    new StringDeserializer(),
+                    JsonSerde.of(LlmRequest.class).deserializer());
+            TestOutputTopic<byte[], byte[]> dlq =
+                    driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
 
             byte[] crossing = null;
             for (int n = 0; n < 24 && crossing == null; n++) {
-                byte[] sent = n % 2 == 0 ? send(messages, n, "user", imageMessage(n))
+                byte[] sent = n % 2 == 0
+                        ? send(messages, n, "user", imageMessage(n))
                         : send(messages, n, "assistant", textMessage(n, "ok"));
                 if (!dlq.isEmpty() || !requests.isEmpty()) {
                     crossing = sent;
@@ -114,13 +127,21 @@ class OutputLimitTopologyTest {
 
     private static ObjectNode imageMessage(int n) {
         ObjectNode message = envelope(n);
-        message.putArray("content").addObject().put("type", "image_url").putObject("image_url")
+        message.putArray("content")
+                .addObject()
+                .put("type", "image_url")
+                .putObject("image_url")
                 .put("url", "data:image/png;base64," + "A".repeat(IMAGE_BYTES));
         return message;
     }
 
     private static ObjectNode envelope(int n) {
-        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
-                .put("id", "m" + n).put("time", T0.plusSeconds(n).toString());
+        return Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("id", "m" + n)
+                .put("time", T0.plusSeconds(n).toString());
     }
 }

@@ -29,14 +29,14 @@ import io.reme.toolresult.ToolResultTruncator;
 import io.reme.toolresult.TruncationLimits;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -61,10 +61,12 @@ class RemeTopologyTest {
             .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
             .withTruncation(new TruncationLimits(20_000, 2_000))
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
+
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
     @TempDir
     Path stateDir;
+
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> messages;
     private TestInputTopic<byte[], byte[]> results;
@@ -75,6 +77,7 @@ class RemeTopologyTest {
     private int sent;
     /** What the processors reported to the metrics, counted per event. */
     private final Map<String, Long> reported = new ConcurrentHashMap<>();
+
     private final PipelineMetrics metrics = new PipelineMetrics() {
         @Override
         public void messageIn(String tenant, int tokens) {
@@ -96,14 +99,16 @@ class RemeTopologyTest {
     @BeforeEach
     void start() {
         Properties props = DriverProperties.of("test", stateDir);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS,
-                new MemoryPartitioning(1), metrics), props);
+        driver = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1), metrics), props);
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
         StringDeserializer strings = new StringDeserializer();
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
-        dialog = driver.createOutputTopic(TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
+        dialog = driver.createOutputTopic(
+                TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
         toolResults = driver.createOutputTopic(TOPICS.toolResults(), strings, strings);
         dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
@@ -116,34 +121,63 @@ class RemeTopologyTest {
     // ---- helpers ----
 
     private void send(String session, String role, String content) {
-        ObjectNode m = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
-                .put("id", session + "-" + sent).put("role", role).put("content", content)
+        ObjectNode m = Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", session)
+                .put("user", "u1")
+                .put("id", session + "-" + sent)
+                .put("role", role)
+                .put("content", content)
                 .put("time", T0.plusSeconds(sent).toString());
         sendRaw("acme/" + session, m.toString(), T0.plusSeconds(sent));
     }
 
     private void sendTool(String session, String callId, String output) {
-        ObjectNode call = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
-                .put("id", session + "-" + sent).put("role", "assistant").put("time", T0.plusSeconds(sent).toString());
-        call.putArray("tool_calls").addObject().put("id", callId).put("type", "function").putObject("function")
-                .put("name", "read_file").put("arguments", "{\"path\":\"/a\"}");
+        ObjectNode call = Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", session)
+                .put("user", "u1")
+                .put("id", session + "-" + sent)
+                .put("role", "assistant")
+                .put("time", T0.plusSeconds(sent).toString());
+        call.putArray("tool_calls")
+                .addObject()
+                .put("id", callId)
+                .put("type", "function")
+                .putObject("function")
+                .put("name", "read_file")
+                .put("arguments", "{\"path\":\"/a\"}");
         sendRaw("acme/" + session, call.toString(), T0.plusSeconds(sent));
-        ObjectNode result = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
-                .put("id", session + "-" + sent).put("role", "tool").put("tool_call_id", callId).put("name", "read_file")
-                .put("content", output).put("time", T0.plusSeconds(sent).toString());
+        ObjectNode result = Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", session)
+                .put("user", "u1")
+                .put("id", session + "-" + sent)
+                .put("role", "tool")
+                .put("tool_call_id", callId)
+                .put("name", "read_file")
+                .put("content", output)
+                .put("time", T0.plusSeconds(sent).toString());
         sendRaw("acme/" + session, result.toString(), T0.plusSeconds(sent));
     }
 
     private void sendRaw(String key, String value, Instant time) {
-        messages.pipeInput(new TestRecord<>(key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8), time));
+        messages.pipeInput(new TestRecord<>(
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8),
+                time));
         sent++;
     }
 
     private void sendResult(LlmResult result, Instant time) {
         try {
-            results.pipeInput(new TestRecord<>(("acme/" + result.session()).getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result), time));
+            results.pipeInput(new TestRecord<>(
+                    ("acme/" + result.session()).getBytes(StandardCharsets.UTF_8),
+                    Json.MAPPER.writeValueAsBytes(result),
+                    time));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -191,7 +225,8 @@ class RemeTopologyTest {
     private List<StoredMessage> live(String session) {
         KeyValueStore<String, StoredMessage> store = driver.getKeyValueStore(SessionStores.MESSAGES);
         List<StoredMessage> out = new ArrayList<>();
-        try (KeyValueIterator<String, StoredMessage> it = store.prefixScan("acme/" + session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
+        try (KeyValueIterator<String, StoredMessage> it = store.prefixScan(
+                "acme/" + session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
             it.forEachRemaining(kv -> out.add(kv.value));
         }
         return out;
@@ -259,7 +294,10 @@ class RemeTopologyTest {
         // The first kept message opens a turn, and the kept part fits the 200-token budget... or is the last turn.
         List<StoredMessage> window = live("s1");
         assertEquals(7, window.size(), "messages stay live until a result is applied");
-        StoredMessage firstKept = window.stream().filter(m -> m.seq() == compact.toSeq() + 1).findFirst().orElseThrow();
+        StoredMessage firstKept = window.stream()
+                .filter(m -> m.seq() == compact.toSeq() + 1)
+                .findFirst()
+                .orElseThrow();
         assertTrue(firstKept.message().startsTurn());
 
         send("s1", "user", "more" + words(300));
@@ -278,7 +316,8 @@ class RemeTopologyTest {
         List<ArchivedMessage> archived = dialog.readValuesToList();
         assertEquals(request.messages().size(), archived.size());
         for (int i = 0; i < archived.size(); i++) {
-            assertEquals(request.messages().get(i).id(), archived.get(i).message().id());
+            assertEquals(
+                    request.messages().get(i).id(), archived.get(i).message().id());
             assertEquals(request.fromSeq() + i, archived.get(i).seq());
             assertEquals("2026-11-30", archived.get(i).date());
             assertEquals("u1", archived.get(i).user());
@@ -311,9 +350,17 @@ class RemeTopologyTest {
         LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         // Stale: an ID the session issues, for another epoch (the request's own ID with another epoch is forged).
-        LlmResult stale = new LlmResult(SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5)),
-                request.epoch() + 5, LlmKind.COMPACT, "acme", "s1",
-                io.reme.llm.LlmStatus.OK, summary("wrong"), null, 1, T0);
+        LlmResult stale = new LlmResult(
+                SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5)),
+                request.epoch() + 5,
+                LlmKind.COMPACT,
+                "acme",
+                "s1",
+                io.reme.llm.LlmStatus.OK,
+                summary("wrong"),
+                null,
+                1,
+                T0);
         sendResult(stale, T0.plusSeconds(61));
         assertNotNull(header("s1").pending(), "a result with another epoch is not applied");
         sendResult(ok, T0.plusSeconds(62));
@@ -363,8 +410,8 @@ class RemeTopologyTest {
         fillOverThreshold("s1");
         LlmRequest request = requests().get(0);
         sendResult(LlmResult.ok(request, "[Compactor] failed: timeout", 1, T0), T0.plusSeconds(20));
-        sendResult(LlmResult.ok(request, summary("x").replace("## Next Steps\n1. more\n", ""), 1, T0),
-                T0.plusSeconds(21));
+        sendResult(
+                LlmResult.ok(request, summary("x").replace("## Next Steps\n1. more\n", ""), 1, T0), T0.plusSeconds(21));
         SessionHeader header = header("s1");
         assertEquals("", summaryOf("s1"));
         assertEquals(6, live("s1").size());
@@ -377,7 +424,9 @@ class RemeTopologyTest {
     void aPendingRequestWithoutResultIsReissuedAfterTheTimeout() {
         fillOverThreshold("s1");
         LlmRequest first = requests().get(0);
-        sendRaw("acme/s1", message("s1", "user", "later" + words(5), T0.plus(Duration.ofMinutes(11))),
+        sendRaw(
+                "acme/s1",
+                message("s1", "user", "later" + words(5), T0.plus(Duration.ofMinutes(11))),
                 T0.plus(Duration.ofMinutes(11)));
         List<LlmRequest> again = requests();
         // A span within 0.9 x 1,000 tokens, already sent for a diary with the first request: COMPACT only.
@@ -394,11 +443,15 @@ class RemeTopologyTest {
         fillOverThreshold("s1");
         LlmRequest first = requests.readValuesToList().get(0);
         sendResult(LlmResult.failed(first, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
-        sendRaw("acme/s1", message("s1", "user", "after the backoff" + words(10), T0.plusSeconds(60)),
+        sendRaw(
+                "acme/s1",
+                message("s1", "user", "after the backoff" + words(10), T0.plusSeconds(60)),
                 T0.plusSeconds(60));
         LlmRequest second = requests.readValuesToList().get(0);
         sendResult(LlmResult.ok(second, "no structure at all", 1, T0), T0.plusSeconds(61));
-        sendRaw("acme/s1", message("s1", "user", "after the next backoff" + words(10), T0.plusSeconds(100)),
+        sendRaw(
+                "acme/s1",
+                message("s1", "user", "after the next backoff" + words(10), T0.plusSeconds(100)),
                 T0.plusSeconds(100));
         assertEquals(LlmKind.COMPACT, requests.readValuesToList().get(0).kind(), "a third request, never answered");
         Instant late = T0.plusSeconds(100).plus(Duration.ofMinutes(11));
@@ -406,13 +459,15 @@ class RemeTopologyTest {
         LlmRequest fourth = requests.readValuesToList().get(0);
         sendResult(LlmResult.ok(fourth, summary("done"), 1, late), late.plusSeconds(1));
         sendRaw("acme/s1", "not json", late);
-        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                "{broken".getBytes(StandardCharsets.UTF_8), late));
+        results.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), late));
 
         Map<Counter, Long> counters = header("s1").counters().values();
         assertEquals(counters.get(Counter.MESSAGES), reported.get("messages acme"));
-        assertEquals(live("s1").stream().mapToLong(StoredMessage::tokens).sum()
-                + dialogTokens(), reported.get("tokens acme"), "tokens of every message appended");
+        assertEquals(
+                live("s1").stream().mapToLong(StoredMessage::tokens).sum() + dialogTokens(),
+                reported.get("tokens acme"),
+                "tokens of every message appended");
         assertEquals(counters.get(Counter.COMPACTIONS_REQUESTED), reported.get("acme REQUESTED"));
         assertTrue(reported.get("acme REQUESTED") >= 4, reported.toString());
         assertEquals(1, reported.get("acme FAILED"));
@@ -430,13 +485,22 @@ class RemeTopologyTest {
 
     /** Tokens of the archived messages, as counted when they arrived (nothing here is truncated). */
     private long dialogTokens() {
-        return dialog.readValuesToList().stream().mapToLong(archived -> TOKENS.count(archived.message())).sum();
+        return dialog.readValuesToList().stream()
+                .mapToLong(archived -> TOKENS.count(archived.message()))
+                .sum();
     }
 
     private static String message(String session, String role, String content, Instant time) {
-        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", session).put("user", "u1")
-                .put("id", session + "-" + time.toEpochMilli()).put("role", role).put("content", content)
-                .put("time", time.toString()).toString();
+        return Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", session)
+                .put("user", "u1")
+                .put("id", session + "-" + time.toEpochMilli())
+                .put("role", role)
+                .put("content", content)
+                .put("time", time.toString())
+                .toString();
     }
 
     @Test
@@ -445,18 +509,38 @@ class RemeTopologyTest {
         sendRaw("acme/s1", "not json", T0);
         sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"role\":\"user\",\"content\":\"x\"}", T0);
         sendRaw("acme/s9", message("s1", "user", "x", T0), T0);
-        sendRaw("acme/../x", "{\"tenant\":\"acme\",\"session\":\"../x\",\"user\":\"u\",\"role\":\"user\",\"content\":\"x\"}", T0);
-        sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"robot\",\"content\":\"x\"}", T0);
-        sendRaw("acme/s1", "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"midi\"}]}", T0);
+        sendRaw(
+                "acme/../x",
+                "{\"tenant\":\"acme\",\"session\":\"../x\",\"user\":\"u\",\"role\":\"user\",\"content\":\"x\"}",
+                T0);
+        sendRaw(
+                "acme/s1",
+                "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"robot\",\"content\":\"x\"}",
+                T0);
+        sendRaw(
+                "acme/s1",
+                "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"midi\"}]}",
+                T0);
         sendRaw("acme/s1", message("s1", "user", "x".repeat(SETTINGS.maxMessageBytes()), T0), T0);
         send("s1", "assistant", "good two");
-        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                "{broken".getBytes(StandardCharsets.UTF_8), T0));
+        results.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), T0));
 
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
-        List<String> reasons = dead.stream().map(r -> DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.REASON)).toList();
-        assertEquals(List.of("MALFORMED_JSON", "MISSING_FIELD", "KEY_MISMATCH", "INVALID_ID", "INVALID_ROLE",
-                "INVALID_CONTENT", "TOO_LARGE", "INVALID_RESULT"), reasons);
+        List<String> reasons = dead.stream()
+                .map(r -> DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.REASON))
+                .toList();
+        assertEquals(
+                List.of(
+                        "MALFORMED_JSON",
+                        "MISSING_FIELD",
+                        "KEY_MISMATCH",
+                        "INVALID_ID",
+                        "INVALID_ROLE",
+                        "INVALID_CONTENT",
+                        "TOO_LARGE",
+                        "INVALID_RESULT"),
+                reasons);
         TestRecord<byte[], byte[]> first = dead.get(0);
         assertEquals("not json", new String(first.value(), StandardCharsets.UTF_8), "original bytes kept");
         assertEquals("acme/s1", new String(first.key(), StandardCharsets.UTF_8));
@@ -464,11 +548,15 @@ class RemeTopologyTest {
         assertEquals("0", DeadLetterHeaders.read(first.headers(), DeadLetterHeaders.PARTITION));
         assertEquals("1", DeadLetterHeaders.read(first.headers(), DeadLetterHeaders.OFFSET));
         assertEquals(TOPICS.llmResults(), DeadLetterHeaders.read(dead.get(7).headers(), DeadLetterHeaders.TOPIC));
-        assertFalse(DeadLetterHeaders.read(dead.get(2).headers(), DeadLetterHeaders.DETAIL).isBlank());
+        assertFalse(DeadLetterHeaders.read(dead.get(2).headers(), DeadLetterHeaders.DETAIL)
+                .isBlank());
 
         assertEquals(2, live("s1").size(), "only the good messages reached state");
-        assertEquals(List.of("good one", "good two"),
-                live("s1").stream().map(m -> ((Block.Text) m.message().content().get(0)).text()).toList());
+        assertEquals(
+                List.of("good one", "good two"),
+                live("s1").stream()
+                        .map(m -> ((Block.Text) m.message().content().get(0)).text())
+                        .toList());
         assertNull(header("s9"));
     }
 
@@ -517,8 +605,11 @@ class RemeTopologyTest {
         assertEquals(LlmKind.DIARY, idle.get(0).kind());
         assertEquals(0, idle.get(0).fromSeq());
         assertEquals(1, idle.get(0).toSeq());
-        assertEquals(List.of("short question", "short answer"), idle.get(0).messages().stream()
-                .map(m -> ((Block.Text) m.content().get(0)).text()).toList());
+        assertEquals(
+                List.of("short question", "short answer"),
+                idle.get(0).messages().stream()
+                        .map(m -> ((Block.Text) m.content().get(0)).text())
+                        .toList());
         driver.advanceWallClockTime(Duration.ofHours(2));
         assertTrue(requests.isEmpty(), "each quiet spell once");
 
@@ -544,9 +635,13 @@ class RemeTopologyTest {
 
         driver.advanceWallClockTime(Duration.ofDays(11));
         List<ArchivedMessage> archived = dialog.readValuesToList();
-        assertEquals(List.of(0L, 1L, 2L), archived.stream().map(ArchivedMessage::seq).toList(),
+        assertEquals(
+                List.of(0L, 1L, 2L),
+                archived.stream().map(ArchivedMessage::seq).toList(),
                 "every live message is archived, in order, before the state goes");
-        assertEquals("remember the blue deploy", ((Block.Text) archived.get(0).message().content().get(0)).text());
+        assertEquals(
+                "remember the blue deploy",
+                ((Block.Text) archived.get(0).message().content().get(0)).text());
         assertTrue(archived.stream().allMatch(m -> m.summaryRequestId() == null), "archived by expiry, not a summary");
         assertNull(header("s7"));
         assertTrue(live("s7").isEmpty());
@@ -614,7 +709,8 @@ class RemeTopologyTest {
 
     @Test
     void tenantPoliciesOverrideTheDefault() {
-        SessionSettings strict = SETTINGS.withTenantPolicies(java.util.Map.of("acme", new ContextPolicy(400, 1.0, 50, 0)));
+        SessionSettings strict =
+                SETTINGS.withTenantPolicies(java.util.Map.of("acme", new ContextPolicy(400, 1.0, 50, 0)));
         driver.close();
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test2");
@@ -623,7 +719,9 @@ class RemeTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(RemeTopology.build(TOPICS, strict, TOKENS), props);
         messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(),
+                new StringDeserializer(),
                 JsonSerde.of(LlmRequest.class).deserializer());
         send("s4", "user", "q" + words(200));
         send("s4", "assistant", "a" + words(200));

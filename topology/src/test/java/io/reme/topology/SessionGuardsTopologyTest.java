@@ -60,6 +60,7 @@ class SessionGuardsTopologyTest {
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10))
             .withRequestSecret(SECRET)
             .withDedup(new DedupWindow(5, Duration.ofMinutes(10)));
+
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
     private TopologyTestDriver driver;
@@ -68,6 +69,7 @@ class SessionGuardsTopologyTest {
     private TestOutputTopic<String, LlmRequest> requests;
     private TestOutputTopic<byte[], byte[]> dlq;
     private int sent;
+
     @TempDir
     Path stateDir;
 
@@ -77,7 +79,9 @@ class SessionGuardsTopologyTest {
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(),
+                new StringDeserializer(),
                 JsonSerde.of(LlmRequest.class).deserializer());
         dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
@@ -91,15 +95,23 @@ class SessionGuardsTopologyTest {
 
     private void send(String id, String role, String content) {
         Instant time = T0.plusSeconds(sent++);
-        String value = Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", "s1").put("user", "u1")
-                .put("id", id).put("role", role).put("content", content).put("time", time.toString()).toString();
-        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8), time));
+        String value = Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", "s1")
+                .put("user", "u1")
+                .put("id", id)
+                .put("role", role)
+                .put("content", content)
+                .put("time", time.toString())
+                .toString();
+        messages.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), time));
     }
 
     private void sendResult(LlmResult result, Instant time) throws Exception {
-        results.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8),
-                Json.MAPPER.writeValueAsBytes(result), time));
+        results.pipeInput(new TestRecord<>(
+                "acme/s1".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(result), time));
     }
 
     private SessionHeader header() {
@@ -118,7 +130,8 @@ class SessionGuardsTopologyTest {
             send("q" + turn, "user", "question " + turn + words(200));
             send("a" + turn, "assistant", "answer " + turn + words(200));
         }
-        List<LlmRequest> compact = requests.readValuesToList().stream().filter(r -> r.kind() == LlmKind.COMPACT)
+        List<LlmRequest> compact = requests.readValuesToList().stream()
+                .filter(r -> r.kind() == LlmKind.COMPACT)
                 .toList();
         assertEquals(1, compact.size());
         return compact.get(0);
@@ -153,9 +166,21 @@ class SessionGuardsTopologyTest {
     void aForgedResultWithTheOldGuessableIdIsRefusedCountedAndDeadLettered() throws Exception {
         start(SETTINGS);
         LlmRequest request = compactRequest();
-        String guessed = UUID.nameUUIDFromBytes("acme/s1#1".getBytes(StandardCharsets.UTF_8)).toString();
-        sendResult(new LlmResult(guessed, request.epoch(), LlmKind.COMPACT, "acme", "s1", LlmStatus.OK,
-                summaryText("forged"), null, 1, T0), T0.plusSeconds(20));
+        String guessed = UUID.nameUUIDFromBytes("acme/s1#1".getBytes(StandardCharsets.UTF_8))
+                .toString();
+        sendResult(
+                new LlmResult(
+                        guessed,
+                        request.epoch(),
+                        LlmKind.COMPACT,
+                        "acme",
+                        "s1",
+                        LlmStatus.OK,
+                        summaryText("forged"),
+                        null,
+                        1,
+                        T0),
+                T0.plusSeconds(20));
 
         SessionHeader header = header();
         assertNotNull(header.pending(), "the real request is still pending");
@@ -165,8 +190,14 @@ class SessionGuardsTopologyTest {
         assertEquals(1, header.counters().get(Counter.FORGED_RESULTS));
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
         assertEquals(1, dead.size());
-        assertEquals(DlqReason.UNAUTHENTICATED.name(), new String(dead.get(0).headers()
-                .lastHeader(DeadLetterHeaders.REASON).value(), StandardCharsets.UTF_8));
+        assertEquals(
+                DlqReason.UNAUTHENTICATED.name(),
+                new String(
+                        dead.get(0)
+                                .headers()
+                                .lastHeader(DeadLetterHeaders.REASON)
+                                .value(),
+                        StandardCharsets.UTF_8));
 
         sendResult(LlmResult.ok(request, summaryText("real"), 1, T0), T0.plusSeconds(21));
         assertEquals(summaryText("real"), summary(), "the real result still applies");
@@ -198,32 +229,35 @@ class SessionGuardsTopologyTest {
     @Test
     void onlyDiaryEditsSignedWithTheSecretAreApplied() throws Exception {
         start(SETTINGS);
-        TestInputTopic<byte[], byte[]> edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(),
-                new ByteArraySerializer());
-        TestOutputTopic<String, DiaryDocument> diary = driver.createOutputTopic(TOPICS.diary(), new StringDeserializer(),
+        TestInputTopic<byte[], byte[]> edits =
+                driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
+        TestOutputTopic<String, DiaryDocument> diary = driver.createOutputTopic(
+                TOPICS.diary(),
+                new StringDeserializer(),
                 JsonSerde.of(DiaryDocument.class).deserializer());
         byte[] key = "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8);
-        byte[] forged = Json.MAPPER.writeValueAsBytes(new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged",
-                "someone", T0));
+        byte[] forged = Json.MAPPER.writeValueAsBytes(
+                new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged", "someone", T0));
         edits.pipeInput(new TestRecord<>(key, forged, T0));
         RequestSecret other = RequestSecret.of("another-deployment-0123456789abcdef");
-        edits.pipeInput(new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(other, key, forged)),
-                T0));
-        byte[] real = Json.MAPPER.writeValueAsBytes(new DiaryEdit("e2", "acme", "alice", "MEMORY", 0, "real",
-                "req-1", T0));
+        edits.pipeInput(
+                new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(other, key, forged)), T0));
+        byte[] real =
+                Json.MAPPER.writeValueAsBytes(new DiaryEdit("e2", "acme", "alice", "MEMORY", 0, "real", "req-1", T0));
         // A signature of another record does not carry over.
-        edits.pipeInput(new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(SECRET, key, real)),
-                T0));
+        edits.pipeInput(
+                new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(SECRET, key, real)), T0));
         assertTrue(diary.isEmpty(), "no unsigned or wrongly signed edit is applied");
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
         assertEquals(3, dead.size());
         for (TestRecord<byte[], byte[]> record : dead) {
-            assertEquals(DlqReason.UNAUTHENTICATED.name(), DeadLetterHeaders.read(record.headers(),
-                    DeadLetterHeaders.REASON));
+            assertEquals(
+                    DlqReason.UNAUTHENTICATED.name(),
+                    DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON));
         }
 
-        edits.pipeInput(new TestRecord<>(key, real, new RecordHeaders().add(EditSignature.header(SECRET, key, real)),
-                T0));
+        edits.pipeInput(
+                new TestRecord<>(key, real, new RecordHeaders().add(EditSignature.header(SECRET, key, real)), T0));
         assertEquals("real", diary.readValue().content(), "the signed edit applies");
     }
 

@@ -41,17 +41,29 @@ class StreamsSettingsTest {
 
     @Test
     void sessionTimeoutHeartbeatAndStandbysFollowTheConfigAndKafkaOverridesWin() throws Exception {
-        Properties defaults = StreamsSettings.properties(config(dir, Map.of(AppConfig.BOOTSTRAP_SERVERS.name(),
-                "b:9092")), "b:9092", "h:1");
+        Properties defaults = StreamsSettings.properties(
+                config(dir, Map.of(AppConfig.BOOTSTRAP_SERVERS.name(), "b:9092")), "b:9092", "h:1");
         assertEquals(10_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
-        assertEquals(0, StreamsSettings.properties(config(dir, Map.of()), "127.0.0.1:9092", "h:1")
-                .get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG), "the embedded broker serves one instance");
+        assertEquals(
+                0,
+                StreamsSettings.properties(config(dir, Map.of()), "127.0.0.1:9092", "h:1")
+                        .get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG),
+                "the embedded broker serves one instance");
 
-        Properties dynamic = StreamsSettings.properties(config(dir.resolve("d"), Map.of(
-                AppConfig.STATIC_MEMBERSHIP.name(), "false", AppConfig.SESSION_TIMEOUT.name(), "45s",
-                AppConfig.STANDBY_REPLICAS.name(), "0")), "b:9092", "h:1");
+        Properties dynamic = StreamsSettings.properties(
+                config(
+                        dir.resolve("d"),
+                        Map.of(
+                                AppConfig.STATIC_MEMBERSHIP.name(),
+                                "false",
+                                AppConfig.SESSION_TIMEOUT.name(),
+                                "45s",
+                                AppConfig.STANDBY_REPLICAS.name(),
+                                "0")),
+                "b:9092",
+                "h:1");
         assertFalse(dynamic.containsKey(INSTANCE_ID));
         assertFalse(Files.exists(dir.resolve("d").resolve(InstanceId.FILE)));
         assertEquals(45_000, dynamic.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
@@ -59,16 +71,17 @@ class StreamsSettingsTest {
 
         Path file = dir.resolve("reme.properties");
         Files.writeString(file, "kafka.session.timeout.ms=6000\n");
-        AppConfig overridden = AppConfig.load(AppConfig.readFile(file), Map.of(),
-                Map.of(AppConfig.DATA_DIR.name(), dir.toString()));
-        assertEquals("6000", StreamsSettings.properties(overridden, "b:9092", "h:1")
-                .get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        AppConfig overridden =
+                AppConfig.load(AppConfig.readFile(file), Map.of(), Map.of(AppConfig.DATA_DIR.name(), dir.toString()));
+        assertEquals(
+                "6000",
+                StreamsSettings.properties(overridden, "b:9092", "h:1").get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
     }
 
     @Test
     void aSessionTimeoutTheBrokerWouldRefuseIsRefusedAtStart() {
-        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
-                () -> config(dir, Map.of(AppConfig.SESSION_TIMEOUT.name(), "2s")));
+        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(
+                ConfigException.class, () -> config(dir, Map.of(AppConfig.SESSION_TIMEOUT.name(), "2s")));
         assertTrue(e.getMessage().contains("reme.streams.session-timeout"), e.getMessage());
     }
 

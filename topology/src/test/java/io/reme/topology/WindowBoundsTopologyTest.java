@@ -36,11 +36,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -64,6 +64,7 @@ class WindowBoundsTopologyTest {
     private TestOutputTopic<String, LlmRequest> requests;
     private SessionSettings settings;
     private int sent;
+
     @TempDir
     Path stateDir;
 
@@ -73,12 +74,14 @@ class WindowBoundsTopologyTest {
                 .withTruncation(new TruncationLimits(20_000, 2_000))
                 .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
         Properties props = DriverProperties.of("window-bounds-test", stateDir);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings, TOKENS, new MemoryPartitioning(1),
-                PipelineMetrics.NONE), props);
+        driver = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, settings, TOKENS, new MemoryPartitioning(1), PipelineMetrics.NONE), props);
         ByteArraySerializer bytes = new ByteArraySerializer();
         messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
         results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(TOPICS.llmRequests(), new StringDeserializer(),
+        requests = driver.createOutputTopic(
+                TOPICS.llmRequests(),
+                new StringDeserializer(),
                 JsonSerde.of(LlmRequest.class).deserializer());
     }
 
@@ -96,8 +99,14 @@ class WindowBoundsTopologyTest {
     }
 
     private ObjectNode envelope(String role) {
-        return Json.MAPPER.createObjectNode().put("tenant", "acme").put("session", SESSION).put("user", "u1")
-                .put("id", SESSION + "-" + sent).put("role", role).put("time", now().toString());
+        return Json.MAPPER
+                .createObjectNode()
+                .put("tenant", "acme")
+                .put("session", SESSION)
+                .put("user", "u1")
+                .put("id", SESSION + "-" + sent)
+                .put("role", role)
+                .put("time", now().toString());
     }
 
     private void send(String role, String content) {
@@ -107,21 +116,30 @@ class WindowBoundsTopologyTest {
     /** An assistant message calling a tool; its result is sent separately, or never. */
     private void sendCall(String callId) {
         ObjectNode call = envelope("assistant");
-        call.putArray("tool_calls").addObject().put("id", callId).put("type", "function").putObject("function")
-                .put("name", "run_migration").put("arguments", "{\"target\":\"orders\"}");
+        call.putArray("tool_calls")
+                .addObject()
+                .put("id", callId)
+                .put("type", "function")
+                .putObject("function")
+                .put("name", "run_migration")
+                .put("arguments", "{\"target\":\"orders\"}");
         pipe(call);
     }
 
     private void pipe(ObjectNode message) {
-        messages.pipeInput(new TestRecord<>(("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
-                message.toString().getBytes(StandardCharsets.UTF_8), now()));
+        messages.pipeInput(new TestRecord<>(
+                ("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
+                message.toString().getBytes(StandardCharsets.UTF_8),
+                now()));
         sent++;
     }
 
     private void sendResult(LlmResult result) {
         try {
-            results.pipeInput(new TestRecord<>(("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result), now()));
+            results.pipeInput(new TestRecord<>(
+                    ("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
+                    Json.MAPPER.writeValueAsBytes(result),
+                    now()));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -129,7 +147,9 @@ class WindowBoundsTopologyTest {
 
     /** The COMPACT requests emitted since the last read. */
     private List<LlmRequest> compactions() {
-        return requests.readValuesToList().stream().filter(r -> r.kind() == LlmKind.COMPACT).toList();
+        return requests.readValuesToList().stream()
+                .filter(r -> r.kind() == LlmKind.COMPACT)
+                .toList();
     }
 
     private SessionHeader header() {
@@ -139,10 +159,14 @@ class WindowBoundsTopologyTest {
 
     /** What the context API serves for the session. */
     private SessionView view() {
-        return SessionView.read(driver.getKeyValueStore(SessionStores.HEADERS),
-                driver.<String, StoredMessage>getKeyValueStore(SessionStores.MESSAGES),
-                driver.<String, String>getKeyValueStore(SessionStores.SUMMARIES), new SessionKey("acme", SESSION),
-                settings.policyFor("acme"), "o200k_base").orElseThrow();
+        return SessionView.read(
+                        driver.getKeyValueStore(SessionStores.HEADERS),
+                        driver.<String, StoredMessage>getKeyValueStore(SessionStores.MESSAGES),
+                        driver.<String, String>getKeyValueStore(SessionStores.SUMMARIES),
+                        new SessionKey("acme", SESSION),
+                        settings.policyFor("acme"),
+                        "o200k_base")
+                .orElseThrow();
     }
 
     private static String words(int n) {
@@ -181,9 +205,14 @@ class WindowBoundsTopologyTest {
         assertEquals(0, header().counters().get(Counter.NO_VALID_CUT));
 
         // The offline provider names it under Critical Context, and applying it warns once.
-        String written = new OfflineLlmClient(TOKENS).summarize(new SummaryTask(request.messages(),
-                request.previousSummary(), request.language(), request.summaryBudget(), null,
-                request.unansweredCalls()));
+        String written = new OfflineLlmClient(TOKENS)
+                .summarize(new SummaryTask(
+                        request.messages(),
+                        request.previousSummary(),
+                        request.language(),
+                        request.summaryBudget(),
+                        null,
+                        request.unansweredCalls()));
         assertTrue(SummaryFormat.section(written, "## ", "Critical Context").contains("call_lost"), written);
         sendResult(LlmResult.ok(request, written, 1, now()));
         SessionHeader header = header();
@@ -191,7 +220,8 @@ class WindowBoundsTopologyTest {
         assertEquals(1, header.summaryVersion());
         assertEquals(1, header.counters().get(Counter.UNANSWERED_CALLS));
         assertEquals(1L, view().compaction().counters().get(Counter.UNANSWERED_CALLS), "served with the context");
-        assertTrue(view().messages().stream().noneMatch(m -> m.message().toolUseIds().contains("call_lost")));
+        assertTrue(view().messages().stream()
+                .noneMatch(m -> m.message().toolUseIds().contains("call_lost")));
     }
 
     @Test
@@ -206,7 +236,8 @@ class WindowBoundsTopologyTest {
         List<LlmRequest> compact = compactions();
         assertEquals(1, compact.size());
         assertEquals(List.of(), compact.get(0).unansweredCalls());
-        assertTrue(compact.get(0).messages().stream().noneMatch(m -> m.toolUseIds().contains("call_running")),
+        assertTrue(
+                compact.get(0).messages().stream().noneMatch(m -> m.toolUseIds().contains("call_running")),
                 "a call one turn old is kept for its result");
     }
 
@@ -229,15 +260,26 @@ class WindowBoundsTopologyTest {
         for (int turn = 0; turn < turns; turn++) {
             int n = 1000 + turn;
             // Each turn brings facts the extractive summary keeps: tickets, paths, hosts, decisions.
-            send("user", "Ticket OPS-" + n + ": please update /srv/app/module" + n + "/config.yaml so that retries="
-                    + turn + ". Decision: roll out module" + n + " in wave " + turn + ". Next: verify host app-" + n + ".");
-            send("assistant", "Done: updated module" + n + " with retries=" + turn + " and restarted app-" + n
-                    + " in " + (turn % 50 + 1) + " seconds. ERROR module" + n + " health check failed with code " + turn);
+            send(
+                    "user",
+                    "Ticket OPS-" + n + ": please update /srv/app/module" + n + "/config.yaml so that retries=" + turn
+                            + ". Decision: roll out module" + n + " in wave " + turn + ". Next: verify host app-" + n
+                            + ".");
+            send(
+                    "assistant",
+                    "Done: updated module" + n + " with retries=" + turn + " and restarted app-" + n + " in "
+                            + (turn % 50 + 1) + " seconds. ERROR module" + n + " health check failed with code "
+                            + turn);
             for (LlmRequest request : compactions()) {
                 assertTrue(request.summaryBudget() > 0 && request.summaryBudget() <= 747, "budget in the request");
                 // What a worker does: the offline provider writes the summary within the request's budget.
-                String written = offline.summarize(new SummaryTask(request.messages(), request.previousSummary(),
-                        request.language(), request.summaryBudget(), null, request.unansweredCalls()));
+                String written = offline.summarize(new SummaryTask(
+                        request.messages(),
+                        request.previousSummary(),
+                        request.language(),
+                        request.summaryBudget(),
+                        null,
+                        request.unansweredCalls()));
                 sendResult(LlmResult.ok(request, written, 1, now()));
                 compacted++;
                 if (lastCompactionTurn >= 0) {
@@ -258,9 +300,10 @@ class WindowBoundsTopologyTest {
         assertTrue(compacted < turns / 4, "compacted " + compacted + " times in " + turns + " turns");
         assertTrue(closest >= 4, "two compactions only " + closest + " turns apart");
         assertEquals(0, header().counters().get(Counter.INVALID_SUMMARIES));
-        System.out.printf("window-bounds: %d turns, %d compactions, closest %d turns apart, largest summary %d, "
-                + "largest served %d of %d%n", turns, compacted, closest, largestSummary, largestServed,
-                policy.maxInputLength());
+        System.out.printf(
+                "window-bounds: %d turns, %d compactions, closest %d turns apart, largest summary %d, "
+                        + "largest served %d of %d%n",
+                turns, compacted, closest, largestSummary, largestServed, policy.maxInputLength());
     }
 
     @Test
@@ -274,7 +317,8 @@ class WindowBoundsTopologyTest {
             send("user", "question " + turn + words(30));
             send("assistant", "answer " + turn + words(30));
             SessionView view = view();
-            assertTrue(view.tokens().total() + policy.reservedTokens() <= policy.maxInputLength(),
+            assertTrue(
+                    view.tokens().total() + policy.reservedTokens() <= policy.maxInputLength(),
                     "turn " + turn + " serves " + view.tokens().total());
             mostOmitted = Math.max(mostOmitted, view.tokens().omittedMessages());
         }
@@ -288,8 +332,13 @@ class WindowBoundsTopologyTest {
         for (int step = 0; step < 50 && !pending.isEmpty(); step++) {
             assertEquals(1, pending.size());
             LlmRequest request = pending.get(0);
-            String written = offline.summarize(new SummaryTask(request.messages(), request.previousSummary(),
-                    request.language(), request.summaryBudget(), null, request.unansweredCalls()));
+            String written = offline.summarize(new SummaryTask(
+                    request.messages(),
+                    request.previousSummary(),
+                    request.language(),
+                    request.summaryBudget(),
+                    null,
+                    request.unansweredCalls()));
             sendResult(LlmResult.ok(request, written, 1, now()));
             pending = compactions();
         }
@@ -350,7 +399,8 @@ class WindowBoundsTopologyTest {
         assertTrue(spans.size() >= 10, "a 7,600-token window brought under 3,800 in steps of at most 400: " + spans);
         SessionHeader header = header();
         assertNull(header.pending());
-        assertFalse(settings.policyFor("acme").overThreshold(header.messageTokens(), header.summaryTokens()),
+        assertFalse(
+                settings.policyFor("acme").overThreshold(header.messageTokens(), header.summaryTokens()),
                 "the backlog is gone: " + header.messageTokens());
     }
 
@@ -363,8 +413,8 @@ class WindowBoundsTopologyTest {
         int refusedMessages = first.messages().size();
         assertTrue(refusedMessages >= 8, "the test needs a span of several turns: " + refusedMessages);
 
-        sendResult(LlmResult.failed(first, "HTTP 400: maximum context length exceeded", 1, now(),
-                LlmFailure.CONTEXT_LENGTH));
+        sendResult(LlmResult.failed(
+                first, "HTTP 400: maximum context length exceeded", 1, now(), LlmFailure.CONTEXT_LENGTH));
         SessionHeader failed = header();
         assertNull(failed.pending());
         assertEquals(refused / 2, failed.spanLimit());
@@ -378,7 +428,8 @@ class WindowBoundsTopologyTest {
         assertEquals(1, retried.size());
         LlmRequest second = retried.get(0);
         assertEquals(first.fromSeq(), second.fromSeq());
-        assertTrue(header().pending().tokens() <= refused / 2,
+        assertTrue(
+                header().pending().tokens() <= refused / 2,
                 header().pending().tokens() + " tokens after " + refused + " were refused");
         assertTrue(second.messages().size() < refusedMessages);
 
