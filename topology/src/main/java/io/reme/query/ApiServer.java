@@ -80,7 +80,9 @@ public final class ApiServer implements AutoCloseable {
             Route.of("DELETE", "/v1/memories/{id}", ApiServer::deleteMemory),
             Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
-            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories));
+            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
+            Route.of("GET", "/v1/sessions", ApiServer::listSessions),
+            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -99,6 +101,7 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryQueries memories;
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
+    private final SessionListing sessions;
 
     private ApiServer(
             WebServer server,
@@ -137,6 +140,9 @@ public final class ApiServer implements AutoCloseable {
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, keys);
         this.retrieval = new MemoryRetrieval(searches);
+        // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
+        this.sessions =
+                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, settings);
     }
 
     /**
@@ -475,6 +481,16 @@ public final class ApiServer implements AutoCloseable {
     private void internalListMemories(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
+    }
+
+    private void listSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
+    }
+
+    private void internalListSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = internalCaller(exchange);
+        sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
     }
 
     /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */
