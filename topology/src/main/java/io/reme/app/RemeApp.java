@@ -204,7 +204,8 @@ public final class RemeApp implements AutoCloseable {
                     metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
-                    failures);
+                    failures,
+                    topics);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");

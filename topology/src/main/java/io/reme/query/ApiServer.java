@@ -7,6 +7,7 @@ import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
+import io.reme.topic.Topics;
 import io.reme.worker.MemoryLookup;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -82,7 +83,12 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
             Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
             Route.of("GET", "/v1/sessions", ApiServer::listSessions),
-            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions));
+            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions),
+            Route.of("DELETE", "/v1/users/{user}", ApiServer::eraseUser),
+            Route.of("GET", "/v1/users/{user}/erasure", ApiServer::userErasure),
+            Route.of("DELETE", "/v1/tenant", ApiServer::eraseTenant),
+            Route.of("GET", "/v1/tenant/erasure", ApiServer::tenantErasure),
+            Route.of("POST", UserErasure.INTERNAL_REPORTS, ApiServer::internalErasureReports));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -102,6 +108,7 @@ public final class ApiServer implements AutoCloseable {
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
     private final SessionListing sessions;
+    private final UserErasure erasure;
 
     private ApiServer(
             WebServer server,
@@ -115,7 +122,8 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            Topics topics)
             throws IOException {
         this.server = server;
         this.maxBodyBytes = server.settings().maxBodyBytes();
@@ -143,6 +151,18 @@ public final class ApiServer implements AutoCloseable {
         // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
         this.sessions =
                 ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, settings);
+        this.erasure = topics == null
+                ? null
+                : new UserErasure(
+                        streams,
+                        self,
+                        memories,
+                        writer,
+                        ingest.producer(),
+                        settings.requestSecret(),
+                        topics.messages(),
+                        topics.diaryEdits(),
+                        visibilityTimeout);
     }
 
     /**
@@ -165,6 +185,41 @@ public final class ApiServer implements AutoCloseable {
             Duration visibilityTimeout,
             StreamThreadFailures failures)
             throws IOException {
+        return start(
+                bound,
+                keys,
+                streams,
+                self,
+                settings,
+                encoding,
+                ingest,
+                search,
+                metrics,
+                writer,
+                visibilityTimeout,
+                failures,
+                null);
+    }
+
+    /**
+     * As above, with the topics erasure requests go to ({@code null}: no erasure routes answer, as in
+     * a server tested without Kafka).
+     */
+    public static ApiServer start(
+            WebServer bound,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures,
+            Topics topics)
+            throws IOException {
         ApiServer api = new ApiServer(
                 bound,
                 keys,
@@ -177,7 +232,8 @@ public final class ApiServer implements AutoCloseable {
                 metrics,
                 writer,
                 visibilityTimeout,
-                failures);
+                failures,
+                topics);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
         bound.start(new Handler.Abstract.NonBlocking() {
             @Override
@@ -188,6 +244,11 @@ public final class ApiServer implements AutoCloseable {
         });
         LOG.info("http api started address={}:{}", bound.host(), api.port());
         return api;
+    }
+
+    /** Erases users and tenants (null when the server runs without Kafka topics). */
+    public UserErasure erasure() {
+        return erasure;
     }
 
     /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
@@ -491,6 +552,46 @@ public final class ApiServer implements AutoCloseable {
     private void internalListSessions(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
+    }
+
+    private void eraseUser(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        UserErasure.Status status = erasures().eraseUser(tenant, params.get(0), authorization(exchange));
+        sendJson(exchange, status.complete() ? 200 : 202, status);
+    }
+
+    private void userErasure(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        String user = params.get(0);
+        String problem = SafeId.problem("user", user);
+        if (problem != null) {
+            throw new ApiException(400, "invalid_user", problem);
+        }
+        sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
+    }
+
+    private void eraseTenant(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        UserErasure.requireConfirmation(tenant, readJson(exchange));
+        UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
+        sendJson(exchange, status.complete() ? 200 : 202, status);
+    }
+
+    private void tenantErasure(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
+    }
+
+    private void internalErasureReports(Exchange exchange, List<String> params) throws IOException {
+        String tenant = internalCaller(exchange);
+        sendJson(exchange, 200, erasures().internal(tenant, readJson(exchange)));
+    }
+
+    private UserErasure erasures() {
+        if (erasure == null) {
+            throw new ApiException(404, "not_found", "erasure is not available on this server");
+        }
+        return erasure;
     }
 
     /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */

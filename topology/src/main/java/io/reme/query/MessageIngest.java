@@ -51,6 +51,11 @@ public final class MessageIngest {
         return topic;
     }
 
+    /** The producer of this instance's API, which other writes to Kafka share. */
+    Producer<byte[], byte[]> producer() {
+        return producer;
+    }
+
     /** The input topic's partition count, from the producer's metadata (fetched once, then cached by it). */
     int partitions() {
         return producer.partitionsFor(topic).size();

@@ -3,6 +3,8 @@ package io.reme.topology;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEditProcessor;
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.ErasureBroadcast;
+import io.reme.erasure.ErasureStores;
 import io.reme.index.MemoryIndexStoreBuilder;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
@@ -91,6 +93,9 @@ public final class RemeTopology {
             topology.addStateStore(store.withLoggingEnabled(changelog), both);
         }
 
+        // What each partition removed for an erasure request, for the API to report.
+        topology.addStateStore(ErasureStores.sessions().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR);
+
         StringSerializer keys = new StringSerializer();
         topology.addSink(
                 SessionNodes.REQUESTS_SINK,
@@ -98,11 +103,13 @@ public final class RemeTopology {
                 keys,
                 limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord),
                 both);
+        // Erasure markers reach every partition, so the dialog file sink deletes after all that was archived.
         topology.addSink(
                 SessionNodes.DIALOG_SINK,
                 topics.dialog(),
                 keys,
                 limited(JsonSerde.of(ArchivedMessage.class).serializer(), maxRecord),
+                new ErasureBroadcast(),
                 both);
         topology.addSink(
                 SessionNodes.TOOL_RESULTS_SINK,
@@ -131,6 +138,7 @@ public final class RemeTopology {
                                 JsonSerde.of(DiaryDocument.class))
                         .withLoggingEnabled(changelog),
                 DiaryEditProcessor.NAME);
+        topology.addStateStore(ErasureStores.documents().withLoggingEnabled(changelog), DiaryEditProcessor.NAME);
         topology.addSink(
                 DiaryEditProcessor.SINK,
                 topics.diary(),
