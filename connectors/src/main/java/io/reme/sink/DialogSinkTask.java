@@ -76,7 +76,12 @@ public final class DialogSinkTask extends FileSinkTask {
         try {
             int files = workspace.erase(key[0], user);
             cache.clear();
-            LOG.info("workspace erased tenant={} user={} files={}", key[0], key[1], files);
+            // Each session partition sends its marker to every partition: most find the folder already gone.
+            if (files > 0) {
+                LOG.info("workspace erased tenant={} user={} files={}", key[0], key[1], files);
+            } else {
+                LOG.debug("workspace erasure found nothing left tenant={} user={}", key[0], key[1]);
+            }
         } catch (RefusedPathException | IllegalArgumentException e) {
             reject(record, "erasure not applied: " + e.getMessage());
         }
