@@ -371,7 +371,8 @@ public final class AppConfig {
     public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
             "reme.memories.visibility-timeout",
             "10s",
-            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
+            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible); "
+                    + "also how long an erasure waits for every partition's report before answering 202.",
             Parsers.positiveDuration());
     public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>(
             "reme.memories.extract",

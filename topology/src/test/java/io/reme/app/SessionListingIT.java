@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code GET /v1/sessions} on two instances sharing the sessions' partitions: either instance lists
  * every session of the caller's tenant (its own partitions and the other's), newest activity first,
- * page by page with the cursor, filtered by user and by activity time, and never another tenant's.
+ * page by page with the cursor, filtered by user and by activity time, and never another tenant's;
+ * erasing a user through one instance removes their sessions on both and is reported by either.
  */
 class SessionListingIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -143,6 +144,22 @@ class SessionListingIT extends WithBroker {
                 assertInvalid(a, "cursor=not-a-cursor", "cursor");
                 assertInvalid(a, "user=a/b", "user");
                 assertInvalid(a, "order=asc", "order");
+
+                // Erasing bob through A reaches the sessions B holds too, and A reads B's reports to say so.
+                MemoryApi.Response erased = MemoryApi.send(a, "DELETE", "/v1/users/bob", TestApps.ACME_KEY, null);
+                assertEquals(200, erased.status(), erased.text());
+                assertEquals(4, erased.json().path("removed").path("sessions").asInt(), erased.text());
+                assertEquals(20, erased.json().path("removed").path("messages").asInt());
+                for (RemeApp app : List.of(a, b)) {
+                    List<JsonNode> left = pages(app, TestApps.ACME_KEY, "");
+                    left.forEach(s -> assertEquals("alice", s.path("user").asText(), "only alice's left: " + left));
+                    assertEquals(4, left.size());
+                    assertEquals(2, pages(app, TestApps.GLOBEX_KEY, "").size(), "globex untouched");
+                }
+                MemoryApi.Response status = MemoryApi.send(b, "GET", "/v1/users/bob/erasure", TestApps.ACME_KEY, null);
+                assertEquals(200, status.status());
+                assertEquals(erased.json().path("erasureId"), status.json().path("erasureId"));
+                assertTrue(status.json().path("complete").asBoolean());
             }
         }
     }
