@@ -170,11 +170,24 @@ public final class UserErasure {
         while (System.nanoTime() < deadline) {
             status = collect(tenant, user, authorization);
             if (status != null && status.erasureId().equals(erasureId) && status.complete()) {
+                LOG.info(
+                        "erasure complete tenant={} user={} erasureId={} removed={} ms={}",
+                        tenant,
+                        user == null ? Erasure.ALL_USERS : user,
+                        erasureId,
+                        status.removed(),
+                        Duration.between(erasure.requestedAt(), Instant.now()).toMillis());
                 return status;
             }
             sleep();
         }
         status = collect(tenant, user, authorization);
+        LOG.warn(
+                "erasure not complete within the wait tenant={} user={} erasureId={} waitMs={}",
+                tenant,
+                user == null ? Erasure.ALL_USERS : user,
+                erasureId,
+                wait.toMillis());
         if (status == null || !status.erasureId().equals(erasureId)) {
             // No partition has reported yet: say so, with the memories this call removed.
             return new Status(
