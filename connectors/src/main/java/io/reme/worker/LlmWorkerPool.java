@@ -121,7 +121,7 @@ public final class LlmWorkerPool implements AutoCloseable {
                 settings,
                 documents,
                 calls,
-                new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
+                RequestHandler.retryPolicy(settings),
                 Clock.systemUTC(),
                 metrics,
                 extraction.enabled() ? extraction.lookup() : null);

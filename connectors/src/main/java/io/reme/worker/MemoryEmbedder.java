@@ -7,6 +7,7 @@ import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.retry.RetryPolicy;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import java.io.IOException;
@@ -47,7 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MemoryEmbedder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryEmbedder.class);
-    private static final int MAX_ATTEMPTS = 4;
     /** Dead letters carry memories whole up to this size, an excerpt beyond (the producer's limit is 1 MB). */
     private static final int MAX_DEAD_LETTER_BYTES = 512 * 1024;
 
@@ -55,7 +55,11 @@ public final class MemoryEmbedder implements AutoCloseable {
     private final EmbeddingModel model;
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> producer;
-    private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new java.util.Random());
+    private final RetryPolicy retry = RetryPolicy.exponential(
+            4,
+            Duration.ofMillis(200),
+            Duration.ofSeconds(10),
+            e -> e instanceof EmbeddingException embedding && embedding.retryable());
     private final Thread thread;
     private final PipelineMetrics metrics;
     private volatile boolean running = true;
@@ -203,23 +207,18 @@ public final class MemoryEmbedder implements AutoCloseable {
         if (texts.isEmpty()) {
             return List.of();
         }
-        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Thread.sleep(backoff.before(attempt).toMillis());
-            try {
-                return model.embed(texts);
-            } catch (EmbeddingException e) {
-                LOG.warn(
-                        "embedding batch failed size={} attempt={} retryable={} error={}",
-                        texts.size(),
-                        attempt,
-                        e.retryable(),
-                        e.getMessage());
-                if (!e.retryable()) {
-                    return null;
-                }
-            }
+        try {
+            return retry.call(
+                    attempt -> model.embed(texts),
+                    (attempt, e) -> LOG.warn(
+                            "embedding batch failed size={} attempt={} retryable={} error={}",
+                            texts.size(),
+                            attempt,
+                            retry.retries(e),
+                            e.getMessage()));
+        } catch (EmbeddingException e) {
+            return null;
         }
-        return null;
     }
 
     private float[] embedOne(
@@ -228,7 +227,7 @@ public final class MemoryEmbedder implements AutoCloseable {
         List<float[]> one = embedWithRetries(List.of(memory.text()));
         if (one == null) {
             deadLetters.add(deadLetter(
-                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + MAX_ATTEMPTS + " attempts"));
+                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + retry.maxAttempts() + " attempts"));
             return null;
         }
         return one.get(0);
