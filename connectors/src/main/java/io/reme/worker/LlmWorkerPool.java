@@ -340,7 +340,7 @@ public final class LlmWorkerPool implements AutoCloseable {
             send(new ProducerRecord<>(
                     topics.llmResults(),
                     job.key(),
-                    json(LlmResult.failed(
+                    Json.bytes(LlmResult.failed(
                             request,
                             "answer refused by Kafka: " + e.getCause(),
                             1,
@@ -373,9 +373,9 @@ public final class LlmWorkerPool implements AutoCloseable {
                     topics.memoriesPending(),
                     partitioning.partition(memory.tenant(), memory.id(), memoryPartitions()),
                     memory.tenant() + "/" + memory.id(),
-                    json(memory)));
+                    Json.bytes(memory)));
         }
-        send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        send(new ProducerRecord<>(topics.llmResults(), job.key(), Json.bytes(result)));
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
@@ -463,14 +463,6 @@ public final class LlmWorkerPool implements AutoCloseable {
 
         SendFailures kind() {
             return SendFailures.of(getCause());
-        }
-    }
-
-    private static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
         }
     }
 

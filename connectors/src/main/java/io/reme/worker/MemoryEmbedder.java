@@ -169,8 +169,8 @@ public final class MemoryEmbedder implements AutoCloseable {
             }
             sent.add(new Write(
                     record,
-                    producer.send(
-                            new ProducerRecord<>(topics.memories(), record.partition(), record.key(), json(memory)))));
+                    producer.send(new ProducerRecord<>(
+                            topics.memories(), record.partition(), record.key(), Json.bytes(memory)))));
         }
         for (Write write : sent) {
             try {
@@ -247,14 +247,6 @@ public final class MemoryEmbedder implements AutoCloseable {
                 .value();
         metrics.deadLetter(reason);
         return producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), value, headers));
-    }
-
-    private static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override
