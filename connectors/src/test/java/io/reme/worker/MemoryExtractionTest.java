@@ -33,7 +33,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -91,7 +90,7 @@ class MemoryExtractionTest {
                 settings,
                 null,
                 calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                RequestHandler.retryPolicy(settings),
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 PipelineMetrics.NONE,
                 lookup);
@@ -287,7 +286,7 @@ class MemoryExtractionTest {
                 settings,
                 null,
                 calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                RequestHandler.retryPolicy(settings),
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 PipelineMetrics.NONE,
                 null);

@@ -8,8 +8,6 @@ import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -69,12 +67,7 @@ final class SessionOutputs {
      * {@code llm.requests}, so an operator can send it again as it is ({@code replay-dlq}).
      */
     void deadLetterRequest(SessionKey key, LlmRequest request, String detail, long timestamp) {
-        byte[] value;
-        try {
-            value = Json.MAPPER.writeValueAsBytes(request);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        byte[] value = Json.bytes(request);
         context.forward(
                 new Record<Object, Object>(
                         key.key().getBytes(StandardCharsets.UTF_8),

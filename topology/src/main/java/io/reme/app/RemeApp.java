@@ -41,7 +41,9 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -64,55 +66,44 @@ public final class RemeApp implements AutoCloseable {
     public static final String DEFAULT_TENANT = "demo";
 
     private final AppConfig config;
-    private final EmbeddedKafka broker;
     private final String bootstrapServers;
     private final KafkaStreams streams;
-    private final Producer<byte[], byte[]> producer;
     private final ApiServer api;
     private final String apiKey;
     private final WorkerProcess workers;
-    private final EmbeddingModel embeddings;
-    private final FileSinks sinks;
-    private final DiaryFileWatcher watcher;
-    private final PrometheusMetrics metrics;
+    private final StartedResources resources;
     private volatile boolean closed;
 
     private RemeApp(
             AppConfig config,
-            EmbeddedKafka broker,
             String bootstrapServers,
             KafkaStreams streams,
-            Producer<byte[], byte[]> producer,
             ApiServer api,
             String apiKey,
             WorkerProcess workers,
-            EmbeddingModel embeddings,
-            FileSinks sinks,
-            DiaryFileWatcher watcher,
-            PrometheusMetrics metrics) {
+            StartedResources resources) {
         this.config = config;
-        this.broker = broker;
         this.bootstrapServers = bootstrapServers;
         this.streams = streams;
-        this.producer = producer;
         this.api = api;
         this.apiKey = apiKey;
         this.workers = workers;
-        this.embeddings = embeddings;
-        this.sinks = sinks;
-        this.watcher = watcher;
-        this.metrics = metrics;
+        this.resources = resources;
     }
 
-    /** Starts everything and returns once Kafka Streams is running and the API answers. */
+    /**
+     * Starts everything and returns once Kafka Streams is running and the API answers. If a step fails,
+     * everything the earlier steps opened is closed again, the most recent first, before the failure is thrown.
+     */
     public static RemeApp start(AppConfig config) {
+        return start(config, Providers::embeddings);
+    }
+
+    /** As above, with the embedding model made by {@code embeddingModels} (tests watch it being closed). */
+    static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
         Path dataDir = config.dataDir();
-        EmbeddedKafka broker = null;
-        KafkaStreams streams = null;
-        EmbeddingModel embeddings = null;
-        Producer<byte[], byte[]> producer = null;
-        WebServer bound = null;
-        PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
+        StartedResources resources = new StartedResources();
+        PrometheusMetrics metrics = resources.add("metrics", new PrometheusMetrics(config.metricsTenants()));
         try {
             PrivateFiles.tighten(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
@@ -127,9 +118,8 @@ public final class RemeApp implements AutoCloseable {
                 keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
             }
             RequestSecret secret = RequestSecrets.resolve(config);
-            if (config.embeddedBroker()) {
-                broker = EmbeddedKafka.start(dataDir);
-            }
+            EmbeddedKafka broker =
+                    config.embeddedBroker() ? resources.add("broker", EmbeddedKafka.start(dataDir)) : null;
             String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
             Topics topics = config.topics();
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
@@ -143,7 +133,9 @@ public final class RemeApp implements AutoCloseable {
                                 config.get(AppConfig.TOOL_RETENTION)),
                         config.get(AppConfig.REPLICATION_FACTOR));
             }
-            bound = WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config));
+            WebServer bound = resources.add(
+                    "http server",
+                    WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config)));
             String advertised =
                     config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.port());
@@ -154,14 +146,21 @@ public final class RemeApp implements AutoCloseable {
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
                 memoryPartitions = TopicProvisioner.partitions(admin, topics.memories());
             }
-            embeddings = Providers.embeddings(config);
+            EmbeddingModel embeddings = resources.add("embedding model", embeddingModels.apply(config));
             TokenCounter tokens =
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
-            streams = new KafkaStreams(
+            KafkaStreams streams = new KafkaStreams(
                     RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
                     props);
+            // Leaving the group, so a restart on the same state does not wait out a session timeout.
+            resources.add(
+                    "streams",
+                    streams,
+                    () -> streams.close(
+                            CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                    .withTimeout(Duration.ofSeconds(30))));
             metrics.bind(streams);
             StreamThreadFailures failures = new StreamThreadFailures(
                     config.get(AppConfig.HEALTH_THREAD_FAILURES),
@@ -183,7 +182,9 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             producerProps.put(
                     ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
-            producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            Producer<byte[], byte[]> producer =
+                    new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
             ApiServer api = ApiServer.start(
                     bound,
                     keys,
@@ -210,27 +211,33 @@ public final class RemeApp implements AutoCloseable {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
             }
-            WorkerProcess workers = config.get(AppConfig.WORKERS_EMBEDDED)
-                    ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
-                    : null;
-            FileSinks sinks = config.sinksEmbedded()
-                    ? FileSinks.start(
-                            clientProps(config, bootstrap),
-                            dataDir,
-                            new FileSinks.Settings(
-                                    config.get(AppConfig.APPLICATION_ID),
-                                    topics,
-                                    config.workspaceDir(),
-                                    config.get(AppConfig.TOOL_RETENTION)))
-                    : null;
-            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero()
-                    ? null
-                    : DiaryFileWatcher.start(
-                            clientProps(config, bootstrap),
-                            topics.diaryEdits(),
-                            new Workspace(config.workspaceDir()),
-                            config.get(AppConfig.WATCH_INTERVAL),
-                            secret);
+            WorkerProcess workers = resources.add(
+                    "llm workers",
+                    config.get(AppConfig.WORKERS_EMBEDDED)
+                            ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
+                            : null);
+            resources.add(
+                    "file sinks",
+                    config.sinksEmbedded()
+                            ? FileSinks.start(
+                                    clientProps(config, bootstrap),
+                                    dataDir,
+                                    new FileSinks.Settings(
+                                            config.get(AppConfig.APPLICATION_ID),
+                                            topics,
+                                            config.workspaceDir(),
+                                            config.get(AppConfig.TOOL_RETENTION)))
+                            : null);
+            resources.add(
+                    "diary file watcher",
+                    config.get(AppConfig.WATCH_INTERVAL).isZero()
+                            ? null
+                            : DiaryFileWatcher.start(
+                                    clientProps(config, bootstrap),
+                                    topics.diaryEdits(),
+                                    new Workspace(config.workspaceDir()),
+                                    config.get(AppConfig.WATCH_INTERVAL),
+                                    secret));
             LOG.info(
                     "started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}",
                     bootstrap,
@@ -240,54 +247,25 @@ public final class RemeApp implements AutoCloseable {
                     config.get(AppConfig.PROCESSING_GUARANTEE),
                     workers == null ? "separate workers" : workers.llm().id(),
                     config.workspaceDir());
-            return new RemeApp(
-                    config,
-                    broker,
-                    bootstrap,
-                    streams,
-                    producer,
-                    api,
-                    generatedKey,
-                    workers,
-                    embeddings,
-                    sinks,
-                    watcher,
-                    metrics);
+            return new RemeApp(config, bootstrap, streams, api, generatedKey, workers, resources);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new IllegalStateException("interrupted during start", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
+            throw failed(resources, new IllegalStateException("interrupted during start", e));
+        } catch (ExecutionException e) {
+            throw failed(
+                    resources,
+                    new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause()));
         } catch (IOException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new UncheckedIOException(e);
+            throw failed(resources, new UncheckedIOException(e));
         } catch (RuntimeException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw e;
+            throw failed(resources, e);
         }
     }
 
-    private static void closeQuietly(
-            KafkaStreams streams,
-            Producer<byte[], byte[]> producer,
-            WebServer bound,
-            EmbeddedKafka broker,
-            PrometheusMetrics metrics) {
-        metrics.close();
-        if (streams != null) {
-            streams.close(Duration.ofSeconds(10));
-        }
-        if (producer != null) {
-            producer.close(Duration.ofSeconds(5));
-        }
-        if (bound != null) {
-            bound.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    /** Closes what the start opened and hands its failure back to be thrown. */
+    private static RuntimeException failed(StartedResources resources, RuntimeException failure) {
+        LOG.warn("start failed, closing what was opened resources={} error={}", resources.names(), failure.toString());
+        return resources.closeAfter(failure);
     }
 
     /** The random key for tenant {@code demo}, made once and kept in {@code <data-dir>/api-key}. */
@@ -360,30 +338,9 @@ public final class RemeApp implements AutoCloseable {
         }
         closed = true;
         LOG.info("stopping");
+        // Requests first, so none arrives while what serves it closes; then the rest, most recent first.
         api.close();
-        if (watcher != null) {
-            watcher.close();
-        }
-        if (sinks != null) {
-            sinks.close();
-        }
-        if (workers != null) {
-            workers.close();
-        }
-        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                .withTimeout(Duration.ofSeconds(30)));
-        producer.close(Duration.ofSeconds(5));
-        if (broker != null) {
-            broker.close();
-        }
-        if (embeddings != null) {
-            try {
-                embeddings.close();
-            } catch (Exception e) {
-                LOG.debug("embedding model close failed error={}", e.toString());
-            }
-        }
-        metrics.close();
+        resources.close();
         LOG.info("stopped");
     }
 }

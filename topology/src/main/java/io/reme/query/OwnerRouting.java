@@ -1,9 +1,7 @@
 package io.reme.query;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.reme.json.Json;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -110,11 +108,7 @@ final class OwnerRouting {
     }
 
     static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.bytes(value);
     }
 
     static Answer notFound(String code, String message) {
