@@ -2,6 +2,8 @@ package io.reme.prometheus;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
@@ -227,6 +230,66 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     @Override
     public void llmRequest(LlmKind kind, LlmStatus status) {
         requests.get(kind).get(status).increment();
+    }
+
+    /**
+     * What {@code GET /v1/pipeline} shows, read from the series {@code /metrics} exports: totals of
+     * this instance since it started, summed over tenants (no tenant ids), and the input lag of the
+     * partitions its Streams consumers read, by topic. Values Streams has not measured yet are left out.
+     */
+    public record Pipeline(
+            Map<String, Long> inputLag,
+            Map<String, Long> deadLetters,
+            Map<String, Map<String, Long>> llmRequests,
+            Map<String, Map<String, Long>> llmCalls,
+            Map<String, Long> compactions,
+            long messagesIn,
+            Long indexedMemories) {}
+
+    public Pipeline pipeline() {
+        Map<String, Long> lag = new TreeMap<>();
+        for (Meter meter : registry.getMeters()) {
+            String topic = meter.getId().getTag("topic");
+            if (topic == null
+                    || meter.getId().getTag("partition") == null
+                    || !meter.getId().getName().equals("kafka.consumer.fetch.manager.records.lag")) {
+                continue;
+            }
+            for (Measurement measurement : meter.measure()) {
+                if (Double.isFinite(measurement.getValue())) {
+                    lag.merge(topic, Math.round(measurement.getValue()), Long::sum);
+                }
+            }
+        }
+        Map<String, Long> dead = new TreeMap<>();
+        deadLetters.forEach((reason, counter) -> dead.put(reason.name(), Math.round(counter.count())));
+        Map<String, Map<String, Long>> answered = new TreeMap<>();
+        requests.forEach((kind, byStatus) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byStatus.forEach((status, counter) -> counts.put(status.name(), Math.round(counter.count())));
+            answered.put(kind.name(), counts);
+        });
+        Map<String, Map<String, Long>> attempts = new TreeMap<>();
+        calls.forEach((kind, byOutcome) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byOutcome.forEach((outcome, timer) -> counts.put(outcome.name(), timer.count()));
+            attempts.put(kind.name(), counts);
+        });
+        Map<String, Long> compacted = new TreeMap<>();
+        long messages = 0;
+        List<TenantMeters> all = new ArrayList<>(tenants.values());
+        if (!tenants.containsValue(other)) {
+            all.add(other);
+        }
+        for (TenantMeters meters : all) {
+            meters.compactions()
+                    .forEach((event, counter) -> compacted.merge(
+                            event.name().toLowerCase(Locale.ROOT), Math.round(counter.count()), Long::sum));
+            messages += Math.round(meters.messages().count());
+        }
+        Gauge index = registry.find("reme.index.memories").gauge();
+        Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
+        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed);
     }
 
     @Override

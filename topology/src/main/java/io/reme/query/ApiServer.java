@@ -7,7 +7,9 @@ import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
+import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
+import io.reme.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -80,7 +83,14 @@ public final class ApiServer implements AutoCloseable {
             Route.of("DELETE", "/v1/memories/{id}", ApiServer::deleteMemory),
             Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
-            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories));
+            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
+            Route.of("PUT", "/v1/diary/{user}/{document}", ApiServer::saveDiary),
+            Route.of("GET", "/v1/tool-results/{id}", ApiServer::toolResult),
+            Route.of("GET", "/v1/pipeline", ApiServer::pipeline),
+            // The memory browser: static files, no key needed to load them (every call they make sends one).
+            Route.of("GET", "/ui", ApiServer::uiRoot),
+            Route.of("GET", "/ui/", (api, exchange, params) -> api.uiFile(exchange, UiAssets.INDEX)),
+            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -99,6 +109,8 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryQueries memories;
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
+    private final ToolResults toolResults;
+    private final UiAssets ui = new UiAssets();
 
     private ApiServer(
             WebServer server,
@@ -112,7 +124,9 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            DiaryWriter diaryWriter,
+            Workspace workspace)
             throws IOException {
         this.server = server;
         this.maxBodyBytes = server.settings().maxBodyBytes();
@@ -122,7 +136,8 @@ public final class ApiServer implements AutoCloseable {
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
-        this.diaries = new DiaryQueries(streams, routing);
+        this.diaries = new DiaryQueries(streams, routing, diaryWriter);
+        this.toolResults = new ToolResults(workspace);
         this.searches = new SearchQueries(
                 streams,
                 self,
@@ -144,6 +159,8 @@ public final class ApiServer implements AutoCloseable {
      *
      * @param self this instance's address as other instances reach it (Streams' application.server)
      * @param metrics what {@code /metrics} exports; searches are timed into it
+     * @param diaryWriter where {@code PUT /v1/diary/...} submits its edits
+     * @param workspace where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}})
      */
     public static ApiServer start(
             WebServer bound,
@@ -157,7 +174,9 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            DiaryWriter diaryWriter,
+            Workspace workspace)
             throws IOException {
         ApiServer api = new ApiServer(
                 bound,
@@ -171,7 +190,9 @@ public final class ApiServer implements AutoCloseable {
                 metrics,
                 writer,
                 visibilityTimeout,
-                failures);
+                failures,
+                diaryWriter,
+                workspace);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
         bound.start(new Handler.Abstract.NonBlocking() {
             @Override
@@ -409,6 +430,46 @@ public final class ApiServer implements AutoCloseable {
                 exchange,
                 diaries.document(
                         tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
+    }
+
+    private void saveDiary(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        relay(
+                exchange,
+                diaries.save(tenant, params.get(0), params.get(1), readJson(exchange), authorization(exchange)));
+    }
+
+    private void toolResult(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        byte[] text = toolResults.read(tenant, params.get(0));
+        // Plain text the browser must never run as a page: the tool's output is anybody's text.
+        exchange.setHeader("X-Content-Type-Options", "nosniff");
+        exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
+        send(exchange, 200, "text/plain; charset=utf-8", text);
+    }
+
+    private void pipeline(Exchange exchange, List<String> params) throws IOException {
+        authenticate(exchange);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("health", health.readiness());
+        body.put("metrics", metrics.pipeline());
+        sendJson(exchange, 200, body);
+    }
+
+    private void uiRoot(Exchange exchange, List<String> params) {
+        // Relative file names in the page resolve against /ui/, not /.
+        exchange.setHeader("Location", "/ui/");
+        send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
+    }
+
+    private void uiFile(Exchange exchange, String name) {
+        UiAssets.Asset asset = ui.get(name).orElseThrow(() -> notFound(exchange.method(), exchange.path()));
+        UiAssets.headers(asset).forEach(exchange::setHeader);
+        if (UiAssets.unchanged(asset, exchange.header("If-None-Match"))) {
+            send(exchange, 304, asset.contentType(), new byte[0]);
+            return;
+        }
+        send(exchange, 200, asset.contentType(), asset.body());
     }
 
     private void search(Exchange exchange, List<String> params) throws IOException {
