@@ -84,6 +84,8 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
             Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
+            Route.of("GET", "/v1/sessions", ApiServer::listSessions),
+            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions),
             Route.of("PUT", "/v1/diary/{user}/{document}", ApiServer::saveDiary),
             Route.of("GET", "/v1/tool-results/{id}", ApiServer::toolResult),
             Route.of("GET", "/v1/pipeline", ApiServer::pipeline),
@@ -111,6 +113,7 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryRetrieval retrieval;
     private final ToolResults toolResults;
     private final UiAssets ui = new UiAssets();
+    private final SessionListing sessions;
 
     private ApiServer(
             WebServer server,
@@ -152,6 +155,9 @@ public final class ApiServer implements AutoCloseable {
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, keys);
         this.retrieval = new MemoryRetrieval(searches);
+        // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
+        this.sessions =
+                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, settings);
     }
 
     /**
@@ -536,6 +542,16 @@ public final class ApiServer implements AutoCloseable {
     private void internalListMemories(Exchange exchange, List<String> params) throws IOException {
         String tenant = internalCaller(exchange);
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
+    }
+
+    private void listSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
+    }
+
+    private void internalListSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = internalCaller(exchange);
+        sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
     }
 
     /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */

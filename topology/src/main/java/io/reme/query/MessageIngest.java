@@ -46,6 +46,16 @@ public final class MessageIngest {
         this.limit = new InputLimit(maxMessageBytes);
     }
 
+    /** The input topic, which the session stores are partitioned like. */
+    String topic() {
+        return topic;
+    }
+
+    /** The input topic's partition count, from the producer's metadata (fetched once, then cached by it). */
+    int partitions() {
+        return producer.partitionsFor(topic).size();
+    }
+
     /** Accepts one envelope or an array; all are validated before any is produced. */
     public Map<String, Object> ingest(String tenant, JsonNode body) {
         List<JsonNode> envelopes = new ArrayList<>();

@@ -117,7 +117,7 @@ class MultiInstanceIT extends WithBroker {
     }
 
     /** Partitions of the session sub-topology whose active task runs on this instance. */
-    private static Set<Integer> activePartitions(RemeApp app) {
+    static Set<Integer> activePartitions(RemeApp app) {
         Set<Integer> partitions = new HashSet<>();
         for (ThreadMetadata thread : app.streams().metadataForLocalThreads()) {
             thread.activeTasks().forEach(task -> partitions.add(task.taskId().partition()));
@@ -126,7 +126,7 @@ class MultiInstanceIT extends WithBroker {
     }
 
     /** Both RUNNING, the four tasks split between them with none on both, unchanged over several looks. */
-    private static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) throws InterruptedException {
+    static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         int stableLooks = 0;
         String last = "";
