@@ -46,7 +46,7 @@ export async function render(view, args, params, current) {
         h('td', {}, when(s.lastActivity)),
         h('td', {class: 'num wide-only'}, fmt(s.liveMessages)),
         h('td', {}, gauge(s.windowUsage, `${fmt((s.liveTokens ?? 0) + (s.summaryTokens ?? 0))} of ${fmt(s.threshold)} tokens (live + summary against the threshold)`)),
-        h('td', {class: 'wide-only'}, s.summaryVersion ? 'v' + s.summaryVersion : h('span', {class: 'muted'}, 'none')),
+        h('td', {class: 'wide-only summary'}, s.summaryVersion ? 'v' + s.summaryVersion : h('span', {class: 'muted'}, 'none')),
         h('td', {},
           s.pendingCompaction ? h('span', {class: 'badge warn'}, 'pending') : null,
           s.compactionFailures ? h('span', {class: 'badge bad'}, fmt(s.compactionFailures) + ' failed') : null,
