@@ -2,8 +2,6 @@ package io.reme.prometheus;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Measurement;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -32,6 +30,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -62,6 +62,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
     private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
     private final Map<Boolean, Timer> searches;
+    /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
+    private volatile KafkaStreams streams;
 
     /** The per-tenant-label series. */
     private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
@@ -166,6 +168,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
      * and the number of memories in this instance's active index partitions.
      */
     public void bind(KafkaStreams streams) {
+        this.streams = streams;
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         closeables.add(streamsMetrics);
@@ -248,17 +251,24 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
 
     public Pipeline pipeline() {
         Map<String, Long> lag = new TreeMap<>();
-        for (Meter meter : registry.getMeters()) {
-            String topic = meter.getId().getTag("topic");
-            if (topic == null
-                    || meter.getId().getTag("partition") == null
-                    || !meter.getId().getName().equals("kafka.consumer.fetch.manager.records.lag")) {
-                continue;
-            }
-            for (Measurement measurement : meter.measure()) {
-                if (Double.isFinite(measurement.getValue())) {
-                    lag.merge(topic, Math.round(measurement.getValue()), Long::sum);
+        KafkaStreams bound = streams;
+        if (bound != null) {
+            // Read from the client itself: the exported copies of per-partition metrics appear only at
+            // the binder's next refresh (a minute), and the restore consumer's lag is not input lag.
+            for (Metric metric : bound.metrics().values()) {
+                MetricName name = metric.metricName();
+                String topic = name.tags().get("topic");
+                String client = name.tags().getOrDefault("client-id", "");
+                if (!name.group().equals("consumer-fetch-manager-metrics")
+                        || !name.name().equals("records-lag")
+                        || topic == null
+                        || !name.tags().containsKey("partition")
+                        || client.endsWith("restore-consumer")
+                        || !(metric.metricValue() instanceof Number value)
+                        || !Double.isFinite(value.doubleValue())) {
+                    continue;
                 }
+                lag.merge(topic, Math.round(value.doubleValue()), Long::sum);
             }
         }
         Map<String, Long> dead = new TreeMap<>();

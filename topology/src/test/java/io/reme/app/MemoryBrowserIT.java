@@ -199,6 +199,7 @@ class MemoryBrowserIT extends WithBroker {
         chrome.get(app.httpUrl() + "/ui/#/pipeline");
         awaitText(By.id("health"), "ready");
         assertTrue(text(By.id("llm-requests")).contains("COMPACT"));
+        assertTrue(text(By.id("lag")).contains("messages"), "input lag of the messages topic: " + text(By.id("lag")));
         shot("ui-pipeline");
 
         // Narrow window: the session page fits without sideways scrolling.
