@@ -37,7 +37,7 @@ export async function render(view, args, params, current) {
   const score = (v) => (v === null || v === undefined ? h('span', {class: 'muted'}, '—') : Number(v).toFixed(3));
   mount(results,
     answer.partial ? h('div', {class: 'notice'}, 'Some partitions did not answer: hits may be missing.') : null,
-    h('p', {class: 'muted'}, `${hits.length} hits`, answer.timings?.totalMs !== undefined ? ` in ${answer.timings.totalMs} ms` : ''),
+    h('p', {class: 'muted'}, `${hits.length} hits`, answer.timings?.totalMs !== undefined ? ` in ${Math.round(answer.timings.totalMs)} ms` : ''),
     hits.length ? h('div', {class: 'table-wrap'}, h('table', {id: 'hits'},
       h('thead', {}, h('tr', {}, h('th', {}, 'Text'), h('th', {}, 'Source'), h('th', {class: 'num'}, 'Fused'),
         h('th', {class: 'num'}, 'Text'), h('th', {class: 'num'}, 'Vector'))),

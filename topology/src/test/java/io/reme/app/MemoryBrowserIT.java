@@ -160,6 +160,27 @@ class MemoryBrowserIT extends WithBroker {
         awaitText(By.cssSelector("#memory-md .saved"), "Saved as version " + (version + 2));
         assertTrue(text(By.id("memory-md")).contains("likes rye now"));
 
+        // The same rules over plain HTTP: a stale base is refused at once with the current text, a bad
+        // body names its field, and the other tenant has no such document.
+        MemoryApi.Response stale = MemoryApi.send(
+                app,
+                "PUT",
+                "/v1/diary/" + USER + "/MEMORY",
+                TestApps.ACME_KEY,
+                Map.of("content", "lost?", "expectedVersion", version));
+        assertEquals(409, stale.status(), stale.text());
+        assertEquals("version_conflict", stale.errorCode());
+        assertEquals(version + 2, stale.json().path("current").path("version").asLong());
+        assertTrue(stale.json().path("current").path("content").asText().contains("likes rye now"));
+        MemoryApi.Response bad =
+                MemoryApi.send(app, "PUT", "/v1/diary/" + USER + "/MEMORY", TestApps.ACME_KEY, Map.of("content", "x"));
+        assertEquals(400, bad.status(), bad.text());
+        assertTrue(bad.json().path("error").path("message").asText().contains("expectedVersion"));
+        assertEquals(
+                404,
+                MemoryApi.send(app, "GET", "/v1/diary/" + USER + "/MEMORY", TestApps.GLOBEX_KEY, null)
+                        .status());
+
         // A memory: add, edit (history keeps the old text), find it by search, delete it.
         WebElement memories = await(By.id("user-memories"));
         memories.findElement(By.cssSelector("input[name=content]")).sendKeys("Bob keeps a pet quokka named Pip");
