@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.logging.Level;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -69,8 +68,7 @@ final class HeadlessChromium {
         if (!file.canExecute()) {
             throw new AssertionError("the browser tests need " + file + " (set " + variable
                     + " to another path): install Debian's chromium and chromium-driver, e.g. "
-                    + "'apt-get install -y chromium chromium-driver'; .ci/run does this itself. Environment: "
-                    + Map.of("PATH", String.valueOf(System.getenv("PATH"))));
+                    + "'apt-get install -y chromium chromium-driver'; .ci/run does this itself");
         }
         return file;
     }

@@ -54,6 +54,8 @@ class MemoryBrowserIT extends WithBroker {
 
     @BeforeAll
     static void start() throws IOException {
+        // First, so a machine without the browser fails at once with what to install.
+        chrome = HeadlessChromium.start(dir.resolve("chromium"), 1280, 900);
         Map<String, String> extra = new HashMap<>(TestApps.SMALL_CONTEXT);
         // Tool outputs over 2 KB are cut at once, so a truncated one stays in the small live window.
         extra.put(AppConfig.TOOL_RECENT_BYTES.name(), "2000");
@@ -64,7 +66,6 @@ class MemoryBrowserIT extends WithBroker {
         app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), extra));
         screenshots = Path.of(System.getProperty("reme.ui.screenshots", "target/ui-screenshots"));
         Files.createDirectories(screenshots);
-        chrome = HeadlessChromium.start(dir.resolve("chromium"), 1280, 900);
     }
 
     @AfterAll
