@@ -14,6 +14,7 @@ import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
+import io.reme.query.DiaryWriter;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
@@ -206,7 +207,9 @@ public final class RemeApp implements AutoCloseable {
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
                     failures,
-                    topics);
+                    topics,
+                    new DiaryWriter(producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)),
+                    new Workspace(config.workspaceDir()));
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");

@@ -142,6 +142,11 @@ final class DemoCommand implements Callable<Integer> {
                 + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
         System.out.println(
                 "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/alice/MEMORY");
+        System.out.println();
+        System.out.println("Browse it: " + browserUrl(app.httpUrl(), key));
+        System.out.println(
+                "           (the key rides in the fragment, which browsers never send to the server; the page"
+                        + " keeps it for the tab and takes it out of the address bar)");
         if (exit) {
             Runtime.getRuntime().removeShutdownHook(hook);
             app.close();
@@ -149,6 +154,14 @@ final class DemoCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The memory browser signed in with {@code key}: in the fragment, not the query, so it stays out of
+     * the server's and any proxy's request logs and out of Referer headers.
+     */
+    static String browserUrl(String httpUrl, String key) {
+        return httpUrl + "/ui/#key=" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8);
     }
 
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */

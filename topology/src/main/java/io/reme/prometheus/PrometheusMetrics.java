@@ -27,8 +27,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -59,6 +62,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
     private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
     private final Map<Boolean, Timer> searches;
+    /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
+    private volatile KafkaStreams streams;
 
     /** The per-tenant-label series. */
     private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
@@ -163,6 +168,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
      * and the number of memories in this instance's active index partitions.
      */
     public void bind(KafkaStreams streams) {
+        this.streams = streams;
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         closeables.add(streamsMetrics);
@@ -227,6 +233,73 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     @Override
     public void llmRequest(LlmKind kind, LlmStatus status) {
         requests.get(kind).get(status).increment();
+    }
+
+    /**
+     * What {@code GET /v1/pipeline} shows, read from the series {@code /metrics} exports: totals of
+     * this instance since it started, summed over tenants (no tenant ids), and the input lag of the
+     * partitions its Streams consumers read, by topic. Values Streams has not measured yet are left out.
+     */
+    public record Pipeline(
+            Map<String, Long> inputLag,
+            Map<String, Long> deadLetters,
+            Map<String, Map<String, Long>> llmRequests,
+            Map<String, Map<String, Long>> llmCalls,
+            Map<String, Long> compactions,
+            long messagesIn,
+            Long indexedMemories) {}
+
+    public Pipeline pipeline() {
+        Map<String, Long> lag = new TreeMap<>();
+        KafkaStreams bound = streams;
+        if (bound != null) {
+            // Read from the client itself: the exported copies of per-partition metrics appear only at
+            // the binder's next refresh (a minute), and the restore consumer's lag is not input lag.
+            for (Metric metric : bound.metrics().values()) {
+                MetricName name = metric.metricName();
+                String topic = name.tags().get("topic");
+                String client = name.tags().getOrDefault("client-id", "");
+                if (!name.group().equals("consumer-fetch-manager-metrics")
+                        || !name.name().equals("records-lag")
+                        || topic == null
+                        || !name.tags().containsKey("partition")
+                        || client.endsWith("restore-consumer")
+                        || !(metric.metricValue() instanceof Number value)
+                        || !Double.isFinite(value.doubleValue())) {
+                    continue;
+                }
+                lag.merge(topic, Math.round(value.doubleValue()), Long::sum);
+            }
+        }
+        Map<String, Long> dead = new TreeMap<>();
+        deadLetters.forEach((reason, counter) -> dead.put(reason.name(), Math.round(counter.count())));
+        Map<String, Map<String, Long>> answered = new TreeMap<>();
+        requests.forEach((kind, byStatus) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byStatus.forEach((status, counter) -> counts.put(status.name(), Math.round(counter.count())));
+            answered.put(kind.name(), counts);
+        });
+        Map<String, Map<String, Long>> attempts = new TreeMap<>();
+        calls.forEach((kind, byOutcome) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byOutcome.forEach((outcome, timer) -> counts.put(outcome.name(), timer.count()));
+            attempts.put(kind.name(), counts);
+        });
+        Map<String, Long> compacted = new TreeMap<>();
+        long messages = 0;
+        List<TenantMeters> all = new ArrayList<>(tenants.values());
+        if (!tenants.containsValue(other)) {
+            all.add(other);
+        }
+        for (TenantMeters meters : all) {
+            meters.compactions()
+                    .forEach((event, counter) -> compacted.merge(
+                            event.name().toLowerCase(Locale.ROOT), Math.round(counter.count()), Long::sum));
+            messages += Math.round(meters.messages().count());
+        }
+        Gauge index = registry.find("reme.index.memories").gauge();
+        Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
+        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed);
     }
 
     @Override

@@ -8,7 +8,9 @@ import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
+import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
+import io.reme.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -88,7 +91,14 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", "/v1/users/{user}/erasure", ApiServer::userErasure),
             Route.of("DELETE", "/v1/tenant", ApiServer::eraseTenant),
             Route.of("GET", "/v1/tenant/erasure", ApiServer::tenantErasure),
-            Route.of("POST", UserErasure.INTERNAL_REPORTS, ApiServer::internalErasureReports));
+            Route.of("POST", UserErasure.INTERNAL_REPORTS, ApiServer::internalErasureReports),
+            Route.of("PUT", "/v1/diary/{user}/{document}", ApiServer::saveDiary),
+            Route.of("GET", "/v1/tool-results/{id}", ApiServer::toolResult),
+            Route.of("GET", "/v1/pipeline", ApiServer::pipeline),
+            // The memory browser: static files, no key needed to load them (every call they make sends one).
+            Route.of("GET", "/ui", ApiServer::uiRoot),
+            Route.of("GET", "/ui/", (api, exchange, params) -> api.uiFile(exchange, UiAssets.INDEX)),
+            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -107,6 +117,8 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryQueries memories;
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
+    private final ToolResults toolResults;
+    private final UiAssets ui = new UiAssets();
     private final SessionListing sessions;
     private final UserErasure erasure;
 
@@ -123,7 +135,9 @@ public final class ApiServer implements AutoCloseable {
             MemoryWriter writer,
             Duration visibilityTimeout,
             StreamThreadFailures failures,
-            Topics topics)
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace)
             throws IOException {
         this.server = server;
         this.maxBodyBytes = server.settings().maxBodyBytes();
@@ -133,7 +147,8 @@ public final class ApiServer implements AutoCloseable {
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
-        this.diaries = new DiaryQueries(streams, routing);
+        this.diaries = new DiaryQueries(streams, routing, diaryWriter);
+        this.toolResults = new ToolResults(workspace);
         this.searches = new SearchQueries(
                 streams,
                 self,
@@ -170,40 +185,10 @@ public final class ApiServer implements AutoCloseable {
      *
      * @param self this instance's address as other instances reach it (Streams' application.server)
      * @param metrics what {@code /metrics} exports; searches are timed into it
-     */
-    public static ApiServer start(
-            WebServer bound,
-            ApiKeys keys,
-            KafkaStreams streams,
-            HostInfo self,
-            SessionSettings settings,
-            String encoding,
-            MessageIngest ingest,
-            SearchSetup search,
-            PrometheusMetrics metrics,
-            MemoryWriter writer,
-            Duration visibilityTimeout,
-            StreamThreadFailures failures)
-            throws IOException {
-        return start(
-                bound,
-                keys,
-                streams,
-                self,
-                settings,
-                encoding,
-                ingest,
-                search,
-                metrics,
-                writer,
-                visibilityTimeout,
-                failures,
-                null);
-    }
-
-    /**
-     * As above, with the topics erasure requests go to ({@code null}: no erasure routes answer, as in
-     * a server tested without Kafka).
+     * @param diaryWriter where {@code PUT /v1/diary/...} submits its edits
+     * @param workspace where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}})
+     * @param topics where erasure requests go ({@code null}: no erasure routes answer, as in a server
+     *     tested without Kafka)
      */
     public static ApiServer start(
             WebServer bound,
@@ -218,7 +203,9 @@ public final class ApiServer implements AutoCloseable {
             MemoryWriter writer,
             Duration visibilityTimeout,
             StreamThreadFailures failures,
-            Topics topics)
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace)
             throws IOException {
         ApiServer api = new ApiServer(
                 bound,
@@ -233,7 +220,9 @@ public final class ApiServer implements AutoCloseable {
                 writer,
                 visibilityTimeout,
                 failures,
-                topics);
+                topics,
+                diaryWriter,
+                workspace);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
         bound.start(new Handler.Abstract.NonBlocking() {
             @Override
@@ -476,6 +465,46 @@ public final class ApiServer implements AutoCloseable {
                 exchange,
                 diaries.document(
                         tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
+    }
+
+    private void saveDiary(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        relay(
+                exchange,
+                diaries.save(tenant, params.get(0), params.get(1), readJson(exchange), authorization(exchange)));
+    }
+
+    private void toolResult(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        byte[] text = toolResults.read(tenant, params.get(0));
+        // Plain text the browser must never run as a page: the tool's output is anybody's text.
+        exchange.setHeader("X-Content-Type-Options", "nosniff");
+        exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
+        send(exchange, 200, "text/plain; charset=utf-8", text);
+    }
+
+    private void pipeline(Exchange exchange, List<String> params) throws IOException {
+        authenticate(exchange);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("health", health.readiness());
+        body.put("metrics", metrics.pipeline());
+        sendJson(exchange, 200, body);
+    }
+
+    private void uiRoot(Exchange exchange, List<String> params) {
+        // Relative file names in the page resolve against /ui/, not /.
+        exchange.setHeader("Location", "/ui/");
+        send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
+    }
+
+    private void uiFile(Exchange exchange, String name) {
+        UiAssets.Asset asset = ui.get(name).orElseThrow(() -> notFound(exchange.method(), exchange.path()));
+        UiAssets.headers(asset).forEach(exchange::setHeader);
+        if (UiAssets.unchanged(asset, exchange.header("If-None-Match"))) {
+            send(exchange, 304, asset.contentType(), new byte[0]);
+            return;
+        }
+        send(exchange, 200, asset.contentType(), asset.body());
     }
 
     private void search(Exchange exchange, List<String> params) throws IOException {
