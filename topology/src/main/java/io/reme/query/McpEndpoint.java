@@ -1,10 +1,16 @@
 package io.reme.query;
 
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -33,6 +39,7 @@ final class McpEndpoint implements AutoCloseable {
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .mcpEndpoint(PATH)
                 .maxRequestSize(maxBodyBytes)
+                .jsonMapper(new ErrorsAsJsonRpc(McpJsonDefaults.getMapper()))
                 .contextExtractor(request -> callerContext(keys, request.getHeader("Authorization")))
                 .build();
         this.server = McpServer.sync(transport)
@@ -82,6 +89,65 @@ final class McpEndpoint implements AutoCloseable {
         Optional<String> tenant = keys.tenantOf(authorization);
         return tenant.map(t -> McpTransportContext.create(Map.of(TENANT, t, AUTHORIZATION, authorization)))
                 .orElse(McpTransportContext.EMPTY);
+    }
+
+    /**
+     * The SDK's mapper, except that an {@link McpError} the transport answers by itself (no session id,
+     * an unknown session, a malformed message) is written as a JSON-RPC error response instead of as the
+     * exception object: the SDK 2.2 transport writes the exception, stack trace and all, to the client.
+     */
+    private record ErrorsAsJsonRpc(McpJsonMapper delegate) implements McpJsonMapper {
+        private Object wire(Object value) {
+            if (!(value instanceof McpError error)) {
+                return value;
+            }
+            // The request's id is not known here (the SDK's response record refuses a null one).
+            Map<String, Object> response = new LinkedHashMap<>();
+            response.put("jsonrpc", McpSchema.JSONRPC_VERSION);
+            response.put("id", null);
+            response.put("error", error.getJsonRpcError());
+            return response;
+        }
+
+        @Override
+        public String writeValueAsString(Object value) throws IOException {
+            return delegate.writeValueAsString(wire(value));
+        }
+
+        @Override
+        public byte[] writeValueAsBytes(Object value) throws IOException {
+            return delegate.writeValueAsBytes(wire(value));
+        }
+
+        @Override
+        public <T> T readValue(String content, Class<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(byte[] content, Class<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(String content, TypeRef<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(byte[] content, TypeRef<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T convertValue(Object value, Class<T> type) {
+            return delegate.convertValue(value, type);
+        }
+
+        @Override
+        public <T> T convertValue(Object value, TypeRef<T> type) {
+            return delegate.convertValue(value, type);
+        }
     }
 
     @Override

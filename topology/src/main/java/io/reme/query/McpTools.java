@@ -85,7 +85,7 @@ final class McpTools {
     }
 
     List<SyncToolSpecification> tools() {
-        return List.of(
+        List<SyncToolSpecification> tools = List.of(
                 tool(
                         "search_memory",
                         "Hybrid search (BM25 + vectors) of the tenant's memories: hits with id, type, text, score,"
@@ -241,6 +241,8 @@ final class McpTools {
                                 caller,
                                 text(args.get("user")),
                                 args.hasNonNull("date") ? text(args.get("date")) : "MEMORY")));
+        metrics.mcpTools(tools.stream().map(spec -> spec.tool().name()).toList());
+        return tools;
     }
 
     List<SyncResourceTemplateSpecification> resourceTemplates() {
@@ -397,7 +399,11 @@ final class McpTools {
                 .inputSchema(map(schema))
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
-                (exchange, request) -> call(name, exchange, request, work);
+                (exchange, request) -> {
+                    McpSchema.CallToolResult result = call(name, exchange, request, work);
+                    metrics.mcpToolCall(name, Boolean.TRUE.equals(result.isError()));
+                    return result;
+                };
         return SyncToolSpecification.builder().tool(tool).callHandler(handler).build();
     }
 

@@ -230,6 +230,15 @@ class McpIT extends WithBroker {
         assertToolError(call(acme, "delete_memory", Map.of("id", id)), 404, "memory_not_found");
 
         assertToolError(call(acme, "search_memory", Map.of("query", "tea", "k", 0)), 400, "invalid_query");
+        String metrics =
+                MemoryApi.send(app, "GET", "/metrics", TestApps.ACME_KEY, null).text();
+        assertTrue(
+                metrics.lines()
+                        .anyMatch(line -> line.startsWith("reme_mcp_tool_calls_total{")
+                                && line.contains("outcome=\"error\"")
+                                && line.contains("tool=\"search_memory\"")
+                                && !line.endsWith(" 0.0")),
+                "the failed search is counted");
         assertToolError(call(acme, "add_memory", Map.of("type", "diary_chunk", "content", "x")), 400, "invalid_memory");
     }
 
@@ -299,6 +308,23 @@ class McpIT extends WithBroker {
                             .path("error")
                             .path("code")
                             .asText());
+        }
+
+        // With a good key, what the transport refuses by itself is a JSON-RPC error, not a Java exception.
+        HttpRequest noSession = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/mcp"))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"))
+                .build();
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> refused = http.send(noSession, HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, refused.statusCode(), refused::body);
+            JsonNode body = Json.MAPPER.readTree(refused.body());
+            assertEquals("2.0", body.path("jsonrpc").asText(), refused::body);
+            assertTrue(body.path("error").path("message").asText().contains("Session ID"), refused::body);
+            assertFalse(refused.body().contains("stackTrace"), refused::body);
         }
 
         McpSyncClient stranger = client("not-a-key-0123456789abcdef");
