@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
@@ -278,6 +279,46 @@ class McpIT extends WithBroker {
                 McpSchema.ErrorCodes.INVALID_PARAMS, noDay.getJsonRpcError().code(), noDay::toString);
         assertToolError(
                 call(acme, "read_diary", Map.of("user", "alice", "date", "yesterday")), 400, "invalid_document");
+    }
+
+    @Test
+    void aSessionOpenedWithOneKeyActsForTheKeyOfEachRequest() throws Exception {
+        ok(
+                acme,
+                "append_messages",
+                Map.of(
+                        "session",
+                        "mcp-swap",
+                        "user",
+                        "alice",
+                        "messages",
+                        List.of(Map.of("role", "user", "content", "hi"))));
+        await(
+                acme,
+                "get_context",
+                Map.of("session", "mcp-swap"),
+                a -> a.path("messages").size() == 1);
+        AtomicReference<String> key = new AtomicReference<>(TestApps.ACME_KEY);
+        McpSyncClient swapping = McpClient.sync(HttpClientStreamableHttpTransport.builder(app.httpUrl())
+                        .endpoint("/mcp")
+                        .httpRequestCustomizer((request, method, uri, body, context) ->
+                                request.header("Authorization", "Bearer " + key.get()))
+                        .build())
+                .requestTimeout(Duration.ofSeconds(30))
+                .build();
+        try {
+            swapping.initialize();
+            assertEquals(
+                    1,
+                    ok(swapping, "get_context", Map.of("session", "mcp-swap"))
+                            .path("messages")
+                            .size());
+            // Same MCP session, another tenant's key: the tenant is the request's, not the session's.
+            key.set(TestApps.GLOBEX_KEY);
+            assertToolError(call(swapping, "get_context", Map.of("session", "mcp-swap")), 404, "session_not_found");
+        } finally {
+            swapping.close();
+        }
     }
 
     @Test
