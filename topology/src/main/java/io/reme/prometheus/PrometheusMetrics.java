@@ -21,6 +21,7 @@ import io.reme.llm.LlmStatus;
 import io.reme.metrics.PipelineMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -64,6 +66,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<Boolean, Timer> searches;
     /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
     private volatile KafkaStreams streams;
+    /** MCP tool calls by tool name, then by whether the call failed; filled once by {@link #mcpTools}. */
+    private final Map<String, Map<Boolean, Counter>> mcpCalls = new ConcurrentHashMap<>();
 
     /** The per-tenant-label series. */
     private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
@@ -198,6 +202,30 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     /** Every metric in the Prometheus text format. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    /** Registers the call counters of the MCP server's tools at zero, so every series exists from start-up. */
+    public void mcpTools(Collection<String> tools) {
+        for (String tool : tools) {
+            mcpCalls.computeIfAbsent(
+                    tool, name -> Map.of(false, mcpCounter(name, "ok"), true, mcpCounter(name, "error")));
+        }
+    }
+
+    private Counter mcpCounter(String tool, String outcome) {
+        return Counter.builder("reme.mcp.tool.calls")
+                .description("MCP tool calls answered, by tool and outcome (error: a tool error result)")
+                .tag("tool", tool)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    /** One MCP tool call answered; {@code tool} is one registered by {@link #mcpTools}. */
+    public void mcpToolCall(String tool, boolean failed) {
+        Map<Boolean, Counter> counters = mcpCalls.get(tool);
+        if (counters != null) {
+            counters.get(failed).increment();
+        }
     }
 
     public void search(long nanos, boolean partial) {

@@ -39,6 +39,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.URIUtil;
 import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,6 +122,7 @@ public final class ApiServer implements AutoCloseable {
     private final UiAssets ui = new UiAssets();
     private final SessionListing sessions;
     private final UserErasure erasure;
+    private final McpEndpoint mcp;
 
     private ApiServer(
             WebServer server,
@@ -178,6 +180,8 @@ public final class ApiServer implements AutoCloseable {
                         topics.messages(),
                         topics.diaryEdits(),
                         visibilityTimeout);
+        this.mcp = new McpEndpoint(
+                keys, new McpTools(searches, memories, contexts, ingest, diaries, metrics), maxBodyBytes);
     }
 
     /**
@@ -223,11 +227,23 @@ public final class ApiServer implements AutoCloseable {
                 topics,
                 diaryWriter,
                 workspace);
-        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
-        bound.start(new Handler.Abstract.NonBlocking() {
+        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one. The MCP
+        // servlet context is its child so that it starts and stops with the server, but is only ever
+        // called on a worker (mcp), never on Jetty's thread.
+        bound.start(new Handler.Wrapper(api.mcp.handler()) {
+            @Override
+            public InvocationType getInvocationType() {
+                return InvocationType.NON_BLOCKING;
+            }
+
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                api.accept(new Exchange(request, response, callback));
+                Exchange exchange = new Exchange(request, response, callback);
+                if (McpEndpoint.serves(exchange.path())) {
+                    api.mcp(exchange, getHandler());
+                } else {
+                    api.accept(exchange);
+                }
                 return true;
             }
         });
@@ -364,6 +380,56 @@ public final class ApiServer implements AutoCloseable {
             workers.execute(() -> {
                 try {
                     handle(exchange);
+                } finally {
+                    gate.leave();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            gate.leave();
+            exchange.fail(e);
+        }
+    }
+
+    /**
+     * {@code /mcp}: the same key check as the API's routes (401 before the transport sees the request)
+     * and the same admission gate, then the MCP servlet on a worker. The servlet reads its own body
+     * (the server's size limit holds for it too) and answers a tool call on this worker; its
+     * long-lived event streams go async and release the worker and the gate.
+     */
+    private void mcp(Exchange exchange, Handler servlets) {
+        if (keys.tenantOf(exchange.header("Authorization")).isEmpty()) {
+            exchange.setHeader("WWW-Authenticate", "Bearer");
+            sendJson(
+                    exchange,
+                    401,
+                    Map.of(
+                            "error",
+                            Map.of(
+                                    "code",
+                                    "unauthorized",
+                                    "message",
+                                    "send the tenant's API key as 'Authorization: Bearer <key>'")));
+            return;
+        }
+        if (!gate.enter(false)) {
+            exchange.setHeader("Retry-After", "1");
+            sendJson(
+                    exchange,
+                    503,
+                    Map.of(
+                            "error",
+                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            return;
+        }
+        try {
+            workers(exchange.request).execute(() -> {
+                try {
+                    if (!servlets.handle(exchange.request, exchange.response, exchange.callback)) {
+                        sendJson(exchange, 404, Map.of("error", Map.of("code", "not_found", "message", "no route")));
+                    }
+                } catch (Throwable e) {
+                    LOG.debug("mcp request failed path={} error={}", exchange.path(), e.toString());
+                    exchange.fail(e);
                 } finally {
                     gate.leave();
                 }
@@ -636,7 +702,7 @@ public final class ApiServer implements AutoCloseable {
         return exchange.header("Authorization");
     }
 
-    private static String memoryId(String id) {
+    static String memoryId(String id) {
         String problem = SafeId.problem("memory id", id);
         if (problem != null) {
             throw new ApiException(400, "invalid_memory", problem);
@@ -778,6 +844,7 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
+        mcp.close();
         server.close();
     }
 }

@@ -48,6 +48,11 @@ final class ContextApi {
         return context(baseUrl, token, session, "?window=all");
     }
 
+    /** {@code GET /v1/sessions/{session}/context?format=...}: the messages ready to send to a chat API. */
+    static Response formatted(String baseUrl, String token, String session, String format) {
+        return context(baseUrl, token, session, "?format=" + format);
+    }
+
     private static Response context(String baseUrl, String token, String session, String query) {
         HttpRequest.Builder request = HttpRequest.newBuilder(
                         URI.create(baseUrl + "/v1/sessions/" + session + "/context" + query))

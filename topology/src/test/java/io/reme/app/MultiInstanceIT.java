@@ -84,6 +84,14 @@ class MultiInstanceIT extends WithBroker {
                     ContextApi.wholeWindow(a.httpUrl(), TestApps.ACME_KEY, remote)
                             .body(),
                     "the whole window is forwarded with its parameter");
+            ContextApi.Response openAiViaA = ContextApi.formatted(a.httpUrl(), TestApps.ACME_KEY, remote, "openai");
+            assertEquals(200, openAiViaA.status(), openAiViaA.body()::toString);
+            assertEquals(
+                    ContextApi.formatted(b.httpUrl(), TestApps.ACME_KEY, remote, "openai")
+                            .body(),
+                    openAiViaA.body(),
+                    "the format is forwarded with its parameter");
+            assertFalse(openAiViaA.body().path("messages").isEmpty(), "the owner's messages, ready to send");
 
             String local = ownedByA.get(0);
             assertFalse(activePartitions(b).contains(owner(b, local).partition()), "B has no local copy of " + local);
