@@ -19,6 +19,11 @@ import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
 import io.reme.query.SearchSetup;
 import io.reme.query.StreamThreadFailures;
+import io.reme.query.TenantAdmin;
+import io.reme.query.TenantDirectory;
+import io.reme.query.TenantErasure;
+import io.reme.query.TenantQuotas;
+import io.reme.query.TenantSetup;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -126,6 +131,12 @@ public final class RemeApp implements AutoCloseable {
                 generatedKey = demoKey(dataDir);
                 keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
             }
+            String adminKey = config.get(AppConfig.ADMIN_KEY);
+            if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
+                // The admin key must never double as a tenant's key, or that tenant could administer all.
+                throw new ConfigException(java.util.List.of(
+                        AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
+            }
             RequestSecret secret = RequestSecrets.resolve(config);
             if (config.embeddedBroker()) {
                 broker = EmbeddedKafka.start(dataDir);
@@ -184,6 +195,18 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(
                     ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            TenantDirectory directory = new TenantDirectory(keys, TenantDirectory.storeOf(streams), Clock.systemUTC());
+            TenantSetup tenants = new TenantSetup(
+                    directory,
+                    new TenantAdmin(
+                            adminKey,
+                            directory,
+                            producer,
+                            topics.tenants(),
+                            TenantErasure.NONE,
+                            Clock.systemUTC(),
+                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT)),
+                    new TenantQuotas(directory, metrics, System::nanoTime));
             ApiServer api = ApiServer.start(
                     bound,
                     keys,
@@ -204,7 +227,8 @@ public final class RemeApp implements AutoCloseable {
                     metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
-                    failures);
+                    failures,
+                    tenants);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");

@@ -80,7 +80,14 @@ public final class ApiServer implements AutoCloseable {
             Route.of("DELETE", "/v1/memories/{id}", ApiServer::deleteMemory),
             Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
-            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories));
+            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
+            Route.of("POST", "/v1/admin/tenants", ApiServer::adminCreateTenant),
+            Route.of("GET", "/v1/admin/tenants", ApiServer::adminListTenants),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}", ApiServer::adminDeleteTenant),
+            Route.of("POST", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminIssueKey),
+            Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminListKeys),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ApiServer::adminRevokeKey),
+            Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ApiServer::adminPutPolicy));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -88,7 +95,6 @@ public final class ApiServer implements AutoCloseable {
     /** Requests handed to workers, running or waiting. */
     private final AdmissionGate gate;
 
-    private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
     private final SearchQueries searches;
@@ -99,6 +105,7 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryQueries memories;
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
+    private final TenantSetup tenants;
 
     private ApiServer(
             WebServer server,
@@ -112,12 +119,13 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            TenantSetup tenants)
             throws IOException {
         this.server = server;
+        this.tenants = tenants;
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.keys = keys;
         this.metrics = metrics;
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
@@ -159,6 +167,41 @@ public final class ApiServer implements AutoCloseable {
             Duration visibilityTimeout,
             StreamThreadFailures failures)
             throws IOException {
+        return start(
+                bound,
+                keys,
+                streams,
+                self,
+                settings,
+                encoding,
+                ingest,
+                search,
+                metrics,
+                writer,
+                visibilityTimeout,
+                failures,
+                TenantSetup.staticOnly(keys));
+    }
+
+    /**
+     * Starts serving with tenants as data: {@code tenants} authenticates (static keys, then issued
+     * ones), serves the admin API and applies the quotas.
+     */
+    public static ApiServer start(
+            WebServer bound,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures,
+            TenantSetup tenants)
+            throws IOException {
         ApiServer api = new ApiServer(
                 bound,
                 keys,
@@ -171,7 +214,8 @@ public final class ApiServer implements AutoCloseable {
                 metrics,
                 writer,
                 visibilityTimeout,
-                failures);
+                failures,
+                tenants);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
         bound.start(new Handler.Abstract.NonBlocking() {
             @Override
@@ -429,7 +473,50 @@ public final class ApiServer implements AutoCloseable {
 
     private void messages(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
+        JsonNode body = readJson(exchange);
+        tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
+        sendJson(exchange, 202, ingest.ingest(tenant, body));
+    }
+
+    private void adminCreateTenant(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.createTenant(readJson(exchange)));
+    }
+
+    private void adminListTenants(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listTenants());
+    }
+
+    private void adminDeleteTenant(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).deleteTenant(params.get(0)));
+    }
+
+    private void adminIssueKey(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
+    }
+
+    private void adminListKeys(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listKeys(params.get(0)));
+    }
+
+    private void adminRevokeKey(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).revokeKey(params.get(0), params.get(1)));
+    }
+
+    private void adminPutPolicy(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.putPolicy(params.get(0), readJson(exchange)));
+    }
+
+    /** The admin API, once the admin key checks out (404 when there is none, 401 for a tenant's key). */
+    private TenantAdmin admin(Exchange exchange) {
+        tenants.admin().authenticate(exchange.method(), exchange.path(), exchange.header("Authorization"));
+        return tenants.admin();
+    }
+
+    private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
+        sendJson(exchange, reply.status(), reply.body());
     }
 
     private void createMemory(Exchange exchange, List<String> params) throws IOException {
@@ -513,10 +600,11 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, answer.status(), answer.body());
     }
 
+    /** The tenant of the request's key (static or issued), once it is within its request quota. */
     private String authenticate(Exchange exchange) {
-        return keys.tenantOf(exchange.header("Authorization"))
-                .orElseThrow(() -> new ApiException(
-                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'"));
+        String tenant = tenants.directory().authenticate(exchange.header("Authorization"));
+        tenants.quotas().admitRequest(tenant);
+        return tenant;
     }
 
     private JsonNode readJson(Exchange exchange) throws IOException {
