@@ -143,7 +143,7 @@ public final class ApiServer implements AutoCloseable {
         this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
-        this.lookup = new SearchMemoryLookup(searches, keys);
+        this.lookup = new SearchMemoryLookup(searches, tenants.directory());
         this.retrieval = new MemoryRetrieval(searches);
     }
 

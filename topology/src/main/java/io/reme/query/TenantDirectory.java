@@ -1,10 +1,14 @@
 package io.reme.query;
 
+import io.reme.llm.RequestSecret;
+import io.reme.message.SafeId;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,10 +37,13 @@ public final class TenantDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(TenantDirectory.class);
     private static final String BEARER = "Bearer ";
     private static final StringSerializer KEYS = new StringSerializer();
+    /** Keys instances derive for one another (see {@link #internalAuthorization}). */
+    private static final String INTERNAL_PREFIX = "ri_";
 
     private final ApiKeys bootstrap;
     private final Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores;
     private final Clock clock;
+    private final RequestSecret secret;
     private volatile ReadOnlyKeyValueStore<String, byte[]> store;
 
     /**
@@ -44,9 +51,32 @@ public final class TenantDirectory {
      *     while Streams cannot serve it; null for no store (static keys only)
      */
     public TenantDirectory(ApiKeys bootstrap, Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores, Clock clock) {
+        this(bootstrap, stores, clock, null);
+    }
+
+    /** @param secret the deployment's secret, from which instances derive their keys for one another; null for none */
+    public TenantDirectory(
+            ApiKeys bootstrap,
+            Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores,
+            Clock clock,
+            RequestSecret secret) {
         this.bootstrap = bootstrap;
         this.stores = stores;
         this.clock = clock;
+        this.secret = secret;
+    }
+
+    /**
+     * The {@code Authorization} header for a call to another instance on the tenant's behalf made by
+     * this instance itself (no client key at hand): the tenant's static key, else the key derived from
+     * the deployment's secret; empty when there is neither.
+     */
+    public Optional<String> internalAuthorization(String tenant) {
+        Optional<String> fixed = bootstrap.authorizationOf(tenant);
+        if (fixed.isPresent() || secret == null) {
+            return fixed;
+        }
+        return Optional.of(BEARER + INTERNAL_PREFIX + tenant + "_" + secret.internalKey(tenant));
     }
 
     /** The static keys only: no store, no issued keys (a server without Streams, in tests). */
@@ -79,6 +109,9 @@ public final class TenantDirectory {
             return fixed.get();
         }
         String key = bearer(authorization);
+        if (key != null && key.startsWith(INTERNAL_PREFIX) && secret != null) {
+            return internalCaller(key);
+        }
         String id = key == null ? null : ApiKeyHash.idOf(key);
         if (id == null || stores == null) {
             throw unauthorized();
@@ -95,6 +128,20 @@ public final class TenantDirectory {
         }
         checkStatus(record.tenant(), tenant);
         return record.tenant();
+    }
+
+    /** The tenant of an instance's own key ({@code ri_<tenant>_<hmac>}), compared in constant time. */
+    private String internalCaller(String key) {
+        int separator = key.lastIndexOf('_');
+        String tenant = separator <= INTERNAL_PREFIX.length() ? "" : key.substring(INTERNAL_PREFIX.length(), separator);
+        if (SafeId.problem("tenant", tenant) != null
+                || !MessageDigest.isEqual(
+                        secret.internalKey(tenant).getBytes(StandardCharsets.UTF_8),
+                        key.substring(separator + 1).getBytes(StandardCharsets.UTF_8))) {
+            throw unauthorized();
+        }
+        checkStatus(tenant, tenantIfReadable(tenant));
+        return tenant;
     }
 
     /** The store's answer for a static key's tenant; a store not yet readable does not refuse static keys. */

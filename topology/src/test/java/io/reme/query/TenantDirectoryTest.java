@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.reme.llm.RequestSecret;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
@@ -111,6 +112,41 @@ class TenantDirectoryTest {
                 () -> starting.authenticate("Bearer " + ApiKeyHash.issue().key()));
         assertEquals(503, waiting.status());
         assertEquals(TenantPolicy.NONE, starting.policy("acme"));
+    }
+
+    @Test
+    void instancesCallEachOtherWithAKeyDerivedFromTheDeploymentSecret() {
+        RequestSecret secret = RequestSecret.random();
+        TenantDirectory withSecret =
+                new TenantDirectory(ApiKeys.single("acme", STATIC_KEY), () -> new MapStore(entries), CLOCK, secret);
+        tenant("initech", TenantStatus.ENABLED);
+        String internal = withSecret.internalAuthorization("initech").orElseThrow();
+        assertEquals("initech", withSecret.authenticate(internal));
+        assertEquals(
+                "Bearer " + STATIC_KEY, withSecret.internalAuthorization("acme").orElseThrow());
+        // Another tenant's derived key under this tenant's name, another secret's, or no secret at all.
+        tenant("hooli", TenantStatus.ENABLED);
+        String hooli = withSecret.internalAuthorization("hooli").orElseThrow();
+        String forged = "Bearer ri_initech_" + hooli.substring(hooli.lastIndexOf('_') + 1);
+        assertEquals(
+                401,
+                assertThrows(ApiException.class, () -> withSecret.authenticate(forged))
+                        .status());
+        TenantDirectory otherSecret = new TenantDirectory(
+                ApiKeys.single("acme", STATIC_KEY), () -> new MapStore(entries), CLOCK, RequestSecret.random());
+        assertEquals(
+                401,
+                assertThrows(ApiException.class, () -> otherSecret.authenticate(internal))
+                        .status());
+        assertEquals(
+                401,
+                assertThrows(ApiException.class, () -> directory.authenticate(internal))
+                        .status());
+        tenant("initech", TenantStatus.DELETED);
+        assertEquals(
+                401,
+                assertThrows(ApiException.class, () -> withSecret.authenticate(internal))
+                        .status());
     }
 
     @Test
