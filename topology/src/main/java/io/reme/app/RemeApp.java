@@ -234,7 +234,14 @@ public final class RemeApp implements AutoCloseable {
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
             }
             WorkerProcess workers = config.get(AppConfig.WORKERS_EMBEDDED)
-                    ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
+                    ? WorkerProcess.start(
+                            config,
+                            bootstrap,
+                            tokens,
+                            metrics,
+                            api.memoryLookup(),
+                            embeddings,
+                            directory::llmConcurrency)
                     : null;
             FileSinks sinks = config.sinksEmbedded()
                     ? FileSinks.start(

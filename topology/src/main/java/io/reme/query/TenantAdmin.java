@@ -226,10 +226,11 @@ public final class TenantAdmin {
         TenantRecord updated = record.withPolicy(policy == null ? TenantPolicy.NONE : policy);
         write(TenantEntries.tenantKey(tenant), updated);
         LOG.info(
-                "tenant policy set tenant={} requestsPerSecond={} messagesPerSecond={}",
+                "tenant policy set tenant={} requestsPerSecond={} messagesPerSecond={} llmConcurrency={}",
                 tenant,
                 updated.policy().requestsPerSecond(),
-                updated.policy().messagesPerSecond());
+                updated.policy().messagesPerSecond(),
+                updated.policy().llmConcurrency());
         return new Reply(200, tenantView(updated));
     }
 

@@ -188,6 +188,12 @@ public final class TenantDirectory {
         }
     }
 
+    /** How many of the tenant's LLM requests this instance's workers may hold at once (no cap: MAX_VALUE). */
+    public int llmConcurrency(String tenant) {
+        Integer cap = policy(tenant).llmConcurrency();
+        return cap == null ? Integer.MAX_VALUE : cap;
+    }
+
     public Optional<TenantRecord> tenant(String tenant) {
         byte[] value = raw(TenantEntries.tenantKey(tenant));
         return value == null ? Optional.empty() : parsed(TenantEntries.tenantKey(tenant), value, TenantEntries::tenant);
