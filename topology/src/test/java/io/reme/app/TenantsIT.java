@@ -200,47 +200,16 @@ class TenantsIT extends WithBroker {
             batch.add(Map.of("session", "s1", "user", "u1", "role", "user", "content", "hello " + i));
         }
         assertEquals(202, send(a, "POST", "/v1/messages", chatty, batch).status());
-        Response throttled = send(a, "POST", "/v1/messages", chatty, batch.get(0));
-        assertEquals(429, throttled.status(), throttled.text());
-        assertNotNull(throttled.retryAfter(), "429 carries Retry-After");
-        assertTrue(Integer.parseInt(throttled.retryAfter()) >= 1);
+        Response waitForIt = send(a, "POST", "/v1/messages", chatty, batch.get(0));
+        assertEquals(429, waitForIt.status(), waitForIt.text());
+        assertNotNull(waitForIt.retryAfter(), "429 carries Retry-After");
+        assertTrue(Integer.parseInt(waitForIt.retryAfter()) >= 1);
 
         int samples = 300;
         warmUp(calm);
         long[] quiet = latencies(a, calm, samples);
 
-        AtomicBoolean flooding = new AtomicBoolean(true);
-        AtomicInteger accepted = new AtomicInteger();
-        AtomicInteger refused = new AtomicInteger();
-        AtomicInteger refusedWithoutRetryAfter = new AtomicInteger();
-        long floodStart = System.nanoTime();
-        ExecutorService flooders = Executors.newFixedThreadPool(4);
-        for (int i = 0; i < 4; i++) {
-            flooders.submit(() -> {
-                while (flooding.get()) {
-                    Response response = send(a, "GET", "/v1/sessions/s1/context", flood, null);
-                    if (response.status() == 429) {
-                        refused.incrementAndGet();
-                        if (response.retryAfter() == null) {
-                            refusedWithoutRetryAfter.incrementAndGet();
-                        }
-                    } else {
-                        accepted.incrementAndGet();
-                    }
-                }
-                return null;
-            });
-        }
-        long[] loaded;
-        try {
-            Thread.sleep(500);
-            loaded = latencies(a, calm, samples);
-        } finally {
-            flooding.set(false);
-            flooders.shutdown();
-            flooders.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
-        }
-        double floodSeconds = (System.nanoTime() - floodStart) / 1e9;
+        Flood throttled = flood(flood, calm, samples);
         System.out.printf(
                 "tenants: calm tenant GET context on A, %d requests each: alone p50 %.2f ms p99 %.2f ms; "
                         + "with flood p50 %.2f ms p99 %.2f ms; flood (4 threads, 50/s quota) over %.1f s: "
@@ -248,22 +217,36 @@ class TenantsIT extends WithBroker {
                 samples,
                 percentile(quiet, 50),
                 percentile(quiet, 99),
-                percentile(loaded, 50),
-                percentile(loaded, 99),
-                floodSeconds,
-                accepted.get(),
-                accepted.get() / floodSeconds,
-                refused.get());
-        assertTrue(refused.get() > 0, "the flood was throttled");
-        assertEquals(0, refusedWithoutRetryAfter.get());
+                percentile(throttled.calm(), 50),
+                percentile(throttled.calm(), 99),
+                throttled.seconds(),
+                throttled.accepted(),
+                throttled.accepted() / throttled.seconds(),
+                throttled.refused());
+        assertTrue(throttled.refused() > 0, "the flood was throttled");
+        assertEquals(0, throttled.refusedWithoutRetryAfter());
         // One second's burst plus the rate, with slack for the bucket's refill between reads of the clock.
         assertTrue(
-                accepted.get() <= 50 * floodSeconds * 1.1 + 60,
-                "at most the quota got through: " + accepted.get() + " in " + floodSeconds + " s");
+                throttled.accepted() <= 50 * throttled.seconds() * 1.1 + 60,
+                "at most the quota got through: " + throttled.accepted() + " in " + throttled.seconds() + " s");
         // On two shared cores the flood's own cost still shows; the quota keeps it to a few times over.
         assertTrue(
-                percentile(loaded, 50) <= 5 * percentile(quiet, 50) + 20,
+                percentile(throttled.calm(), 50) <= 5 * percentile(quiet, 50) + 20,
                 "the calm tenant's median stays near its quiet median");
+
+        // For comparison: the same flood with no quota.
+        assertEquals(
+                200, admin(a, "PUT", "/v1/admin/tenants/flood/policy", Map.of()).status());
+        Flood unthrottled = flood(flood, calm, samples);
+        System.out.printf(
+                "tenants: calm tenant with an unthrottled flood: p50 %.2f ms p99 %.2f ms; flood %d answered "
+                        + "(%.1f/s), %d refused%n",
+                percentile(unthrottled.calm(), 50),
+                percentile(unthrottled.calm(), 99),
+                unthrottled.accepted(),
+                unthrottled.accepted() / unthrottled.seconds(),
+                unthrottled.refused());
+        assertEquals(0, unthrottled.refused(), "without a quota nothing is refused");
 
         String metrics = send(a, "GET", "/metrics", null, null).text();
         assertTrue(
@@ -335,6 +318,46 @@ class TenantsIT extends WithBroker {
         for (String issued : keys) {
             assertFalse(contains(logged, secretOf(issued)), "a key's secret in the log");
         }
+    }
+
+    /** What a flood did: the calm tenant's sorted latencies meanwhile, and the flood's own answers. */
+    private record Flood(long[] calm, int accepted, int refused, int refusedWithoutRetryAfter, double seconds) {}
+
+    /** Four threads send the flood tenant's requests as fast as they are answered while the calm tenant is timed. */
+    private static Flood flood(String floodKey, String calmKey, int samples) throws InterruptedException {
+        AtomicBoolean flooding = new AtomicBoolean(true);
+        AtomicInteger accepted = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger refusedWithoutRetryAfter = new AtomicInteger();
+        long start = System.nanoTime();
+        ExecutorService flooders = Executors.newFixedThreadPool(4);
+        for (int i = 0; i < 4; i++) {
+            flooders.submit(() -> {
+                while (flooding.get()) {
+                    Response response = send(a, "GET", "/v1/sessions/s1/context", floodKey, null);
+                    if (response.status() == 429) {
+                        refused.incrementAndGet();
+                        if (response.retryAfter() == null) {
+                            refusedWithoutRetryAfter.incrementAndGet();
+                        }
+                    } else {
+                        accepted.incrementAndGet();
+                    }
+                }
+                return null;
+            });
+        }
+        long[] calm;
+        try {
+            Thread.sleep(500);
+            calm = latencies(a, calmKey, samples);
+        } finally {
+            flooding.set(false);
+            flooders.shutdown();
+            flooders.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        return new Flood(
+                calm, accepted.get(), refused.get(), refusedWithoutRetryAfter.get(), (System.nanoTime() - start) / 1e9);
     }
 
     private static String tenantWithKey(String tenant, Map<String, Object> policy) {
