@@ -123,15 +123,18 @@ public final class RemeApp implements AutoCloseable {
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;
-            if (keys.isEmpty()) {
-                if (!InetAddress.getByName(host).isLoopbackAddress()) {
-                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
-                            + "non-loopback address (" + host + ")"));
-                }
-                generatedKey = demoKey(dataDir);
-                keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
-            }
             String adminKey = config.get(AppConfig.ADMIN_KEY);
+            if (keys.isEmpty()) {
+                boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
+                if (!loopback && adminKey.isEmpty()) {
+                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
+                            + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
+                }
+                if (loopback) {
+                    generatedKey = demoKey(dataDir);
+                    keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+                }
+            }
             if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
                 // The admin key must never double as a tenant's key, or that tenant could administer all.
                 throw new ConfigException(java.util.List.of(

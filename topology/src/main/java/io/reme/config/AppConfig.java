@@ -48,7 +48,7 @@ public final class AppConfig {
     public static final ConfigField<String> HTTP_HOST = new ConfigField<>(
             "reme.http.host",
             "127.0.0.1",
-            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.",
+            "Address the HTTP API binds to. With no API keys (and no admin key) configured only 127.0.0.1 is allowed.",
             Parsers.text());
     public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>(
             "reme.http.port", "8080", "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));

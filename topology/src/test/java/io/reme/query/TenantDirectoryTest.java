@@ -14,15 +14,9 @@ import io.reme.tenant.TenantStatus;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 
 class TenantDirectoryTest {
@@ -157,60 +151,5 @@ class TenantDirectoryTest {
         assertNull(ApiKeyHash.idOf("rk_0123456789ABCDEF_x"), "upper-case hex is not an id we issue");
         assertNull(ApiKeyHash.idOf("rk_short"));
         assertEquals(64, ApiKeyHash.hex(key.key()).length());
-    }
-
-    /** A read-only store over a sorted map, as the global store answers. */
-    private record MapStore(NavigableMap<String, byte[]> map) implements ReadOnlyKeyValueStore<String, byte[]> {
-        @Override
-        public byte[] get(String key) {
-            return map.get(key);
-        }
-
-        @Override
-        public KeyValueIterator<String, byte[]> range(String from, String to) {
-            return iterator(map.subMap(from, true, to, true));
-        }
-
-        @Override
-        public KeyValueIterator<String, byte[]> all() {
-            return iterator(map);
-        }
-
-        @Override
-        public <PS extends Serializer<P>, P> KeyValueIterator<String, byte[]> prefixScan(P prefix, PS serializer) {
-            String text = (String) prefix;
-            return iterator(map.subMap(text, true, text + Character.MAX_VALUE, false));
-        }
-
-        @Override
-        public long approximateNumEntries() {
-            return map.size();
-        }
-
-        private static KeyValueIterator<String, byte[]> iterator(Map<String, byte[]> entries) {
-            Iterator<Map.Entry<String, byte[]>> it = Map.copyOf(entries).entrySet().stream()
-                    .sorted(Map.Entry.comparingByKey())
-                    .iterator();
-            return new KeyValueIterator<>() {
-                @Override
-                public void close() {}
-
-                @Override
-                public String peekNextKey() {
-                    throw new UnsupportedOperationException();
-                }
-
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public KeyValue<String, byte[]> next() {
-                    Map.Entry<String, byte[]> next = it.next();
-                    return KeyValue.pair(next.getKey(), next.getValue());
-                }
-            };
-        }
     }
 }
