@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -70,7 +71,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final DiaryDocuments documents;
     private final RequestHandler handler;
     private final PipelineMetrics metrics;
-    private final FairQueue<Job> queue = new FairQueue<>();
+    private final FairQueue<Job> queue;
     private final OffsetTracker offsets = new OffsetTracker();
     private final ExecutorService workers;
     private final ExecutorService calls;
@@ -92,7 +93,9 @@ public final class LlmWorkerPool implements AutoCloseable {
             TokenCounter tokens,
             PipelineMetrics metrics,
             ExtractionSetup extraction,
-            RequestSecret secret) {
+            RequestSecret secret,
+            ToIntFunction<String> tenantConcurrency) {
+        this.queue = new FairQueue<>(tenantConcurrency);
         this.topics = topics;
         this.partitioning = extraction.partitioning();
         this.settings = settings;
@@ -171,8 +174,36 @@ public final class LlmWorkerPool implements AutoCloseable {
             PipelineMetrics metrics,
             ExtractionSetup extraction,
             RequestSecret secret) {
-        LlmWorkerPool pool =
-                new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret);
+        return start(
+                clientProps,
+                topics,
+                groupId,
+                settings,
+                client,
+                tokens,
+                metrics,
+                extraction,
+                secret,
+                tenant -> Integer.MAX_VALUE);
+    }
+
+    /**
+     * As above, with each tenant's cap on its requests in the workers' hands at once (its share of
+     * the pool; read at every take, so a changed policy applies to the next request).
+     */
+    public static LlmWorkerPool start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            WorkerSettings settings,
+            LlmClient client,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            ExtractionSetup extraction,
+            RequestSecret secret,
+            ToIntFunction<String> tenantConcurrency) {
+        LlmWorkerPool pool = new LlmWorkerPool(
+                clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret, tenantConcurrency);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
@@ -266,33 +297,52 @@ public final class LlmWorkerPool implements AutoCloseable {
             if (job == null) {
                 continue;
             }
-            try {
-                run(job);
-            } catch (InterruptedException e) {
+            if (!runTaken(job)) {
                 return;
-            } catch (WriteFailedException e) {
-                if (e.kind() == SendFailures.PRODUCER) {
-                    // Not the request's fault, and no later attempt can write either: stop instead of calling
-                    // the model again and again for answers that cannot be delivered.
-                    LOG.error(
-                            "llm workers stop: their producer cannot write any more; requests stay uncommitted "
-                                    + "and are re-delivered to the next worker",
-                            e);
-                    running = false;
-                    poller.stop();
-                    return;
-                }
-                // A refused answer would meet the same refusal if the model were asked again: the request fails.
-                boolean handled = e.kind() == SendFailures.RECORD && refuse(job, e);
-                if (!handled && !requeue(job, e)) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                if (!requeue(job, e)) {
-                    return;
-                }
             }
         }
+    }
+
+    /**
+     * One taken job, its tenant's share of the workers held until it is answered or put back; false
+     * when this worker must stop.
+     */
+    private boolean runTaken(Job job) {
+        try {
+            return runOne(job);
+        } finally {
+            queue.done(job.request().tenant());
+        }
+    }
+
+    private boolean runOne(Job job) {
+        try {
+            run(job);
+        } catch (InterruptedException e) {
+            return false;
+        } catch (WriteFailedException e) {
+            if (e.kind() == SendFailures.PRODUCER) {
+                // Not the request's fault, and no later attempt can write either: stop instead of calling
+                // the model again and again for answers that cannot be delivered.
+                LOG.error(
+                        "llm workers stop: their producer cannot write any more; requests stay uncommitted "
+                                + "and are re-delivered to the next worker",
+                        e);
+                running = false;
+                poller.stop();
+                return false;
+            }
+            // A refused answer would meet the same refusal if the model were asked again: the request fails.
+            boolean handled = e.kind() == SendFailures.RECORD && refuse(job, e);
+            if (!handled && !requeue(job, e)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            if (!requeue(job, e)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

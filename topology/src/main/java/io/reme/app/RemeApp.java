@@ -20,6 +20,11 @@ import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
 import io.reme.query.SearchSetup;
 import io.reme.query.StreamThreadFailures;
+import io.reme.query.TenantAdmin;
+import io.reme.query.TenantDirectory;
+import io.reme.query.TenantErasure;
+import io.reme.query.TenantQuotas;
+import io.reme.query.TenantSetup;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -44,6 +49,7 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -104,19 +110,30 @@ public final class RemeApp implements AutoCloseable {
     static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
         Path dataDir = config.dataDir();
         StartedResources resources = new StartedResources();
+        // The admin API is built before the HTTP API whose erasure it hands deleted tenants to.
+        AtomicReference<ApiServer> started = new AtomicReference<>();
         PrometheusMetrics metrics = resources.add("metrics", new PrometheusMetrics(config.metricsTenants()));
         try {
             PrivateFiles.tighten(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;
+            String adminKey = config.get(AppConfig.ADMIN_KEY);
             if (keys.isEmpty()) {
-                if (!InetAddress.getByName(host).isLoopbackAddress()) {
+                boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
+                if (!loopback && adminKey.isEmpty()) {
                     throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
-                            + "non-loopback address (" + host + ")"));
+                            + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
                 }
-                generatedKey = demoKey(dataDir);
-                keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+                if (loopback) {
+                    generatedKey = demoKey(dataDir);
+                    keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+                }
+            }
+            if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
+                // The admin key must never double as a tenant's key, or that tenant could administer all.
+                throw new ConfigException(java.util.List.of(
+                        AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
             }
             RequestSecret secret = RequestSecrets.resolve(config);
             EmbeddedKafka broker =
@@ -186,6 +203,18 @@ public final class RemeApp implements AutoCloseable {
             Producer<byte[], byte[]> producer =
                     new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
+            TenantDirectory directory = new TenantDirectory(keys, TenantDirectory.storeOf(streams), Clock.systemUTC());
+            TenantSetup tenants = new TenantSetup(
+                    directory,
+                    new TenantAdmin(
+                            adminKey,
+                            directory,
+                            producer,
+                            topics.tenants(),
+                            tenantErasure(started, directory),
+                            Clock.systemUTC(),
+                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT)),
+                    new TenantQuotas(directory, metrics, System::nanoTime));
             ApiServer api = ApiServer.start(
                     bound,
                     keys,
@@ -209,7 +238,9 @@ public final class RemeApp implements AutoCloseable {
                     failures,
                     topics,
                     new DiaryWriter(producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new Workspace(config.workspaceDir()));
+                    new Workspace(config.workspaceDir()),
+                    tenants);
+            started.set(api);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
@@ -217,7 +248,14 @@ public final class RemeApp implements AutoCloseable {
             WorkerProcess workers = resources.add(
                     "llm workers",
                     config.get(AppConfig.WORKERS_EMBEDDED)
-                            ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
+                            ? WorkerProcess.start(
+                                    config,
+                                    bootstrap,
+                                    tokens,
+                                    metrics,
+                                    api.memoryLookup(),
+                                    embeddings,
+                                    directory::llmConcurrency)
                             : null);
             resources.add(
                     "file sinks",
@@ -263,6 +301,29 @@ public final class RemeApp implements AutoCloseable {
         } catch (RuntimeException e) {
             throw failed(resources, e);
         }
+    }
+
+    /**
+     * A deleted tenant's data goes the way of {@code DELETE /v1/tenant}, on a thread of its own: the
+     * admin's answer does not wait for it (its keys are already refused), and the erasure's own
+     * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
+     */
+    private static TenantErasure tenantErasure(AtomicReference<ApiServer> api, TenantDirectory directory) {
+        return tenant -> {
+            ApiServer server = api.get();
+            if (server == null || server.erasure() == null) {
+                return TenantErasure.NONE.erase(tenant);
+            }
+            String authorization = directory.internalAuthorization(tenant).orElse(null);
+            Thread.ofVirtual().name("reme-erase-" + tenant).start(() -> {
+                try {
+                    server.erasure().eraseTenant(tenant, authorization);
+                } catch (RuntimeException e) {
+                    LOG.error("erasure of a deleted tenant failed tenant={}", tenant, e);
+                }
+            });
+            return "started";
+        };
     }
 
     /** Closes what the start opened and hands its failure back to be thrown. */

@@ -48,7 +48,7 @@ public final class AppConfig {
     public static final ConfigField<String> HTTP_HOST = new ConfigField<>(
             "reme.http.host",
             "127.0.0.1",
-            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.",
+            "Address the HTTP API binds to. With no API keys (and no admin key) configured only 127.0.0.1 is allowed.",
             Parsers.text());
     public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>(
             "reme.http.port", "8080", "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));
@@ -89,6 +89,12 @@ public final class AppConfig {
             "Bearer tokens per tenant as tenant:key,tenant:key. Empty serves tenant 'demo' with a random key printed "
                     + "at start and written to <data-dir>/api-key.",
             Parsers.text());
+    public static final ConfigField<String> ADMIN_KEY = new ConfigField<>(
+            "reme.admin.key",
+            "",
+            "Bearer key of the admin API (/v1/admin/...: tenants, their keys and policies); at least 16 characters, "
+                    + "the same on every instance. Empty: there is no admin API (its routes answer 404).",
+            AppConfig::adminKeyText);
     public static final ConfigField<String> APPLICATION_ID = new ConfigField<>(
             "reme.application.id",
             "reme-streams",
@@ -733,6 +739,15 @@ public final class AppConfig {
     public Optional<RequestSecret> configuredRequestSecret() {
         String text = get(REQUEST_SECRET);
         return text.isEmpty() ? Optional.empty() : Optional.of(RequestSecret.of(text));
+    }
+
+    /** Checks the length without ever echoing the value: it is a secret. */
+    private static String adminKeyText(String value) {
+        String text = value == null ? "" : value.trim();
+        if (!text.isEmpty() && text.length() < 16) {
+            throw new IllegalArgumentException("must be at least 16 characters (the value is not shown)");
+        }
+        return text;
     }
 
     /** Checks the length without ever echoing the value: it is a secret. */

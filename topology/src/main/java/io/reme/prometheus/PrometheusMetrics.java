@@ -70,7 +70,11 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<String, Map<Boolean, Counter>> mcpCalls = new ConcurrentHashMap<>();
 
     /** The per-tenant-label series. */
-    private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
+    private record TenantMeters(
+            Counter messages, Counter tokens, Map<Compaction, Counter> compactions, Map<String, Counter> throttled) {}
+
+    /** The tenant quotas a request can be refused for ({@code quota} label of {@code reme.http.throttled}). */
+    public static final List<String> QUOTAS = List.of("requests", "messages");
 
     /** @param labelledTenants tenants whose id may appear as a label value; all others are {@value #OTHER_TENANT} */
     public PrometheusMetrics(Set<String> labelledTenants) {
@@ -148,7 +152,22 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
                         .description("Tokens of the messages appended, as counted on arrival")
                         .tag("tenant", label)
                         .register(registry),
-                compactions);
+                compactions,
+                throttledCounters(label));
+    }
+
+    private Map<String, Counter> throttledCounters(String label) {
+        Map<String, Counter> byQuota = new HashMap<>();
+        for (String quota : QUOTAS) {
+            byQuota.put(
+                    quota,
+                    Counter.builder("reme.http.throttled")
+                            .description("HTTP requests refused with 429 because the tenant was past a quota")
+                            .tag("tenant", label)
+                            .tag("quota", quota)
+                            .register(registry));
+        }
+        return Map.copyOf(byQuota);
     }
 
     private Timer searchTimer(boolean partial) {
@@ -246,6 +265,15 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     @Override
     public void compaction(String tenant, Compaction event) {
         meters(tenant).compactions().get(event).increment();
+    }
+
+    /** A request refused because the tenant was past {@code quota} (one of {@link #QUOTAS}). */
+    public void throttled(String tenant, String quota) {
+        Counter counter = meters(tenant).throttled().get(quota);
+        if (counter == null) {
+            throw new IllegalArgumentException("unknown quota " + quota);
+        }
+        counter.increment();
     }
 
     @Override

@@ -99,7 +99,14 @@ public final class ApiServer implements AutoCloseable {
             // The memory browser: static files, no key needed to load them (every call they make sends one).
             Route.of("GET", "/ui", ApiServer::uiRoot),
             Route.of("GET", "/ui/", (api, exchange, params) -> api.uiFile(exchange, UiAssets.INDEX)),
-            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))));
+            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))),
+            Route.of("POST", "/v1/admin/tenants", ApiServer::adminCreateTenant),
+            Route.of("GET", "/v1/admin/tenants", ApiServer::adminListTenants),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}", ApiServer::adminDeleteTenant),
+            Route.of("POST", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminIssueKey),
+            Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminListKeys),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ApiServer::adminRevokeKey),
+            Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ApiServer::adminPutPolicy));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -107,7 +114,6 @@ public final class ApiServer implements AutoCloseable {
     /** Requests handed to workers, running or waiting. */
     private final AdmissionGate gate;
 
-    private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
     private final SearchQueries searches;
@@ -123,6 +129,7 @@ public final class ApiServer implements AutoCloseable {
     private final SessionListing sessions;
     private final UserErasure erasure;
     private final McpEndpoint mcp;
+    private final TenantSetup tenants;
 
     private ApiServer(
             WebServer server,
@@ -139,12 +146,13 @@ public final class ApiServer implements AutoCloseable {
             StreamThreadFailures failures,
             Topics topics,
             DiaryWriter diaryWriter,
-            Workspace workspace)
+            Workspace workspace,
+            TenantSetup tenants)
             throws IOException {
         this.server = server;
+        this.tenants = tenants;
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.keys = keys;
         this.metrics = metrics;
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
@@ -163,7 +171,7 @@ public final class ApiServer implements AutoCloseable {
         this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
-        this.lookup = new SearchMemoryLookup(searches, keys);
+        this.lookup = new SearchMemoryLookup(searches, tenants.directory());
         this.retrieval = new MemoryRetrieval(searches);
         // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
         this.sessions =
@@ -181,7 +189,9 @@ public final class ApiServer implements AutoCloseable {
                         topics.diaryEdits(),
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
-                keys, new McpTools(searches, memories, contexts, ingest, diaries, metrics), maxBodyBytes);
+                tenants.directory(),
+                new McpTools(searches, memories, contexts, ingest, diaries, metrics),
+                maxBodyBytes);
     }
 
     /**
@@ -211,6 +221,47 @@ public final class ApiServer implements AutoCloseable {
             DiaryWriter diaryWriter,
             Workspace workspace)
             throws IOException {
+        return start(
+                bound,
+                keys,
+                streams,
+                self,
+                settings,
+                encoding,
+                ingest,
+                search,
+                metrics,
+                writer,
+                visibilityTimeout,
+                failures,
+                topics,
+                diaryWriter,
+                workspace,
+                TenantSetup.staticOnly(keys));
+    }
+
+    /**
+     * Starts serving with tenants as data: {@code tenants} authenticates (static keys, then issued
+     * ones), serves the admin API and applies the quotas.
+     */
+    public static ApiServer start(
+            WebServer bound,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures,
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace,
+            TenantSetup tenants)
+            throws IOException {
         ApiServer api = new ApiServer(
                 bound,
                 keys,
@@ -226,7 +277,8 @@ public final class ApiServer implements AutoCloseable {
                 failures,
                 topics,
                 diaryWriter,
-                workspace);
+                workspace,
+                tenants);
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one. The MCP
         // servlet context is its child so that it starts and stops with the server, but is only ever
         // called on a worker (mcp), never on Jetty's thread.
@@ -397,7 +449,8 @@ public final class ApiServer implements AutoCloseable {
      * long-lived event streams go async and release the worker and the gate.
      */
     private void mcp(Exchange exchange, Handler servlets) {
-        if (keys.tenantOf(exchange.header("Authorization")).isEmpty()) {
+        if (McpEndpoint.tenantOf(tenants.directory(), exchange.header("Authorization"))
+                .isEmpty()) {
             exchange.setHeader("WWW-Authenticate", "Bearer");
             sendJson(
                     exchange,
@@ -591,7 +644,50 @@ public final class ApiServer implements AutoCloseable {
 
     private void messages(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
+        JsonNode body = readJson(exchange);
+        tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
+        sendJson(exchange, 202, ingest.ingest(tenant, body));
+    }
+
+    private void adminCreateTenant(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.createTenant(readJson(exchange)));
+    }
+
+    private void adminListTenants(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listTenants());
+    }
+
+    private void adminDeleteTenant(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).deleteTenant(params.get(0)));
+    }
+
+    private void adminIssueKey(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
+    }
+
+    private void adminListKeys(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listKeys(params.get(0)));
+    }
+
+    private void adminRevokeKey(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).revokeKey(params.get(0), params.get(1)));
+    }
+
+    private void adminPutPolicy(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.putPolicy(params.get(0), readJson(exchange)));
+    }
+
+    /** The admin API, once the admin key checks out (404 when there is none, 401 for a tenant's key). */
+    private TenantAdmin admin(Exchange exchange) {
+        tenants.admin().authenticate(exchange.method(), exchange.path(), exchange.header("Authorization"));
+        return tenants.admin();
+    }
+
+    private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
+        sendJson(exchange, reply.status(), reply.body());
     }
 
     private void createMemory(Exchange exchange, List<String> params) throws IOException {
@@ -725,10 +821,11 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, answer.status(), answer.body());
     }
 
+    /** The tenant of the request's key (static or issued), once it is within its request quota. */
     private String authenticate(Exchange exchange) {
-        return keys.tenantOf(exchange.header("Authorization"))
-                .orElseThrow(() -> new ApiException(
-                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'"));
+        String tenant = tenants.directory().authenticate(exchange.header("Authorization"));
+        tenants.quotas().admitRequest(tenant);
+        return tenant;
     }
 
     private JsonNode readJson(Exchange exchange) throws IOException {

@@ -18,6 +18,8 @@ import io.reme.session.ResultProcessor;
 import io.reme.session.SessionNodes;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
+import io.reme.tenant.TenantEntries;
+import io.reme.tenant.TenantsUpdater;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
@@ -38,7 +40,8 @@ import org.apache.kafka.streams.state.Stores;
  * deserialiser), keeps the window in six logged stores shared by its two processors, and writes
  * LLM requests, archived dialog, full tool outputs and dead letters. The diary sub-topology is
  * the single writer of diary documents (versioned edits in, documents and their changed chunks out);
- * the memory index keeps a Lucene index per task of the {@code memories} topic.
+ * the memory index keeps a Lucene index per task of the {@code memories} topic; the tenants' global
+ * store holds every tenant, API key hash and policy on every instance.
  */
 public final class RemeTopology {
     private RemeTopology() {}
@@ -168,6 +171,21 @@ public final class RemeTopology {
                 topics.memories(),
                 MemoryIndexUpdater.NAME,
                 MemoryIndexUpdater.supplier());
+
+        // Tenants, keys and policies: every instance keeps all of them (a global store), so any
+        // instance checks any key at once and sees an admin's change within a poll of the topic.
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(
+                                Stores.persistentKeyValueStore(TenantEntries.STORE),
+                                Serdes.String(),
+                                Serdes.ByteArray())
+                        .withLoggingDisabled(),
+                TenantEntries.SOURCE,
+                new StringDeserializer(),
+                new ByteArrayDeserializer(),
+                topics.tenants(),
+                TenantEntries.UPDATER,
+                TenantsUpdater.supplier());
         return topology;
     }
 

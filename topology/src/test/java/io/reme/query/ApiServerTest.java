@@ -117,6 +117,17 @@ class ApiServerTest {
     }
 
     @Test
+    void withoutAnAdminKeyThereIsNoAdminApi() throws Exception {
+        // Not even a tenant's key finds it: the routes answer as if they did not exist.
+        assertJsonError(
+                send("GET /v1/admin/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                        + "\r\nConnection: close\r\n\r\n"),
+                404,
+                "not_found");
+        assertJsonError(send(post("/v1/admin/tenants", "application/json", "{\"tenant\":\"x\"}")), 404, "not_found");
+    }
+
+    @Test
     void silentAndHalfSentConnectionsStarveNoOneAndAreClosedAfterTheIdleTimeout() throws Exception {
         List<Socket> sockets = new ArrayList<>();
         long opened = System.nanoTime();
