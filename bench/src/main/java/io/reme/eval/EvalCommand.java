@@ -1,4 +1,4 @@
-package io.reme.cli;
+package io.reme.eval;
 
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingException;
@@ -6,7 +6,6 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
-import io.reme.search.LocomoEval;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +22,7 @@ import picocli.CommandLine.Parameters;
  * the index and search code the service uses (each dialog turn a memory, each question a search).
  */
 @Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluate search: locomo.")
-final class EvalCommand implements Callable<Integer> {
+public final class EvalCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "WHAT", description = "locomo")
     String what;
 

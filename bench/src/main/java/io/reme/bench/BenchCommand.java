@@ -1,10 +1,6 @@
-package io.reme.cli;
+package io.reme.bench;
 
 import io.reme.app.Providers;
-import io.reme.bench.IngestBenchmark;
-import io.reme.bench.LlmBenchmark;
-import io.reme.bench.SearchBenchmark;
-import io.reme.bench.SoakBenchmark;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
 import java.nio.file.Files;
@@ -24,7 +20,7 @@ import picocli.CommandLine.Parameters;
  * killed and restarted).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search, llm or soak.")
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",

@@ -1,7 +1,16 @@
-package io.reme.search;
+package io.reme.eval;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
+import io.reme.search.EmbeddingFunction;
+import io.reme.search.FusionMode;
+import io.reme.search.Hit;
+import io.reme.search.HybridFusion;
+import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
