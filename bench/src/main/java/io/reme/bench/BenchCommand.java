@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -187,7 +188,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private static IngestBenchmark.Shape shape(String text) {
-        String[] parts = text.toLowerCase(java.util.Locale.ROOT).split("x");
+        String[] parts = text.toLowerCase(Locale.ROOT).split("x");
         if (parts.length != 2) {
             throw new picocli.CommandLine.ParameterException(
                     new picocli.CommandLine(new BenchCommand()), "a shape is SESSIONSxMESSAGES, got '" + text + "'");

@@ -6,6 +6,7 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,7 +109,7 @@ public final class EvalCommand implements Callable<Integer> {
                             try {
                                 return model.embed(texts);
                             } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
                             }
                         }
 
@@ -117,7 +118,7 @@ public final class EvalCommand implements Callable<Integer> {
                             try {
                                 return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
                             } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
                             }
                         }
                     };

@@ -22,6 +22,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -360,7 +361,7 @@ public final class LocomoEval {
         SearchResult all = index.candidates(q);
         List<HybridFusion.Scored> text = new ArrayList<>();
         List<HybridFusion.Scored> vector = new ArrayList<>();
-        Map<String, Hit> byId = new java.util.HashMap<>();
+        Map<String, Hit> byId = new HashMap<>();
         for (Hit hit : all.hits()) {
             byId.put(hit.id(), hit);
             if (hit.textScore() != null) {

@@ -23,9 +23,11 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -121,7 +123,7 @@ public final class LlmWorkerPool implements AutoCloseable {
                 settings,
                 documents,
                 calls,
-                new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
+                new Backoff(settings.backoffBase(), settings.backoffMax(), new Random()),
                 Clock.systemUTC(),
                 metrics,
                 extraction.enabled() ? extraction.lookup() : null);
@@ -504,7 +506,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         LOG.info("llm workers stopped completed={} failed={}", completed.get(), failed.get());
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         AtomicLong counter = new AtomicLong();
         return runnable -> {
             Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,7 @@ public final class MemoryEmbedder implements AutoCloseable {
     private final EmbeddingModel model;
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> producer;
-    private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new java.util.Random());
+    private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new Random());
     private final Thread thread;
     private final PipelineMetrics metrics;
     private volatile boolean running = true;

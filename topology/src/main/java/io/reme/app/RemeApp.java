@@ -34,13 +34,17 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -120,7 +124,7 @@ public final class RemeApp implements AutoCloseable {
             String generatedKey = null;
             if (keys.isEmpty()) {
                 if (!InetAddress.getByName(host).isLoopbackAddress()) {
-                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
+                    throw new ConfigException(List.of("reme.api.keys: required when the API binds to a "
                             + "non-loopback address (" + host + ")"));
                 }
                 generatedKey = demoKey(dataDir);
@@ -256,7 +260,7 @@ public final class RemeApp implements AutoCloseable {
             Thread.currentThread().interrupt();
             closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("interrupted during start", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             closeQuietly(streams, producer, bound, broker, metrics);
             throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
         } catch (IOException e) {
@@ -303,7 +307,7 @@ public final class RemeApp implements AutoCloseable {
         String key = HexFormat.of().formatHex(random);
         Files.writeString(file, key + "\n", StandardCharsets.UTF_8);
         try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             LOG.debug("no POSIX permissions on this file system for {}", file);
         }
@@ -316,7 +320,7 @@ public final class RemeApp implements AutoCloseable {
     }
 
     public static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
-        Map<String, Object> props = new java.util.HashMap<>();
+        Map<String, Object> props = new HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.putAll(config.kafkaOverrides());
         return props;
