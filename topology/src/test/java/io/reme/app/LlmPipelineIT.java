@@ -10,7 +10,7 @@ import io.reme.config.AppConfig;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmStatus;
-import io.reme.provider.OfflineLlmClient;
+import io.reme.provider.offline.OfflineLlmClient;
 import io.reme.summary.SummaryFormat;
 import io.reme.topic.Topics;
 import java.io.IOException;
