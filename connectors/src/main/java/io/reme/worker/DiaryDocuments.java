@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +49,7 @@ public final class DiaryDocuments implements AutoCloseable {
     private final Map<String, DiaryDocument> latest = new ConcurrentHashMap<>();
     /** Recently applied edit IDs: an edit that won can be recognised even if a newer one already followed it. */
     private final Map<String, Boolean> appliedEdits =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, false) {
+            Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
                 private static final long serialVersionUID = 1L;
 
                 @Override

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -533,7 +534,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         LOG.info("llm workers stopped completed={} failed={}", completed.get(), failed.get());
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         AtomicLong counter = new AtomicLong();
         return runnable -> {
             Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());

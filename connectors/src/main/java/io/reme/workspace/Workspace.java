@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -155,7 +156,7 @@ public final class Workspace {
                     && LocalDate.parse(date).toString().equals(date)) {
                 return date;
             }
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             // reported below with the same message as any other bad date
         }
         throw new IllegalArgumentException("date must be YYYY-MM-DD, got '" + date + "'");

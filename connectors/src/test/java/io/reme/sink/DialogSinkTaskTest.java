@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -189,7 +190,7 @@ class DialogSinkTaskTest {
     }
 
     private static List<Path> listed(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+        try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(f -> !f.equals(dir)).sorted().toList();
         }
     }

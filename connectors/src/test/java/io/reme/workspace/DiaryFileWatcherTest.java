@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -259,14 +260,11 @@ class DiaryFileWatcherTest {
     @Test
     void onlyUtf8TextWithoutControlCharactersIsAnEdit() {
         for (String text : List.of("# Memory\n\t- tea\r\n", "中文 ✓ 😀", "\uFEFF# with a BOM\n", "")) {
-            assertEquals(
-                    java.util.Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)), text);
+            assertEquals(Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)), text);
         }
+        assertEquals(Optional.of("not valid UTF-8"), DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
         assertEquals(
-                java.util.Optional.of("not valid UTF-8"),
-                DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
-        assertEquals(
-                java.util.Optional.of("not valid UTF-8"),
+                Optional.of("not valid UTF-8"),
                 DiaryFileWatcher.notText(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}),
                 "an encoded surrogate is not UTF-8");
         for (String text : List.of("a\u0000b", "bell\u0007", "esc\u001b[31m", "del\u007f", "c1\u0085", "ff\f")) {

@@ -160,25 +160,6 @@ public record MemoryRecord(
                 history);
     }
 
-    public MemoryRecord withMetadata(Map<String, String> newMetadata) {
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                newMetadata,
-                vector,
-                vectorModel,
-                target,
-                version,
-                history);
-    }
-
     public MemoryRecord withConversationTime(Instant time) {
         return new MemoryRecord(
                 id,

@@ -40,10 +40,13 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -122,7 +125,7 @@ public final class RemeApp implements AutoCloseable {
             if (keys.isEmpty()) {
                 boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
                 if (!loopback && adminKey.isEmpty()) {
-                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
+                    throw new ConfigException(List.of("reme.api.keys: required when the API binds to a "
                             + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
                 }
                 if (loopback) {
@@ -132,7 +135,7 @@ public final class RemeApp implements AutoCloseable {
             }
             if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
                 // The admin key must never double as a tenant's key, or that tenant could administer all.
-                throw new ConfigException(java.util.List.of(
+                throw new ConfigException(List.of(
                         AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
             }
             RequestSecret secret = RequestSecrets.resolve(config);
@@ -346,7 +349,7 @@ public final class RemeApp implements AutoCloseable {
         String key = HexFormat.of().formatHex(random);
         Files.writeString(file, key + "\n", StandardCharsets.UTF_8);
         try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             LOG.debug("no POSIX permissions on this file system for {}", file);
         }
@@ -359,7 +362,7 @@ public final class RemeApp implements AutoCloseable {
     }
 
     public static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
-        Map<String, Object> props = new java.util.HashMap<>();
+        Map<String, Object> props = new HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.putAll(config.kafkaOverrides());
         return props;

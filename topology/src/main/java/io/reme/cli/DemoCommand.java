@@ -12,10 +12,20 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -78,7 +88,7 @@ final class DemoCommand implements Callable<Integer> {
             awaitJson(http, app.httpUrl() + "/v1/diary/" + document, key, d -> true, "the diary " + document);
         }
         // Idle sessions are written to diaries a few seconds after the replay: wait until nothing changes.
-        java.util.Set<String> documents = new java.util.TreeSet<>(sample.diaries());
+        Set<String> documents = new TreeSet<>(sample.diaries());
         sample.diaries().forEach(d -> documents.add(d.substring(0, d.indexOf('/')) + "/MEMORY"));
         Map<String, JsonNode> shown = settle(
                 http,
@@ -165,7 +175,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */
-    private record Sample(Map<String, Integer> sessions, java.util.Set<String> diaries) {}
+    private record Sample(Map<String, Integer> sessions, Set<String> diaries) {}
 
     private static Sample replay(RemeApp app) throws IOException {
         JsonNode sample;
@@ -173,8 +183,8 @@ final class DemoCommand implements Callable<Integer> {
             sample = Json.MAPPER.readTree(in);
         }
         Map<String, Integer> counts = new LinkedHashMap<>();
-        java.util.Set<String> diaries = new java.util.TreeSet<>();
-        java.time.ZoneId zone = app.config().get(AppConfig.ZONE);
+        Set<String> diaries = new TreeSet<>();
+        ZoneId zone = app.config().get(AppConfig.ZONE);
         Map<String, Object> props = Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, app.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer =
@@ -186,7 +196,7 @@ final class DemoCommand implements Callable<Integer> {
                 envelope.put("tenant", RemeApp.DEFAULT_TENANT).put("id", session + "-" + index++);
                 counts.merge(session, 1, Integer::sum);
                 diaries.add(envelope.get("user").asText() + "/"
-                        + java.time.OffsetDateTime.parse(envelope.get("time").asText())
+                        + OffsetDateTime.parse(envelope.get("time").asText())
                                 .atZoneSameInstant(zone)
                                 .toLocalDate());
                 producer.send(new ProducerRecord<>(
@@ -214,8 +224,7 @@ final class DemoCommand implements Callable<Integer> {
                 "session " + session);
     }
 
-    private static JsonNode awaitJson(
-            HttpClient http, String url, String key, java.util.function.Predicate<JsonNode> done, String what)
+    private static JsonNode awaitJson(HttpClient http, String url, String key, Predicate<JsonNode> done, String what)
             throws IOException, InterruptedException {
         return awaitJson(
                 http,
@@ -228,8 +237,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Sends the request until its answer is 200 and passes {@code done}; fails after 90 s. */
-    private static JsonNode awaitJson(
-            HttpClient http, HttpRequest request, java.util.function.Predicate<JsonNode> done, String what)
+    private static JsonNode awaitJson(HttpClient http, HttpRequest request, Predicate<JsonNode> done, String what)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 90_000_000_000L;
         while (true) {
@@ -250,7 +258,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Reads the documents until none has changed for {@code quiet}; absent ones are left out. */
     private static Map<String, JsonNode> settle(
-            HttpClient http, String url, String key, java.util.Set<String> documents, java.time.Duration quiet)
+            HttpClient http, String url, String key, Set<String> documents, Duration quiet)
             throws IOException, InterruptedException {
         Map<String, JsonNode> last = new LinkedHashMap<>();
         long stableSince = System.nanoTime();
@@ -280,18 +288,17 @@ final class DemoCommand implements Callable<Integer> {
      * Waits until the file sinks have written the documents shown (when they run in this process)
      * and lists the working directory, where the same memory can be read and edited as files.
      */
-    private static void showFiles(RemeApp app, java.util.Collection<JsonNode> diaries)
-            throws IOException, InterruptedException {
+    private static void showFiles(RemeApp app, Collection<JsonNode> diaries) throws IOException, InterruptedException {
         if (!app.config().sinksEmbedded()) {
             return;
         }
-        java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
+        Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
         long deadline = System.nanoTime() + 30_000_000_000L;
         for (JsonNode diary : diaries) {
-            java.nio.file.Path file = root.resolve(diary.path("user").asText())
+            Path file = root.resolve(diary.path("user").asText())
                     .resolve(diary.path("path").asText());
-            while (!(java.nio.file.Files.exists(file)
-                            && java.nio.file.Files.readString(file)
+            while (!(Files.exists(file)
+                            && Files.readString(file)
                                     .equals(diary.path("content").asText()))
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
@@ -300,12 +307,10 @@ final class DemoCommand implements Callable<Integer> {
         System.out.printf(
                 "%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
                 app.config().workspaceDir());
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>)
-                    files.filter(java.nio.file.Files::isRegularFile).sorted()::iterator) {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
                 System.out.printf(
-                        "    %-60s %,9d bytes%n",
-                        app.config().workspaceDir().relativize(file), java.nio.file.Files.size(file));
+                        "    %-60s %,9d bytes%n", app.config().workspaceDir().relativize(file), Files.size(file));
             }
         }
     }

@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -112,6 +113,6 @@ final class OwnerRouting {
     }
 
     static Answer notFound(String code, String message) {
-        return new Answer(404, json(java.util.Map.of("error", java.util.Map.of("code", code, "message", message))));
+        return new Answer(404, json(Map.of("error", Map.of("code", code, "message", message))));
     }
 }

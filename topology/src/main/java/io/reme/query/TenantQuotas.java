@@ -2,6 +2,7 @@ package io.reme.query;
 
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.tenant.TenantPolicy;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -56,11 +57,11 @@ public final class TenantQuotas {
         long wait = bucket.take(count, now);
         if (wait > 0) {
             if (metrics != null) {
-                metrics.throttled(tenant, quota.name().toLowerCase(java.util.Locale.ROOT));
+                metrics.throttled(tenant, quota.name().toLowerCase(Locale.ROOT));
             }
             throw ApiException.tooManyRequests(
                     "tenant " + tenant + " is past its quota of " + rate + " "
-                            + quota.name().toLowerCase(java.util.Locale.ROOT) + " per second on this instance",
+                            + quota.name().toLowerCase(Locale.ROOT) + " per second on this instance",
                     (int) Math.ceil(wait / 1e9));
         }
     }

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,7 +72,7 @@ class ComposeDeploymentIT extends WithBroker {
 
     private static Object interpolated(Object node) {
         if (node instanceof Map<?, ?> map) {
-            Map<Object, Object> out = new java.util.LinkedHashMap<>();
+            Map<Object, Object> out = new LinkedHashMap<>();
             map.forEach((key, value) -> out.put(key, interpolated(value)));
             return out;
         }

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
 import io.reme.json.Json;

@@ -22,9 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -53,7 +55,7 @@ class FileSinksIT extends WithBroker {
     private static Path root;
     private static FileSinks sinks;
     private static KafkaProducer<byte[], byte[]> producer;
-    private static final List<String> HOOKS_ADDED = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final List<String> HOOKS_ADDED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startSinks() {
@@ -131,7 +133,7 @@ class FileSinksIT extends WithBroker {
 
     private static boolean holds(Path file, byte[] content) {
         try {
-            return Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), content);
+            return Files.exists(file) && Arrays.equals(Files.readAllBytes(file), content);
         } catch (IOException e) {
             return false;
         }

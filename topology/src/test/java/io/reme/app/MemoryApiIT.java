@@ -11,6 +11,7 @@ import io.reme.config.AppConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -179,7 +180,7 @@ class MemoryApiIT extends WithBroker {
             byConversation.add(0, id);
         }
         List<String> byCreation = new ArrayList<>(byConversation);
-        java.util.Collections.reverse(byCreation);
+        Collections.reverse(byCreation);
         String base = "/v1/memories?target=" + enc(target);
 
         assertEquals(
@@ -189,7 +190,7 @@ class MemoryApiIT extends WithBroker {
                 byConversation,
                 ids(call(b, "GET", base + "&sort=conversation&order=asc", null).json()));
         List<String> newestFirst = new ArrayList<>(byCreation);
-        java.util.Collections.reverse(newestFirst);
+        Collections.reverse(newestFirst);
         assertEquals(newestFirst, ids(call(b, "GET", base, null).json()), "default: newest created first");
 
         assertEquals(
@@ -234,7 +235,7 @@ class MemoryApiIT extends WithBroker {
             } while (cursor != null && pages < 10);
             List<String> expected = new ArrayList<>(byCreation);
             if (order.equals("desc")) {
-                java.util.Collections.reverse(expected);
+                Collections.reverse(expected);
             }
             assertEquals(expected, paged, "pages in " + order + " order, each memory once");
             assertEquals(3, pages, "3 + 3 + 1");

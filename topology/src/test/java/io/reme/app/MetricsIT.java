@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;

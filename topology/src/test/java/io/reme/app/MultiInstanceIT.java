@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.message.Message;
 import io.reme.session.SessionStores;

@@ -69,7 +69,7 @@ class SearchIT extends WithBroker {
 
     /** Apps of their own (application id, topics) with a tenant's memories hashed over {@code buckets} buckets. */
     private static AppConfig bucketedConfig(String name, int buckets) {
-        Map<String, String> options = new java.util.HashMap<>(Map.of(
+        Map<String, String> options = new HashMap<>(Map.of(
                 AppConfig.BOOTSTRAP_SERVERS.name(),
                 broker.bootstrapServers(),
                 AppConfig.DATA_DIR.name(),

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.bench.ConversationGenerator;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.DiaryEditProcessor;

@@ -15,6 +15,7 @@ import io.reme.search.SearchResult;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -126,7 +127,7 @@ class MemoryIndexTopologyTest {
     void aRecordWhoseKeyNamesAnotherTenantIsNotIndexed() throws Exception {
         MemoryRecord forged = memory("globex", "m9", "secret globex roadmap");
         memories.pipeInput("acme/m9", Json.MAPPER.writeValueAsBytes(forged));
-        memories.pipeInput("acme/m10", "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        memories.pipeInput("acme/m10", "{not json".getBytes(StandardCharsets.UTF_8));
         put(memory("acme", "m11", "roadmap for acme"));
         assertEquals(List.of("m11"), search("acme", "roadmap"));
         assertEquals(List.of(), search("globex", "roadmap"));

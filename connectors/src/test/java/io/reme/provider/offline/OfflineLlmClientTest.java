@@ -1,4 +1,4 @@
-package io.reme.provider;
+package io.reme.provider.offline;
 
 import static io.reme.provider.LlmClientContract.TOKENS;
 import static io.reme.provider.LlmClientContract.conversation;
@@ -14,6 +14,11 @@ import io.reme.context.ContextPolicy;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
+import io.reme.provider.DiaryTask;
+import io.reme.provider.DocumentEditor;
+import io.reme.provider.LlmException;
+import io.reme.provider.MapDocumentEditor;
+import io.reme.provider.SummaryTask;
 import io.reme.summary.SummaryFormat;
 import java.time.LocalDate;
 import java.util.ArrayList;

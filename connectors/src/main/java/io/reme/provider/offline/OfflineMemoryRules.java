@@ -1,8 +1,12 @@
-package io.reme.provider;
+package io.reme.provider.offline;
 
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
+import io.reme.provider.ExtractTask;
+import io.reme.provider.MemoryCandidate;
+import io.reme.provider.MergeDecision;
+import io.reme.provider.MergeTask;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import java.util.ArrayList;

@@ -1,10 +1,6 @@
-package io.reme.cli;
+package io.reme.bench;
 
 import io.reme.app.Providers;
-import io.reme.bench.IngestBenchmark;
-import io.reme.bench.LlmBenchmark;
-import io.reme.bench.SearchBenchmark;
-import io.reme.bench.SoakBenchmark;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
 import java.nio.file.Files;
@@ -12,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * killed and restarted).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search, llm or soak.")
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",
@@ -191,7 +188,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private static IngestBenchmark.Shape shape(String text) {
-        String[] parts = text.toLowerCase(java.util.Locale.ROOT).split("x");
+        String[] parts = text.toLowerCase(Locale.ROOT).split("x");
         if (parts.length != 2) {
             throw new picocli.CommandLine.ParameterException(
                     new picocli.CommandLine(new BenchCommand()), "a shape is SESSIONSxMESSAGES, got '" + text + "'");

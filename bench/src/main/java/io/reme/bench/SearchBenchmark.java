@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -190,7 +191,7 @@ public final class SearchBenchmark {
             for (Future<?> worker : workers) {
                 worker.get();
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException("indexing failed: " + e.getCause(), e.getCause());
         } finally {
             pool.shutdown();

@@ -1,5 +1,9 @@
-package io.reme.embedding;
+package io.reme.bench;
 
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LocalOnnxEmbeddingModel;
+import io.reme.embedding.Vectors;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +16,7 @@ import java.util.Random;
  * test: run it by hand, e.g.
  *
  * <pre>{@code
- * java -cp … io.reme.embedding.EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0] [--threads 0]
+ * java -cp bench/target/reme-bench.jar io.reme.bench.EmbeddingThroughput [--variant bge|q|full|both] [--n 2000] [--batch 0] [--threads 0]
  *     [--rounds 3] [--short]
  * }</pre>
  */

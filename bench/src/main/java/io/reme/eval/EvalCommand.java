@@ -1,4 +1,4 @@
-package io.reme.cli;
+package io.reme.eval;
 
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingException;
@@ -6,7 +6,7 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
-import io.reme.search.LocomoEval;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
  * the index and search code the service uses (each dialog turn a memory, each question a search).
  */
 @Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluate search: locomo.")
-final class EvalCommand implements Callable<Integer> {
+public final class EvalCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "WHAT", description = "locomo")
     String what;
 
@@ -109,7 +109,7 @@ final class EvalCommand implements Callable<Integer> {
                             try {
                                 return model.embed(texts);
                             } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
                             }
                         }
 
@@ -118,7 +118,7 @@ final class EvalCommand implements Callable<Integer> {
                             try {
                                 return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
                             } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new java.io.IOException(e.getMessage(), e));
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
                             }
                         }
                     };

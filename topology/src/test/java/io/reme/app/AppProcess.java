@@ -1,4 +1,4 @@
-package io.reme.bench;
+package io.reme.app;
 
 import java.io.BufferedReader;
 import java.io.IOException;

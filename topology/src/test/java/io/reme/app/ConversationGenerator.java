@@ -1,4 +1,4 @@
-package io.reme.bench;
+package io.reme.app;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,7 +1,16 @@
-package io.reme.search;
+package io.reme.eval;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
+import io.reme.search.EmbeddingFunction;
+import io.reme.search.FusionMode;
+import io.reme.search.Hit;
+import io.reme.search.HybridFusion;
+import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -13,6 +22,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -351,7 +361,7 @@ public final class LocomoEval {
         SearchResult all = index.candidates(q);
         List<HybridFusion.Scored> text = new ArrayList<>();
         List<HybridFusion.Scored> vector = new ArrayList<>();
-        Map<String, Hit> byId = new java.util.HashMap<>();
+        Map<String, Hit> byId = new HashMap<>();
         for (Hit hit : all.hits()) {
             byId.put(hit.id(), hit);
             if (hit.textScore() != null) {

@@ -1,10 +1,11 @@
-package io.reme.provider;
+package io.reme.provider.offline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.provider.MergeTask;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import java.time.Instant;

@@ -3,6 +3,7 @@ package io.reme.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.app.AppProcess;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.json.Json;
 import io.reme.session.ArchivedMessage;

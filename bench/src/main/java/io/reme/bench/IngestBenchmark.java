@@ -1,6 +1,7 @@
 package io.reme.bench;
 
 import io.reme.admin.TopicProvisioner;
+import io.reme.app.ConversationGenerator;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.dlq.InvalidInputException;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -330,7 +332,7 @@ public final class IngestBenchmark {
                 .get(topic)
                 .partitions()
                 .size();
-        Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
