@@ -8,6 +8,7 @@ import io.reme.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -171,7 +172,7 @@ final class DemoCommand implements Callable<Integer> {
      * the server's and any proxy's request logs and out of Referer headers.
      */
     static String browserUrl(String httpUrl, String key) {
-        return httpUrl + "/ui/#key=" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8);
+        return httpUrl + "/ui/#key=" + URLEncoder.encode(key, StandardCharsets.UTF_8);
     }
 
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -371,7 +372,7 @@ class MemoryBrowserIT extends WithBroker {
         }
     }
 
-    private static void refreshUntil(java.util.function.BooleanSupplier condition) {
+    private static void refreshUntil(BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (true) {
             try {

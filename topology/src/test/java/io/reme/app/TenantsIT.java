@@ -34,9 +34,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -357,8 +359,7 @@ class TenantsIT extends WithBroker {
     }
 
     /** As above with the flood's request given: {@code request} sends one and returns its answer. */
-    private static Flood flood(java.util.function.Supplier<Response> request, String calmKey, int samples)
-            throws InterruptedException {
+    private static Flood flood(Supplier<Response> request, String calmKey, int samples) throws InterruptedException {
         AtomicBoolean flooding = new AtomicBoolean(true);
         AtomicInteger accepted = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
@@ -388,7 +389,7 @@ class TenantsIT extends WithBroker {
         } finally {
             flooding.set(false);
             flooders.shutdown();
-            flooders.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+            flooders.awaitTermination(30, TimeUnit.SECONDS);
         }
         return new Flood(
                 calm, accepted.get(), refused.get(), refusedWithoutRetryAfter.get(), (System.nanoTime() - start) / 1e9);
