@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,17 +50,16 @@ class MemoryExtractionIT extends WithBroker {
         return response.json().path("memories");
     }
 
-    private static JsonNode await(RemeApp app, Predicate<JsonNode> done, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        JsonNode memories = personal(app);
-        while (!done.test(memories)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + " within " + DEADLINE + "; memories: " + memories);
-            }
-            Thread.sleep(200);
-            memories = personal(app);
-        }
-        return memories;
+    private static JsonNode await(RemeApp app, Predicate<JsonNode> done, String what) {
+        AtomicReference<JsonNode> memories = new AtomicReference<>();
+        Awaitility.await(what)
+                .atMost(DEADLINE)
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    memories.set(personal(app));
+                    assertTrue(done.test(memories.get()), "memories: " + memories.get());
+                });
+        return memories.get();
     }
 
     private static List<String> contents(JsonNode memories) {

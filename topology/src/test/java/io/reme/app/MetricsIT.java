@@ -1,5 +1,6 @@
 package io.reme.app;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,9 +27,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -268,30 +271,41 @@ class MetricsIT extends WithBroker {
     }
 
     /** Scrapes until {@code ready} holds: asynchronous work (workers, the index) is counted a little later. */
-    private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            HttpResponse<String> response = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
-                            .GET()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, response.statusCode(), response.body());
-            assertTrue(
-                    response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
-                    "Prometheus text format");
-            PrometheusText scrape = PrometheusText.parse(response.body());
-            if (ready.test(scrape)) {
-                return scrape;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("metrics did not reach the expected state within 30 s: "
-                        + scrape.samples().entrySet().stream()
-                                .filter(e -> e.getKey().startsWith("reme_"))
-                                .filter(e -> e.getValue() != 0)
-                                .toList());
-            }
-            Thread.sleep(200);
+    private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) {
+        AtomicReference<PrometheusText> last = new AtomicReference<>();
+        try {
+            return await("metrics in the expected state")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> {
+                                HttpResponse<String> response = HTTP.send(
+                                        HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
+                                                .GET()
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                                // Not retried: a wrong answer fails at once.
+                                assertEquals(200, response.statusCode(), response.body());
+                                assertTrue(
+                                        response.headers()
+                                                .firstValue("Content-Type")
+                                                .orElse("")
+                                                .startsWith("text/plain"),
+                                        "Prometheus text format");
+                                last.set(PrometheusText.parse(response.body()));
+                                return last.get();
+                            },
+                            ready);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "metrics did not reach the expected state within 30 s: "
+                            + (last.get() == null
+                                    ? "no scrape"
+                                    : last.get().samples().entrySet().stream()
+                                            .filter(sample -> sample.getKey().startsWith("reme_"))
+                                            .filter(sample -> sample.getValue() != 0)
+                                            .toList()),
+                    e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.reme.app;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -148,18 +149,17 @@ class PoisonPillIT extends WithBroker {
         }
     }
 
-    private static void awaitDiary(RemeApp app, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, "u1", DAY);
-            if (page.status() == 200 && page.body().path("content").asText().equals("# Day\n")) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the edit behind the poison pill was not applied: " + page);
-            }
-            Thread.sleep(100);
-        }
+    private static void awaitDiary(RemeApp app, Duration timeout) {
+        await("the edit behind the poison pill applied")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, "u1", DAY);
+                    assertTrue(
+                            page.status() == 200
+                                    && page.body().path("content").asText().equals("# Day\n"),
+                            "last page " + page);
+                });
     }
 
     private static int status(String url) throws Exception {

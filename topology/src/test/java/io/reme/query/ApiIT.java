@@ -1,5 +1,6 @@
 package io.reme.query;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -136,28 +137,22 @@ class ApiIT {
 
     /** Polls the session's context until it holds {@code count} messages; fails after the deadline. */
     private static JsonNode awaitContext(RemeApp target, String key, String session, int count) {
-        Instant deadline = Instant.now().plus(DEADLINE);
-        Response last = null;
-        while (Instant.now().isBefore(deadline)) {
-            last = send(target, "GET", "/v1/sessions/" + session + "/context", bearer(key), null);
-            if (last.status() == 200 && last.json().path("messages").size() >= count) {
-                assertEquals(count, last.json().path("messages").size(), last::text);
-                return last.json();
-            }
-            assertTrue(last.status() == 404 || last.status() == 503 || last.status() == 200, last::text);
-            sleep(100);
-        }
-        throw new AssertionError("session " + session + " did not reach " + count + " messages; last answer "
-                + (last == null ? "none" : last.status() + " " + last.text()));
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        Response done = await("session " + session + " holding " + count + " messages")
+                .atMost(DEADLINE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            Response answer =
+                                    send(target, "GET", "/v1/sessions/" + session + "/context", bearer(key), null);
+                            assertTrue(
+                                    answer.status() == 404 || answer.status() == 503 || answer.status() == 200,
+                                    answer::text);
+                            return answer;
+                        },
+                        answer -> answer.status() == 200
+                                && answer.json().path("messages").size() >= count);
+        assertEquals(count, done.json().path("messages").size(), done::text);
+        return done.json();
     }
 
     private static List<String> texts(JsonNode context) {
