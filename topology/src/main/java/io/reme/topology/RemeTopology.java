@@ -3,7 +3,6 @@ package io.reme.topology;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEditProcessor;
 import io.reme.dlq.InputLimit;
-import io.reme.index.MemoryIndexStoreBuilder;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.JsonSerde;
@@ -24,7 +23,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -152,14 +150,7 @@ public final class RemeTopology {
                 DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(
-                new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE, new InputLimit(settings.maxMessageBytes())),
-                MemoryIndexUpdater.SOURCE,
-                new StringDeserializer(),
-                new ByteArrayDeserializer(),
-                topics.memories(),
-                MemoryIndexUpdater.NAME,
-                MemoryIndexUpdater.supplier());
+        MemoryIndexUpdater.addTo(topology, topics.memories(), new InputLimit(settings.maxMessageBytes()));
         return topology;
     }
 

@@ -3,10 +3,6 @@ package io.reme.app;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,8 +11,6 @@ import java.util.function.Supplier;
 
 /** The integration tests' client of the HTTP API's context endpoint. */
 final class ContextApi {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ContextApi() {}
 
@@ -49,14 +43,7 @@ final class ContextApi {
     }
 
     private static Response context(String baseUrl, String token, String session, String query) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(
-                        URI.create(baseUrl + "/v1/sessions/" + session + "/context" + query))
-                .timeout(Duration.ofSeconds(15))
-                .GET();
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        return send(request.build());
+        return send(baseUrl + "/v1/sessions/" + session + "/context" + query, token);
     }
 
     /**
@@ -64,26 +51,19 @@ final class ContextApi {
      * failure is status -1.
      */
     static Response diary(String baseUrl, String token, String user, String name) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/diary/" + user + "/" + name))
-                .timeout(Duration.ofSeconds(15))
-                .header("Authorization", "Bearer " + token)
-                .GET()
-                .build();
-        return send(request);
+        return send(baseUrl + "/v1/diary/" + user + "/" + name, token);
     }
 
-    /** Sends a request and reads its JSON answer; a connection failure is status -1. */
-    private static Response send(HttpRequest request) {
+    /** GETs the URL and reads its JSON answer; a connection failure is status -1. */
+    private static Response send(String url, String token) {
+        ApiClient.Response answer = ApiClient.trySend(ApiClient.request("GET", url, token, null));
         try {
-            HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body =
-                    response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
-            return new Response(response.statusCode(), body);
+            return new Response(
+                    answer.status(),
+                    answer.text().isEmpty() ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(answer.text()));
         } catch (IOException e) {
-            return new Response(-1, Json.MAPPER.missingNode());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
+            // Half an answer (the connection broke mid-body): as if none came, pollers try again.
+            return new Response(ApiClient.NO_ANSWER, Json.MAPPER.missingNode());
         }
     }
 

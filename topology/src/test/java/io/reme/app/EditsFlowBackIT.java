@@ -8,10 +8,6 @@ import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
 import io.reme.json.Json;
 import io.reme.workspace.DiaryFileWatcher;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,18 +27,14 @@ import org.junit.jupiter.api.Test;
  * {@code /v1/search}; the sink's own writes never come back as edits.
  */
 class EditsFlowBackIT extends WithBroker {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String MODEL_VERSION = "# Long-term memory\n\n- Alice prefers green tea in the afternoon.\n";
     private static final String HUMAN_FACT = "- Alice is on call the first week of December.\n";
     private static final String MODEL_FACT = "- Alice moved the orders topic to 12 partitions.\n";
     private static final String FACT = "- The staging Kafka cluster is called bluefin-42 and runs in Frankfurt.\n";
 
-    private static JsonNode call(RemeApp app, String path, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.httpUrl() + path))
-                .header("Authorization", "Bearer " + TestApps.ACME_KEY);
-        request = body == null ? request.GET() : request.POST(HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+    private static JsonNode call(RemeApp app, String path, String body) {
+        ApiClient.Response response = ApiClient.send(app, body == null ? "GET" : "POST", path, TestApps.ACME_KEY, body);
+        return response.status() == 200 ? response.json() : null;
     }
 
     private static JsonNode await(String what, RemeApp app, String path, String body, Predicate<JsonNode> done) {

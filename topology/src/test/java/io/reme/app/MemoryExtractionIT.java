@@ -32,7 +32,7 @@ class MemoryExtractionIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private static void say(RemeApp app, String session, String text) {
-        MemoryApi.Response response = MemoryApi.send(
+        ApiClient.Response response = ApiClient.send(
                 app,
                 "POST",
                 "/v1/messages",
@@ -44,7 +44,7 @@ class MemoryExtractionIT extends WithBroker {
     }
 
     private static JsonNode personal(RemeApp app) {
-        MemoryApi.Response response = MemoryApi.send(
+        ApiClient.Response response = ApiClient.send(
                 app, "GET", "/v1/memories?type=personal&sort=created&order=asc", TestApps.ACME_KEY, null);
         assertEquals(200, response.status(), response.text());
         return response.json().path("memories");
@@ -114,14 +114,14 @@ class MemoryExtractionIT extends WithBroker {
                     contents(after));
 
             // Edit over HTTP: retrieval and search return the new content under the same id.
-            MemoryApi.Response edit = MemoryApi.send(
+            ApiClient.Response edit = ApiClient.send(
                     app,
                     "PUT",
                     "/v1/memories/" + id,
                     TestApps.ACME_KEY,
                     Map.of("content", "Alice only drinks rooibos tea."));
             assertEquals(200, edit.status(), edit.text());
-            JsonNode retrieved = MemoryApi.send(
+            JsonNode retrieved = ApiClient.send(
                             app,
                             "POST",
                             "/v1/memories/retrieve",
@@ -132,11 +132,11 @@ class MemoryExtractionIT extends WithBroker {
                     hasId(retrieved.path("results").path("personal"), id, "Alice only drinks rooibos tea."),
                     retrieved.toString());
             assertFalse(retrieved.path("results").has("tool"), "only the types asked for");
-            JsonNode searched = MemoryApi.send(
+            JsonNode searched = ApiClient.send(
                             app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "rooibos", "k", 5))
                     .json();
             assertTrue(hasId(searched.path("hits"), id, "Alice only drinks rooibos tea."), searched.toString());
-            JsonNode old = MemoryApi.send(
+            JsonNode old = ApiClient.send(
                             app,
                             "POST",
                             "/v1/search",
@@ -185,7 +185,7 @@ class MemoryExtractionIT extends WithBroker {
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
             assertEquals(
                     "I prefer window seats.", memories.get(0).path("content").asText());
-            JsonNode searched = MemoryApi.send(
+            JsonNode searched = ApiClient.send(
                             app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "window seats", "k", 5))
                     .json();
             assertTrue(

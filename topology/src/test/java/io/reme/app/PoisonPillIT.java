@@ -11,10 +11,6 @@ import io.reme.dlq.DeadLetterPayload;
 import io.reme.json.Json;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -162,15 +158,8 @@ class PoisonPillIT extends WithBroker {
                 });
     }
 
-    private static int status(String url) throws Exception {
-        HttpResponse<Void> response = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create(url))
-                                .GET()
-                                .timeout(Duration.ofSeconds(10))
-                                .build(),
-                        HttpResponse.BodyHandlers.discarding());
-        return response.statusCode();
+    private static int status(String url) {
+        return ApiClient.get(url, null).status();
     }
 
     private static KafkaProducer<byte[], byte[]> compressingProducer() {

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.app.MemoryApi;
-import io.reme.app.MemoryApi.Response;
+import io.reme.app.ApiClient;
+import io.reme.app.ApiClient.Response;
 import io.reme.app.RemeApp;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
@@ -100,7 +100,7 @@ class ApiIT {
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
-        return MemoryApi.send(request.build());
+        return ApiClient.send(request.build());
     }
 
     private static Response get(String path, String key) {
@@ -492,7 +492,7 @@ class ApiIT {
                 .header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(envelope(session(), "u1", "user", "hi")))
                 .build();
-        assertError(MemoryApi.send(request), 415, "unsupported_media_type");
+        assertError(ApiClient.send(request), 415, "unsupported_media_type");
     }
 
     @Test
