@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** The integration tests' client of the HTTP API's context endpoint. */
 final class ContextApi {
@@ -95,43 +97,49 @@ final class ContextApi {
             Map<String, Integer> expected,
             boolean settled,
             Duration timeout,
-            Runnable check)
-            throws InterruptedException {
+            Runnable check) {
         Map<String, JsonNode> done = new TreeMap<>();
         Map<String, String> last = new HashMap<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            check.run();
-            for (Map.Entry<String, Integer> session : expected.entrySet()) {
-                if (done.containsKey(session.getKey())) {
-                    continue;
-                }
-                Response response = wholeWindow(baseUrl.get(), token, session.getKey());
-                if (response.status() != 200) {
-                    last.put(session.getKey(), "status " + response.status() + " " + response.body());
-                    continue;
-                }
-                long counted = response.messagesCounted();
-                if (counted > session.getValue()) {
-                    throw new AssertionError("session " + session.getKey() + " counted " + counted
-                            + " messages but only " + session.getValue() + " were produced");
-                }
-                last.put(
-                        session.getKey(),
-                        counted + "/" + session.getValue() + " messages, pending " + response.pending());
-                if (counted == session.getValue() && !(settled && response.pending())) {
-                    done.put(session.getKey(), response.body());
-                }
-            }
-            if (done.size() == expected.size()) {
-                return done;
-            }
-            if (System.nanoTime() > deadline) {
-                last.keySet().removeAll(done.keySet());
-                throw new AssertionError("sessions not " + (settled ? "settled" : "counted") + " within "
-                        + timeout.toSeconds() + " s: " + last);
-            }
-            Thread.sleep(settled ? 250 : 20);
+        try {
+            // In this thread: the maps are read after a timeout, and no poll may still be writing them then.
+            Awaitility.await("sessions " + (settled ? "settled" : "counted"))
+                    .atMost(timeout)
+                    .pollInSameThread()
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(settled ? 250 : 20))
+                    .failFast("a helper failed", check::run)
+                    .until(() -> {
+                        for (Map.Entry<String, Integer> session : expected.entrySet()) {
+                            if (done.containsKey(session.getKey())) {
+                                continue;
+                            }
+                            Response response = wholeWindow(baseUrl.get(), token, session.getKey());
+                            if (response.status() != 200) {
+                                last.put(session.getKey(), "status " + response.status() + " " + response.body());
+                                continue;
+                            }
+                            long counted = response.messagesCounted();
+                            if (counted > session.getValue()) {
+                                // Not retried: more than was produced is wrong whenever it is seen.
+                                throw new AssertionError("session " + session.getKey() + " counted " + counted
+                                        + " messages but only " + session.getValue() + " were produced");
+                            }
+                            last.put(
+                                    session.getKey(),
+                                    counted + "/" + session.getValue() + " messages, pending " + response.pending());
+                            if (counted == session.getValue() && !(settled && response.pending())) {
+                                done.put(session.getKey(), response.body());
+                            }
+                        }
+                        return done.size() == expected.size();
+                    });
+        } catch (ConditionTimeoutException e) {
+            last.keySet().removeAll(done.keySet());
+            throw new AssertionError(
+                    "sessions not " + (settled ? "settled" : "counted") + " within " + timeout.toSeconds() + " s: "
+                            + last,
+                    e);
         }
+        return done;
     }
 }
