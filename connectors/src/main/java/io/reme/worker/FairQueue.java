@@ -35,7 +35,7 @@ final class FairQueue<T> {
         notifyAll();
     }
 
-    /** The next item of the tenant whose turn it is, or null after {@code timeoutMs} with nothing queued. */
+    /** The next item of the tenant whose turn it is, or null after {@code timeout} with nothing queued. */
     synchronized T poll(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         String tenant;

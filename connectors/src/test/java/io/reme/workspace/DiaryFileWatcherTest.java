@@ -1,5 +1,6 @@
 package io.reme.workspace;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -220,12 +222,11 @@ class DiaryFileWatcherTest {
         }
     }
 
-    private static void awaitSends(MockProducer<String, byte[]> producer, int sends) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (producer.history().size() < sends) {
-            assertTrue(System.nanoTime() < deadline, "the watch did not send");
-            Thread.sleep(10);
-        }
+    private static void awaitSends(MockProducer<String, byte[]> producer, int sends) {
+        await("the watch sends")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> producer.history().size() >= sends);
     }
 
     @Test

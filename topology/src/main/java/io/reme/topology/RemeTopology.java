@@ -28,7 +28,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -163,14 +162,7 @@ public final class RemeTopology {
                 DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(
-                new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE, new InputLimit(settings.maxMessageBytes())),
-                MemoryIndexUpdater.SOURCE,
-                new StringDeserializer(),
-                new ByteArrayDeserializer(),
-                topics.memories(),
-                MemoryIndexUpdater.NAME,
-                MemoryIndexUpdater.supplier());
+        MemoryIndexUpdater.addTo(topology, topics.memories(), new InputLimit(settings.maxMessageBytes()));
 
         // Tenants, keys and policies: every instance keeps all of them (a global store), so any
         // instance checks any key at once and sees an admin's change within a poll of the topic.

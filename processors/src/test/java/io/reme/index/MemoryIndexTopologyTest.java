@@ -1,11 +1,9 @@
-package io.reme.topology;
+package io.reme.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.index.MemoryIndexStore;
-import io.reme.index.MemoryIndexUpdater;
-import io.reme.index.MemorySearch;
+import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.search.Hit;
 import io.reme.search.MemoryRecord;
@@ -13,7 +11,6 @@ import io.reme.search.MemoryType;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import io.reme.session.SessionSettings;
-import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,6 +22,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
@@ -55,9 +53,13 @@ class MemoryIndexTopologyTest {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "index-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        TopologyTestDriver created = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, SessionSettings.defaults(), TokenCounter.forEncoding("o200k_base", 0)),
-                props);
+        // Wired as RemeTopology wires it.
+        Topology topology = new Topology();
+        MemoryIndexUpdater.addTo(
+                topology,
+                TOPICS.memories(),
+                new InputLimit(SessionSettings.defaults().maxMessageBytes()));
+        TopologyTestDriver created = new TopologyTestDriver(topology, props);
         memories = created.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
         return created;
     }
