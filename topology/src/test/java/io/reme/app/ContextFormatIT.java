@@ -11,7 +11,7 @@ import com.openai.core.ObjectMappers;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionMessageParam;
-import io.reme.app.MemoryApi.Response;
+import io.reme.app.ApiClient.Response;
 import io.reme.json.Json;
 import io.reme.provider.OpenAiTestServer;
 import java.time.Duration;
@@ -43,7 +43,7 @@ class ContextFormatIT extends WithBroker {
                 + "{'session':'agent-1','user':'alice','role':'tool','tool_call_id':'call_1',"
                 + "'name':'read_file','content':'one line: started'},"
                 + "{'session':'agent-1','user':'alice','role':'assistant','content':'It says it started.'}]";
-        Response accepted = MemoryApi.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, batch.replace('\'', '"'));
+        Response accepted = ApiClient.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, batch.replace('\'', '"'));
         assertEquals(202, accepted.status(), accepted::text);
     }
 
@@ -55,7 +55,7 @@ class ContextFormatIT extends WithBroker {
     }
 
     private static Response context(String key, String query) {
-        return MemoryApi.send(app, "GET", "/v1/sessions/" + SESSION + "/context" + query, key, null);
+        return ApiClient.send(app, "GET", "/v1/sessions/" + SESSION + "/context" + query, key, null);
     }
 
     /** Polls the context in {@code query}'s shape until it holds {@code count} messages. */

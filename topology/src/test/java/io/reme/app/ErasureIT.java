@@ -117,7 +117,7 @@ class ErasureIT extends WithBroker {
             Set<String> toolFilesBefore = files(acmeTools);
 
             // Erase alice of acme.
-            MemoryApi.Response erased = MemoryApi.send(app, "DELETE", "/v1/users/alice", TestApps.ACME_KEY, null);
+            ApiClient.Response erased = ApiClient.send(app, "DELETE", "/v1/users/alice", TestApps.ACME_KEY, null);
             assertEquals(200, erased.status(), erased.text());
             JsonNode answer = erased.json();
             assertTrue(answer.path("complete").asBoolean(), answer.toString());
@@ -161,11 +161,11 @@ class ErasureIT extends WithBroker {
             assertEquals(404, memory(app, TestApps.ACME_KEY, aliceMemory).status());
             assertEquals(200, memory(app, TestApps.ACME_KEY, bobMemory).status());
             assertEquals(200, memory(app, TestApps.GLOBEX_KEY, globexMemory).status());
-            JsonNode sessions = MemoryApi.send(app, "GET", "/v1/sessions", TestApps.ACME_KEY, null)
+            JsonNode sessions = ApiClient.send(app, "GET", "/v1/sessions", TestApps.ACME_KEY, null)
                     .json();
             assertEquals(1, sessions.path("sessions").size(), sessions.toString());
             assertEquals("b1", sessions.path("sessions").get(0).path("session").asText());
-            JsonNode search = MemoryApi.send(
+            JsonNode search = ApiClient.send(
                             app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "window seats", "k", 10))
                     .json();
             assertFalse(search.toString().contains("Alice likes window seats"), search.toString());
@@ -202,30 +202,30 @@ class ErasureIT extends WithBroker {
                     .count();
             assertEquals(2, liveAcmeOutputs, "only bob's outputs are left on tool-results");
 
-            MemoryApi.Response status = MemoryApi.send(app, "GET", "/v1/users/alice/erasure", TestApps.ACME_KEY, null);
+            ApiClient.Response status = ApiClient.send(app, "GET", "/v1/users/alice/erasure", TestApps.ACME_KEY, null);
             assertEquals(200, status.status());
             assertEquals(answer.path("erasureId"), status.json().path("erasureId"));
             assertTrue(status.json().path("complete").asBoolean());
             assertEquals(
                     404,
-                    MemoryApi.send(app, "GET", "/v1/users/carol/erasure", TestApps.ACME_KEY, null)
+                    ApiClient.send(app, "GET", "/v1/users/carol/erasure", TestApps.ACME_KEY, null)
                             .status());
             assertEquals(
                     400,
-                    MemoryApi.send(app, "DELETE", "/v1/users/-bad", TestApps.ACME_KEY, null)
+                    ApiClient.send(app, "DELETE", "/v1/users/-bad", TestApps.ACME_KEY, null)
                             .status());
 
             // The whole tenant: only with the tenant's own name as confirmation.
             assertEquals(
                     400,
-                    MemoryApi.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, null)
+                    ApiClient.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, null)
                             .status());
             assertEquals(
                     400,
-                    MemoryApi.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, Map.of("confirm", "globex"))
+                    ApiClient.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, Map.of("confirm", "globex"))
                             .status());
-            MemoryApi.Response tenant =
-                    MemoryApi.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, Map.of("confirm", "acme"));
+            ApiClient.Response tenant =
+                    ApiClient.send(app, "DELETE", "/v1/tenant", TestApps.ACME_KEY, Map.of("confirm", "acme"));
             assertEquals(200, tenant.status(), tenant.text());
             assertEquals(1, tenant.json().path("removed").path("sessions").asInt());
             assertEquals(1, tenant.json().path("removed").path("documents").asInt());
@@ -239,7 +239,7 @@ class ErasureIT extends WithBroker {
                             .status());
             assertEquals(
                     0,
-                    MemoryApi.send(app, "GET", "/v1/sessions", TestApps.ACME_KEY, null)
+                    ApiClient.send(app, "GET", "/v1/sessions", TestApps.ACME_KEY, null)
                             .json()
                             .path("sessions")
                             .size());
@@ -251,7 +251,7 @@ class ErasureIT extends WithBroker {
             assertTrue(Files.exists(workspace.resolve("globex/alice/MEMORY.md")));
             assertEquals(
                     200,
-                    MemoryApi.send(app, "GET", "/v1/tenant/erasure", TestApps.ACME_KEY, null)
+                    ApiClient.send(app, "GET", "/v1/tenant/erasure", TestApps.ACME_KEY, null)
                             .status());
         }
     }
@@ -261,14 +261,14 @@ class ErasureIT extends WithBroker {
     }
 
     private static String createdMemory(RemeApp app, String key, String user, String content) {
-        MemoryApi.Response created = MemoryApi.send(
+        ApiClient.Response created = ApiClient.send(
                 app, "POST", "/v1/memories", key, Map.of("type", "personal", "user", user, "content", content));
         assertEquals(201, created.status(), created.text());
         return created.json().path("id").asText();
     }
 
-    private static MemoryApi.Response memory(RemeApp app, String key, String id) {
-        return MemoryApi.send(app, "GET", "/v1/memories/" + id, key, null);
+    private static ApiClient.Response memory(RemeApp app, String key, String id) {
+        return ApiClient.send(app, "GET", "/v1/memories/" + id, key, null);
     }
 
     /** The names of the files in a folder; none when it does not exist. */

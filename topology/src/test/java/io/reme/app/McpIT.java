@@ -232,7 +232,7 @@ class McpIT extends WithBroker {
 
         assertToolError(call(acme, "search_memory", Map.of("query", "tea", "k", 0)), 400, "invalid_query");
         String metrics =
-                MemoryApi.send(app, "GET", "/metrics", TestApps.ACME_KEY, null).text();
+                ApiClient.send(app, "GET", "/metrics", TestApps.ACME_KEY, null).text();
         assertTrue(
                 metrics.lines()
                         .anyMatch(line -> line.startsWith("reme_mcp_tool_calls_total{")

@@ -139,7 +139,7 @@ class MemoryBrowserIT extends WithBroker {
         assertTrue(text(By.id("memory-md")).contains("<script>"), text(By.id("memory-md")));
         assertNoScriptRan();
 
-        MemoryApi.Response other = MemoryApi.send(
+        ApiClient.Response other = ApiClient.send(
                 app,
                 "PUT",
                 "/v1/diary/" + USER + "/MEMORY",
@@ -164,7 +164,7 @@ class MemoryBrowserIT extends WithBroker {
 
         // The same rules over plain HTTP: a stale base is refused at once with the current text, a bad
         // body names its field, and the other tenant has no such document.
-        MemoryApi.Response stale = MemoryApi.send(
+        ApiClient.Response stale = ApiClient.send(
                 app,
                 "PUT",
                 "/v1/diary/" + USER + "/MEMORY",
@@ -174,13 +174,13 @@ class MemoryBrowserIT extends WithBroker {
         assertEquals("version_conflict", stale.errorCode());
         assertEquals(version + 2, stale.json().path("current").path("version").asLong());
         assertTrue(stale.json().path("current").path("content").asText().contains("likes rye now"));
-        MemoryApi.Response bad =
-                MemoryApi.send(app, "PUT", "/v1/diary/" + USER + "/MEMORY", TestApps.ACME_KEY, Map.of("content", "x"));
+        ApiClient.Response bad =
+                ApiClient.send(app, "PUT", "/v1/diary/" + USER + "/MEMORY", TestApps.ACME_KEY, Map.of("content", "x"));
         assertEquals(400, bad.status(), bad.text());
         assertTrue(bad.json().path("error").path("message").asText().contains("expectedVersion"));
         assertEquals(
                 404,
-                MemoryApi.send(app, "GET", "/v1/diary/" + USER + "/MEMORY", TestApps.GLOBEX_KEY, null)
+                ApiClient.send(app, "GET", "/v1/diary/" + USER + "/MEMORY", TestApps.GLOBEX_KEY, null)
                         .status());
 
         // A memory: add, edit (history keeps the old text), find it by search, delete it.
@@ -326,7 +326,7 @@ class MemoryBrowserIT extends WithBroker {
     }
 
     private static void ingest(List<Map<String, Object>> messages) {
-        MemoryApi.Response response = MemoryApi.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, messages);
+        ApiClient.Response response = ApiClient.send(app, "POST", "/v1/messages", TestApps.ACME_KEY, messages);
         assertEquals(202, response.status(), response.text());
     }
 
@@ -334,10 +334,10 @@ class MemoryBrowserIT extends WithBroker {
     private static void awaitSettled() throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (System.nanoTime() < deadline) {
-            JsonNode context = MemoryApi.send(
+            JsonNode context = ApiClient.send(
                             app, "GET", "/v1/sessions/" + SESSION + "/context", TestApps.ACME_KEY, null)
                     .json();
-            JsonNode requests = MemoryApi.send(app, "GET", "/v1/pipeline", TestApps.ACME_KEY, null)
+            JsonNode requests = ApiClient.send(app, "GET", "/v1/pipeline", TestApps.ACME_KEY, null)
                     .json()
                     .path("metrics")
                     .path("llmRequests");

@@ -145,7 +145,7 @@ class SessionListingIT extends WithBroker {
                 assertInvalid(a, "order=asc", "order");
 
                 // Erasing bob through A reaches the sessions B holds too, and A reads B's reports to say so.
-                MemoryApi.Response erased = MemoryApi.send(a, "DELETE", "/v1/users/bob", TestApps.ACME_KEY, null);
+                ApiClient.Response erased = ApiClient.send(a, "DELETE", "/v1/users/bob", TestApps.ACME_KEY, null);
                 assertEquals(200, erased.status(), erased.text());
                 assertEquals(4, erased.json().path("removed").path("sessions").asInt(), erased.text());
                 assertEquals(20, erased.json().path("removed").path("messages").asInt());
@@ -155,7 +155,7 @@ class SessionListingIT extends WithBroker {
                     assertEquals(4, left.size());
                     assertEquals(2, pages(app, TestApps.GLOBEX_KEY, "").size(), "globex untouched");
                 }
-                MemoryApi.Response status = MemoryApi.send(b, "GET", "/v1/users/bob/erasure", TestApps.ACME_KEY, null);
+                ApiClient.Response status = ApiClient.send(b, "GET", "/v1/users/bob/erasure", TestApps.ACME_KEY, null);
                 assertEquals(200, status.status());
                 assertEquals(erased.json().path("erasureId"), status.json().path("erasureId"));
                 assertTrue(status.json().path("complete").asBoolean());
