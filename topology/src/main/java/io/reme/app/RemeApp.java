@@ -8,6 +8,8 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
+import io.reme.index.MemoryIndexStore;
+import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
@@ -19,6 +21,7 @@ import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
 import io.reme.query.SearchSetup;
 import io.reme.query.StreamThreadFailures;
+import io.reme.search.MemoryIndex;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -50,6 +53,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,6 +110,10 @@ public final class RemeApp implements AutoCloseable {
 
     /** Starts everything and returns once Kafka Streams is running and the API answers. */
     public static RemeApp start(AppConfig config) {
+        if (!MemoryIndex.vectorModuleEnabled()) {
+            LOG.warn("vector module not enabled, Lucene compares vectors without SIMD: "
+                    + "start java with --add-modules jdk.incubator.vector");
+        }
         Path dataDir = config.dataDir();
         EmbeddedKafka broker = null;
         KafkaStreams streams = null;
@@ -159,6 +167,11 @@ public final class RemeApp implements AutoCloseable {
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
+            // Before Streams reads any checkpoint: an index an older Lucene wrote is rebuilt from the topic.
+            MemoryIndexStore.deleteOlderLuceneIndexes(
+                    Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
+                            .resolve(props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG)),
+                    MemoryIndexUpdater.STORE);
             streams = new KafkaStreams(
                     RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
                     props);
