@@ -67,6 +67,7 @@ public final class MemoryIndexStore implements StateStore {
      * and one would only restore from the beginning too.
      *
      * @param applicationDir {@code state.dir/application.id}, holding one folder per task
+     * @param storeName the store's name, its folder in a task's folder
      * @return the task folders whose index was deleted
      */
     public static List<Path> deleteOlderLuceneIndexes(Path applicationDir, String storeName) throws IOException {
