@@ -879,8 +879,7 @@ final class SessionState {
     private static boolean exceeds(Message message, int limit) {
         for (Block block : message.content()) {
             if (block instanceof Block.ToolResult result
-                    && result.output().getBytes(StandardCharsets.UTF_8).length
-                            > limit + ToolResultTruncator.SLACK_BYTES) {
+                    && ToolResultTruncator.utf8Length(result.output()) > limit + ToolResultTruncator.SLACK_BYTES) {
                 return true;
             }
         }

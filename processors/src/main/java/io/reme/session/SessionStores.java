@@ -46,7 +46,7 @@ public final class SessionStores {
     public static StoreBuilder<KeyValueStore<String, SessionHeader>> headers() {
         // Rewritten on every message: the cache turns a commit interval's rewrites into one changelog record.
         return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(HEADERS), Serdes.String(), JsonSerde.of(SessionHeader.class))
+                        Stores.persistentKeyValueStore(HEADERS), Serdes.String(), new SessionHeaderSerde())
                 .withLoggingEnabled(Map.of())
                 .withCachingEnabled();
     }
@@ -77,7 +77,7 @@ public final class SessionStores {
 
     public static StoreBuilder<KeyValueStore<String, StoredMessage>> messages() {
         return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(MESSAGES), Serdes.String(), JsonSerde.of(StoredMessage.class))
+                        Stores.persistentKeyValueStore(MESSAGES), Serdes.String(), new StoredMessageSerde())
                 .withLoggingEnabled(Map.of());
     }
 }
