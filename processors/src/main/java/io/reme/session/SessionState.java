@@ -804,7 +804,7 @@ final class SessionState {
     }
 
     private static String activityKey(long ms, SessionKey key) {
-        return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
+        return SessionKey.padded(Math.max(0, ms)) + "/" + (key == null ? "" : key.key());
     }
 
     /** Sorts after every idle key (digits), so the idle range never reaches into the expiry index. */
