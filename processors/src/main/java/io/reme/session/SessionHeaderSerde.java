@@ -2,10 +2,12 @@ package io.reme.session;
 
 import io.reme.json.Json;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -113,7 +115,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
         int liveCount = in.readInt();
         long messageTokens = in.readLong();
         String lastMessageId = in.readString();
-        var lastMessageAt = in.readInstant();
+        Instant lastMessageAt = in.readInstant();
         long lastActiveMs = in.readLong();
         long diaryCoveredSeq = in.readLong();
         int recentCount = in.readInt();
@@ -124,7 +126,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
         boolean planBlocked = in.readBoolean();
         long summaryTokens = in.readLong();
         int summaryVersion = in.readInt();
-        var lastSummaryAt = in.readInstant();
+        Instant lastSummaryAt = in.readInstant();
         String lastResolvedRequestId = in.readString();
         long epoch = in.readLong();
         PendingCompaction pending = null;
@@ -135,7 +137,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
             long toSeq = in.readLong();
             int messageCount = in.readInt();
             long tokens = in.readLong();
-            var requestedAt = in.readInstant();
+            Instant requestedAt = in.readInstant();
             int calls = in.readInt();
             List<String> unanswered = new ArrayList<>(Math.min(calls, 1024));
             for (int i = 0; i < calls; i++) {
@@ -144,9 +146,9 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
             pending = new PendingCompaction(
                     requestId, pendingEpoch, fromSeq, toSeq, messageCount, tokens, requestedAt, unanswered);
         }
-        var nextAttemptAt = in.readInstant();
+        Instant nextAttemptAt = in.readInstant();
         String lastFailure = in.readString();
-        var lastFailureAt = in.readInstant();
+        Instant lastFailureAt = in.readInstant();
         int counterCount = in.readInt();
         Map<SessionCounters.Counter, Long> counters = new EnumMap<>(SessionCounters.Counter.class);
         for (int i = 0; i < counterCount; i++) {
@@ -184,12 +186,12 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                 spanLimit);
     }
 
-    private static java.util.Optional<SessionCounters.Counter> counterByName(String name) {
+    private static Optional<SessionCounters.Counter> counterByName(String name) {
         for (SessionCounters.Counter c : SessionCounters.Counter.values()) {
             if (c.name().equals(name)) {
-                return java.util.Optional.of(c);
+                return Optional.of(c);
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 }
