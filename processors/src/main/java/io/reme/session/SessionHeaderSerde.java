@@ -17,12 +17,12 @@ import org.apache.kafka.common.serialization.Serializer;
  * The session header store's value format: a version byte, then the fields in declaration order.
  * The header is read and rewritten on every message (through the store's cache, which holds bytes),
  * so its JSON form cost the session processor more than storing the message itself. The JSON form
- * written before is still read (it starts with {@code '{'}), so existing stores and changelogs
+ * written before is still read (it starts with an opening brace), so existing stores and changelogs
  * restore. Counters are written by name, so adding one to {@link SessionCounters.Counter} anywhere
  * in the enum keeps older values readable.
  */
 public final class SessionHeaderSerde implements Serde<SessionHeader> {
-    /** The first byte of the binary form; JSON starts with {@code '{'}. */
+    /** The first byte of the binary form; JSON starts with an opening brace. */
     static final byte VERSION_1 = 1;
 
     @Override

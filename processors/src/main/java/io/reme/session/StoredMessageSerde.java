@@ -18,11 +18,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * length-prefixed UTF-8 strings. Every live message is written once to the store and its changelog
  * and read back whenever a window is planned or an output aged; JSON (escaping every character of a
  * 100 KB tool output, then parsing it back) cost more than counting its tokens. The JSON form
- * written before this format is still read (it starts with {@code '{'}), so existing stores and
+ * written before this format is still read (it starts with an opening brace), so existing stores and
  * changelogs restore.
  */
 public final class StoredMessageSerde implements Serde<StoredMessage> {
-    /** The first byte of the binary form; JSON starts with {@code '{'}. */
+    /** The first byte of the binary form; JSON starts with an opening brace. */
     static final byte VERSION_1 = 1;
 
     private static final byte TEXT = 1;
