@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -64,6 +65,28 @@ final class PartitionFanOut {
      */
     <T> Optional<T> post(HostInfo host, String path, Object body, String authorization, Class<T> answer) {
         try {
+            return postOnce(host, path, body, authorization, answer);
+        } catch (IOException e) {
+            if (e instanceof HttpTimeoutException) {
+                LOG.warn(
+                        "remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
+                return Optional.empty();
+            }
+            // A pooled connection the other side closed (after its error answer, or idle) fails the next call
+            // before it is sent: these calls only read, so it is asked once more on a new connection.
+            LOG.debug("remote call retried host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
+        }
+        try {
+            return postOnce(host, path, body, authorization, answer);
+        } catch (IOException e) {
+            LOG.warn("remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
+            return Optional.empty();
+        }
+    }
+
+    private <T> Optional<T> postOnce(HostInfo host, String path, Object body, String authorization, Class<T> answer)
+            throws IOException {
+        try {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
                     .timeout(Duration.ofSeconds(10))
                     .header("Authorization", authorization)
@@ -98,9 +121,6 @@ final class PartitionFanOut {
                 return Optional.empty();
             }
             return Optional.of(Json.MAPPER.readValue(response.body(), answer));
-        } catch (IOException e) {
-            LOG.warn("remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
-            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
