@@ -664,8 +664,8 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         }
     }
 
-    /** For the throughput tool: how many word pieces the texts have in all (after truncation). */
-    long countTokens(List<String> texts) {
+    /** How many word pieces the texts have in all (after truncation): for throughput measurements (bench). */
+    public long countTokens(List<String> texts) {
         long total = 0;
         List<String> all = new ArrayList<>(texts);
         for (Encoding encoding : tokenizer.batchEncode(all)) {

@@ -1,6 +1,7 @@
 package io.reme.sink;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.session.ArchivedMessage;
 import io.reme.workspace.AtomicFiles;
@@ -18,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Appends archived messages to their day's JSONL file. A line is the {@link ArchivedMessage} as
@@ -33,6 +36,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * is written in full.
  */
 public final class DialogSinkTask extends FileSinkTask {
+    private static final Logger LOG = LoggerFactory.getLogger(DialogSinkTask.class);
     private static final int CACHED_FILES = 256;
 
     /** The messages in a file, by {@code session#seq}, the file size they were read at and whether it ends a line. */
@@ -45,8 +49,48 @@ public final class DialogSinkTask extends FileSinkTask {
         }
     };
 
+    /**
+     * Writes the batch in order around erasure markers: what came before a marker is written first,
+     * then the marker deletes the erased user's (or tenant's) folder, so nothing archived before the
+     * erasure survives it.
+     */
     @Override
     void write(Collection<SinkRecord> records) throws IOException {
+        List<SinkRecord> messages = new ArrayList<>();
+        for (SinkRecord record : records) {
+            if (record.headers().lastWithName(Erasure.HEADER) == null) {
+                messages.add(record);
+                continue;
+            }
+            writeMessages(messages);
+            messages.clear();
+            erase(record);
+        }
+        writeMessages(messages);
+    }
+
+    /** A marker keyed {@code tenant/user} or {@code tenant/*}: deletes the folder and forgets the cached files. */
+    private void erase(SinkRecord record) throws IOException {
+        String[] key = keyParts(record, 2, "tenant/user");
+        String user = Erasure.ALL_USERS.equals(key[1]) ? null : key[1];
+        try {
+            int files = workspace.erase(key[0], user);
+            cache.clear();
+            // Each session partition sends its marker to every partition: most find the folder already gone.
+            if (files > 0) {
+                LOG.info("workspace erased tenant={} user={} files={}", key[0], key[1], files);
+            } else {
+                LOG.debug("workspace erasure found nothing left tenant={} user={}", key[0], key[1]);
+            }
+        } catch (RefusedPathException | IllegalArgumentException e) {
+            reject(record, "erasure not applied: " + e.getMessage());
+        }
+    }
+
+    private void writeMessages(Collection<SinkRecord> records) throws IOException {
+        if (records.isEmpty()) {
+            return;
+        }
         Map<Path, List<ArchivedMessage>> byFile = new LinkedHashMap<>();
         Map<Path, List<SinkRecord>> recordsByFile = new LinkedHashMap<>();
         for (SinkRecord record : records) {

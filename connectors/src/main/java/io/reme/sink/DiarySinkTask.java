@@ -2,6 +2,7 @@ package io.reme.sink;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.reme.diary.DiaryDocument;
+import io.reme.diary.DocumentKey;
 import io.reme.json.Json;
 import io.reme.workspace.DocumentFiles;
 import io.reme.workspace.RefusedPathException;
@@ -22,7 +23,8 @@ public final class DiarySinkTask extends FileSinkTask {
     void write(Collection<SinkRecord> records) throws IOException {
         for (SinkRecord record : records) {
             if (record.value() == null) {
-                // Documents are never deleted by the pipeline; a tombstone has nothing to write.
+                // A tombstone is an erasure: the document's file and what the sink kept about it go.
+                delete(record);
                 continue;
             }
             DiaryDocument document;
@@ -37,6 +39,15 @@ public final class DiarySinkTask extends FileSinkTask {
             } catch (RefusedPathException e) {
                 reject(record, e.getMessage());
             }
+        }
+    }
+
+    private void delete(SinkRecord record) throws IOException {
+        try {
+            String[] key = keyParts(record, 3, "tenant/user/name");
+            files.delete(new DocumentKey(key[0], key[1], key[2]));
+        } catch (RefusedPathException | IllegalArgumentException e) {
+            reject(record, "diary tombstone not applied: " + e.getMessage());
         }
     }
 

@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,14 +20,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -45,7 +49,7 @@ public final class DiaryDocuments implements AutoCloseable {
     private final Map<String, DiaryDocument> latest = new ConcurrentHashMap<>();
     /** Recently applied edit IDs: an edit that won can be recognised even if a newer one already followed it. */
     private final Map<String, Boolean> appliedEdits =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, false) {
+            Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
                 private static final long serialVersionUID = 1L;
 
                 @Override
@@ -54,15 +58,13 @@ public final class DiaryDocuments implements AutoCloseable {
                 }
             });
 
-    private final KafkaConsumer<String, byte[]> consumer;
     private final Producer<String, byte[]> producer;
     private final String diaryTopic;
     private final String editsTopic;
     private final RequestSecret secret;
-    private final Thread reader;
     private final Object changed = new Object();
     private volatile boolean loaded;
-    private volatile boolean running = true;
+    private final ConsumerLoop<String, byte[]> reader;
 
     private DiaryDocuments(
             Map<String, Object> consumerProps,
@@ -70,13 +72,15 @@ public final class DiaryDocuments implements AutoCloseable {
             String diaryTopic,
             String editsTopic,
             RequestSecret secret) {
-        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.producer = producer;
         this.diaryTopic = diaryTopic;
         this.editsTopic = editsTopic;
         this.secret = secret;
-        this.reader = new Thread(this::read, "reme-diary-reader");
-        this.reader.setDaemon(true);
+        // Last: the reader's thread sees every field above.
+        this.reader = ConsumerLoop.start(
+                "reme-diary-reader",
+                new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer()),
+                new Reader());
     }
 
     /**
@@ -95,50 +99,53 @@ public final class DiaryDocuments implements AutoCloseable {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        DiaryDocuments documents = new DiaryDocuments(props, producer, diaryTopic, editsTopic, secret);
-        documents.reader.start();
-        return documents;
+        return new DiaryDocuments(props, producer, diaryTopic, editsTopic, secret);
     }
 
-    private void read() {
-        try {
+    /** Reads every partition from the start, without a group (nothing to commit), and says when it caught up. */
+    private final class Reader implements ConsumerLoop.Handler<String, byte[]> {
+        private Consumer<String, byte[]> consumer;
+        private Map<TopicPartition, Long> ends;
+
+        @Override
+        public void open(Consumer<String, byte[]> consumer, Runnable commit) {
+            this.consumer = consumer;
             List<TopicPartition> partitions = new ArrayList<>();
             for (PartitionInfo info : consumer.partitionsFor(diaryTopic, Duration.ofSeconds(30))) {
                 partitions.add(new TopicPartition(diaryTopic, info.partition()));
             }
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            while (running) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    apply(record);
-                }
-                if (!loaded && caughtUp(ends)) {
-                    loaded = true;
-                    LOG.info("diary documents loaded count={}", latest.size());
-                    synchronized (changed) {
-                        changed.notifyAll();
-                    }
-                }
-            }
-        } catch (WakeupException e) {
-            if (running) {
-                throw e;
-            }
-        } catch (RuntimeException e) {
-            LOG.error("diary reader stopped", e);
-        } finally {
-            consumer.close();
+            ends = consumer.endOffsets(partitions);
         }
-    }
 
-    private boolean caughtUp(Map<TopicPartition, Long> ends) {
-        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-            if (consumer.position(end.getKey()) < end.getValue()) {
-                return false;
+        @Override
+        public void handle(ConsumerRecords<String, byte[]> records) {
+            for (ConsumerRecord<String, byte[]> record : records) {
+                apply(record);
+            }
+            if (!loaded && caughtUp()) {
+                loaded = true;
+                LOG.info("diary documents loaded count={}", latest.size());
+                synchronized (changed) {
+                    changed.notifyAll();
+                }
             }
         }
-        return true;
+
+        @Override
+        public Map<TopicPartition, OffsetAndMetadata> done() {
+            return Map.of();
+        }
+
+        private boolean caughtUp() {
+            for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+                if (consumer.position(end.getKey()) < end.getValue()) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     private void apply(ConsumerRecord<String, byte[]> record) {
@@ -214,12 +221,6 @@ public final class DiaryDocuments implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            reader.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        reader.close();
     }
 }

@@ -26,12 +26,16 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -39,7 +43,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -65,16 +68,15 @@ public final class LlmWorkerPool implements AutoCloseable {
 
     private final Topics topics;
     private final WorkerSettings settings;
-    private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> producer;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
     private final PipelineMetrics metrics;
-    private final FairQueue<Job> queue = new FairQueue<>();
+    private final FairQueue<Job> queue;
     private final OffsetTracker offsets = new OffsetTracker();
     private final ExecutorService workers;
     private final ExecutorService calls;
-    private final Thread poller;
+    private final ConsumerLoop<String, byte[]> poller;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final MemoryPartitioning partitioning;
@@ -92,7 +94,9 @@ public final class LlmWorkerPool implements AutoCloseable {
             TokenCounter tokens,
             PipelineMetrics metrics,
             ExtractionSetup extraction,
-            RequestSecret secret) {
+            RequestSecret secret,
+            ToIntFunction<String> tenantConcurrency) {
+        this.queue = new FairQueue<>(tenantConcurrency);
         this.topics = topics;
         this.partitioning = extraction.partitioning();
         this.settings = settings;
@@ -113,7 +117,8 @@ public final class LlmWorkerPool implements AutoCloseable {
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, Math.min(500, settings.queueLimit())));
         consumerProps.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 17 * 1024 * 1024);
-        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(
                 client,
@@ -121,13 +126,12 @@ public final class LlmWorkerPool implements AutoCloseable {
                 settings,
                 documents,
                 calls,
-                new Backoff(settings.backoffBase(), settings.backoffMax(), new java.util.Random()),
+                RequestHandler.retryPolicy(settings),
                 Clock.systemUTC(),
                 metrics,
                 extraction.enabled() ? extraction.lookup() : null);
         this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
-        this.poller = new Thread(this::poll, "reme-llm-poller");
-        this.poller.setDaemon(true);
+        this.poller = ConsumerLoop.start("reme-llm-poller", consumer, new Poller());
     }
 
     /**
@@ -171,12 +175,39 @@ public final class LlmWorkerPool implements AutoCloseable {
             PipelineMetrics metrics,
             ExtractionSetup extraction,
             RequestSecret secret) {
-        LlmWorkerPool pool =
-                new LlmWorkerPool(clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret);
+        return start(
+                clientProps,
+                topics,
+                groupId,
+                settings,
+                client,
+                tokens,
+                metrics,
+                extraction,
+                secret,
+                tenant -> Integer.MAX_VALUE);
+    }
+
+    /**
+     * As above, with each tenant's cap on its requests in the workers' hands at once (its share of
+     * the pool; read at every take, so a changed policy applies to the next request).
+     */
+    public static LlmWorkerPool start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            WorkerSettings settings,
+            LlmClient client,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            ExtractionSetup extraction,
+            RequestSecret secret,
+            ToIntFunction<String> tenantConcurrency) {
+        LlmWorkerPool pool = new LlmWorkerPool(
+                clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret, tenantConcurrency);
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
-        pool.poller.start();
         LOG.info(
                 "llm workers started provider={} concurrency={} group={}",
                 client.id(),
@@ -185,13 +216,23 @@ public final class LlmWorkerPool implements AutoCloseable {
         return pool;
     }
 
-    private void poll() {
-        try {
+    /**
+     * The poller's part: once the diary documents are loaded it subscribes, queues each request, pauses fetching
+     * while the queue is full, and reports done the offsets whose results Kafka acknowledged.
+     */
+    private final class Poller implements ConsumerLoop.Handler<String, byte[]> {
+        private Consumer<String, byte[]> consumer;
+        private boolean paused;
+
+        @Override
+        public void open(Consumer<String, byte[]> consumer, Runnable commit)
+                throws InterruptedException, TimeoutException {
+            this.consumer = consumer;
             documents.awaitLoaded(Duration.ofMinutes(2));
             consumer.subscribe(List.of(topics.llmRequests()), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    commit();
+                    commit.run();
                     partitions.forEach(offsets::forget);
                 }
 
@@ -200,32 +241,26 @@ public final class LlmWorkerPool implements AutoCloseable {
                     LOG.info("llm request partitions assigned count={}", partitions.size());
                 }
             });
-            boolean paused = false;
-            while (running) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    accept(record);
-                }
-                boolean full = queue.size() >= settings.queueLimit();
-                if (full && !paused) {
-                    consumer.pause(consumer.assignment());
-                    paused = true;
-                } else if (!full && paused) {
-                    consumer.resume(consumer.paused());
-                    paused = false;
-                }
-                commit();
+        }
+
+        @Override
+        public void handle(ConsumerRecords<String, byte[]> records) {
+            for (ConsumerRecord<String, byte[]> record : records) {
+                accept(record);
             }
-        } catch (WakeupException e) {
-            if (running) {
-                LOG.error("llm request poller woken unexpectedly", e);
+            boolean full = queue.size() >= settings.queueLimit();
+            if (full && !paused) {
+                consumer.pause(consumer.assignment());
+                paused = true;
+            } else if (!full && paused) {
+                consumer.resume(consumer.paused());
+                paused = false;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (TimeoutException | RuntimeException e) {
-            LOG.error("llm request poller stopped", e);
-        } finally {
-            commit();
-            consumer.close(Duration.ofSeconds(5));
+        }
+
+        @Override
+        public Map<TopicPartition, OffsetAndMetadata> done() {
+            return offsets.committable();
         }
     }
 
@@ -252,17 +287,6 @@ public final class LlmWorkerPool implements AutoCloseable {
         queue.put(request.tenant(), new Job(partition, record.offset(), record.key(), record.value(), request));
     }
 
-    private void commit() {
-        Map<TopicPartition, OffsetAndMetadata> commits = offsets.committable();
-        if (!commits.isEmpty()) {
-            try {
-                consumer.commitSync(commits);
-            } catch (RuntimeException e) {
-                LOG.warn("offset commit failed; requests may be re-delivered error={}", e.toString());
-            }
-        }
-    }
-
     private void work() {
         while (running) {
             Job job;
@@ -274,33 +298,52 @@ public final class LlmWorkerPool implements AutoCloseable {
             if (job == null) {
                 continue;
             }
-            try {
-                run(job);
-            } catch (InterruptedException e) {
+            if (!runTaken(job)) {
                 return;
-            } catch (WriteFailedException e) {
-                if (e.kind() == SendFailures.PRODUCER) {
-                    // Not the request's fault, and no later attempt can write either: stop instead of calling
-                    // the model again and again for answers that cannot be delivered.
-                    LOG.error(
-                            "llm workers stop: their producer cannot write any more; requests stay uncommitted "
-                                    + "and are re-delivered to the next worker",
-                            e);
-                    running = false;
-                    consumer.wakeup();
-                    return;
-                }
-                // A refused answer would meet the same refusal if the model were asked again: the request fails.
-                boolean handled = e.kind() == SendFailures.RECORD && refuse(job, e);
-                if (!handled && !requeue(job, e)) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                if (!requeue(job, e)) {
-                    return;
-                }
             }
         }
+    }
+
+    /**
+     * One taken job, its tenant's share of the workers held until it is answered or put back; false
+     * when this worker must stop.
+     */
+    private boolean runTaken(Job job) {
+        try {
+            return runOne(job);
+        } finally {
+            queue.done(job.request().tenant());
+        }
+    }
+
+    private boolean runOne(Job job) {
+        try {
+            run(job);
+        } catch (InterruptedException e) {
+            return false;
+        } catch (WriteFailedException e) {
+            if (e.kind() == SendFailures.PRODUCER) {
+                // Not the request's fault, and no later attempt can write either: stop instead of calling
+                // the model again and again for answers that cannot be delivered.
+                LOG.error(
+                        "llm workers stop: their producer cannot write any more; requests stay uncommitted "
+                                + "and are re-delivered to the next worker",
+                        e);
+                running = false;
+                poller.stop();
+                return false;
+            }
+            // A refused answer would meet the same refusal if the model were asked again: the request fails.
+            boolean handled = e.kind() == SendFailures.RECORD && refuse(job, e);
+            if (!handled && !requeue(job, e)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            if (!requeue(job, e)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -340,7 +383,7 @@ public final class LlmWorkerPool implements AutoCloseable {
             send(new ProducerRecord<>(
                     topics.llmResults(),
                     job.key(),
-                    json(LlmResult.failed(
+                    Json.bytes(LlmResult.failed(
                             request,
                             "answer refused by Kafka: " + e.getCause(),
                             1,
@@ -373,9 +416,9 @@ public final class LlmWorkerPool implements AutoCloseable {
                     topics.memoriesPending(),
                     partitioning.partition(memory.tenant(), memory.id(), memoryPartitions()),
                     memory.tenant() + "/" + memory.id(),
-                    json(memory)));
+                    Json.bytes(memory)));
         }
-        send(new ProducerRecord<>(topics.llmResults(), job.key(), json(result)));
+        send(new ProducerRecord<>(topics.llmResults(), job.key(), Json.bytes(result)));
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
@@ -466,14 +509,6 @@ public final class LlmWorkerPool implements AutoCloseable {
         }
     }
 
-    private static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Requests answered OK and FAILED since start. */
     public long completed() {
         return completed.get();
@@ -486,12 +521,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        consumer.wakeup();
-        try {
-            poller.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        poller.close();
         workers.shutdownNow();
         calls.shutdownNow();
         try {
@@ -504,7 +534,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         LOG.info("llm workers stopped completed={} failed={}", completed.get(), failed.get());
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         AtomicLong counter = new AtomicLong();
         return runnable -> {
             Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());

@@ -7,6 +7,7 @@ import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.retry.RetryPolicy;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import java.io.IOException;
@@ -19,15 +20,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -42,23 +45,27 @@ import org.slf4j.LoggerFactory;
  * key and partition; tombstones pass through. A failing batch is retried with backoff; a record that
  * still fails goes to the dead-letter topic alone, so one bad record never disables vectors for
  * everyone. Offsets are committed after the writes are acknowledged (at-least-once; writes are
- * upserts by id, so a repeat is harmless). Without a model (search on text only) memories are
+ * upserts by id, so a repeat is harmless; the poll loop is a {@link ConsumerLoop}). Without a model (search on text only) memories are
  * forwarded as they are, so they still reach the index. Lifecycle: {@link #start}, {@link #close}.
  */
 public final class MemoryEmbedder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryEmbedder.class);
-    private static final int MAX_ATTEMPTS = 4;
     /** Dead letters carry memories whole up to this size, an excerpt beyond (the producer's limit is 1 MB). */
     private static final int MAX_DEAD_LETTER_BYTES = 512 * 1024;
 
     private final Topics topics;
     private final EmbeddingModel model;
-    private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> producer;
-    private final Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10), new java.util.Random());
-    private final Thread thread;
+    private final RetryPolicy retry = RetryPolicy.exponential(
+            4,
+            Duration.ofMillis(200),
+            Duration.ofSeconds(10),
+            e -> e instanceof EmbeddingException embedding && embedding.retryable());
     private final PipelineMetrics metrics;
-    private volatile boolean running = true;
+    /** The offsets of the batches written, to commit; used on the loop's thread only. */
+    private final Map<TopicPartition, OffsetAndMetadata> written = new HashMap<>();
+
+    private final ConsumerLoop<String, byte[]> loop;
 
     private MemoryEmbedder(
             Map<String, Object> clientProps,
@@ -75,14 +82,31 @@ public final class MemoryEmbedder implements AutoCloseable {
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 256);
-        this.consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
-        this.thread = new Thread(this::run, "reme-embedder");
-        this.thread.setDaemon(true);
+        this.loop = ConsumerLoop.start("reme-embedder", consumer, new ConsumerLoop.Handler<>() {
+            @Override
+            public void open(Consumer<String, byte[]> consumer, Runnable commit) {
+                consumer.subscribe(List.of(topics.memoriesPending()));
+            }
+
+            @Override
+            public void handle(ConsumerRecords<String, byte[]> records) throws InterruptedException {
+                embed(records);
+            }
+
+            @Override
+            public Map<TopicPartition, OffsetAndMetadata> done() {
+                Map<TopicPartition, OffsetAndMetadata> done = Map.copyOf(written);
+                written.clear();
+                return done;
+            }
+        });
     }
 
     public static MemoryEmbedder start(
@@ -92,8 +116,6 @@ public final class MemoryEmbedder implements AutoCloseable {
             EmbeddingModel model,
             PipelineMetrics metrics) {
         MemoryEmbedder embedder = new MemoryEmbedder(clientProps, topics, groupId, model, metrics);
-        embedder.consumer.subscribe(List.of(topics.memoriesPending()));
-        embedder.thread.start();
         if (model == null) {
             LOG.info("memory embedder started without a model: memories are indexed for text search only");
         } else {
@@ -102,28 +124,21 @@ public final class MemoryEmbedder implements AutoCloseable {
         return embedder;
     }
 
-    private void run() {
-        try {
-            while (running) {
-                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
-                if (records.isEmpty()) {
-                    continue;
-                }
-                List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>();
-                records.forEach(batch::add);
-                handle(batch);
-                consumer.commitSync();
-            }
-        } catch (WakeupException e) {
-            if (running) {
-                LOG.error("memory embedder woken unexpectedly", e);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.error("memory embedder stopped; pending memories wait for a restart", e);
-        } finally {
-            consumer.close(Duration.ofSeconds(5));
+    /**
+     * One poll's records: written with their vectors (or dead-lettered), then their offsets are done. A failure
+     * to write ends the loop before the offsets are reported, so the batch is read again after a restart.
+     */
+    private void embed(ConsumerRecords<String, byte[]> records) throws InterruptedException {
+        if (records.isEmpty()) {
+            return;
+        }
+        List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>();
+        records.forEach(batch::add);
+        handle(batch);
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<String, byte[]>> read = records.records(partition);
+            written.put(
+                    partition, new OffsetAndMetadata(read.get(read.size() - 1).offset() + 1));
         }
     }
 
@@ -165,8 +180,8 @@ public final class MemoryEmbedder implements AutoCloseable {
             }
             sent.add(new Write(
                     record,
-                    producer.send(
-                            new ProducerRecord<>(topics.memories(), record.partition(), record.key(), json(memory)))));
+                    producer.send(new ProducerRecord<>(
+                            topics.memories(), record.partition(), record.key(), Json.bytes(memory)))));
         }
         for (Write write : sent) {
             try {
@@ -203,23 +218,18 @@ public final class MemoryEmbedder implements AutoCloseable {
         if (texts.isEmpty()) {
             return List.of();
         }
-        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Thread.sleep(backoff.before(attempt).toMillis());
-            try {
-                return model.embed(texts);
-            } catch (EmbeddingException e) {
-                LOG.warn(
-                        "embedding batch failed size={} attempt={} retryable={} error={}",
-                        texts.size(),
-                        attempt,
-                        e.retryable(),
-                        e.getMessage());
-                if (!e.retryable()) {
-                    return null;
-                }
-            }
+        try {
+            return retry.call(
+                    attempt -> model.embed(texts),
+                    (attempt, e) -> LOG.warn(
+                            "embedding batch failed size={} attempt={} retryable={} error={}",
+                            texts.size(),
+                            attempt,
+                            retry.retries(e),
+                            e.getMessage()));
+        } catch (EmbeddingException e) {
+            return null;
         }
-        return null;
     }
 
     private float[] embedOne(
@@ -228,7 +238,7 @@ public final class MemoryEmbedder implements AutoCloseable {
         List<float[]> one = embedWithRetries(List.of(memory.text()));
         if (one == null) {
             deadLetters.add(deadLetter(
-                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + MAX_ATTEMPTS + " attempts"));
+                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + retry.maxAttempts() + " attempts"));
             return null;
         }
         return one.get(0);
@@ -250,23 +260,9 @@ public final class MemoryEmbedder implements AutoCloseable {
         return producer.send(new ProducerRecord<>(topics.dlq(), null, record.key(), value, headers));
     }
 
-    private static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close();
         producer.close(Duration.ofSeconds(5));
     }
 }

@@ -14,6 +14,7 @@ import io.reme.provider.LlmClient;
 import io.reme.provider.LlmException;
 import io.reme.provider.MemoryCandidate;
 import io.reme.provider.SummaryTask;
+import io.reme.retry.RetryPolicy;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.summary.SummaryFormat;
@@ -49,7 +50,7 @@ final class RequestHandler {
     private final WorkerSettings settings;
     private final DiaryDocuments documents;
     private final ExecutorService calls;
-    private final Backoff backoff;
+    private final RetryPolicy retry;
     private final Clock clock;
     private final PipelineMetrics metrics;
     private final MemoryMerger merger;
@@ -60,7 +61,7 @@ final class RequestHandler {
             WorkerSettings settings,
             DiaryDocuments documents,
             ExecutorService calls,
-            Backoff backoff,
+            RetryPolicy retry,
             Clock clock,
             PipelineMetrics metrics,
             MemoryLookup lookup) {
@@ -70,10 +71,22 @@ final class RequestHandler {
         this.settings = settings;
         this.documents = documents;
         this.calls = calls;
-        this.backoff = backoff;
+        this.retry = retry;
         this.clock = clock;
         this.metrics = metrics;
         this.merger = lookup == null ? null : new MemoryMerger(lookup);
+    }
+
+    /**
+     * The attempts a request gets: the settings' count and backoff (full jitter), retrying the failures the
+     * provider calls retryable (timeouts, 5xx, 429) and summaries refused as invalid.
+     */
+    static RetryPolicy retryPolicy(WorkerSettings settings) {
+        return RetryPolicy.exponential(
+                settings.maxAttempts(),
+                settings.backoffBase(),
+                settings.backoffMax(),
+                e -> e instanceof LlmException llm && llm.retryable());
     }
 
     /** How a request ended, with what the caller needs to report it and the memories it must write first. */
@@ -103,43 +116,49 @@ final class RequestHandler {
                 budget,
                 null,
                 request.unansweredCalls());
-        String lastError = null;
-        for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
-            sleep(backoff.before(attempt));
-            SummaryTask current = task;
-            try {
-                long started = System.nanoTime();
-                String summary =
-                        call(LlmKind.COMPACT, () -> client.summarize(current)).strip();
-                List<String> problems = SummaryFormat.problems(summary, tokens, budget);
-                metrics.llmCall(
-                        LlmKind.COMPACT,
-                        problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
-                        System.nanoTime() - started);
-                if (problems.isEmpty()) {
-                    return new Outcome(LlmResult.ok(request, summary, attempt, clock.instant()), attempt);
-                }
-                lastError = "invalid summary: " + String.join("; ", problems);
-                task = task.withRetryReason(String.join("; ", problems));
-            } catch (ContextLengthExceededException e) {
-                return new Outcome(
-                        LlmResult.failed(request, e.getMessage(), attempt, clock.instant(), LlmFailure.CONTEXT_LENGTH),
-                        attempt);
-            } catch (LlmException e) {
-                lastError = e.getMessage();
-                if (!e.retryable()) {
-                    return failed(request, lastError, attempt);
-                }
-            }
-            LOG.info(
-                    "compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
-                    request.tenant(),
-                    request.session(),
-                    request.requestId(),
-                    attempt,
-                    lastError);
+        SummaryTask[] next = {task};
+        int[] attempts = {0};
+        try {
+            String summary = retry.call(
+                    attempt -> {
+                        attempts[0] = attempt;
+                        SummaryTask current = next[0];
+                        long started = System.nanoTime();
+                        String answer = call(LlmKind.COMPACT, () -> client.summarize(current))
+                                .strip();
+                        List<String> problems = SummaryFormat.problems(answer, tokens, budget);
+                        metrics.llmCall(
+                                LlmKind.COMPACT,
+                                problems.isEmpty() ? CallOutcome.OK : CallOutcome.INVALID_OUTPUT,
+                                System.nanoTime() - started);
+                        if (!problems.isEmpty()) {
+                            // Asked again with the reason, so the model can do better than the same answer.
+                            next[0] = current.withRetryReason(String.join("; ", problems));
+                            throw new LlmException("invalid summary: " + String.join("; ", problems), true, null);
+                        }
+                        return answer;
+                    },
+                    (attempt, e) -> {
+                        if (retry.retries(e)) {
+                            LOG.info(
+                                    "compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
+                                    request.tenant(),
+                                    request.session(),
+                                    request.requestId(),
+                                    attempt,
+                                    e.getMessage());
+                        }
+                    });
+            return new Outcome(LlmResult.ok(request, summary, attempts[0], clock.instant()), attempts[0]);
+        } catch (ContextLengthExceededException e) {
+            return new Outcome(
+                    LlmResult.failed(request, e.getMessage(), attempts[0], clock.instant(), LlmFailure.CONTEXT_LENGTH),
+                    attempts[0]);
+        } catch (LlmException e) {
+            return retry.retries(e)
+                    ? failed(request, e.getMessage() + " (after " + retry.maxAttempts() + " attempts)", attempts[0])
+                    : failed(request, e.getMessage(), attempts[0]);
         }
-        return failed(request, lastError + " (after " + settings.maxAttempts() + " attempts)", settings.maxAttempts());
     }
 
     private Outcome diary(LlmRequest request) throws InterruptedException {
@@ -173,11 +192,10 @@ final class RequestHandler {
 
     private DayOutcome diaryDay(LlmRequest request, DiaryTask task) throws InterruptedException {
         String lastError = null;
-        int attempt = 0;
         int conflicts = 0;
-        while (attempt < settings.maxAttempts()) {
-            attempt++;
-            sleep(backoff.before(attempt));
+        RetryPolicy.Attempts attempts = retry.attempts();
+        while (attempts.next()) {
+            int attempt = attempts.number();
             VersionedDocumentEditor editor = new VersionedDocumentEditor(task, documents);
             try {
                 long started = System.nanoTime();
@@ -198,17 +216,18 @@ final class RequestHandler {
                 if (conflicts > settings.maxDiaryConflicts()) {
                     return new DayOutcome(null, "diary edit lost " + conflicts + " races", attempt);
                 }
-                attempt--;
+                // A lost race is not the provider's failure: it has its own budget (maxDiaryConflicts).
+                attempts.repeat();
             } catch (LlmException e) {
                 lastError = e.getMessage();
-                if (!e.retryable()) {
+                if (!retry.retries(e)) {
                     return new DayOutcome(null, lastError, attempt);
                 }
             } catch (TimeoutException e) {
                 lastError = e.getMessage();
             }
         }
-        return new DayOutcome(null, lastError + " (after " + attempt + " attempts)", attempt);
+        return new DayOutcome(null, lastError + " (after " + attempts.number() + " attempts)", attempts.number());
     }
 
     /**
@@ -257,23 +276,20 @@ final class RequestHandler {
 
     /** A provider call with the timeout, retried with backoff while the failure is retryable. */
     private <T> T retrying(Callable<T> work, AtomicInteger attempts) throws LlmException, InterruptedException {
-        LlmException last = null;
-        for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
-            sleep(backoff.before(attempt));
-            attempts.incrementAndGet();
-            long started = System.nanoTime();
-            try {
+        try {
+            return retry.call(attempt -> {
+                attempts.incrementAndGet();
+                long started = System.nanoTime();
                 T answer = call(LlmKind.EXTRACT, work);
                 metrics.llmCall(LlmKind.EXTRACT, CallOutcome.OK, System.nanoTime() - started);
                 return answer;
-            } catch (LlmException e) {
-                last = e;
-                if (!e.retryable()) {
-                    throw e;
-                }
+            });
+        } catch (LlmException e) {
+            if (retry.retries(e)) {
+                throw new LlmException(e.getMessage() + " (after " + retry.maxAttempts() + " attempts)", false, e);
             }
+            throw e;
         }
-        throw new LlmException(last.getMessage() + " (after " + settings.maxAttempts() + " attempts)", false, last);
     }
 
     private Outcome failed(LlmRequest request, String error, int attempts) {
@@ -303,12 +319,6 @@ final class RequestHandler {
         } catch (InterruptedException e) {
             future.cancel(true);
             throw e;
-        }
-    }
-
-    private static void sleep(Duration duration) throws InterruptedException {
-        if (!duration.isZero()) {
-            Thread.sleep(duration.toMillis());
         }
     }
 }

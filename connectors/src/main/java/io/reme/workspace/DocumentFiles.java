@@ -67,6 +67,22 @@ public final class DocumentFiles {
     }
 
     /**
+     * Deletes a document's file and what the ledger keeps about it (the document was erased); returns
+     * whether the file was there. A hand edit of the file goes with it: erasure outranks it.
+     */
+    public boolean delete(DocumentKey key) throws IOException {
+        boolean deleted = AtomicFiles.deleteIfExists(workspace, workspace.documentFile(key));
+        ledger.forget(key);
+        LOG.info(
+                "document deleted tenant={} user={} document={} existed={}",
+                key.tenant(),
+                key.user(),
+                key.name(),
+                deleted);
+        return deleted;
+    }
+
+    /**
      * The edit ID of a hand edit: names the file content it was built from and the version it is
      * based on, so the same edit is never submitted twice and the sink recognises its result.
      */

@@ -51,6 +51,13 @@ public final class DocumentLedger {
         return AtomicFiles.readIfExists(workspace, workspace.stateFile(key, suffix));
     }
 
+    /** Forgets the document (it was erased): a later version 1 is then a new document, not an old one. */
+    void forget(DocumentKey key) throws IOException {
+        for (String suffix : new String[] {WRITTEN, BASE, HELD}) {
+            AtomicFiles.deleteIfExists(workspace, workspace.stateFile(key, suffix));
+        }
+    }
+
     void recordWritten(DiaryDocument document, byte[] content) throws IOException {
         DocumentKey key = document.key();
         AtomicFiles.write(workspace, workspace.stateFile(key, BASE), content);

@@ -4,12 +4,15 @@ import io.reme.diary.DocumentKey;
 import io.reme.message.SafeId;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -153,7 +156,7 @@ public final class Workspace {
                     && LocalDate.parse(date).toString().equals(date)) {
                 return date;
             }
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             // reported below with the same message as any other bad date
         }
         throw new IllegalArgumentException("date must be YYYY-MM-DD, got '" + date + "'");
@@ -222,6 +225,47 @@ public final class Workspace {
         }
         // A link put in place of a folder after the first check passes createDirectory (the name exists).
         return refuseLinks(normal);
+    }
+
+    /**
+     * Deletes everything the sinks wrote for one user of a tenant ({@code user} set: the user's folder,
+     * {@code MEMORY.md}, diaries and dialog files) or for the whole tenant ({@code user} null: the
+     * tenant's folder, tool outputs included), and what the sinks keep about those documents under
+     * {@code .state}. Links inside are removed as links, never followed; a link on the way there is
+     * refused. Returns the number of files deleted; deleting what is already gone is no error.
+     */
+    public int erase(String tenant, String user) throws IOException {
+        Path target = user == null ? tenantDir(tenant) : userDir(tenant, user);
+        Path stateRoot = root.resolve(STATE);
+        Path stateTenant = inside(stateRoot, stateRoot.resolve(folder("tenant", tenant)));
+        Path state = user == null ? stateTenant : inside(stateTenant, stateTenant.resolve(folder("user", user)));
+        return deleteTree(refuseLinks(target)) + deleteTree(refuseLinks(state));
+    }
+
+    private static int deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return 0;
+        }
+        int[] files = {0};
+        // walkFileTree does not follow links: a link is visited as a file and deleted as a link.
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                Files.deleteIfExists(file);
+                files[0]++;
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path directory, IOException failure) throws IOException {
+                if (failure != null) {
+                    throw failure;
+                }
+                Files.deleteIfExists(directory);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        return files[0];
     }
 
     /** The last line of defence: whatever an ID held, the path stays below {@code parent}. */

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Test;
  * offline provider; the OpenAI provider against a local compatible server).
  */
 public abstract class LlmClientContract {
-    protected static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
-    protected static final Instant T0 = Instant.parse("2026-11-28T14:00:00Z");
+    public static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    public static final Instant T0 = Instant.parse("2026-11-28T14:00:00Z");
 
     /** A fresh client for one test. */
     protected abstract LlmClient client();
 
     /** A short agent conversation with facts a summary must not lose. */
-    protected static List<Message> conversation() {
+    public static List<Message> conversation() {
         List<Message> messages = new ArrayList<>();
         messages.add(message(
                 Role.USER,
@@ -64,16 +64,16 @@ public abstract class LlmClientContract {
         return messages;
     }
 
-    protected static Message message(Role role, int minute, Block block) {
+    public static Message message(Role role, int minute, Block block) {
         return new Message(
                 "acme", "s1", "alice", "m" + minute, role, null, T0.plusSeconds(60L * minute), List.of(block));
     }
 
-    protected static SummaryTask summaryTask() {
+    public static SummaryTask summaryTask() {
         return new SummaryTask(conversation(), "", "en", 4000, null);
     }
 
-    protected static DiaryTask diaryTask() {
+    public static DiaryTask diaryTask() {
         return new DiaryTask("acme", "alice", "s1", LocalDate.of(2026, 11, 28), conversation(), "en");
     }
 

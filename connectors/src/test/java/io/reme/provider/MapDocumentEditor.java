@@ -5,11 +5,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** An in-memory {@link DocumentEditor} over the two documents of one task, for tests. */
-final class MapDocumentEditor implements DocumentEditor {
+public final class MapDocumentEditor implements DocumentEditor {
     final Map<String, String> documents = new ConcurrentHashMap<>();
     private final Set<String> allowed;
 
-    MapDocumentEditor(DiaryTask task) {
+    public MapDocumentEditor(DiaryTask task) {
         this.allowed = Set.of(task.dailyDocument(), LONG_TERM);
     }
 

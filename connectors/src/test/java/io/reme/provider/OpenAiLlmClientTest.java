@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -613,7 +614,7 @@ class OpenAiLlmClientTest {
 
     /** tool_call_id → content of the request's tool messages, in order. */
     private static Map<String, String> toolResults(Request request) {
-        Map<String, String> results = new java.util.LinkedHashMap<>();
+        Map<String, String> results = new LinkedHashMap<>();
         for (JsonNode message : request.messages()) {
             if (message.path("role").asText().equals("tool")) {
                 results.put(

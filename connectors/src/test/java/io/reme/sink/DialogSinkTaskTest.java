@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.message.Block;
 import io.reme.message.Message;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -74,6 +76,30 @@ class DialogSinkTaskTest {
     private static SinkRecord record(int partition, long offset, ArchivedMessage message) throws IOException {
         return SinkRecords.of(
                 "reme.dialog", partition, offset, message.tenant() + "/" + message.session(), json(message), 0L);
+    }
+
+    @Test
+    void anErasureMarkerDeletesTheUsersFolderAfterWhatCameBeforeItInTheBatch() throws IOException {
+        Path aliceDiary = root.resolve("acme/alice/MEMORY.md");
+        Files.createDirectories(aliceDiary.getParent());
+        Files.writeString(aliceDiary, "# alice");
+        SinkRecord marker = SinkRecords.of("reme.dialog", 0, 2, "acme/alice", null, 0L);
+        marker.headers().addBytes(Erasure.HEADER, "er-1".getBytes(StandardCharsets.UTF_8));
+        ArchivedMessage before = archived("s1", "alice", "2026-11-30", 0, "said before");
+        ArchivedMessage bob = archived("s2", "bob", "2026-11-30", 0, "bob's");
+        ArchivedMessage after = archived("s3", "alice", "2026-12-01", 0, "said after");
+
+        task.put(List.of(record(0, 0, before), record(0, 1, bob), marker, record(0, 3, after)));
+
+        assertFalse(Files.exists(aliceDiary), "the user's folder went, diaries included");
+        assertFalse(Files.exists(root.resolve("acme/alice/dialog/2026-11-30.jsonl")), "what came before went");
+        assertTrue(Files.exists(root.resolve("acme/alice/dialog/2026-12-01.jsonl")), "what came after is new");
+        assertTrue(Files.exists(root.resolve("acme/bob/dialog/2026-11-30.jsonl")), "another user's stays");
+
+        SinkRecord tenant = SinkRecords.of("reme.dialog", 0, 4, "acme/" + Erasure.ALL_USERS, null, 0L);
+        tenant.headers().addBytes(Erasure.HEADER, "er-2".getBytes(StandardCharsets.UTF_8));
+        task.put(List.of(tenant));
+        assertFalse(Files.exists(root.resolve("acme")), "the tenant's folder went");
     }
 
     @Test
@@ -164,7 +190,7 @@ class DialogSinkTaskTest {
     }
 
     private static List<Path> listed(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+        try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(f -> !f.equals(dir)).sorted().toList();
         }
     }

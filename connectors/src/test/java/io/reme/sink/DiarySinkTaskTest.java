@@ -1,6 +1,7 @@
 package io.reme.sink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -72,6 +73,21 @@ class DiarySinkTaskTest {
             }
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         }
+    }
+
+    @Test
+    void aTombstoneDeletesTheDocumentAndItsLedgerSoANewVersionOneIsWritten() throws IOException {
+        task.put(List.of(record("alice", "MEMORY", "# Old\n"), record("bob", "MEMORY", "# Bob\n")));
+        Path alice = root.resolve("acme/alice/MEMORY.md");
+        assertEquals("# Old\n", Files.readString(alice));
+
+        task.put(List.of(SinkRecords.of("reme.diary", 0, 1, "acme/alice/MEMORY", null, NOW.toEpochMilli())));
+        assertFalse(Files.exists(alice), "the erased document's file is deleted");
+        assertEquals("# Bob\n", Files.readString(root.resolve("acme/bob/MEMORY.md")));
+
+        // Version 1 again (a user who comes back after the erasure): written, not taken for the old one.
+        task.put(List.of(record("alice", "MEMORY", "# New\n")));
+        assertEquals("# New\n", Files.readString(alice));
     }
 
     @Test

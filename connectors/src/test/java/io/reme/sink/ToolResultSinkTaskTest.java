@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,7 +74,7 @@ class ToolResultSinkTaskTest {
     @Test
     void aLinkedToolResultFolderIsNeitherWrittenNorSwept() throws Exception {
         Path old = Files.writeString(outside.resolve("old.txt"), "not ours");
-        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(NOW.minus(Duration.ofDays(30))));
+        Files.setLastModifiedTime(old, FileTime.from(NOW.minus(Duration.ofDays(30))));
         Files.createDirectories(root.resolve("acme"));
         Files.createSymbolicLink(root.resolve("acme/tool_result"), outside);
         ToolResultSinkTask task = task(Duration.ofDays(3));

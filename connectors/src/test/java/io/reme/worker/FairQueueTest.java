@@ -35,4 +35,30 @@ class FairQueueTest {
         assertEquals("2", queue.poll(1, TimeUnit.SECONDS));
         assertNull(queue.poll(20, TimeUnit.MILLISECONDS));
     }
+
+    @Test
+    void aCappedTenantWaitsForItsOwnItemsToFinishWhileOthersAreServed() throws InterruptedException {
+        FairQueue<String> queue = new FairQueue<>(tenant -> tenant.equals("flood") ? 2 : Integer.MAX_VALUE);
+        for (int i = 0; i < 10; i++) {
+            queue.put("flood", "f" + i);
+        }
+        queue.put("quiet", "q0");
+        queue.put("quiet", "q1");
+        queue.put("quiet", "q2");
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            order.add(queue.poll(1, TimeUnit.SECONDS));
+        }
+        // Two of flood's in hand: its lane is skipped, quiet's are served.
+        assertEquals(List.of("f0", "q0", "f1", "q1", "q2"), order);
+        assertNull(queue.poll(20, TimeUnit.MILLISECONDS), "flood is at its cap and nobody else waits");
+        queue.done("flood");
+        assertEquals("f2", queue.poll(1, TimeUnit.SECONDS));
+        assertNull(queue.poll(20, TimeUnit.MILLISECONDS));
+        queue.done("quiet");
+        assertNull(queue.poll(20, TimeUnit.MILLISECONDS), "another tenant's finish frees nothing of flood's");
+        queue.done("flood");
+        assertEquals("f3", queue.poll(1, TimeUnit.SECONDS));
+        assertEquals(6, queue.size());
+    }
 }

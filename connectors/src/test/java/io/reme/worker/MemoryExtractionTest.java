@@ -15,9 +15,9 @@ import io.reme.message.Role;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.provider.MergeTask;
-import io.reme.provider.OfflineLlmClient;
 import io.reme.provider.OpenAiLlmClient;
 import io.reme.provider.OpenAiTestServer;
+import io.reme.provider.offline.OfflineLlmClient;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
@@ -33,7 +33,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -91,7 +90,7 @@ class MemoryExtractionTest {
                 settings,
                 null,
                 calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                RequestHandler.retryPolicy(settings),
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 PipelineMetrics.NONE,
                 lookup);
@@ -287,7 +286,7 @@ class MemoryExtractionTest {
                 settings,
                 null,
                 calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                RequestHandler.retryPolicy(settings),
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 PipelineMetrics.NONE,
                 null);

@@ -28,7 +28,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -119,7 +118,7 @@ class RequestHandlerTest {
                 settings,
                 null,
                 calls,
-                new Backoff(Duration.ZERO, Duration.ZERO, new Random(1)),
+                RequestHandler.retryPolicy(settings),
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 metrics,
                 MemoryLookup.NONE);

@@ -1,5 +1,6 @@
 package io.reme.workspace;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,9 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -219,12 +222,11 @@ class DiaryFileWatcherTest {
         }
     }
 
-    private static void awaitSends(MockProducer<String, byte[]> producer, int sends) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (producer.history().size() < sends) {
-            assertTrue(System.nanoTime() < deadline, "the watch did not send");
-            Thread.sleep(10);
-        }
+    private static void awaitSends(MockProducer<String, byte[]> producer, int sends) {
+        await("the watch sends")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> producer.history().size() >= sends);
     }
 
     @Test
@@ -259,14 +261,11 @@ class DiaryFileWatcherTest {
     @Test
     void onlyUtf8TextWithoutControlCharactersIsAnEdit() {
         for (String text : List.of("# Memory\n\t- tea\r\n", "中文 ✓ 😀", "\uFEFF# with a BOM\n", "")) {
-            assertEquals(
-                    java.util.Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)), text);
+            assertEquals(Optional.empty(), DiaryFileWatcher.notText(text.getBytes(StandardCharsets.UTF_8)), text);
         }
+        assertEquals(Optional.of("not valid UTF-8"), DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
         assertEquals(
-                java.util.Optional.of("not valid UTF-8"),
-                DiaryFileWatcher.notText(new byte[] {'a', (byte) 0xc3, '(', 'b'}));
-        assertEquals(
-                java.util.Optional.of("not valid UTF-8"),
+                Optional.of("not valid UTF-8"),
                 DiaryFileWatcher.notText(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}),
                 "an encoded surrogate is not UTF-8");
         for (String text : List.of("a\u0000b", "bell\u0007", "esc\u001b[31m", "del\u007f", "c1\u0085", "ff\f")) {

@@ -3,6 +3,9 @@ package io.reme.diary;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureReport;
+import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
@@ -13,12 +16,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +97,10 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                             .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset())
                             .orElse("?"));
             deadLetter(record, DlqReason.UNAUTHENTICATED, "no valid " + EditSignature.HEADER + " header");
+            return;
+        }
+        if (Erasure.isErasure(record.headers())) {
+            erase(record);
             return;
         }
         DiaryEdit edit;
@@ -177,6 +187,48 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
         for (int index = after.size(); index < before.size(); index++) {
             context.forward(new Record<>(key.tenant() + "/" + chunkId(key, index), null, timestamp), CHUNKS_SINK);
         }
+    }
+
+    /**
+     * An erasure request (signed, one per partition): deletes the user's (or the tenant's) documents
+     * of this partition, tombstones them on {@code diary} (the file sink deletes the files) and their
+     * chunks on the way to {@code memories}, and keeps a report for the API.
+     */
+    private void erase(Record<byte[], byte[]> record) {
+        Erasure erasure;
+        try {
+            erasure = Erasure.fromJson(record.value());
+        } catch (IOException | RuntimeException e) {
+            deadLetter(record, DlqReason.INVALID_CONTENT, "unreadable erasure request: " + e.getMessage());
+            return;
+        }
+        List<DiaryDocument> doomed = new ArrayList<>();
+        try (KeyValueIterator<String, DiaryDocument> it =
+                documents.prefixScan(erasure.userPrefix(), new StringSerializer())) {
+            it.forEachRemaining(entry -> doomed.add(entry.value));
+        }
+        for (DiaryDocument document : doomed) {
+            DocumentKey key = document.key();
+            documents.delete(key.key());
+            context.forward(new Record<>(key.key(), null, record.timestamp()), SINK);
+            int chunks = chunker.chunk(document.content()).size();
+            for (int index = 0; index < chunks; index++) {
+                context.forward(
+                        new Record<>(key.tenant() + "/" + chunkId(key, index), null, record.timestamp()), CHUNKS_SINK);
+            }
+        }
+        long now = context.currentSystemTimeMs();
+        int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
+        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.DOCUMENTS);
+        reports.put(
+                erasure.key(), ErasureReport.documents(erasure, partition, Instant.ofEpochMilli(now), doomed.size()));
+        LOG.info(
+                "diary documents erased tenant={} user={} erasureId={} partition={} documents={}",
+                erasure.tenant(),
+                erasure.user() == null ? Erasure.ALL_USERS : erasure.user(),
+                erasure.erasureId(),
+                partition,
+                doomed.size());
     }
 
     /** Stable per document and position; ':' cannot occur in IDs, so it cannot be confused. */

@@ -19,10 +19,10 @@ public record InputLimit(int maxBytes) {
 
     /** Bytes of key, value and headers (names and values). */
     public static long size(byte[] key, byte[] value, Headers headers) {
-        long size = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+        long size = (long) (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
         if (headers != null) {
             for (Header header : headers) {
-                size += header.key().length() + (header.value() == null ? 0 : header.value().length);
+                size += (long) header.key().length() + (header.value() == null ? 0 : header.value().length);
             }
         }
         return size;

@@ -9,11 +9,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.query.PositionBound;
@@ -65,13 +63,11 @@ public final class MemoryIndexStore implements StateStore {
             throw new UncheckedIOException("cannot open the memory index in " + folder, e);
         }
         // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
-        // it. Only the batching callback of Streams' internals sees offsets; the public ones see key and value.
-        context.register(root, (RecordBatchingStateRestoreCallback) records -> {
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
-                applied = Math.max(applied, record.offset());
-            }
-        });
+        // it. Only a callback from Streams' internals sees offsets; the public ones see key and value.
+        context.register(root, StreamsInternals.restoreWithOffsets(record -> {
+            apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
+            applied = Math.max(applied, record.offset());
+        }));
         open = true;
         LOG.info("memory index opened task={} documents={}", context.taskId(), count());
     }

@@ -1,5 +1,9 @@
 package io.reme.index;
 
+import io.reme.dlq.InputLimit;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -16,6 +20,21 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
 
     public static ProcessorSupplier<String, byte[], Void, Void> supplier() {
         return MemoryIndexUpdater::new;
+    }
+
+    /**
+     * Adds the memory index to {@code topology}: a Lucene store per task, read-only, with the {@code memories}
+     * topic as its changelog (no changelog of its own), fed by this processor.
+     */
+    public static void addTo(Topology topology, String memoriesTopic, InputLimit limit) {
+        topology.addReadOnlyStateStore(
+                new MemoryIndexStoreBuilder(STORE, limit),
+                SOURCE,
+                new StringDeserializer(),
+                new ByteArrayDeserializer(),
+                memoriesTopic,
+                NAME,
+                supplier());
     }
 
     @Override

@@ -1,11 +1,13 @@
 package io.reme.json;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 
 /**
@@ -23,4 +25,16 @@ public final class Json {
             .build();
 
     private Json() {}
+
+    /**
+     * The value as JSON. Every value this project writes is a record Jackson can write, so a failure is a bug,
+     * thrown unchecked, not a condition callers handle.
+     */
+    public static byte[] bytes(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

@@ -2,7 +2,6 @@ package io.reme.json;
 
 import com.fasterxml.jackson.databind.JavaType;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -30,11 +29,7 @@ public final class JsonSerde<T> implements Serde<T> {
             if (value == null) {
                 return null;
             }
-            try {
-                return Json.MAPPER.writeValueAsBytes(value);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return Json.bytes(value);
         };
     }
 

@@ -27,6 +27,8 @@ public final class RequestSecret {
     private static final byte[] REQUEST_ID = "reme-request-id\0".getBytes(StandardCharsets.UTF_8);
 
     private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
+    /** Domain of the keys instances use on a tenant's behalf: never a request id or a signature. */
+    private static final byte[] INTERNAL_KEY = "reme-internal-key\0".getBytes(StandardCharsets.UTF_8);
 
     private final SecretKeySpec key;
 
@@ -87,6 +89,16 @@ public final class RequestSecret {
                 && MessageDigest.isEqual(
                         signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
                         signature.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The key instances of a deployment use among themselves on the tenant's behalf when no caller's
+     * key is at hand (the workers' memory lookups), as lowercase hex: every holder of the secret
+     * derives the same one, so tenants whose keys exist only as hashes can still be served across
+     * instances.
+     */
+    public String internalKey(String tenant) {
+        return HexFormat.of().formatHex(mac(INTERNAL_KEY, tenant.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The key's length first, so no split of the same bytes into key and value signs alike. */

@@ -48,7 +48,7 @@ public record Hit(
     }
 
     /** The same memory with the scores of another fusion. */
-    Hit withScores(HybridFusion.Fused f) {
+    public Hit withScores(HybridFusion.Fused f) {
         return new Hit(
                 id,
                 type,

@@ -254,27 +254,6 @@ public record MemoryRecord(
                 newVector != null && Objects.equals(model, vectorModel) ? contextVector : null);
     }
 
-    public MemoryRecord withMetadata(Map<String, String> newMetadata) {
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                newMetadata,
-                vector,
-                vectorModel,
-                target,
-                version,
-                history,
-                context,
-                contextVector);
-    }
-
     public MemoryRecord withConversationTime(Instant time) {
         return new MemoryRecord(
                 id,

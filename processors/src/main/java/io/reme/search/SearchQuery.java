@@ -124,11 +124,6 @@ public record SearchQuery(
         return vector == null ? null : vector.clone();
     }
 
-    public SearchQuery withText(String newText) {
-        return new SearchQuery(
-                tenant, newText, vector, k, types, users, sessions, from, to, minScore, fusion, targets, vectorModel);
-    }
-
     /** The query vector, from a model not named: compared with every memory's vector. */
     public SearchQuery withVector(float[] newVector) {
         return new SearchQuery(

@@ -1,19 +1,26 @@
 package io.reme.session;
 
+import io.reme.diary.EditSignature;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
 import io.reme.dlq.InvalidInputException;
+import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureReport;
+import io.reme.erasure.ErasureStores;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
+import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +67,10 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         if (outputs.refusedAsTooLarge(record, LOG)) {
             return;
         }
+        if (Erasure.isErasure(record.headers())) {
+            erase(record);
+            return;
+        }
         Message message;
         try {
             // Times are bounded against the processor's clock, the one idle detection and expiry run on:
@@ -90,5 +101,47 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
                     e);
             outputs.deadLetter(record, DlqReason.PROCESSING_ERROR, e.toString());
         }
+    }
+
+    /**
+     * An erasure request (one per partition, sent by the API): only with the deployment's signature,
+     * since it deletes state; the report of what this partition removed is kept for the API to read.
+     */
+    private void erase(Record<byte[], byte[]> record) {
+        if (!EditSignature.valid(settings.requestSecret(), record.headers(), record.key(), record.value())) {
+            LOG.warn("unsigned erasure request refused origin={}", outputs.originId());
+            outputs.deadLetter(record, DlqReason.UNAUTHENTICATED, "no valid " + EditSignature.HEADER + " header");
+            return;
+        }
+        Erasure erasure;
+        try {
+            erasure = Erasure.fromJson(record.value());
+        } catch (IOException | RuntimeException e) {
+            outputs.deadLetter(record, DlqReason.INVALID_CONTENT, "unreadable erasure request: " + e.getMessage());
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        SessionState.Erased erased = state.erase(erasure, now);
+        outputs.erasureMarker(erasure, now);
+        int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
+        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);
+        reports.put(
+                erasure.key(),
+                ErasureReport.sessions(
+                        erasure,
+                        partition,
+                        Instant.ofEpochMilli(now),
+                        erased.sessions(),
+                        erased.messages(),
+                        erased.summaries(),
+                        erased.toolOutputs()));
+        LOG.info(
+                "sessions erased tenant={} user={} erasureId={} partition={} sessions={} messages={}",
+                erasure.tenant(),
+                erasure.user() == null ? Erasure.ALL_USERS : erasure.user(),
+                erasure.erasureId(),
+                partition,
+                erased.sessions(),
+                erased.messages());
     }
 }

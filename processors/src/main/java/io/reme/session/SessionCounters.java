@@ -64,6 +64,7 @@ public record SessionCounters(Map<Counter, Long> values) {
         return values.getOrDefault(counter, 0L);
     }
 
+    @Override
     @JsonValue
     public Map<Counter, Long> values() {
         return values;

@@ -4,12 +4,12 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
@@ -41,6 +41,22 @@ final class SessionOutputs {
         context.forward(new Record<>(tenant + "/" + toolResultId, fullText, timestamp), SessionNodes.TOOL_RESULTS_SINK);
     }
 
+    /** Deletes a stored full tool output: a tombstone on the compacted topic, which the file sink applies too. */
+    void toolResultTombstone(String tenant, String toolResultId, long timestamp) {
+        context.forward(new Record<>(tenant + "/" + toolResultId, null, timestamp), SessionNodes.TOOL_RESULTS_SINK);
+    }
+
+    /**
+     * Tells the dialog file sink to delete what it wrote for the erased user (or tenant): a record without
+     * a value, marked by the erasure header and keyed by the erasure's key, that the dialog sink's
+     * partitioner sends to every partition, after everything this task archived for them.
+     */
+    void erasureMarker(Erasure erasure, long timestamp) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(Erasure.HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8));
+        context.forward(new Record<Object, Object>(erasure.key(), null, timestamp, headers), SessionNodes.DIALOG_SINK);
+    }
+
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {
         context.forward(DeadLetters.of(context, original, reason, detail, limit.maxBytes()), SessionNodes.DLQ_SINK);
         metrics.deadLetter(reason);
@@ -51,12 +67,7 @@ final class SessionOutputs {
      * {@code llm.requests}, so an operator can send it again as it is ({@code replay-dlq}).
      */
     void deadLetterRequest(SessionKey key, LlmRequest request, String detail, long timestamp) {
-        byte[] value;
-        try {
-            value = Json.MAPPER.writeValueAsBytes(request);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        byte[] value = Json.bytes(request);
         context.forward(
                 new Record<Object, Object>(
                         key.key().getBytes(StandardCharsets.UTF_8),

@@ -175,44 +175,6 @@ public record SessionSettings(
                 timeBounds);
     }
 
-    public SessionSettings withIdleAfter(Duration idle) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idle,
-                retention,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
-    }
-
-    public SessionSettings withRetention(Duration kept) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                kept,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
-    }
-
     /** The deployment's secret, which the session's request IDs are derived with. */
     public SessionSettings withRequestSecret(RequestSecret secret) {
         return new SessionSettings(
@@ -288,25 +250,5 @@ public record SessionSettings(
                 dedup,
                 retry,
                 timeBounds);
-    }
-
-    /** The times a message on the Kafka path may carry, measured against the processor's clock. */
-    public SessionSettings withTimeBounds(TimeBounds bounds) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                bounds);
     }
 }

@@ -5,6 +5,7 @@ import io.reme.context.ContextPolicy;
 import io.reme.context.Cut;
 import io.reme.context.PlanEntry;
 import io.reme.context.PlanLimits;
+import io.reme.erasure.Erasure;
 import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -671,6 +673,77 @@ final class SessionState {
                     archived.count(),
                     Instant.ofEpochMilli(header.lastActiveMs()));
         }
+    }
+
+    /**
+     * Tool outputs of archived messages are tombstoned by their possible IDs (the messages are gone, so
+     * which blocks were stored is unknown): the first this many blocks of every archived message.
+     */
+    static final int ARCHIVED_BLOCKS_TOMBSTONED = 16;
+
+    /** What {@link #erase} removed from this task's stores. */
+    record Erased(long sessions, long messages, long summaries, long toolOutputs) {}
+
+    /**
+     * Deletes every session of {@code tenant} whose user {@code erasure} covers, from every session
+     * store, without archiving anything, and tombstones the full tool outputs those sessions could
+     * have stored (exactly for live messages, by candidate ID for archived ones). Spans in flight to
+     * the workers are dropped, not dead-lettered: their content is what is being erased.
+     */
+    Erased erase(Erasure erasure, long timestamp) {
+        List<SessionHeader> doomed = new ArrayList<>();
+        try (KeyValueIterator<String, SessionHeader> it =
+                headers.prefixScan(erasure.tenant() + "/", new StringSerializer())) {
+            it.forEachRemaining(entry -> {
+                if (erasure.covers(entry.value.user())) {
+                    doomed.add(entry.value);
+                }
+            });
+        }
+        long liveMessages = 0;
+        long summaryCount = 0;
+        long toolOutputs = 0;
+        for (SessionHeader header : doomed) {
+            SessionKey key = header.key();
+            List<String> live = new ArrayList<>();
+            try (KeyValueIterator<String, StoredMessage> it =
+                    messages.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+                while (it.hasNext()) {
+                    KeyValue<String, StoredMessage> entry = it.next();
+                    live.add(entry.key);
+                    List<Block> blocks = entry.value.message().content();
+                    for (int i = 0; i < blocks.size(); i++) {
+                        if (blocks.get(i) instanceof Block.ToolResult) {
+                            outputs.toolResultTombstone(
+                                    key.tenant(), toolResultId(key, entry.value.seq(), i), timestamp);
+                            toolOutputs++;
+                        }
+                    }
+                }
+            }
+            live.forEach(messages::delete);
+            liveMessages += live.size();
+            for (long seq = 0; seq < Math.min(header.firstLiveSeq(), header.nextSeq()); seq++) {
+                for (int i = 0; i < ARCHIVED_BLOCKS_TOMBSTONED; i++) {
+                    outputs.toolResultTombstone(key.tenant(), toolResultId(key, seq, i), timestamp);
+                    toolOutputs++;
+                }
+            }
+            List<String> spans = new ArrayList<>();
+            try (KeyValueIterator<String, DiarySpan> it =
+                    diarySpans.range(key.messageKey(0), key.messageKey(Long.MAX_VALUE))) {
+                it.forEachRemaining(entry -> spans.add(entry.key));
+            }
+            spans.forEach(diarySpans::delete);
+            if (summaries.get(key.key()) != null) {
+                summaries.delete(key.key());
+                summaryCount++;
+            }
+            recentIds.forget(key);
+            forgetActivity(key, header.lastActiveMs());
+            headers.delete(key.key());
+        }
+        return new Erased(doomed.size(), liveMessages, summaryCount, toolOutputs);
     }
 
     private record Archived(int count, long tokens) {}

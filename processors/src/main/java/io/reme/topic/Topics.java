@@ -11,6 +11,8 @@ import java.util.Map;
  */
 public record Topics(String prefix) {
     public static final String DEFAULT_PREFIX = "reme.";
+    /** A tenant or key record is a few hundred bytes. */
+    private static final int TENANTS_MAX_BYTES = 64 * 1024;
 
     public Topics {
         if (prefix == null || !prefix.matches("[A-Za-z0-9._-]*")) {
@@ -62,6 +64,11 @@ public record Topics(String prefix) {
 
     public String dlq() {
         return prefix + "dlq";
+    }
+
+    /** Tenants, their API keys (as hashes) and policies; read by every instance as a global store. */
+    public String tenants() {
+        return prefix + "tenants";
     }
 
     /**
@@ -116,6 +123,11 @@ public record Topics(String prefix) {
                                 max,
                                 recordLimit,
                                 "retention.ms",
-                                Long.toString(Duration.ofDays(30).toMillis()))));
+                                Long.toString(Duration.ofDays(30).toMillis()))),
+                // One partition: every instance reads all of it (a global store), and a tenant's delete
+                // and its keys' revocations stay in the order written. Small records; compacted, so
+                // the latest state of each tenant and key is kept for ever.
+                new TopicSpec(
+                        tenants(), 1, Map.of("cleanup.policy", "compact", max, Integer.toString(TENANTS_MAX_BYTES))));
     }
 }

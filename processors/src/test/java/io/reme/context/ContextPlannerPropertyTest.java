@@ -287,13 +287,13 @@ class ContextPlannerPropertyTest {
             return 0;
         }
         if (roll < 80) {
-            return 1 + rnd.nextInt(400);
+            return 1L + rnd.nextInt(400);
         }
         if (roll < 96) {
-            return 400 + rnd.nextInt(20_000);
+            return 400L + rnd.nextInt(20_000);
         }
         // A pasted document or a tool that dumped a whole file.
-        return 100_000 + rnd.nextInt(2_000_000);
+        return 100_000L + rnd.nextInt(2_000_000);
     }
 
     static long chooseBudget(Random rnd, List<PlanEntry> window) {
@@ -369,7 +369,7 @@ class ContextPlannerPropertyTest {
                     int oldest = callIds.indexOf(id);
                     if (oldest >= 0) {
                         pairing.pairIds.add(id);
-                        pairing.pairSpans.add(new int[] {callIndexes.remove(oldest), i});
+                        pairing.pairSpans.add(new int[] {callIndexes.remove(/* index */ oldest), i});
                         callIds.remove(oldest);
                     }
                 }

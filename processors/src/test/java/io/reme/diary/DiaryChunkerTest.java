@@ -3,6 +3,7 @@ package io.reme.diary;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class DiaryChunkerTest {
                         chunk.text().length() <= DiaryChunker.DEFAULT_MAX_CHARS || chunk.startLine() == chunk.endLine(),
                         "size: " + where);
                 assertEquals(
-                        String.join("\n", java.util.Arrays.copyOfRange(all, chunk.startLine() - 1, chunk.endLine())),
+                        String.join("\n", Arrays.copyOfRange(all, chunk.startLine() - 1, chunk.endLine())),
                         chunk.text(),
                         "text equals its line range: " + where);
                 covered = chunk.endLine();

@@ -64,4 +64,16 @@ class RequestSecretTest {
         assertFalse(ONE.verifyEdit(key, "{\"content\":\"y\"}".getBytes(StandardCharsets.UTF_8), signature));
         assertFalse(ONE.verifyEdit(key, value, null));
     }
+
+    @Test
+    void internalKeysAreTheSameForEveryHolderOfTheSecretAndNothingElse() {
+        RequestSecret secret = RequestSecret.of("x".repeat(32));
+        String key = secret.internalKey("acme");
+        assertEquals(key, RequestSecret.of("x".repeat(32)).internalKey("acme"), "every instance derives the same");
+        assertEquals(64, key.length());
+        assertNotEquals(key, secret.internalKey("globex"));
+        assertNotEquals(key, RequestSecret.of("y".repeat(32)).internalKey("acme"));
+        // Its own domain: never the signature of an edit over the same bytes.
+        assertNotEquals(key, secret.signEdit(new byte[0], "acme".getBytes(StandardCharsets.UTF_8)));
+    }
 }

@@ -13,6 +13,7 @@ import io.reme.dlq.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -261,7 +262,7 @@ class MessageParserTest {
                 List.of(new Block.ToolUse("c2", "run", "ls -la {"), new Block.ToolUse("c3", "run", "[1,2]")),
                 blocks.content());
         // And the transcript an LLM reads shows them as they came.
-        String transcript = new Transcript(java.time.ZoneOffset.UTC, 100).render(List.of(openAi, blocks));
+        String transcript = new Transcript(ZoneOffset.UTC, 100).render(List.of(openAi, blocks));
         assertTrue(transcript.contains("[tool call c1] run(ls -la {)"), transcript);
         assertTrue(transcript.contains("[tool call c2] run(ls -la {)"), transcript);
     }

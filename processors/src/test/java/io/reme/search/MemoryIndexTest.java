@@ -449,6 +449,7 @@ class MemoryIndexTest {
     };
 
     /** Pseudo-random records with overlapping words, some with vectors, over two tenants. */
+    @SuppressWarnings("EnumOrdinal") // the types taken in turn, whatever their order
     private static List<MemoryRecord> corpus(int n, long seed) {
         Random random = new Random(seed);
         List<MemoryRecord> out = new ArrayList<>();

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -156,7 +157,7 @@ class MemoryListTest {
                 return ta != tb ? Integer.compare(ta, tb) : a.compareTo(b);
             });
             if (descending) {
-                java.util.Collections.reverse(sorted);
+                Collections.reverse(sorted);
             }
             assertEquals(sorted, seen);
         }

@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -168,8 +169,7 @@ class SessionViewTest {
 
     @Test
     void anUnknownSessionHasNoView() {
-        assertEquals(
-                java.util.Optional.empty(), SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
+        assertEquals(Optional.empty(), SessionView.read(headers, messages, summaries, KEY, POLICY, "cl100k_base"));
     }
 
     private SessionView read() {

@@ -6,6 +6,7 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ public final class DlqReplay {
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
         long read = 0;
         long replayed = 0;
-        List<Future<RecordMetadata>> sends = new java.util.ArrayList<>();
+        List<Future<RecordMetadata>> sends = new ArrayList<>();
         while (!reachedEnd(consumer, end)) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                 TopicPartition partition = new TopicPartition(record.topic(), record.partition());

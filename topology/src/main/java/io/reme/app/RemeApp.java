@@ -14,11 +14,17 @@ import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
+import io.reme.query.DiaryWriter;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
 import io.reme.query.QueryLimits;
 import io.reme.query.SearchSetup;
 import io.reme.query.StreamThreadFailures;
+import io.reme.query.TenantAdmin;
+import io.reme.query.TenantDirectory;
+import io.reme.query.TenantErasure;
+import io.reme.query.TenantQuotas;
+import io.reme.query.TenantSetup;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -34,14 +40,20 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -64,72 +76,71 @@ public final class RemeApp implements AutoCloseable {
     public static final String DEFAULT_TENANT = "demo";
 
     private final AppConfig config;
-    private final EmbeddedKafka broker;
     private final String bootstrapServers;
     private final KafkaStreams streams;
-    private final Producer<byte[], byte[]> producer;
     private final ApiServer api;
     private final String apiKey;
     private final WorkerProcess workers;
-    private final EmbeddingModel embeddings;
-    private final FileSinks sinks;
-    private final DiaryFileWatcher watcher;
-    private final PrometheusMetrics metrics;
+    private final StartedResources resources;
     private volatile boolean closed;
 
     private RemeApp(
             AppConfig config,
-            EmbeddedKafka broker,
             String bootstrapServers,
             KafkaStreams streams,
-            Producer<byte[], byte[]> producer,
             ApiServer api,
             String apiKey,
             WorkerProcess workers,
-            EmbeddingModel embeddings,
-            FileSinks sinks,
-            DiaryFileWatcher watcher,
-            PrometheusMetrics metrics) {
+            StartedResources resources) {
         this.config = config;
-        this.broker = broker;
         this.bootstrapServers = bootstrapServers;
         this.streams = streams;
-        this.producer = producer;
         this.api = api;
         this.apiKey = apiKey;
         this.workers = workers;
-        this.embeddings = embeddings;
-        this.sinks = sinks;
-        this.watcher = watcher;
-        this.metrics = metrics;
+        this.resources = resources;
     }
 
-    /** Starts everything and returns once Kafka Streams is running and the API answers. */
+    /**
+     * Starts everything and returns once Kafka Streams is running and the API answers. If a step fails,
+     * everything the earlier steps opened is closed again, the most recent first, before the failure is thrown.
+     */
     public static RemeApp start(AppConfig config) {
+        return start(config, Providers::embeddings);
+    }
+
+    /** As above, with the embedding model made by {@code embeddingModels} (tests watch it being closed). */
+    static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
         Path dataDir = config.dataDir();
-        EmbeddedKafka broker = null;
-        KafkaStreams streams = null;
-        EmbeddingModel embeddings = null;
-        Producer<byte[], byte[]> producer = null;
-        WebServer bound = null;
-        PrometheusMetrics metrics = new PrometheusMetrics(config.metricsTenants());
+        StartedResources resources = new StartedResources();
+        // The admin API is built before the HTTP API whose erasure it hands deleted tenants to.
+        AtomicReference<ApiServer> started = new AtomicReference<>();
+        PrometheusMetrics metrics = resources.add("metrics", new PrometheusMetrics(config.metricsTenants()));
         try {
             PrivateFiles.tighten(dataDir);
             String host = config.get(AppConfig.HTTP_HOST);
             ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
             String generatedKey = null;
+            String adminKey = config.get(AppConfig.ADMIN_KEY);
             if (keys.isEmpty()) {
-                if (!InetAddress.getByName(host).isLoopbackAddress()) {
-                    throw new ConfigException(java.util.List.of("reme.api.keys: required when the API binds to a "
-                            + "non-loopback address (" + host + ")"));
+                boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
+                if (!loopback && adminKey.isEmpty()) {
+                    throw new ConfigException(List.of("reme.api.keys: required when the API binds to a "
+                            + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
                 }
-                generatedKey = demoKey(dataDir);
-                keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+                if (loopback) {
+                    generatedKey = demoKey(dataDir);
+                    keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+                }
+            }
+            if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
+                // The admin key must never double as a tenant's key, or that tenant could administer all.
+                throw new ConfigException(List.of(
+                        AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
             }
             RequestSecret secret = RequestSecrets.resolve(config);
-            if (config.embeddedBroker()) {
-                broker = EmbeddedKafka.start(dataDir);
-            }
+            EmbeddedKafka broker =
+                    config.embeddedBroker() ? resources.add("broker", EmbeddedKafka.start(dataDir)) : null;
             String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
             Topics topics = config.topics();
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
@@ -143,7 +154,9 @@ public final class RemeApp implements AutoCloseable {
                                 config.get(AppConfig.TOOL_RETENTION)),
                         config.get(AppConfig.REPLICATION_FACTOR));
             }
-            bound = WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config));
+            WebServer bound = resources.add(
+                    "http server",
+                    WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config)));
             String advertised =
                     config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.port());
@@ -154,14 +167,21 @@ public final class RemeApp implements AutoCloseable {
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
                 memoryPartitions = TopicProvisioner.partitions(admin, topics.memories());
             }
-            embeddings = Providers.embeddings(config);
+            EmbeddingModel embeddings = resources.add("embedding model", embeddingModels.apply(config));
             TokenCounter tokens =
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
-            streams = new KafkaStreams(
+            KafkaStreams streams = new KafkaStreams(
                     RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
                     props);
+            // Leaving the group, so a restart on the same state does not wait out a session timeout.
+            resources.add(
+                    "streams",
+                    streams,
+                    () -> streams.close(
+                            CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                    .withTimeout(Duration.ofSeconds(30))));
             metrics.bind(streams);
             StreamThreadFailures failures = new StreamThreadFailures(
                     config.get(AppConfig.HEALTH_THREAD_FAILURES),
@@ -183,7 +203,21 @@ public final class RemeApp implements AutoCloseable {
             producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             producerProps.put(
                     ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
-            producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            Producer<byte[], byte[]> producer =
+                    new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
+            TenantDirectory directory = new TenantDirectory(keys, TenantDirectory.storeOf(streams), Clock.systemUTC());
+            TenantSetup tenants = new TenantSetup(
+                    directory,
+                    new TenantAdmin(
+                            adminKey,
+                            directory,
+                            producer,
+                            topics.tenants(),
+                            tenantErasure(started, directory),
+                            Clock.systemUTC(),
+                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT)),
+                    new TenantQuotas(directory, metrics, System::nanoTime));
             ApiServer api = ApiServer.start(
                     bound,
                     keys,
@@ -204,32 +238,50 @@ public final class RemeApp implements AutoCloseable {
                     metrics,
                     new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                     config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
-                    failures);
+                    failures,
+                    topics,
+                    new DiaryWriter(producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)),
+                    new Workspace(config.workspaceDir()),
+                    tenants);
+            started.set(api);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
             }
-            WorkerProcess workers = config.get(AppConfig.WORKERS_EMBEDDED)
-                    ? WorkerProcess.start(config, bootstrap, tokens, metrics, api.memoryLookup(), embeddings)
-                    : null;
-            FileSinks sinks = config.sinksEmbedded()
-                    ? FileSinks.start(
-                            clientProps(config, bootstrap),
-                            dataDir,
-                            new FileSinks.Settings(
-                                    config.get(AppConfig.APPLICATION_ID),
-                                    topics,
-                                    config.workspaceDir(),
-                                    config.get(AppConfig.TOOL_RETENTION)))
-                    : null;
-            DiaryFileWatcher watcher = config.get(AppConfig.WATCH_INTERVAL).isZero()
-                    ? null
-                    : DiaryFileWatcher.start(
-                            clientProps(config, bootstrap),
-                            topics.diaryEdits(),
-                            new Workspace(config.workspaceDir()),
-                            config.get(AppConfig.WATCH_INTERVAL),
-                            secret);
+            WorkerProcess workers = resources.add(
+                    "llm workers",
+                    config.get(AppConfig.WORKERS_EMBEDDED)
+                            ? WorkerProcess.start(
+                                    config,
+                                    bootstrap,
+                                    tokens,
+                                    metrics,
+                                    api.memoryLookup(),
+                                    embeddings,
+                                    directory::llmConcurrency)
+                            : null);
+            resources.add(
+                    "file sinks",
+                    config.sinksEmbedded()
+                            ? FileSinks.start(
+                                    clientProps(config, bootstrap),
+                                    dataDir,
+                                    new FileSinks.Settings(
+                                            config.get(AppConfig.APPLICATION_ID),
+                                            topics,
+                                            config.workspaceDir(),
+                                            config.get(AppConfig.TOOL_RETENTION)))
+                            : null);
+            resources.add(
+                    "diary file watcher",
+                    config.get(AppConfig.WATCH_INTERVAL).isZero()
+                            ? null
+                            : DiaryFileWatcher.start(
+                                    clientProps(config, bootstrap),
+                                    topics.diaryEdits(),
+                                    new Workspace(config.workspaceDir()),
+                                    config.get(AppConfig.WATCH_INTERVAL),
+                                    secret));
             LOG.info(
                     "started bootstrap={} http={}:{} partitions={} guarantee={} llm={} workspace={}",
                     bootstrap,
@@ -239,54 +291,48 @@ public final class RemeApp implements AutoCloseable {
                     config.get(AppConfig.PROCESSING_GUARANTEE),
                     workers == null ? "separate workers" : workers.llm().id(),
                     config.workspaceDir());
-            return new RemeApp(
-                    config,
-                    broker,
-                    bootstrap,
-                    streams,
-                    producer,
-                    api,
-                    generatedKey,
-                    workers,
-                    embeddings,
-                    sinks,
-                    watcher,
-                    metrics);
+            return new RemeApp(config, bootstrap, streams, api, generatedKey, workers, resources);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new IllegalStateException("interrupted during start", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause());
+            throw failed(resources, new IllegalStateException("interrupted during start", e));
+        } catch (ExecutionException e) {
+            throw failed(
+                    resources,
+                    new IllegalStateException("cannot describe the memories topic: " + e.getCause(), e.getCause()));
         } catch (IOException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw new UncheckedIOException(e);
+            throw failed(resources, new UncheckedIOException(e));
         } catch (RuntimeException e) {
-            closeQuietly(streams, producer, bound, broker, metrics);
-            throw e;
+            throw failed(resources, e);
         }
     }
 
-    private static void closeQuietly(
-            KafkaStreams streams,
-            Producer<byte[], byte[]> producer,
-            WebServer bound,
-            EmbeddedKafka broker,
-            PrometheusMetrics metrics) {
-        metrics.close();
-        if (streams != null) {
-            streams.close(Duration.ofSeconds(10));
-        }
-        if (producer != null) {
-            producer.close(Duration.ofSeconds(5));
-        }
-        if (bound != null) {
-            bound.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    /**
+     * A deleted tenant's data goes the way of {@code DELETE /v1/tenant}, on a thread of its own: the
+     * admin's answer does not wait for it (its keys are already refused), and the erasure's own
+     * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
+     */
+    private static TenantErasure tenantErasure(AtomicReference<ApiServer> api, TenantDirectory directory) {
+        return tenant -> {
+            ApiServer server = api.get();
+            if (server == null || server.erasure() == null) {
+                return TenantErasure.NONE.erase(tenant);
+            }
+            String authorization = directory.internalAuthorization(tenant).orElse(null);
+            Thread.ofVirtual().name("reme-erase-" + tenant).start(() -> {
+                try {
+                    server.erasure().eraseTenant(tenant, authorization);
+                } catch (RuntimeException e) {
+                    LOG.error("erasure of a deleted tenant failed tenant={}", tenant, e);
+                }
+            });
+            return "started";
+        };
+    }
+
+    /** Closes what the start opened and hands its failure back to be thrown. */
+    private static RuntimeException failed(StartedResources resources, RuntimeException failure) {
+        LOG.warn("start failed, closing what was opened resources={} error={}", resources.names(), failure.toString());
+        return resources.closeAfter(failure);
     }
 
     /** The random key for tenant {@code demo}, made once and kept in {@code <data-dir>/api-key}. */
@@ -303,7 +349,7 @@ public final class RemeApp implements AutoCloseable {
         String key = HexFormat.of().formatHex(random);
         Files.writeString(file, key + "\n", StandardCharsets.UTF_8);
         try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             LOG.debug("no POSIX permissions on this file system for {}", file);
         }
@@ -316,7 +362,7 @@ public final class RemeApp implements AutoCloseable {
     }
 
     public static Map<String, Object> clientProps(AppConfig config, String bootstrap) {
-        Map<String, Object> props = new java.util.HashMap<>();
+        Map<String, Object> props = new HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.putAll(config.kafkaOverrides());
         return props;
@@ -359,30 +405,9 @@ public final class RemeApp implements AutoCloseable {
         }
         closed = true;
         LOG.info("stopping");
+        // Requests first, so none arrives while what serves it closes; then the rest, most recent first.
         api.close();
-        if (watcher != null) {
-            watcher.close();
-        }
-        if (sinks != null) {
-            sinks.close();
-        }
-        if (workers != null) {
-            workers.close();
-        }
-        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                .withTimeout(Duration.ofSeconds(30)));
-        producer.close(Duration.ofSeconds(5));
-        if (broker != null) {
-            broker.close();
-        }
-        if (embeddings != null) {
-            try {
-                embeddings.close();
-            } catch (Exception e) {
-                LOG.debug("embedding model close failed error={}", e.toString());
-            }
-        }
-        metrics.close();
+        resources.close();
         LOG.info("stopped");
     }
 }

@@ -12,6 +12,7 @@ import io.reme.worker.MemoryEmbedder;
 import io.reme.worker.MemoryLookup;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
@@ -43,6 +44,18 @@ public final class WorkerProcess implements AutoCloseable {
             PipelineMetrics metrics,
             MemoryLookup lookup,
             EmbeddingModel embeddings) {
+        return start(config, bootstrap, tokens, metrics, lookup, embeddings, tenant -> Integer.MAX_VALUE);
+    }
+
+    /** @param tenantConcurrency each tenant's cap on its LLM requests in the workers' hands at once */
+    public static WorkerProcess start(
+            AppConfig config,
+            String bootstrap,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            MemoryLookup lookup,
+            EmbeddingModel embeddings,
+            ToIntFunction<String> tenantConcurrency) {
         LlmClient llm = Providers.llm(config, tokens);
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
@@ -59,7 +72,8 @@ public final class WorkerProcess implements AutoCloseable {
                             config.get(AppConfig.MEMORY_EXTRACT),
                             lookup,
                             new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))),
-                    RequestSecrets.resolve(config));
+                    RequestSecrets.resolve(config),
+                    tenantConcurrency);
             MemoryEmbedder embedder = MemoryEmbedder.start(
                     clientProps,
                     config.topics(),

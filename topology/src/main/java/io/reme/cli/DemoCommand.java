@@ -8,14 +8,25 @@ import io.reme.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -78,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
             awaitJson(http, app.httpUrl() + "/v1/diary/" + document, key, d -> true, "the diary " + document);
         }
         // Idle sessions are written to diaries a few seconds after the replay: wait until nothing changes.
-        java.util.Set<String> documents = new java.util.TreeSet<>(sample.diaries());
+        Set<String> documents = new TreeSet<>(sample.diaries());
         sample.diaries().forEach(d -> documents.add(d.substring(0, d.indexOf('/')) + "/MEMORY"));
         Map<String, JsonNode> shown = settle(
                 http,
@@ -142,6 +153,11 @@ final class DemoCommand implements Callable<Integer> {
                 + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
         System.out.println(
                 "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/alice/MEMORY");
+        System.out.println();
+        System.out.println("Browse it: " + browserUrl(app.httpUrl(), key));
+        System.out.println(
+                "           (the key rides in the fragment, which browsers never send to the server; the page"
+                        + " keeps it for the tab and takes it out of the address bar)");
         if (exit) {
             Runtime.getRuntime().removeShutdownHook(hook);
             app.close();
@@ -151,8 +167,16 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The memory browser signed in with {@code key}: in the fragment, not the query, so it stays out of
+     * the server's and any proxy's request logs and out of Referer headers.
+     */
+    static String browserUrl(String httpUrl, String key) {
+        return httpUrl + "/ui/#key=" + URLEncoder.encode(key, StandardCharsets.UTF_8);
+    }
+
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */
-    private record Sample(Map<String, Integer> sessions, java.util.Set<String> diaries) {}
+    private record Sample(Map<String, Integer> sessions, Set<String> diaries) {}
 
     private static Sample replay(RemeApp app) throws IOException {
         JsonNode sample;
@@ -160,8 +184,8 @@ final class DemoCommand implements Callable<Integer> {
             sample = Json.MAPPER.readTree(in);
         }
         Map<String, Integer> counts = new LinkedHashMap<>();
-        java.util.Set<String> diaries = new java.util.TreeSet<>();
-        java.time.ZoneId zone = app.config().get(AppConfig.ZONE);
+        Set<String> diaries = new TreeSet<>();
+        ZoneId zone = app.config().get(AppConfig.ZONE);
         Map<String, Object> props = Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, app.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer =
@@ -173,7 +197,7 @@ final class DemoCommand implements Callable<Integer> {
                 envelope.put("tenant", RemeApp.DEFAULT_TENANT).put("id", session + "-" + index++);
                 counts.merge(session, 1, Integer::sum);
                 diaries.add(envelope.get("user").asText() + "/"
-                        + java.time.OffsetDateTime.parse(envelope.get("time").asText())
+                        + OffsetDateTime.parse(envelope.get("time").asText())
                                 .atZoneSameInstant(zone)
                                 .toLocalDate());
                 producer.send(new ProducerRecord<>(
@@ -201,8 +225,7 @@ final class DemoCommand implements Callable<Integer> {
                 "session " + session);
     }
 
-    private static JsonNode awaitJson(
-            HttpClient http, String url, String key, java.util.function.Predicate<JsonNode> done, String what)
+    private static JsonNode awaitJson(HttpClient http, String url, String key, Predicate<JsonNode> done, String what)
             throws IOException, InterruptedException {
         return awaitJson(
                 http,
@@ -215,8 +238,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Sends the request until its answer is 200 and passes {@code done}; fails after 90 s. */
-    private static JsonNode awaitJson(
-            HttpClient http, HttpRequest request, java.util.function.Predicate<JsonNode> done, String what)
+    private static JsonNode awaitJson(HttpClient http, HttpRequest request, Predicate<JsonNode> done, String what)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 90_000_000_000L;
         while (true) {
@@ -237,7 +259,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Reads the documents until none has changed for {@code quiet}; absent ones are left out. */
     private static Map<String, JsonNode> settle(
-            HttpClient http, String url, String key, java.util.Set<String> documents, java.time.Duration quiet)
+            HttpClient http, String url, String key, Set<String> documents, Duration quiet)
             throws IOException, InterruptedException {
         Map<String, JsonNode> last = new LinkedHashMap<>();
         long stableSince = System.nanoTime();
@@ -267,18 +289,17 @@ final class DemoCommand implements Callable<Integer> {
      * Waits until the file sinks have written the documents shown (when they run in this process)
      * and lists the working directory, where the same memory can be read and edited as files.
      */
-    private static void showFiles(RemeApp app, java.util.Collection<JsonNode> diaries)
-            throws IOException, InterruptedException {
+    private static void showFiles(RemeApp app, Collection<JsonNode> diaries) throws IOException, InterruptedException {
         if (!app.config().sinksEmbedded()) {
             return;
         }
-        java.nio.file.Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
+        Path root = app.config().workspaceDir().resolve(RemeApp.DEFAULT_TENANT);
         long deadline = System.nanoTime() + 30_000_000_000L;
         for (JsonNode diary : diaries) {
-            java.nio.file.Path file = root.resolve(diary.path("user").asText())
+            Path file = root.resolve(diary.path("user").asText())
                     .resolve(diary.path("path").asText());
-            while (!(java.nio.file.Files.exists(file)
-                            && java.nio.file.Files.readString(file)
+            while (!(Files.exists(file)
+                            && Files.readString(file)
                                     .equals(diary.path("content").asText()))
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
@@ -287,12 +308,10 @@ final class DemoCommand implements Callable<Integer> {
         System.out.printf(
                 "%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",
                 app.config().workspaceDir());
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>)
-                    files.filter(java.nio.file.Files::isRegularFile).sorted()::iterator) {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
                 System.out.printf(
-                        "    %-60s %,9d bytes%n",
-                        app.config().workspaceDir().relativize(file), java.nio.file.Files.size(file));
+                        "    %-60s %,9d bytes%n", app.config().workspaceDir().relativize(file), Files.size(file));
             }
         }
     }

@@ -10,14 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "ReMe Streams 0.1.0",
         description = "Memory for AI agents as a Kafka Streams pipeline.",
-        subcommands = {
-            RunCommand.class,
-            DemoCommand.class,
-            WorkersCommand.class,
-            BenchCommand.class,
-            EvalCommand.class,
-            ReplayDlqCommand.class
-        })
+        subcommands = {RunCommand.class, DemoCommand.class, WorkersCommand.class, ReplayDlqCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

@@ -1,6 +1,7 @@
 package io.reme.cli;
 
 import io.reme.app.Providers;
+import io.reme.app.RequestSecrets;
 import io.reme.app.WorkerProcess;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
@@ -11,9 +12,11 @@ import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.HttpMemoryLookup;
+import io.reme.query.TenantDirectory;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -51,7 +54,13 @@ final class WorkersCommand implements Callable<Integer> {
         String searchUrl = config.get(AppConfig.WORKERS_SEARCH_URL);
         MemoryLookup lookup = searchUrl.isBlank()
                 ? MemoryLookup.NONE
-                : new HttpMemoryLookup(searchUrl, ApiKeys.parse(config.get(AppConfig.API_KEYS)));
+                : new HttpMemoryLookup(
+                        searchUrl,
+                        new TenantDirectory(
+                                ApiKeys.parse(config.get(AppConfig.API_KEYS)),
+                                null,
+                                Clock.systemUTC(),
+                                RequestSecrets.resolve(config)));
         WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings);
         CountDownLatch stopped = new CountDownLatch(1);
         ShutdownHook.install(

@@ -1,2 +1,2 @@
-/** The command line: {@code run}, {@code demo}, {@code bench}; common options and their environment equivalents. */
+/** The command line: {@code run}, {@code demo}, {@code workers}, {@code replay-dlq}; common options and their environment equivalents. */
 package io.reme.cli;

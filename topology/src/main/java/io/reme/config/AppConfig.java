@@ -48,7 +48,7 @@ public final class AppConfig {
     public static final ConfigField<String> HTTP_HOST = new ConfigField<>(
             "reme.http.host",
             "127.0.0.1",
-            "Address the HTTP API binds to. With no API keys configured only 127.0.0.1 is allowed.",
+            "Address the HTTP API binds to. With no API keys (and no admin key) configured only 127.0.0.1 is allowed.",
             Parsers.text());
     public static final ConfigField<Integer> HTTP_PORT = new ConfigField<>(
             "reme.http.port", "8080", "HTTP API port; 0 picks a free port and prints it.", Parsers.intIn(0, 65535));
@@ -89,6 +89,12 @@ public final class AppConfig {
             "Bearer tokens per tenant as tenant:key,tenant:key. Empty serves tenant 'demo' with a random key printed "
                     + "at start and written to <data-dir>/api-key.",
             Parsers.text());
+    public static final ConfigField<String> ADMIN_KEY = new ConfigField<>(
+            "reme.admin.key",
+            "",
+            "Bearer key of the admin API (/v1/admin/...: tenants, their keys and policies); at least 16 characters, "
+                    + "the same on every instance. Empty: there is no admin API (its routes answer 404).",
+            AppConfig::adminKeyText);
     public static final ConfigField<String> APPLICATION_ID = new ConfigField<>(
             "reme.application.id",
             "reme-streams",
@@ -371,7 +377,8 @@ public final class AppConfig {
     public static final ConfigField<Duration> MEMORY_VISIBILITY_TIMEOUT = new ConfigField<>(
             "reme.memories.visibility-timeout",
             "10s",
-            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible).",
+            "How long a memory write over HTTP waits for the index to apply it before answering 202 (not yet visible); "
+                    + "also how long an erasure waits for every partition's report before answering 202.",
             Parsers.positiveDuration());
     public static final ConfigField<Boolean> MEMORY_EXTRACT = new ConfigField<>(
             "reme.memories.extract",
@@ -446,88 +453,11 @@ public final class AppConfig {
                     + "'other', so label values stay bounded.",
             Parsers.tenantList());
 
-    public static final List<ConfigField<?>> FIELDS = List.of(
-            DATA_DIR,
-            BOOTSTRAP_SERVERS,
-            HTTP_HOST,
-            HTTP_PORT,
-            ADVERTISED_HOST,
-            API_KEYS,
-            APPLICATION_ID,
-            TOPIC_PREFIX,
-            PARTITIONS,
-            REPLICATION_FACTOR,
-            STREAM_THREADS,
-            PROCESSING_GUARANTEE,
-            COMMIT_INTERVAL_MS,
-            MAX_INPUT_LENGTH,
-            COMPACT_RATIO,
-            RESERVE,
-            RESERVED_TOKENS,
-            ORPHAN_CALL_TURNS,
-            ORPHAN_CALL_TOKENS,
-            TOKEN_ENCODING,
-            IMAGE_TOKENS,
-            TOOL_RECENT_BYTES,
-            TOOL_OLD_BYTES,
-            TOOL_RETENTION,
-            LANGUAGE,
-            SUMMARY_MAX_TOKENS,
-            MAX_SPAN_SHARE,
-            RETRY_BACKOFF,
-            PENDING_TIMEOUT,
-            ZONE,
-            INPUT_MAX_BYTES,
-            INPUT_MAX_CLOCK_SKEW,
-            INPUT_EARLIEST_TIME,
-            REQUEST_MAX_BYTES,
-            HEALTH_THREAD_FAILURES,
-            HEALTH_FAILURE_WINDOW,
-            LLM_BASE_URL,
-            LLM_API_KEY,
-            LLM_MODEL,
-            LLM_TIMEOUT,
-            LLM_MAX_ATTEMPTS,
-            LLM_CONCURRENCY,
-            LLM_BACKOFF,
-            LLM_BACKOFF_MAX,
-            LLM_MAX_OUTPUT_TOKENS,
-            WORKERS_EMBEDDED,
-            WORKERS_SEARCH_URL,
-            IDLE_AFTER,
-            SESSION_RETENTION,
-            DEDUP_COUNT,
-            DEDUP_AGE,
-            REQUEST_SECRET,
-            MEMORY_BUCKETS,
-            EMBEDDING,
-            EMBEDDING_LOCAL_MODEL,
-            EMBEDDING_THREADS,
-            EMBEDDING_LOCAL_BATCH,
-            EMBEDDING_MODEL,
-            EMBEDDING_DIMENSIONS,
-            EMBEDDING_SEND_DIMENSIONS,
-            EMBEDDING_BATCH_SIZE,
-            EMBEDDING_BASE_URL,
-            EMBEDDING_API_KEY,
-            WORKSPACE_DIR,
-            SINKS_EMBEDDED,
-            WATCH_INTERVAL,
-            METRICS_TENANTS,
-            MEMORY_VISIBILITY_TIMEOUT,
-            MEMORY_EXTRACT,
-            STATIC_MEMBERSHIP,
-            SESSION_TIMEOUT,
-            STANDBY_REPLICAS,
-            DIARY_RETRY_BACKOFF,
-            DIARY_MAX_FAILURES,
-            HTTP_IDLE_TIMEOUT,
-            HTTP_MAX_THREADS,
-            HTTP_MAX_QUEUED,
-            HTTP_MAX_HEADER_BYTES,
-            HTTP_MAX_BODY_BYTES,
-            SEARCH_MAX_QUERY_CHARS,
-            SEARCH_MAX_QUERY_TERMS);
+    /**
+     * Every option, in the order declared above: found from the constants themselves, so declaring one is
+     * enough. Keep this after the last option.
+     */
+    public static final List<ConfigField<?>> FIELDS = ConfigField.declaredIn(AppConfig.class);
 
     private static final Pattern TENANT_OPTION = Pattern.compile(
             "reme\\.tenant\\.([^.]+)\\.context\\.(max-input-length|compact-ratio|reserve|reserved-tokens)");
@@ -809,6 +739,15 @@ public final class AppConfig {
     public Optional<RequestSecret> configuredRequestSecret() {
         String text = get(REQUEST_SECRET);
         return text.isEmpty() ? Optional.empty() : Optional.of(RequestSecret.of(text));
+    }
+
+    /** Checks the length without ever echoing the value: it is a secret. */
+    private static String adminKeyText(String value) {
+        String text = value == null ? "" : value.trim();
+        if (!text.isEmpty() && text.length() < 16) {
+            throw new IllegalArgumentException("must be at least 16 characters (the value is not shown)");
+        }
+        return text;
     }
 
     /** Checks the length without ever echoing the value: it is a secret. */

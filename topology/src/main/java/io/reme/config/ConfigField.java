@@ -1,5 +1,9 @@
 package io.reme.config;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
@@ -36,5 +40,32 @@ public record ConfigField<T>(String name, String defaultValue, String doc, Funct
 
     public T parse(String raw) {
         return parser.apply(raw == null ? null : raw.trim());
+    }
+
+    /**
+     * The options {@code owner} declares: its static {@code ConfigField} constants, in the order written. So an
+     * option is declared once, as its constant, and no list can miss one. Call it after the last constant (static
+     * initialisers run in order): a constant still null is refused, naming it.
+     */
+    static List<ConfigField<?>> declaredIn(Class<?> owner) {
+        List<ConfigField<?>> fields = new ArrayList<>();
+        for (Field field : owner.getDeclaredFields()) {
+            if (field.getType() != ConfigField.class || !Modifier.isStatic(field.getModifiers())) {
+                continue;
+            }
+            Object value;
+            try {
+                field.setAccessible(true);
+                value = field.get(null);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException("cannot read option " + field.getName(), e);
+            }
+            if (value == null) {
+                throw new IllegalStateException(owner.getSimpleName() + "." + field.getName()
+                        + " is declared after the list of options is made; move it above");
+            }
+            fields.add((ConfigField<?>) value);
+        }
+        return List.copyOf(fields);
     }
 }

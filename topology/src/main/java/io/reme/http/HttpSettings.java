@@ -2,6 +2,7 @@ package io.reme.http;
 
 import io.reme.config.AppConfig;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * The limits of one HTTP server.
@@ -16,7 +17,7 @@ import java.time.Duration;
  */
 public record HttpSettings(Duration idleTimeout, int maxThreads, int maxQueued, int maxHeaderBytes, int maxBodyBytes) {
     /** The defaults of {@link AppConfig}'s {@code reme.http.*} options. */
-    public static final HttpSettings DEFAULT = from(AppConfig.of(java.util.Map.of()));
+    public static final HttpSettings DEFAULT = from(AppConfig.of(Map.of()));
 
     public HttpSettings {
         if (idleTimeout.isNegative() || idleTimeout.isZero()) {

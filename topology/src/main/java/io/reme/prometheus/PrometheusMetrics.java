@@ -21,14 +21,19 @@ import io.reme.llm.LlmStatus;
 import io.reme.metrics.PipelineMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -59,9 +64,17 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
     private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
     private final Map<Boolean, Timer> searches;
+    /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
+    private volatile KafkaStreams streams;
+    /** MCP tool calls by tool name, then by whether the call failed; filled once by {@link #mcpTools}. */
+    private final Map<String, Map<Boolean, Counter>> mcpCalls = new ConcurrentHashMap<>();
 
     /** The per-tenant-label series. */
-    private record TenantMeters(Counter messages, Counter tokens, Map<Compaction, Counter> compactions) {}
+    private record TenantMeters(
+            Counter messages, Counter tokens, Map<Compaction, Counter> compactions, Map<String, Counter> throttled) {}
+
+    /** The tenant quotas a request can be refused for ({@code quota} label of {@code reme.http.throttled}). */
+    public static final List<String> QUOTAS = List.of("requests", "messages");
 
     /** @param labelledTenants tenants whose id may appear as a label value; all others are {@value #OTHER_TENANT} */
     public PrometheusMetrics(Set<String> labelledTenants) {
@@ -139,7 +152,22 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
                         .description("Tokens of the messages appended, as counted on arrival")
                         .tag("tenant", label)
                         .register(registry),
-                compactions);
+                compactions,
+                throttledCounters(label));
+    }
+
+    private Map<String, Counter> throttledCounters(String label) {
+        Map<String, Counter> byQuota = new HashMap<>();
+        for (String quota : QUOTAS) {
+            byQuota.put(
+                    quota,
+                    Counter.builder("reme.http.throttled")
+                            .description("HTTP requests refused with 429 because the tenant was past a quota")
+                            .tag("tenant", label)
+                            .tag("quota", quota)
+                            .register(registry));
+        }
+        return Map.copyOf(byQuota);
     }
 
     private Timer searchTimer(boolean partial) {
@@ -163,6 +191,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
      * and the number of memories in this instance's active index partitions.
      */
     public void bind(KafkaStreams streams) {
+        this.streams = streams;
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         closeables.add(streamsMetrics);
@@ -194,6 +223,30 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         return registry.scrape();
     }
 
+    /** Registers the call counters of the MCP server's tools at zero, so every series exists from start-up. */
+    public void mcpTools(Collection<String> tools) {
+        for (String tool : tools) {
+            mcpCalls.computeIfAbsent(
+                    tool, name -> Map.of(false, mcpCounter(name, "ok"), true, mcpCounter(name, "error")));
+        }
+    }
+
+    private Counter mcpCounter(String tool, String outcome) {
+        return Counter.builder("reme.mcp.tool.calls")
+                .description("MCP tool calls answered, by tool and outcome (error: a tool error result)")
+                .tag("tool", tool)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    /** One MCP tool call answered; {@code tool} is one registered by {@link #mcpTools}. */
+    public void mcpToolCall(String tool, boolean failed) {
+        Map<Boolean, Counter> counters = mcpCalls.get(tool);
+        if (counters != null) {
+            counters.get(failed).increment();
+        }
+    }
+
     public void search(long nanos, boolean partial) {
         searches.get(partial).record(nanos, TimeUnit.NANOSECONDS);
     }
@@ -214,6 +267,15 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         meters(tenant).compactions().get(event).increment();
     }
 
+    /** A request refused because the tenant was past {@code quota} (one of {@link #QUOTAS}). */
+    public void throttled(String tenant, String quota) {
+        Counter counter = meters(tenant).throttled().get(quota);
+        if (counter == null) {
+            throw new IllegalArgumentException("unknown quota " + quota);
+        }
+        counter.increment();
+    }
+
     @Override
     public void deadLetter(DlqReason reason) {
         deadLetters.get(reason).increment();
@@ -227,6 +289,73 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     @Override
     public void llmRequest(LlmKind kind, LlmStatus status) {
         requests.get(kind).get(status).increment();
+    }
+
+    /**
+     * What {@code GET /v1/pipeline} shows, read from the series {@code /metrics} exports: totals of
+     * this instance since it started, summed over tenants (no tenant ids), and the input lag of the
+     * partitions its Streams consumers read, by topic. Values Streams has not measured yet are left out.
+     */
+    public record Pipeline(
+            Map<String, Long> inputLag,
+            Map<String, Long> deadLetters,
+            Map<String, Map<String, Long>> llmRequests,
+            Map<String, Map<String, Long>> llmCalls,
+            Map<String, Long> compactions,
+            long messagesIn,
+            Long indexedMemories) {}
+
+    public Pipeline pipeline() {
+        Map<String, Long> lag = new TreeMap<>();
+        KafkaStreams bound = streams;
+        if (bound != null) {
+            // Read from the client itself: the exported copies of per-partition metrics appear only at
+            // the binder's next refresh (a minute), and the restore consumer's lag is not input lag.
+            for (Metric metric : bound.metrics().values()) {
+                MetricName name = metric.metricName();
+                String topic = name.tags().get("topic");
+                String client = name.tags().getOrDefault("client-id", "");
+                if (!name.group().equals("consumer-fetch-manager-metrics")
+                        || !name.name().equals("records-lag")
+                        || topic == null
+                        || !name.tags().containsKey("partition")
+                        || client.endsWith("restore-consumer")
+                        || !(metric.metricValue() instanceof Number value)
+                        || !Double.isFinite(value.doubleValue())) {
+                    continue;
+                }
+                lag.merge(topic, Math.round(value.doubleValue()), Long::sum);
+            }
+        }
+        Map<String, Long> dead = new TreeMap<>();
+        deadLetters.forEach((reason, counter) -> dead.put(reason.name(), Math.round(counter.count())));
+        Map<String, Map<String, Long>> answered = new TreeMap<>();
+        requests.forEach((kind, byStatus) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byStatus.forEach((status, counter) -> counts.put(status.name(), Math.round(counter.count())));
+            answered.put(kind.name(), counts);
+        });
+        Map<String, Map<String, Long>> attempts = new TreeMap<>();
+        calls.forEach((kind, byOutcome) -> {
+            Map<String, Long> counts = new TreeMap<>();
+            byOutcome.forEach((outcome, timer) -> counts.put(outcome.name(), timer.count()));
+            attempts.put(kind.name(), counts);
+        });
+        Map<String, Long> compacted = new TreeMap<>();
+        long messages = 0;
+        List<TenantMeters> all = new ArrayList<>(tenants.values());
+        if (!tenants.containsValue(other)) {
+            all.add(other);
+        }
+        for (TenantMeters meters : all) {
+            meters.compactions()
+                    .forEach((event, counter) -> compacted.merge(
+                            event.name().toLowerCase(Locale.ROOT), Math.round(counter.count()), Long::sum));
+            messages += Math.round(meters.messages().count());
+        }
+        Gauge index = registry.find("reme.index.memories").gauge();
+        Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
+        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed);
     }
 
     @Override

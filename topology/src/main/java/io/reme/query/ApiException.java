@@ -25,6 +25,11 @@ public final class ApiException extends RuntimeException {
         return new ApiException(503, "unavailable", message, 1, null);
     }
 
+    /** 429 with {@code Retry-After}: the tenant is past one of its quotas on this instance. */
+    public static ApiException tooManyRequests(String message, int retryAfterSeconds) {
+        return new ApiException(429, "too_many_requests", message, Math.max(1, retryAfterSeconds), null);
+    }
+
     /** 405 with the {@code Allow} header naming the method the route takes. */
     public static ApiException methodNotAllowed(String allowed) {
         return new ApiException(405, "method_not_allowed", "use " + allowed, null, allowed);

@@ -7,7 +7,10 @@ import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
+import io.reme.topic.Topics;
+import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
+import io.reme.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +39,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.URIUtil;
 import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +85,28 @@ public final class ApiServer implements AutoCloseable {
             Route.of("DELETE", "/v1/memories/{id}", ApiServer::deleteMemory),
             Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
             Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
-            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories));
+            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
+            Route.of("GET", "/v1/sessions", ApiServer::listSessions),
+            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions),
+            Route.of("DELETE", "/v1/users/{user}", ApiServer::eraseUser),
+            Route.of("GET", "/v1/users/{user}/erasure", ApiServer::userErasure),
+            Route.of("DELETE", "/v1/tenant", ApiServer::eraseTenant),
+            Route.of("GET", "/v1/tenant/erasure", ApiServer::tenantErasure),
+            Route.of("POST", UserErasure.INTERNAL_REPORTS, ApiServer::internalErasureReports),
+            Route.of("PUT", "/v1/diary/{user}/{document}", ApiServer::saveDiary),
+            Route.of("GET", "/v1/tool-results/{id}", ApiServer::toolResult),
+            Route.of("GET", "/v1/pipeline", ApiServer::pipeline),
+            // The memory browser: static files, no key needed to load them (every call they make sends one).
+            Route.of("GET", "/ui", ApiServer::uiRoot),
+            Route.of("GET", "/ui/", (api, exchange, params) -> api.uiFile(exchange, UiAssets.INDEX)),
+            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))),
+            Route.of("POST", "/v1/admin/tenants", ApiServer::adminCreateTenant),
+            Route.of("GET", "/v1/admin/tenants", ApiServer::adminListTenants),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}", ApiServer::adminDeleteTenant),
+            Route.of("POST", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminIssueKey),
+            Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminListKeys),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ApiServer::adminRevokeKey),
+            Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ApiServer::adminPutPolicy));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -88,7 +114,6 @@ public final class ApiServer implements AutoCloseable {
     /** Requests handed to workers, running or waiting. */
     private final AdmissionGate gate;
 
-    private final ApiKeys keys;
     private final ContextQueries contexts;
     private final DiaryQueries diaries;
     private final SearchQueries searches;
@@ -99,6 +124,12 @@ public final class ApiServer implements AutoCloseable {
     private final MemoryQueries memories;
     private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
+    private final ToolResults toolResults;
+    private final UiAssets ui = new UiAssets();
+    private final SessionListing sessions;
+    private final UserErasure erasure;
+    private final McpEndpoint mcp;
+    private final TenantSetup tenants;
 
     private ApiServer(
             WebServer server,
@@ -112,17 +143,22 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace,
+            TenantSetup tenants)
             throws IOException {
         this.server = server;
+        this.tenants = tenants;
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.keys = keys;
         this.metrics = metrics;
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
         this.contexts = new ContextQueries(streams, routing, settings, encoding);
-        this.diaries = new DiaryQueries(streams, routing);
+        this.diaries = new DiaryQueries(streams, routing, diaryWriter);
+        this.toolResults = new ToolResults(workspace);
         this.searches = new SearchQueries(
                 streams,
                 self,
@@ -135,8 +171,27 @@ public final class ApiServer implements AutoCloseable {
         this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
-        this.lookup = new SearchMemoryLookup(searches, keys);
+        this.lookup = new SearchMemoryLookup(searches, tenants.directory());
         this.retrieval = new MemoryRetrieval(searches);
+        // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
+        this.sessions =
+                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, settings);
+        this.erasure = topics == null
+                ? null
+                : new UserErasure(
+                        streams,
+                        self,
+                        memories,
+                        writer,
+                        ingest.producer(),
+                        settings.requestSecret(),
+                        topics.messages(),
+                        topics.diaryEdits(),
+                        visibilityTimeout);
+        this.mcp = new McpEndpoint(
+                tenants.directory(),
+                new McpTools(searches, memories, contexts, ingest, diaries, metrics),
+                maxBodyBytes);
     }
 
     /**
@@ -144,6 +199,10 @@ public final class ApiServer implements AutoCloseable {
      *
      * @param self this instance's address as other instances reach it (Streams' application.server)
      * @param metrics what {@code /metrics} exports; searches are timed into it
+     * @param diaryWriter where {@code PUT /v1/diary/...} submits its edits
+     * @param workspace where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}})
+     * @param topics where erasure requests go ({@code null}: no erasure routes answer, as in a server
+     *     tested without Kafka)
      */
     public static ApiServer start(
             WebServer bound,
@@ -157,7 +216,51 @@ public final class ApiServer implements AutoCloseable {
             PrometheusMetrics metrics,
             MemoryWriter writer,
             Duration visibilityTimeout,
-            StreamThreadFailures failures)
+            StreamThreadFailures failures,
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace)
+            throws IOException {
+        return start(
+                bound,
+                keys,
+                streams,
+                self,
+                settings,
+                encoding,
+                ingest,
+                search,
+                metrics,
+                writer,
+                visibilityTimeout,
+                failures,
+                topics,
+                diaryWriter,
+                workspace,
+                TenantSetup.staticOnly(keys));
+    }
+
+    /**
+     * Starts serving with tenants as data: {@code tenants} authenticates (static keys, then issued
+     * ones), serves the admin API and applies the quotas.
+     */
+    public static ApiServer start(
+            WebServer bound,
+            ApiKeys keys,
+            KafkaStreams streams,
+            HostInfo self,
+            SessionSettings settings,
+            String encoding,
+            MessageIngest ingest,
+            SearchSetup search,
+            PrometheusMetrics metrics,
+            MemoryWriter writer,
+            Duration visibilityTimeout,
+            StreamThreadFailures failures,
+            Topics topics,
+            DiaryWriter diaryWriter,
+            Workspace workspace,
+            TenantSetup tenants)
             throws IOException {
         ApiServer api = new ApiServer(
                 bound,
@@ -171,17 +274,38 @@ public final class ApiServer implements AutoCloseable {
                 metrics,
                 writer,
                 visibilityTimeout,
-                failures);
-        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one.
-        bound.start(new Handler.Abstract.NonBlocking() {
+                failures,
+                topics,
+                diaryWriter,
+                workspace,
+                tenants);
+        // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one. The MCP
+        // servlet context is its child so that it starts and stops with the server, but is only ever
+        // called on a worker (mcp), never on Jetty's thread.
+        bound.start(new Handler.Wrapper(api.mcp.handler()) {
+            @Override
+            public InvocationType getInvocationType() {
+                return InvocationType.NON_BLOCKING;
+            }
+
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                api.accept(new Exchange(request, response, callback));
+                Exchange exchange = new Exchange(request, response, callback);
+                if (McpEndpoint.serves(exchange.path())) {
+                    api.mcp(exchange, getHandler());
+                } else {
+                    api.accept(exchange);
+                }
                 return true;
             }
         });
         LOG.info("http api started address={}:{}", bound.host(), api.port());
         return api;
+    }
+
+    /** Erases users and tenants (null when the server runs without Kafka topics). */
+    public UserErasure erasure() {
+        return erasure;
     }
 
     /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
@@ -318,6 +442,57 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code /mcp}: the same key check as the API's routes (401 before the transport sees the request)
+     * and the same admission gate, then the MCP servlet on a worker. The servlet reads its own body
+     * (the server's size limit holds for it too) and answers a tool call on this worker; its
+     * long-lived event streams go async and release the worker and the gate.
+     */
+    private void mcp(Exchange exchange, Handler servlets) {
+        if (McpEndpoint.tenantOf(tenants.directory(), exchange.header("Authorization"))
+                .isEmpty()) {
+            exchange.setHeader("WWW-Authenticate", "Bearer");
+            sendJson(
+                    exchange,
+                    401,
+                    Map.of(
+                            "error",
+                            Map.of(
+                                    "code",
+                                    "unauthorized",
+                                    "message",
+                                    "send the tenant's API key as 'Authorization: Bearer <key>'")));
+            return;
+        }
+        if (!gate.enter(false)) {
+            exchange.setHeader("Retry-After", "1");
+            sendJson(
+                    exchange,
+                    503,
+                    Map.of(
+                            "error",
+                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            return;
+        }
+        try {
+            workers(exchange.request).execute(() -> {
+                try {
+                    if (!servlets.handle(exchange.request, exchange.response, exchange.callback)) {
+                        sendJson(exchange, 404, Map.of("error", Map.of("code", "not_found", "message", "no route")));
+                    }
+                } catch (Throwable e) {
+                    LOG.debug("mcp request failed path={} error={}", exchange.path(), e.toString());
+                    exchange.fail(e);
+                } finally {
+                    gate.leave();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            gate.leave();
+            exchange.fail(e);
+        }
+    }
+
     private static Executor workers(Request request) {
         Executor pool = request.getComponents().getExecutor();
         Executor virtual = VirtualThreads.getVirtualThreadsExecutor(pool);
@@ -411,6 +586,46 @@ public final class ApiServer implements AutoCloseable {
                         tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
     }
 
+    private void saveDiary(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        relay(
+                exchange,
+                diaries.save(tenant, params.get(0), params.get(1), readJson(exchange), authorization(exchange)));
+    }
+
+    private void toolResult(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        byte[] text = toolResults.read(tenant, params.get(0));
+        // Plain text the browser must never run as a page: the tool's output is anybody's text.
+        exchange.setHeader("X-Content-Type-Options", "nosniff");
+        exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
+        send(exchange, 200, "text/plain; charset=utf-8", text);
+    }
+
+    private void pipeline(Exchange exchange, List<String> params) throws IOException {
+        authenticate(exchange);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("health", health.readiness());
+        body.put("metrics", metrics.pipeline());
+        sendJson(exchange, 200, body);
+    }
+
+    private void uiRoot(Exchange exchange, List<String> params) {
+        // Relative file names in the page resolve against /ui/, not /.
+        exchange.setHeader("Location", "/ui/");
+        send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
+    }
+
+    private void uiFile(Exchange exchange, String name) {
+        UiAssets.Asset asset = ui.get(name).orElseThrow(() -> notFound(exchange.method(), exchange.path()));
+        UiAssets.headers(asset).forEach(exchange::setHeader);
+        if (UiAssets.unchanged(asset, exchange.header("If-None-Match"))) {
+            send(exchange, 304, asset.contentType(), new byte[0]);
+            return;
+        }
+        send(exchange, 200, asset.contentType(), asset.body());
+    }
+
     private void search(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
         long start = System.nanoTime();
@@ -429,7 +644,50 @@ public final class ApiServer implements AutoCloseable {
 
     private void messages(Exchange exchange, List<String> params) throws IOException {
         String tenant = authenticate(exchange);
-        sendJson(exchange, 202, ingest.ingest(tenant, readJson(exchange)));
+        JsonNode body = readJson(exchange);
+        tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
+        sendJson(exchange, 202, ingest.ingest(tenant, body));
+    }
+
+    private void adminCreateTenant(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.createTenant(readJson(exchange)));
+    }
+
+    private void adminListTenants(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listTenants());
+    }
+
+    private void adminDeleteTenant(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).deleteTenant(params.get(0)));
+    }
+
+    private void adminIssueKey(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
+    }
+
+    private void adminListKeys(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).listKeys(params.get(0)));
+    }
+
+    private void adminRevokeKey(Exchange exchange, List<String> params) throws IOException {
+        reply(exchange, admin(exchange).revokeKey(params.get(0), params.get(1)));
+    }
+
+    private void adminPutPolicy(Exchange exchange, List<String> params) throws IOException {
+        TenantAdmin admin = admin(exchange);
+        reply(exchange, admin.putPolicy(params.get(0), readJson(exchange)));
+    }
+
+    /** The admin API, once the admin key checks out (404 when there is none, 401 for a tenant's key). */
+    private TenantAdmin admin(Exchange exchange) {
+        tenants.admin().authenticate(exchange.method(), exchange.path(), exchange.header("Authorization"));
+        return tenants.admin();
+    }
+
+    private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
+        sendJson(exchange, reply.status(), reply.body());
     }
 
     private void createMemory(Exchange exchange, List<String> params) throws IOException {
@@ -477,6 +735,56 @@ public final class ApiServer implements AutoCloseable {
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
     }
 
+    private void listSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
+    }
+
+    private void internalListSessions(Exchange exchange, List<String> params) throws IOException {
+        String tenant = internalCaller(exchange);
+        sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
+    }
+
+    private void eraseUser(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        UserErasure.Status status = erasures().eraseUser(tenant, params.get(0), authorization(exchange));
+        sendJson(exchange, status.complete() ? 200 : 202, status);
+    }
+
+    private void userErasure(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        String user = params.get(0);
+        String problem = SafeId.problem("user", user);
+        if (problem != null) {
+            throw new ApiException(400, "invalid_user", problem);
+        }
+        sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
+    }
+
+    private void eraseTenant(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        UserErasure.requireConfirmation(tenant, readJson(exchange));
+        UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
+        sendJson(exchange, status.complete() ? 200 : 202, status);
+    }
+
+    private void tenantErasure(Exchange exchange, List<String> params) throws IOException {
+        String tenant = authenticate(exchange);
+        sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
+    }
+
+    private void internalErasureReports(Exchange exchange, List<String> params) throws IOException {
+        String tenant = internalCaller(exchange);
+        sendJson(exchange, 200, erasures().internal(tenant, readJson(exchange)));
+    }
+
+    private UserErasure erasures() {
+        if (erasure == null) {
+            throw new ApiException(404, "not_found", "erasure is not available on this server");
+        }
+        return erasure;
+    }
+
     /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */
     private String internalCaller(Exchange exchange) {
         String tenant = authenticate(exchange);
@@ -490,7 +798,7 @@ public final class ApiServer implements AutoCloseable {
         return exchange.header("Authorization");
     }
 
-    private static String memoryId(String id) {
+    static String memoryId(String id) {
         String problem = SafeId.problem("memory id", id);
         if (problem != null) {
             throw new ApiException(400, "invalid_memory", problem);
@@ -513,10 +821,11 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, answer.status(), answer.body());
     }
 
+    /** The tenant of the request's key (static or issued), once it is within its request quota. */
     private String authenticate(Exchange exchange) {
-        return keys.tenantOf(exchange.header("Authorization"))
-                .orElseThrow(() -> new ApiException(
-                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'"));
+        String tenant = tenants.directory().authenticate(exchange.header("Authorization"));
+        tenants.quotas().admitRequest(tenant);
+        return tenant;
     }
 
     private JsonNode readJson(Exchange exchange) throws IOException {
@@ -632,6 +941,7 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
+        mcp.close();
         server.close();
     }
 }

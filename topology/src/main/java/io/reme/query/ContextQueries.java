@@ -7,7 +7,11 @@ import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.session.SessionView;
 import io.reme.session.StoredMessage;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -28,8 +32,9 @@ public final class ContextQueries {
     }
 
     /**
-     * @param rawQuery empty, {@code window=served} (the default: what fits the model's input) or
-     *                 {@code window=all} (every live message, for inspection)
+     * @param rawQuery empty, or {@code window=served} (the default: what fits the model's input) or
+     *                 {@code window=all} (every live message, for inspection), and/or {@code format=openai}
+     *                 or {@code format=anthropic} (the messages ready to send, see {@link ReadyContext})
      */
     OwnerRouting.Answer context(
             String tenant, String session, String rawQuery, boolean forwarded, String authorization) {
@@ -37,31 +42,72 @@ public final class ContextQueries {
         if (problem != null) {
             throw new ApiException(400, "invalid_session", problem);
         }
-        boolean wholeWindow = wholeWindow(rawQuery);
+        Request request = Request.parse(rawQuery);
         SessionKey key = new SessionKey(tenant, session);
+        // The owner shapes the answer, so the format travels with a forwarded request.
         return routing.route(
                 SessionStores.HEADERS,
                 key.key(),
-                "/v1/sessions/" + session + "/context" + (wholeWindow ? "?window=all" : ""),
+                "/v1/sessions/" + session + "/context" + request.query(),
                 forwarded,
                 authorization,
-                partition -> read(key, partition, wholeWindow));
+                partition -> read(key, partition, request));
+    }
+
+    /** What a context request asks for: the whole window or the served part, in which shape (null: the full view). */
+    record Request(boolean wholeWindow, ReadyContext.Format format) {
+        static Request parse(String rawQuery) {
+            boolean wholeWindow = false;
+            ReadyContext.Format format = null;
+            Set<String> seen = new HashSet<>();
+            for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
+                int equals = pair.indexOf('=');
+                String name = equals < 0 ? pair : pair.substring(0, equals);
+                String value = equals < 0 ? "" : pair.substring(equals + 1);
+                if (!seen.add(name)) {
+                    throw badQuery(rawQuery);
+                }
+                switch (name) {
+                    case "window" -> {
+                        if (value.equals("all")) {
+                            wholeWindow = true;
+                        } else if (!value.equals("served")) {
+                            throw badQuery(rawQuery);
+                        }
+                    }
+                    case "format" -> format = ReadyContext.Format.parse(value);
+                    default -> throw badQuery(rawQuery);
+                }
+            }
+            return new Request(wholeWindow, format);
+        }
+
+        /** The query to forward to the owner: what this request asks beyond the defaults. */
+        String query() {
+            List<String> parts = new ArrayList<>();
+            if (wholeWindow) {
+                parts.add("window=all");
+            }
+            if (format != null) {
+                parts.add("format=" + format.wire());
+            }
+            return parts.isEmpty() ? "" : "?" + String.join("&", parts);
+        }
+
+        private static ApiException badQuery(String rawQuery) {
+            return new ApiException(
+                    400,
+                    "invalid_query",
+                    "the parameters are 'window' (served, the default, or all) and 'format' (openai or anthropic), "
+                            + "each at most once; got '" + rawQuery + "'");
+        }
     }
 
     static boolean wholeWindow(String rawQuery) {
-        if (rawQuery == null || rawQuery.isEmpty() || rawQuery.equals("window=served")) {
-            return false;
-        }
-        if (rawQuery.equals("window=all")) {
-            return true;
-        }
-        throw new ApiException(
-                400,
-                "invalid_query",
-                "the only parameter is 'window', served (the default) or " + "all; got '" + rawQuery + "'");
+        return Request.parse(rawQuery).wholeWindow();
     }
 
-    private OwnerRouting.Answer read(SessionKey key, int partition, boolean wholeWindow) {
+    private OwnerRouting.Answer read(SessionKey key, int partition, Request request) {
         ReadOnlyKeyValueStore<String, SessionHeader> headers = streams.store(StoreQueryParameters.fromNameAndType(
                         SessionStores.HEADERS, QueryableStoreTypes.<String, SessionHeader>keyValueStore())
                 .withPartition(partition));
@@ -72,8 +118,9 @@ public final class ContextQueries {
                         SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
                 .withPartition(partition));
         Optional<SessionView> view = SessionView.read(
-                headers, messages, summaries, key, settings.policyFor(key.tenant()), encoding, wholeWindow);
-        return view.map(v -> new OwnerRouting.Answer(200, OwnerRouting.json(v)))
+                headers, messages, summaries, key, settings.policyFor(key.tenant()), encoding, request.wholeWindow());
+        return view.map(v -> new OwnerRouting.Answer(
+                        200, OwnerRouting.json(request.format() == null ? v : ReadyContext.of(v, request.format()))))
                 .orElseGet(() -> OwnerRouting.notFound(
                         "session_not_found", "no session '" + key.session() + "' for this tenant"));
     }

@@ -1,32 +1,174 @@
 package io.reme.query;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
 import io.reme.diary.DiaryEditProcessor;
 import io.reme.diary.DocumentKey;
+import io.reme.json.Json;
 import io.reme.message.SafeId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers {@code GET /v1/diary/{user}/{YYYY-MM-DD|MEMORY}}: a user's daily diary or long-term
- * memory document as the single writer last applied it, from the instance that owns it.
+ * memory document as the single writer last applied it, from the instance that owns it; and
+ * {@code PUT} on the same path, a new version through {@code diary.edits} based on an expected one.
  */
 public final class DiaryQueries {
+    private static final Logger LOG = LoggerFactory.getLogger(DiaryQueries.class);
+    /** Who an edit over HTTP is by, as the document's {@code author} shows it. */
+    static final String AUTHOR = "api";
+    /** How long a save waits for the single writer's decision; it is usually there in tens of milliseconds. */
+    private static final Duration APPLY_WAIT = Duration.ofSeconds(10);
+
+    private static final Duration POLL = Duration.ofMillis(50);
+
     private final KafkaStreams streams;
     private final OwnerRouting routing;
+    private final DiaryWriter writer;
 
-    DiaryQueries(KafkaStreams streams, OwnerRouting routing) {
+    DiaryQueries(KafkaStreams streams, OwnerRouting routing, DiaryWriter writer) {
         this.streams = streams;
         this.routing = routing;
+        this.writer = writer;
     }
 
     OwnerRouting.Answer document(String tenant, String user, String name, boolean forwarded, String authorization) {
+        DocumentKey key = key(tenant, user, name);
+        return routing.route(
+                DiaryEditProcessor.STORE,
+                key.key(),
+                "/v1/diary/" + user + "/" + name,
+                forwarded,
+                authorization,
+                partition -> read(key, partition));
+    }
+
+    /**
+     * Saves a new version of a document ({@code PUT}, body {@code {"content", "expectedVersion"}}, 0 for
+     * a document that does not exist yet) and waits until the single writer has decided: 200 with the
+     * new version when this edit was applied; 409 {@code version_conflict} with the current document
+     * when it is not at the expected version, before or after submitting (another edit won the race,
+     * and the caller still holds its text to merge); 202 when no decision was seen within the wait.
+     */
+    OwnerRouting.Answer save(String tenant, String user, String name, JsonNode body, String authorization) {
+        DocumentKey key = key(tenant, user, name);
+        JsonNode content = body.path("content");
+        JsonNode expected = body.path("expectedVersion");
+        if (!content.isTextual()) {
+            throw new ApiException(400, "invalid_body", "content must be the document's text");
+        }
+        if (!expected.canConvertToLong() || !expected.isIntegralNumber() || expected.asLong() < 0) {
+            throw new ApiException(
+                    400,
+                    "invalid_body",
+                    "expectedVersion must be the version the edit is based on (0 for a new document)");
+        }
+        long base = expected.asLong();
+        Current before = current(tenant, user, name, authorization, false);
+        if (before.answer() != null) {
+            return before.answer();
+        }
+        if (before.version() != base) {
+            return conflict(key, base, before);
+        }
+        DiaryEdit edit = new DiaryEdit(
+                UUID.randomUUID().toString(), tenant, user, name, base, content.asText(), AUTHOR, Instant.now());
+        writer.submit(edit);
+        LOG.info(
+                "diary edit submitted tenant={} user={} document={} base={} editId={}",
+                tenant,
+                user,
+                name,
+                base,
+                edit.editId());
+        long deadline = System.nanoTime() + APPLY_WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Current now = current(tenant, user, name, authorization, true);
+            if (now.answer() == null && now.version() > base) {
+                if (edit.editId().equals(now.document().path("editId").asText())) {
+                    return new OwnerRouting.Answer(200, OwnerRouting.json(now.document()));
+                }
+                return conflict(key, base, now);
+            }
+            try {
+                Thread.sleep(POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw ApiException.unavailable("interrupted while waiting for the edit");
+            }
+        }
+        Map<String, Object> pending = new LinkedHashMap<>();
+        pending.put("editId", edit.editId());
+        pending.put("applied", false);
+        pending.put("message", "the edit was submitted but not applied yet; read the document again shortly");
+        return new OwnerRouting.Answer(202, OwnerRouting.json(pending));
+    }
+
+    /** The document as its owner serves it: its version (0 if absent), or an answer to relay as it is (503). */
+    private record Current(long version, JsonNode document, OwnerRouting.Answer answer) {}
+
+    /** @param waiting a 503 (a rebalance) is "not decided yet" while waiting; before submitting it is the answer */
+    private Current current(String tenant, String user, String name, String authorization, boolean waiting) {
+        OwnerRouting.Answer answer;
+        try {
+            answer = document(tenant, user, name, false, authorization);
+        } catch (ApiException e) {
+            if (waiting && e.status() == 503) {
+                return new Current(-1, null, null);
+            }
+            throw e;
+        }
+        if (answer.status() == 404) {
+            return new Current(0, null, null);
+        }
+        if (answer.status() != 200) {
+            return waiting && answer.status() == 503 ? new Current(-1, null, null) : new Current(-1, null, answer);
+        }
+        try {
+            JsonNode document = Json.MAPPER.readTree(answer.body());
+            return new Current(document.path("version").asLong(), document, null);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static OwnerRouting.Answer conflict(DocumentKey key, long base, Current current) {
+        LOG.info(
+                "diary edit conflict tenant={} user={} document={} base={} current={}",
+                key.tenant(),
+                key.user(),
+                key.name(),
+                base,
+                current.version());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put(
+                "error",
+                Map.of(
+                        "code",
+                        "version_conflict",
+                        "message",
+                        "the document is at version " + current.version() + ", not " + base
+                                + "; merge your text with the current one and save again"));
+        body.put("current", current.document());
+        return new OwnerRouting.Answer(409, OwnerRouting.json(body));
+    }
+
+    private static DocumentKey key(String tenant, String user, String name) {
         String problem = SafeId.problem("user", user);
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
@@ -42,14 +184,7 @@ public final class DiaryQueries {
                 throw new ApiException(400, "invalid_document", "the document is a date (YYYY-MM-DD) or MEMORY");
             }
         }
-        DocumentKey key = new DocumentKey(tenant, user, name);
-        return routing.route(
-                DiaryEditProcessor.STORE,
-                key.key(),
-                "/v1/diary/" + user + "/" + name,
-                forwarded,
-                authorization,
-                partition -> read(key, partition));
+        return new DocumentKey(tenant, user, name);
     }
 
     private OwnerRouting.Answer read(DocumentKey key, int partition) {
@@ -66,6 +201,7 @@ public final class DiaryQueries {
         body.put("version", document.version());
         body.put("updatedAt", document.updatedAt());
         body.put("author", document.author());
+        body.put("editId", document.editId());
         body.put("content", document.content());
         return new OwnerRouting.Answer(200, OwnerRouting.json(body));
     }

@@ -29,19 +29,27 @@ public final class HttpMemoryLookup implements MemoryLookup {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final URI search;
-    private final ApiKeys keys;
+    private final TenantDirectory directory;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     /** @param baseUrl an instance of the app, e.g. {@code http://reme:8080} */
     public HttpMemoryLookup(String baseUrl, ApiKeys keys) {
+        this(baseUrl, TenantDirectory.staticOnly(keys));
+    }
+
+    /**
+     * @param directory the tenants' static keys and the deployment's secret: a tenant with no static
+     *     key (its keys issued through the admin API) is asked for with the key derived from the secret
+     */
+    public HttpMemoryLookup(String baseUrl, TenantDirectory directory) {
         this.search = URI.create(baseUrl.replaceAll("/+$", "") + "/v1/search");
-        this.keys = keys;
+        this.directory = directory;
     }
 
     @Override
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
-        Optional<String> authorization = keys.authorizationOf(tenant);
+        Optional<String> authorization = directory.internalAuthorization(tenant);
         if (authorization.isEmpty()) {
             LOG.warn("memory lookup skipped: no API key for tenant={}", tenant);
             return List.of();

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -139,7 +140,7 @@ final class MemoryQueries {
             throw notFound(id);
         }
         if (!MemoryInput.WRITABLE.contains(current.type())) {
-            throw MemoryInput.invalid("a " + current.type().name().toLowerCase(java.util.Locale.ROOT)
+            throw MemoryInput.invalid("a " + current.type().name().toLowerCase(Locale.ROOT)
                     + " is written by the pipeline; edit its source instead");
         }
         if (b.hasNonNull("version") && b.get("version").asLong() != current.version()) {

@@ -3,8 +3,6 @@ package io.reme.query;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,11 +34,7 @@ public final class MemoryWriter {
     record Written(int partition, long offset) {}
 
     Written upsert(MemoryRecord record) {
-        try {
-            return send(record.tenant(), record.id(), Json.MAPPER.writeValueAsBytes(record));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return send(record.tenant(), record.id(), Json.bytes(record));
     }
 
     Written delete(String tenant, String id) {

@@ -9,10 +9,12 @@ import io.reme.json.Json;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.message.TimeBounds;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +46,21 @@ public final class MessageIngest {
         this.topic = topic;
         this.parser = new MessageParser(maxMessageBytes, timeBounds);
         this.limit = new InputLimit(maxMessageBytes);
+    }
+
+    /** The input topic, which the session stores are partitioned like. */
+    String topic() {
+        return topic;
+    }
+
+    /** The producer of this instance's API, which other writes to Kafka share. */
+    Producer<byte[], byte[]> producer() {
+        return producer;
+    }
+
+    /** The input topic's partition count, from the producer's metadata (fetched once, then cached by it). */
+    int partitions() {
+        return producer.partitionsFor(topic).size();
     }
 
     /** Accepts one envelope or an array; all are validated before any is produced. */
@@ -114,8 +131,8 @@ public final class MessageIngest {
                 throw new InvalidInputException(DlqReason.TOO_LARGE, tooLarge);
             }
         } catch (InvalidInputException e) {
-            throw new ApiException(400, e.reason().name().toLowerCase(java.util.Locale.ROOT), where + e.getMessage());
-        } catch (java.io.IOException e) {
+            throw new ApiException(400, e.reason().name().toLowerCase(Locale.ROOT), where + e.getMessage());
+        } catch (IOException e) {
             throw new ApiException(400, "malformed_json", where + e.getMessage());
         }
         return new ProducerRecord<>(topic, key, value);

@@ -1,14 +1,13 @@
 package io.reme.query;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.reme.json.Json;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -110,14 +109,10 @@ final class OwnerRouting {
     }
 
     static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.bytes(value);
     }
 
     static Answer notFound(String code, String message) {
-        return new Answer(404, json(java.util.Map.of("error", java.util.Map.of("code", code, "message", message))));
+        return new Answer(404, json(Map.of("error", Map.of("code", code, "message", message))));
     }
 }

@@ -21,11 +21,11 @@ final class SearchMemoryLookup implements MemoryLookup {
     private static final Logger LOG = LoggerFactory.getLogger(SearchMemoryLookup.class);
 
     private final SearchQueries searches;
-    private final ApiKeys keys;
+    private final TenantDirectory directory;
 
-    SearchMemoryLookup(SearchQueries searches, ApiKeys keys) {
+    SearchMemoryLookup(SearchQueries searches, TenantDirectory directory) {
         this.searches = searches;
-        this.keys = keys;
+        this.directory = directory;
     }
 
     @Override
@@ -34,7 +34,7 @@ final class SearchMemoryLookup implements MemoryLookup {
             SearchQueries.Answer answer = searches.search(
                     tenant,
                     Json.MAPPER.valueToTree(request(type, target, text, k)),
-                    keys.authorizationOf(tenant).orElse(null));
+                    directory.internalAuthorization(tenant).orElse(null));
             if (answer.partial()) {
                 LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.missingPartitions());
             }

@@ -3,7 +3,8 @@ package io.reme.topology;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEditProcessor;
 import io.reme.dlq.InputLimit;
-import io.reme.index.MemoryIndexStoreBuilder;
+import io.reme.erasure.ErasureBroadcast;
+import io.reme.erasure.ErasureStores;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.JsonSerde;
@@ -16,6 +17,8 @@ import io.reme.session.ResultProcessor;
 import io.reme.session.SessionNodes;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
+import io.reme.tenant.TenantEntries;
+import io.reme.tenant.TenantsUpdater;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
@@ -36,7 +39,8 @@ import org.apache.kafka.streams.state.Stores;
  * deserialiser), keeps the window in six logged stores shared by its two processors, and writes
  * LLM requests, archived dialog, full tool outputs and dead letters. The diary sub-topology is
  * the single writer of diary documents (versioned edits in, documents and their changed chunks out);
- * the memory index keeps a Lucene index per task of the {@code memories} topic.
+ * the memory index keeps a Lucene index per task of the {@code memories} topic; the tenants' global
+ * store holds every tenant, API key hash and policy on every instance.
  */
 public final class RemeTopology {
     private RemeTopology() {}
@@ -91,6 +95,9 @@ public final class RemeTopology {
             topology.addStateStore(store.withLoggingEnabled(changelog), both);
         }
 
+        // What each partition removed for an erasure request, for the API to report.
+        topology.addStateStore(ErasureStores.sessions().withLoggingEnabled(changelog), SessionNodes.MESSAGE_PROCESSOR);
+
         StringSerializer keys = new StringSerializer();
         topology.addSink(
                 SessionNodes.REQUESTS_SINK,
@@ -98,11 +105,13 @@ public final class RemeTopology {
                 keys,
                 limited(JsonSerde.of(LlmRequest.class).serializer(), maxRecord),
                 both);
+        // Erasure markers reach every partition, so the dialog file sink deletes after all that was archived.
         topology.addSink(
                 SessionNodes.DIALOG_SINK,
                 topics.dialog(),
                 keys,
                 limited(JsonSerde.of(ArchivedMessage.class).serializer(), maxRecord),
+                new ErasureBroadcast(),
                 both);
         topology.addSink(
                 SessionNodes.TOOL_RESULTS_SINK,
@@ -131,6 +140,7 @@ public final class RemeTopology {
                                 JsonSerde.of(DiaryDocument.class))
                         .withLoggingEnabled(changelog),
                 DiaryEditProcessor.NAME);
+        topology.addStateStore(ErasureStores.documents().withLoggingEnabled(changelog), DiaryEditProcessor.NAME);
         topology.addSink(
                 DiaryEditProcessor.SINK,
                 topics.diary(),
@@ -152,14 +162,22 @@ public final class RemeTopology {
                 DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        topology.addReadOnlyStateStore(
-                new MemoryIndexStoreBuilder(MemoryIndexUpdater.STORE, new InputLimit(settings.maxMessageBytes())),
-                MemoryIndexUpdater.SOURCE,
+        MemoryIndexUpdater.addTo(topology, topics.memories(), new InputLimit(settings.maxMessageBytes()));
+
+        // Tenants, keys and policies: every instance keeps all of them (a global store), so any
+        // instance checks any key at once and sees an admin's change within a poll of the topic.
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(
+                                Stores.persistentKeyValueStore(TenantEntries.STORE),
+                                Serdes.String(),
+                                Serdes.ByteArray())
+                        .withLoggingDisabled(),
+                TenantEntries.SOURCE,
                 new StringDeserializer(),
                 new ByteArrayDeserializer(),
-                topics.memories(),
-                MemoryIndexUpdater.NAME,
-                MemoryIndexUpdater.supplier());
+                topics.tenants(),
+                TenantEntries.UPDATER,
+                TenantsUpdater.supplier());
         return topology;
     }
 

@@ -11,16 +11,13 @@ import io.reme.config.ConfigField;
 import io.reme.json.Json;
 import io.reme.topic.Topics;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,7 +68,7 @@ class ComposeDeploymentIT extends WithBroker {
 
     private static Object interpolated(Object node) {
         if (node instanceof Map<?, ?> map) {
-            Map<Object, Object> out = new java.util.LinkedHashMap<>();
+            Map<Object, Object> out = new LinkedHashMap<>();
             map.forEach((key, value) -> out.put(key, interpolated(value)));
             return out;
         }
@@ -268,26 +265,18 @@ class ComposeDeploymentIT extends WithBroker {
                 AppConfig.DATA_DIR.name(), dir.resolve("compose-app1").toString(),
                 AppConfig.WORKSPACE_DIR.name(), dir.resolve("compose-workspace").toString(),
                 AppConfig.HTTP_PORT.name(), "0");
-        HttpClient http = HttpClient.newHttpClient();
         try (RemeApp app = RemeApp.start(AppConfig.load(Map.of(), env, here))) {
             String base = "http://127.0.0.1:" + app.httpPort();
-            HttpResponse<String> ready = http.send(
-                    HttpRequest.newBuilder(URI.create(base + "/health/ready")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, ready.statusCode(), ready.body());
-            HttpResponse<String> posted = http.send(
-                    HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
-                            .header("Authorization", "Bearer " + API_KEYS.substring(API_KEYS.indexOf(':') + 1))
-                            .POST(HttpRequest.BodyPublishers.ofString(
-                                    "{\"session\":\"s1\",\"user\":\"alice\",\"role\":\"user\",\"content\":\"hello\"}"))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(202, posted.statusCode(), "the operator's key works: " + posted.body());
-            HttpResponse<String> metrics = http.send(
-                    HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, metrics.statusCode());
-            assertTrue(metrics.body().contains("reme_messages_in_total"), "the metrics Prometheus scrapes");
+            ApiClient.Response ready = ApiClient.get(base + "/health/ready", null);
+            assertEquals(200, ready.status(), ready.text());
+            ApiClient.Response posted = ApiClient.post(
+                    base + "/v1/messages",
+                    API_KEYS.substring(API_KEYS.indexOf(':') + 1),
+                    "{\"session\":\"s1\",\"user\":\"alice\",\"role\":\"user\",\"content\":\"hello\"}");
+            assertEquals(202, posted.status(), "the operator's key works: " + posted.text());
+            ApiClient.Response metrics = ApiClient.get(base + "/metrics", null);
+            assertEquals(200, metrics.status());
+            assertTrue(metrics.text().contains("reme_messages_in_total"), "the metrics Prometheus scrapes");
             try (Admin admin = Admin.create(RemeApp.clientProps(app.config(), broker.bootstrapServers()))) {
                 assertEquals(
                         Integer.parseInt(env.get("REME_TOPIC_PARTITIONS")),

@@ -3,20 +3,16 @@ package io.reme.app;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** The integration tests' client of the HTTP API's context endpoint. */
 final class ContextApi {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ContextApi() {}
 
@@ -48,15 +44,13 @@ final class ContextApi {
         return context(baseUrl, token, session, "?window=all");
     }
 
+    /** {@code GET /v1/sessions/{session}/context?format=...}: the messages ready to send to a chat API. */
+    static Response formatted(String baseUrl, String token, String session, String format) {
+        return context(baseUrl, token, session, "?format=" + format);
+    }
+
     private static Response context(String baseUrl, String token, String session, String query) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(
-                        URI.create(baseUrl + "/v1/sessions/" + session + "/context" + query))
-                .timeout(Duration.ofSeconds(15))
-                .GET();
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        return send(request.build());
+        return send(baseUrl + "/v1/sessions/" + session + "/context" + query, token);
     }
 
     /**
@@ -64,26 +58,19 @@ final class ContextApi {
      * failure is status -1.
      */
     static Response diary(String baseUrl, String token, String user, String name) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/diary/" + user + "/" + name))
-                .timeout(Duration.ofSeconds(15))
-                .header("Authorization", "Bearer " + token)
-                .GET()
-                .build();
-        return send(request);
+        return send(baseUrl + "/v1/diary/" + user + "/" + name, token);
     }
 
-    /** Sends a request and reads its JSON answer; a connection failure is status -1. */
-    private static Response send(HttpRequest request) {
+    /** GETs the URL and reads its JSON answer; a connection failure is status -1. */
+    private static Response send(String url, String token) {
+        ApiClient.Response answer = ApiClient.trySend(ApiClient.request("GET", url, token, null));
         try {
-            HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body =
-                    response.body().length == 0 ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(response.body());
-            return new Response(response.statusCode(), body);
+            return new Response(
+                    answer.status(),
+                    answer.text().isEmpty() ? Json.MAPPER.missingNode() : Json.MAPPER.readTree(answer.text()));
         } catch (IOException e) {
-            return new Response(-1, Json.MAPPER.missingNode());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
+            // Half an answer (the connection broke mid-body): as if none came, pollers try again.
+            return new Response(ApiClient.NO_ANSWER, Json.MAPPER.missingNode());
         }
     }
 
@@ -115,43 +102,49 @@ final class ContextApi {
             Map<String, Integer> expected,
             boolean settled,
             Duration timeout,
-            Runnable check)
-            throws InterruptedException {
+            Runnable check) {
         Map<String, JsonNode> done = new TreeMap<>();
         Map<String, String> last = new HashMap<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            check.run();
-            for (Map.Entry<String, Integer> session : expected.entrySet()) {
-                if (done.containsKey(session.getKey())) {
-                    continue;
-                }
-                Response response = wholeWindow(baseUrl.get(), token, session.getKey());
-                if (response.status() != 200) {
-                    last.put(session.getKey(), "status " + response.status() + " " + response.body());
-                    continue;
-                }
-                long counted = response.messagesCounted();
-                if (counted > session.getValue()) {
-                    throw new AssertionError("session " + session.getKey() + " counted " + counted
-                            + " messages but only " + session.getValue() + " were produced");
-                }
-                last.put(
-                        session.getKey(),
-                        counted + "/" + session.getValue() + " messages, pending " + response.pending());
-                if (counted == session.getValue() && !(settled && response.pending())) {
-                    done.put(session.getKey(), response.body());
-                }
-            }
-            if (done.size() == expected.size()) {
-                return done;
-            }
-            if (System.nanoTime() > deadline) {
-                last.keySet().removeAll(done.keySet());
-                throw new AssertionError("sessions not " + (settled ? "settled" : "counted") + " within "
-                        + timeout.toSeconds() + " s: " + last);
-            }
-            Thread.sleep(settled ? 250 : 20);
+        try {
+            // In this thread: the maps are read after a timeout, and no poll may still be writing them then.
+            Awaitility.await("sessions " + (settled ? "settled" : "counted"))
+                    .atMost(timeout)
+                    .pollInSameThread()
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(settled ? 250 : 20))
+                    .failFast("a helper failed", check::run)
+                    .until(() -> {
+                        for (Map.Entry<String, Integer> session : expected.entrySet()) {
+                            if (done.containsKey(session.getKey())) {
+                                continue;
+                            }
+                            Response response = wholeWindow(baseUrl.get(), token, session.getKey());
+                            if (response.status() != 200) {
+                                last.put(session.getKey(), "status " + response.status() + " " + response.body());
+                                continue;
+                            }
+                            long counted = response.messagesCounted();
+                            if (counted > session.getValue()) {
+                                // Not retried: more than was produced is wrong whenever it is seen.
+                                throw new AssertionError("session " + session.getKey() + " counted " + counted
+                                        + " messages but only " + session.getValue() + " were produced");
+                            }
+                            last.put(
+                                    session.getKey(),
+                                    counted + "/" + session.getValue() + " messages, pending " + response.pending());
+                            if (counted == session.getValue() && !(settled && response.pending())) {
+                                done.put(session.getKey(), response.body());
+                            }
+                        }
+                        return done.size() == expected.size();
+                    });
+        } catch (ConditionTimeoutException e) {
+            last.keySet().removeAll(done.keySet());
+            throw new AssertionError(
+                    "sessions not " + (settled ? "settled" : "counted") + " within " + timeout.toSeconds() + " s: "
+                            + last,
+                    e);
         }
+        return done;
     }
 }

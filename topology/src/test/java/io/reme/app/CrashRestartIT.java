@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.AppProcess;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigField;
 import io.reme.topic.Topics;
@@ -17,9 +16,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,34 +158,37 @@ class CrashRestartIT extends WithBroker {
     private static long awaitProgress(
             String url, Iterable<String> sessions, long messages, Duration timeout, TestWorker worker)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            worker.assertHealthy();
-            Map<String, String> seen = new LinkedHashMap<>();
-            long counted = 0;
-            long applied = 0;
-            for (String session : sessions) {
-                ContextApi.Response response = ContextApi.get(url, TestApps.ACME_KEY, session);
-                if (response.status() == 200) {
-                    JsonNode counters = response.body().path("compaction").path("counters");
-                    counted += counters.path("MESSAGES").asLong();
-                    applied += counters.path("COMPACTIONS_APPLIED").asLong();
-                    seen.put(
-                            session,
-                            counters.path("MESSAGES").asLong() + " messages, "
-                                    + counters.path("COMPACTIONS_APPLIED").asLong() + " compactions, pending "
-                                    + response.pending());
-                }
-            }
-            if (counted >= messages && applied > 0) {
-                LOG.info("killing the first instance at {}", seen);
-                return counted;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no progress to " + messages + " messages within " + timeout + ": " + seen);
-            }
-            Thread.sleep(50);
-        }
+        AtomicReference<Map<String, String>> lastSeen = new AtomicReference<>(Map.of());
+        AtomicLong lastCounted = new AtomicLong();
+        Awaitility.await("progress to " + messages + " messages and a compaction")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(50))
+                .failFast("the test worker failed", worker::assertHealthy)
+                .untilAsserted(() -> {
+                    Map<String, String> seen = new LinkedHashMap<>();
+                    long counted = 0;
+                    long applied = 0;
+                    for (String session : sessions) {
+                        ContextApi.Response response = ContextApi.get(url, TestApps.ACME_KEY, session);
+                        if (response.status() == 200) {
+                            JsonNode counters =
+                                    response.body().path("compaction").path("counters");
+                            counted += counters.path("MESSAGES").asLong();
+                            applied += counters.path("COMPACTIONS_APPLIED").asLong();
+                            seen.put(
+                                    session,
+                                    counters.path("MESSAGES").asLong() + " messages, "
+                                            + counters.path("COMPACTIONS_APPLIED")
+                                                    .asLong() + " compactions, pending "
+                                            + response.pending());
+                        }
+                    }
+                    lastSeen.set(seen);
+                    lastCounted.set(counted);
+                    assertTrue(counted >= messages && applied > 0, "seen: " + seen);
+                });
+        LOG.info("killing the first instance at {}", lastSeen.get());
+        return lastCounted.get();
     }
 
     /**

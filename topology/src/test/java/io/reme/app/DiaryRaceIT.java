@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -197,18 +198,6 @@ class DiaryRaceIT extends WithBroker {
                         at.plusSeconds(5),
                         List.of(new Block.Text("Noted."))));
         return new LlmRequest(
-                java.util.UUID.randomUUID().toString(),
-                1,
-                LlmKind.DIARY,
-                "acme",
-                session,
-                USER,
-                0,
-                1,
-                messages,
-                "",
-                "en",
-                0,
-                at);
+                UUID.randomUUID().toString(), 1, LlmKind.DIARY, "acme", session, USER, 0, 1, messages, "", "en", 0, at);
     }
 }

@@ -8,19 +8,17 @@ import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
 import io.reme.json.Json;
 import io.reme.workspace.DiaryFileWatcher;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,31 +27,26 @@ import org.junit.jupiter.api.Test;
  * {@code /v1/search}; the sink's own writes never come back as edits.
  */
 class EditsFlowBackIT extends WithBroker {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String MODEL_VERSION = "# Long-term memory\n\n- Alice prefers green tea in the afternoon.\n";
     private static final String HUMAN_FACT = "- Alice is on call the first week of December.\n";
     private static final String MODEL_FACT = "- Alice moved the orders topic to 12 partitions.\n";
     private static final String FACT = "- The staging Kafka cluster is called bluefin-42 and runs in Frankfurt.\n";
 
-    private static JsonNode call(RemeApp app, String path, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.httpUrl() + path))
-                .header("Authorization", "Bearer " + TestApps.ACME_KEY);
-        request = body == null ? request.GET() : request.POST(HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+    private static JsonNode call(RemeApp app, String path, String body) {
+        ApiClient.Response response = ApiClient.send(app, body == null ? "GET" : "POST", path, TestApps.ACME_KEY, body);
+        return response.status() == 200 ? response.json() : null;
     }
 
-    private static JsonNode await(String what, RemeApp app, String path, String body, Predicate<JsonNode> done)
-            throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (true) {
-            JsonNode answer = call(app, path, body);
-            if (answer != null && done.test(answer)) {
-                return answer;
-            }
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what + "; last answer " + answer);
-            Thread.sleep(200);
-        }
+    private static JsonNode await(String what, RemeApp app, String path, String body, Predicate<JsonNode> done) {
+        AtomicReference<JsonNode> last = new AtomicReference<>();
+        Awaitility.await(what)
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    last.set(call(app, path, body));
+                    assertTrue(last.get() != null && done.test(last.get()), "last answer " + last.get());
+                });
+        return last.get();
     }
 
     private static boolean mentions(JsonNode search, String text) {
@@ -88,11 +81,10 @@ class EditsFlowBackIT extends WithBroker {
             producer.send(signed(config.topics().diaryEdits(), model)).get();
 
             Path file = config.workspaceDir().resolve("acme/alice/MEMORY.md");
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (!Files.exists(file) || !Files.readString(file).equals(MODEL_VERSION)) {
-                assertTrue(System.nanoTime() < deadline, "the sink did not write MEMORY.md");
-                Thread.sleep(100);
-            }
+            Awaitility.await("the sink writes MEMORY.md")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Files.exists(file) && Files.readString(file).equals(MODEL_VERSION));
             String question = "{\"query\":\"what is the staging kafka cluster called\",\"k\":5}";
             await(
                     "the model's version indexed",
@@ -138,11 +130,10 @@ class EditsFlowBackIT extends WithBroker {
                     null,
                     d -> d.path("version").asLong() == 4);
             assertEquals(merged, both.path("content").asText(), "neither the person's line nor the model's is lost");
-            deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (!Files.readString(file).equals(merged)) {
-                assertTrue(System.nanoTime() < deadline, "the merge was not written back: " + Files.readString(file));
-                Thread.sleep(100);
-            }
+            Awaitility.await("the merge written back")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertEquals(merged, Files.readString(file)));
         }
     }
 

@@ -22,9 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.utils.internals.Exit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -53,7 +56,7 @@ class FileSinksIT extends WithBroker {
     private static Path root;
     private static FileSinks sinks;
     private static KafkaProducer<byte[], byte[]> producer;
-    private static final List<String> HOOKS_ADDED = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final List<String> HOOKS_ADDED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startSinks() {
@@ -121,17 +124,16 @@ class FileSinksIT extends WithBroker {
         producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value));
     }
 
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(100);
-        }
+    private static void await(String what, BooleanSupplier done) {
+        Awaitility.await(what)
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .until(done::getAsBoolean);
     }
 
     private static boolean holds(Path file, byte[] content) {
         try {
-            return Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), content);
+            return Files.exists(file) && Arrays.equals(Files.readAllBytes(file), content);
         } catch (IOException e) {
             return false;
         }

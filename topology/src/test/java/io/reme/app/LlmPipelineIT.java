@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.reme.bench.ConversationGenerator;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmStatus;
-import io.reme.provider.OfflineLlmClient;
+import io.reme.provider.offline.OfflineLlmClient;
 import io.reme.summary.SummaryFormat;
 import io.reme.topic.Topics;
 import java.io.IOException;

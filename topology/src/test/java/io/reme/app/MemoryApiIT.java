@@ -11,6 +11,7 @@ import io.reme.config.AppConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,8 +46,8 @@ class MemoryApiIT extends WithBroker {
         }
     }
 
-    private static MemoryApi.Response call(RemeApp app, String method, String path, Object body) {
-        return MemoryApi.send(app, method, path, TestApps.ACME_KEY, body);
+    private static ApiClient.Response call(RemeApp app, String method, String path, Object body) {
+        return ApiClient.send(app, method, path, TestApps.ACME_KEY, body);
     }
 
     private static Map<String, Object> memory(String type, String target, String content, Object... more) {
@@ -63,7 +64,7 @@ class MemoryApiIT extends WithBroker {
     }
 
     private static String created(RemeApp app, Map<String, Object> body) {
-        MemoryApi.Response response = call(app, "POST", "/v1/memories", body);
+        ApiClient.Response response = call(app, "POST", "/v1/memories", body);
         assertEquals(201, response.status(), response.text());
         assertTrue(response.json().path("visible").asBoolean());
         return response.json().path("id").asText();
@@ -91,7 +92,7 @@ class MemoryApiIT extends WithBroker {
                             "alice",
                             "metadata",
                             Map.of("source", "test")));
-            MemoryApi.Response read = call(reader, "GET", "/v1/memories/" + id, null);
+            ApiClient.Response read = call(reader, "GET", "/v1/memories/" + id, null);
             assertEquals(200, read.status(), "read-your-writes through the other instance: " + read.text());
             assertEquals(
                     "likes green tea, round " + round,
@@ -100,7 +101,7 @@ class MemoryApiIT extends WithBroker {
             assertEquals("personal", read.json().path("type").asText());
             assertEquals(1, read.json().path("version").asLong());
 
-            MemoryApi.Response edited = call(
+            ApiClient.Response edited = call(
                     reader,
                     "PUT",
                     "/v1/memories/" + id,
@@ -116,7 +117,7 @@ class MemoryApiIT extends WithBroker {
                     again.path("history").get(0).path("content").asText());
             assertEquals("test", again.path("metadata").path("source").asText(), "metadata kept when not given");
 
-            MemoryApi.Response stale = call(writer, "PUT", "/v1/memories/" + id, Map.of("content", "x", "version", 1));
+            ApiClient.Response stale = call(writer, "PUT", "/v1/memories/" + id, Map.of("content", "x", "version", 1));
             assertEquals(409, stale.status(), stale.text());
         }
     }
@@ -126,15 +127,15 @@ class MemoryApiIT extends WithBroker {
         String id = created(a, memory("tool", "grep", "grep -r is slow on node_modules; use rg"));
         for (RemeApp app : List.of(a, b)) {
             for (String method : List.of("GET", "DELETE")) {
-                MemoryApi.Response response =
-                        MemoryApi.send(app, method, "/v1/memories/" + id, TestApps.GLOBEX_KEY, null);
+                ApiClient.Response response =
+                        ApiClient.send(app, method, "/v1/memories/" + id, TestApps.GLOBEX_KEY, null);
                 assertEquals(404, response.status(), response.text());
                 assertFalse(response.text().contains("node_modules"), "never the content: " + response.text());
             }
-            MemoryApi.Response put = MemoryApi.send(
+            ApiClient.Response put = ApiClient.send(
                     app, "PUT", "/v1/memories/" + id, TestApps.GLOBEX_KEY, Map.of("content", "taken over"));
             assertEquals(404, put.status(), put.text());
-            JsonNode globexList = MemoryApi.send(app, "GET", "/v1/memories?limit=500", TestApps.GLOBEX_KEY, null)
+            JsonNode globexList = ApiClient.send(app, "GET", "/v1/memories?limit=500", TestApps.GLOBEX_KEY, null)
                     .json();
             assertFalse(ids(globexList).contains(id));
         }
@@ -150,7 +151,7 @@ class MemoryApiIT extends WithBroker {
     @Test
     void deleteRemovesTheMemoryEverywhere() {
         String id = created(b, memory("procedural", "deploy the site", "run make deploy with --sudo"));
-        MemoryApi.Response deleted = call(a, "DELETE", "/v1/memories/" + id, null);
+        ApiClient.Response deleted = call(a, "DELETE", "/v1/memories/" + id, null);
         assertEquals(200, deleted.status(), deleted.text());
         assertEquals(404, call(b, "GET", "/v1/memories/" + id, null).status());
         assertEquals(404, call(a, "GET", "/v1/memories/" + id, null).status());
@@ -179,7 +180,7 @@ class MemoryApiIT extends WithBroker {
             byConversation.add(0, id);
         }
         List<String> byCreation = new ArrayList<>(byConversation);
-        java.util.Collections.reverse(byCreation);
+        Collections.reverse(byCreation);
         String base = "/v1/memories?target=" + enc(target);
 
         assertEquals(
@@ -189,7 +190,7 @@ class MemoryApiIT extends WithBroker {
                 byConversation,
                 ids(call(b, "GET", base + "&sort=conversation&order=asc", null).json()));
         List<String> newestFirst = new ArrayList<>(byCreation);
-        java.util.Collections.reverse(newestFirst);
+        Collections.reverse(newestFirst);
         assertEquals(newestFirst, ids(call(b, "GET", base, null).json()), "default: newest created first");
 
         assertEquals(
@@ -234,7 +235,7 @@ class MemoryApiIT extends WithBroker {
             } while (cursor != null && pages < 10);
             List<String> expected = new ArrayList<>(byCreation);
             if (order.equals("desc")) {
-                java.util.Collections.reverse(expected);
+                Collections.reverse(expected);
             }
             assertEquals(expected, paged, "pages in " + order + " order, each memory once");
             assertEquals(3, pages, "3 + 3 + 1");
@@ -260,7 +261,7 @@ class MemoryApiIT extends WithBroker {
                 "{\"type\":\"tool\",\"content\":\"x\",\"target\":\"t\",\"colour\":\"red\"}", "unknown field 'colour'");
         cases.put("[1,2]", "the body must be a JSON object");
         for (Map.Entry<String, String> c : cases.entrySet()) {
-            MemoryApi.Response response = call(a, "POST", "/v1/memories", c.getKey());
+            ApiClient.Response response = call(a, "POST", "/v1/memories", c.getKey());
             assertEquals(400, response.status(), c.getKey() + " -> " + response.text());
             assertTrue(
                     response.json().path("error").path("message").asText().contains(c.getValue()),
@@ -275,19 +276,19 @@ class MemoryApiIT extends WithBroker {
                 "colour=red",
                 "from=monday",
                 "type=mood")) {
-            MemoryApi.Response response = call(b, "GET", "/v1/memories?" + query, null);
+            ApiClient.Response response = call(b, "GET", "/v1/memories?" + query, null);
             assertEquals(400, response.status(), query + " -> " + response.text());
             assertNotEquals(null, response.errorCode());
         }
         assertEquals(400, call(a, "GET", "/v1/memories/bad*id", null).status());
         String id = created(a, memory("tool", "t", "x"));
-        MemoryApi.Response empty = call(b, "PUT", "/v1/memories/" + id, Map.of());
+        ApiClient.Response empty = call(b, "PUT", "/v1/memories/" + id, Map.of());
         assertEquals(400, empty.status(), empty.text());
         String cursor = call(a, "GET", "/v1/memories?limit=1&sort=created", null)
                 .json()
                 .path("nextCursor")
                 .asText();
-        MemoryApi.Response mismatch = call(a, "GET", "/v1/memories?limit=1&sort=updated&cursor=" + cursor, null);
+        ApiClient.Response mismatch = call(a, "GET", "/v1/memories?limit=1&sort=updated&cursor=" + cursor, null);
         assertEquals(400, mismatch.status(), mismatch.text());
         assertNull(call(a, "GET", "/v1/memories/" + id, null).json().get("vector"), "vectors are not shown");
         assertEquals(
@@ -304,7 +305,7 @@ class MemoryApiIT extends WithBroker {
         String personal = created(a, memory("personal", "bob", "Bob flies to " + marker + " in May"));
         String tool = created(b, memory("tool", "flights-api", "flights-api needs the " + marker + " airport code"));
         created(a, memory("procedural", "book a flight", "search " + marker + " fares before booking"));
-        MemoryApi.Response other = MemoryApi.send(
+        ApiClient.Response other = ApiClient.send(
                 a,
                 "POST",
                 "/v1/memories",
@@ -350,7 +351,7 @@ class MemoryApiIT extends WithBroker {
                 Map.of("query", "x", "k", 51),
                 Map.of("query", "x", "colour", "red"),
                 Map.of("query", "x", "timeRange", Map.of("from", "soon")))) {
-            MemoryApi.Response response = call(a, "POST", "/v1/memories/retrieve", bad);
+            ApiClient.Response response = call(a, "POST", "/v1/memories/retrieve", bad);
             assertEquals(400, response.status(), bad + " -> " + response.text());
         }
     }

@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +32,7 @@ class MemoryExtractionIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private static void say(RemeApp app, String session, String text) {
-        MemoryApi.Response response = MemoryApi.send(
+        ApiClient.Response response = ApiClient.send(
                 app,
                 "POST",
                 "/v1/messages",
@@ -42,23 +44,22 @@ class MemoryExtractionIT extends WithBroker {
     }
 
     private static JsonNode personal(RemeApp app) {
-        MemoryApi.Response response = MemoryApi.send(
+        ApiClient.Response response = ApiClient.send(
                 app, "GET", "/v1/memories?type=personal&sort=created&order=asc", TestApps.ACME_KEY, null);
         assertEquals(200, response.status(), response.text());
         return response.json().path("memories");
     }
 
-    private static JsonNode await(RemeApp app, Predicate<JsonNode> done, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        JsonNode memories = personal(app);
-        while (!done.test(memories)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + " within " + DEADLINE + "; memories: " + memories);
-            }
-            Thread.sleep(200);
-            memories = personal(app);
-        }
-        return memories;
+    private static JsonNode await(RemeApp app, Predicate<JsonNode> done, String what) {
+        AtomicReference<JsonNode> memories = new AtomicReference<>();
+        Awaitility.await(what)
+                .atMost(DEADLINE)
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    memories.set(personal(app));
+                    assertTrue(done.test(memories.get()), "memories: " + memories.get());
+                });
+        return memories.get();
     }
 
     private static List<String> contents(JsonNode memories) {
@@ -113,14 +114,14 @@ class MemoryExtractionIT extends WithBroker {
                     contents(after));
 
             // Edit over HTTP: retrieval and search return the new content under the same id.
-            MemoryApi.Response edit = MemoryApi.send(
+            ApiClient.Response edit = ApiClient.send(
                     app,
                     "PUT",
                     "/v1/memories/" + id,
                     TestApps.ACME_KEY,
                     Map.of("content", "Alice only drinks rooibos tea."));
             assertEquals(200, edit.status(), edit.text());
-            JsonNode retrieved = MemoryApi.send(
+            JsonNode retrieved = ApiClient.send(
                             app,
                             "POST",
                             "/v1/memories/retrieve",
@@ -131,11 +132,11 @@ class MemoryExtractionIT extends WithBroker {
                     hasId(retrieved.path("results").path("personal"), id, "Alice only drinks rooibos tea."),
                     retrieved.toString());
             assertFalse(retrieved.path("results").has("tool"), "only the types asked for");
-            JsonNode searched = MemoryApi.send(
+            JsonNode searched = ApiClient.send(
                             app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "rooibos", "k", 5))
                     .json();
             assertTrue(hasId(searched.path("hits"), id, "Alice only drinks rooibos tea."), searched.toString());
-            JsonNode old = MemoryApi.send(
+            JsonNode old = ApiClient.send(
                             app,
                             "POST",
                             "/v1/search",
@@ -184,7 +185,7 @@ class MemoryExtractionIT extends WithBroker {
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
             assertEquals(
                     "I prefer window seats.", memories.get(0).path("content").asText());
-            JsonNode searched = MemoryApi.send(
+            JsonNode searched = ApiClient.send(
                             app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", "window seats", "k", 5))
                     .json();
             assertTrue(

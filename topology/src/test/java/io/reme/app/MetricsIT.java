@@ -1,11 +1,12 @@
 package io.reme.app;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
@@ -14,11 +15,6 @@ import io.reme.message.MessageParser;
 import io.reme.prometheus.PrometheusText;
 import io.reme.query.ApiServer;
 import io.reme.topic.Topics;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +22,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,8 +35,6 @@ import org.junit.jupiter.api.Test;
  * allow-list never appear as label values, and the LLM workers' calls are timed by kind and outcome.
  */
 class MetricsIT extends WithBroker {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final MessageParser PARSER = new MessageParser(4 * 1024 * 1024);
 
     private static Map<String, String> options(String name, Map<String, String> extra) {
@@ -107,9 +103,9 @@ class MetricsIT extends WithBroker {
             Map<String, JsonNode> globexContexts = ContextApi.awaitSettled(
                     app::httpUrl, TestApps.GLOBEX_KEY, globexSizes, Duration.ofSeconds(90), worker::assertHealthy);
             for (int i = 0; i < 2; i++) {
-                HttpResponse<String> search =
-                        post(app.httpUrl() + "/v1/search", TestApps.ACME_KEY, "{\"query\":\"tea\",\"k\":5}");
-                assertEquals(200, search.statusCode(), search.body());
+                ApiClient.Response search =
+                        ApiClient.post(app.httpUrl() + "/v1/search", TestApps.ACME_KEY, "{\"query\":\"tea\",\"k\":5}");
+                assertEquals(200, search.status(), search.text());
             }
 
             PrometheusText scrape = awaitScrape(
@@ -197,15 +193,11 @@ class MetricsIT extends WithBroker {
             assertEquals(0, scrape.value("reme_llm_requests_total", "kind=COMPACT", "status=FAILED"));
             assertEquals(applied, scrape.value("reme_compactions_total", "tenant=acme", "event=applied"));
 
-            HttpResponse<String> openApi = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(app.httpUrl() + "/openapi.json"))
-                            .GET()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, openApi.statusCode());
+            ApiClient.Response openApi = ApiClient.get(app.httpUrl() + "/openapi.json", null);
+            assertEquals(200, openApi.status());
             assertEquals(
                     Json.MAPPER.readTree(ApiServer.openApiDocument()),
-                    Json.MAPPER.readTree(openApi.body()),
+                    openApi.json(),
                     "/openapi.json serves the description");
         }
     }
@@ -257,41 +249,35 @@ class MetricsIT extends WithBroker {
         return new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value);
     }
 
-    private static HttpResponse<String> post(String url, String key, String body)
-            throws IOException, InterruptedException {
-        return HTTP.send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .header("Authorization", "Bearer " + key)
-                        .POST(HttpRequest.BodyPublishers.ofString(body))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
     /** Scrapes until {@code ready} holds: asynchronous work (workers, the index) is counted a little later. */
-    private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            HttpResponse<String> response = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
-                            .GET()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, response.statusCode(), response.body());
-            assertTrue(
-                    response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
-                    "Prometheus text format");
-            PrometheusText scrape = PrometheusText.parse(response.body());
-            if (ready.test(scrape)) {
-                return scrape;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("metrics did not reach the expected state within 30 s: "
-                        + scrape.samples().entrySet().stream()
-                                .filter(e -> e.getKey().startsWith("reme_"))
-                                .filter(e -> e.getValue() != 0)
-                                .toList());
-            }
-            Thread.sleep(200);
+    private static PrometheusText awaitScrape(String baseUrl, Predicate<PrometheusText> ready) {
+        AtomicReference<PrometheusText> last = new AtomicReference<>();
+        try {
+            return await("metrics in the expected state")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> {
+                                ApiClient.Response response = ApiClient.get(baseUrl + "/metrics", null);
+                                // Not retried: a wrong answer fails at once.
+                                assertEquals(200, response.status(), response.text());
+                                assertTrue(
+                                        String.valueOf(response.contentType()).startsWith("text/plain"),
+                                        "Prometheus text format");
+                                last.set(PrometheusText.parse(response.text()));
+                                return last.get();
+                            },
+                            ready);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "metrics did not reach the expected state within 30 s: "
+                            + (last.get() == null
+                                    ? "no scrape"
+                                    : last.get().samples().entrySet().stream()
+                                            .filter(sample -> sample.getKey().startsWith("reme_"))
+                                            .filter(sample -> sample.getValue() != 0)
+                                            .toList()),
+                    e);
         }
     }
 }

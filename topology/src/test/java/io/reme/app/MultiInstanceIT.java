@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.message.Message;
 import io.reme.session.SessionStores;
@@ -84,6 +84,14 @@ class MultiInstanceIT extends WithBroker {
                     ContextApi.wholeWindow(a.httpUrl(), TestApps.ACME_KEY, remote)
                             .body(),
                     "the whole window is forwarded with its parameter");
+            ContextApi.Response openAiViaA = ContextApi.formatted(a.httpUrl(), TestApps.ACME_KEY, remote, "openai");
+            assertEquals(200, openAiViaA.status(), openAiViaA.body()::toString);
+            assertEquals(
+                    ContextApi.formatted(b.httpUrl(), TestApps.ACME_KEY, remote, "openai")
+                            .body(),
+                    openAiViaA.body(),
+                    "the format is forwarded with its parameter");
+            assertFalse(openAiViaA.body().path("messages").isEmpty(), "the owner's messages, ready to send");
 
             String local = ownedByA.get(0);
             assertFalse(activePartitions(b).contains(owner(b, local).partition()), "B has no local copy of " + local);
@@ -117,7 +125,7 @@ class MultiInstanceIT extends WithBroker {
     }
 
     /** Partitions of the session sub-topology whose active task runs on this instance. */
-    private static Set<Integer> activePartitions(RemeApp app) {
+    static Set<Integer> activePartitions(RemeApp app) {
         Set<Integer> partitions = new HashSet<>();
         for (ThreadMetadata thread : app.streams().metadataForLocalThreads()) {
             thread.activeTasks().forEach(task -> partitions.add(task.taskId().partition()));
@@ -126,7 +134,7 @@ class MultiInstanceIT extends WithBroker {
     }
 
     /** Both RUNNING, the four tasks split between them with none on both, unchanged over several looks. */
-    private static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) throws InterruptedException {
+    static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         int stableLooks = 0;
         String last = "";

@@ -1,7 +1,7 @@
 package io.reme.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;

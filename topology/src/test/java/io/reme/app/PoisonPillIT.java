@@ -1,5 +1,6 @@
 package io.reme.app;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,10 +11,6 @@ import io.reme.dlq.DeadLetterPayload;
 import io.reme.json.Json;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -148,29 +145,21 @@ class PoisonPillIT extends WithBroker {
         }
     }
 
-    private static void awaitDiary(RemeApp app, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, "u1", DAY);
-            if (page.status() == 200 && page.body().path("content").asText().equals("# Day\n")) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the edit behind the poison pill was not applied: " + page);
-            }
-            Thread.sleep(100);
-        }
+    private static void awaitDiary(RemeApp app, Duration timeout) {
+        await("the edit behind the poison pill applied")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, "u1", DAY);
+                    assertTrue(
+                            page.status() == 200
+                                    && page.body().path("content").asText().equals("# Day\n"),
+                            "last page " + page);
+                });
     }
 
-    private static int status(String url) throws Exception {
-        HttpResponse<Void> response = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create(url))
-                                .GET()
-                                .timeout(Duration.ofSeconds(10))
-                                .build(),
-                        HttpResponse.BodyHandlers.discarding());
-        return response.statusCode();
+    private static int status(String url) {
+        return ApiClient.get(url, null).status();
     }
 
     private static KafkaProducer<byte[], byte[]> compressingProducer() {

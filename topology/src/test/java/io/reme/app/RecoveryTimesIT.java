@@ -2,8 +2,7 @@ package io.reme.app;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.bench.AppProcess;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.topic.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +22,7 @@ class RequestSecretsTest {
     Path dataDir;
 
     private AppConfig config(Map<String, String> extra) {
-        Map<String, String> options = new java.util.HashMap<>(extra);
+        Map<String, String> options = new HashMap<>(extra);
         options.put(AppConfig.DATA_DIR.name(), dataDir.toString());
         return AppConfig.of(options);
     }

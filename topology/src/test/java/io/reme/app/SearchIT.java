@@ -11,10 +11,6 @@ import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +38,6 @@ class SearchIT extends WithBroker {
     private static final int TENANTS = 8;
     private static final int PARTITIONS = 4;
     private static final Topics BUCKETED = new Topics("bucketed.");
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static String key(int tenant) {
         return "tenant" + tenant + "-key-0123456789abcdef";
@@ -69,7 +64,7 @@ class SearchIT extends WithBroker {
 
     /** Apps of their own (application id, topics) with a tenant's memories hashed over {@code buckets} buckets. */
     private static AppConfig bucketedConfig(String name, int buckets) {
-        Map<String, String> options = new java.util.HashMap<>(Map.of(
+        Map<String, String> options = new HashMap<>(Map.of(
                 AppConfig.BOOTSTRAP_SERVERS.name(),
                 broker.bootstrapServers(),
                 AppConfig.DATA_DIR.name(),
@@ -96,13 +91,10 @@ class SearchIT extends WithBroker {
 
     /** Searches the tenant's memories for "trains". */
     private static JsonNode search(RemeApp app, int tenant, int k) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
-                .header("Authorization", "Bearer " + key(tenant))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"trains\",\"k\":" + k + "}"))
-                .build();
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, response.statusCode(), response.body());
-        return Json.MAPPER.readTree(response.body());
+        ApiClient.Response response =
+                ApiClient.send(app, "POST", "/v1/search", key(tenant), "{\"query\":\"trains\",\"k\":" + k + "}");
+        assertEquals(200, response.status(), response.text());
+        return response.json();
     }
 
     private static Set<String> ids(JsonNode answer) {

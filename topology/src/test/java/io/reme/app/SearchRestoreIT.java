@@ -10,10 +10,6 @@ import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +32,6 @@ import org.junit.jupiter.api.Test;
  */
 class SearchRestoreIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final List<String> QUERIES =
             List.of("trains", "deploy on fridays", "kyoto trip budget", "coordinator is not aware of this member");
 
@@ -50,15 +45,11 @@ class SearchRestoreIT extends WithBroker {
     private static List<String> answers(RemeApp app) throws Exception {
         List<String> all = new ArrayList<>();
         for (String query : QUERIES) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/v1/search"))
-                    .header("Authorization", "Bearer " + TestApps.ACME_KEY)
-                    .POST(HttpRequest.BodyPublishers.ofString(
-                            Json.MAPPER.writeValueAsString(Map.of("query", query, "k", 10))))
-                    .build();
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, response.statusCode(), response.body());
-            JsonNode body = Json.MAPPER.readTree(response.body());
-            assertFalse(body.path("partial").asBoolean(), response.body());
+            ApiClient.Response response =
+                    ApiClient.send(app, "POST", "/v1/search", TestApps.ACME_KEY, Map.of("query", query, "k", 10));
+            assertEquals(200, response.status(), response.text());
+            JsonNode body = response.json();
+            assertFalse(body.path("partial").asBoolean(), response.text());
             for (JsonNode hit : body.path("hits")) {
                 all.add(query + " -> " + hit.path("id").asText() + " "
                         + hit.path("score").asText());

@@ -1,7 +1,6 @@
 package io.reme.app;
 
-import io.reme.bench.ConversationGenerator;
-import io.reme.bench.ConversationGenerator.Envelope;
+import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.diary.EditSignature;
 import io.reme.llm.RequestSecret;
 import java.nio.charset.StandardCharsets;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -15,7 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -164,9 +167,8 @@ class EmbeddedKafkaIT {
         }
     }
 
-    private static Map<Path, String> permissionsNot(String wanted, Path dir, java.util.function.Predicate<Path> which)
-            throws java.io.IOException {
-        Map<Path, String> others = new java.util.TreeMap<>();
+    private static Map<Path, String> permissionsNot(String wanted, Path dir, Predicate<Path> which) throws IOException {
+        Map<Path, String> others = new TreeMap<>();
         try (Stream<Path> tree = Files.walk(dir)) {
             for (Path path : (Iterable<Path>) tree::iterator) {
                 if (which.test(path) && !permissions(path).equals(wanted)) {
@@ -177,7 +179,7 @@ class EmbeddedKafkaIT {
         return others;
     }
 
-    private static String permissions(Path path) throws java.io.IOException {
+    private static String permissions(Path path) throws IOException {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS));
     }
 

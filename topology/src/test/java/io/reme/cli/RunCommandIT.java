@@ -1,14 +1,15 @@
 package io.reme.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -80,12 +81,12 @@ class RunCommandIT {
         }
     }
 
-    private static void awaitReady(Process process, Path log) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!Files.readString(log, StandardCharsets.UTF_8).contains("\nREADY ")) {
-            assertTrue(process.isAlive(), "the child ended before READY:\n" + Files.readString(log));
-            assertTrue(System.nanoTime() < deadline, "no READY within 180 s:\n" + Files.readString(log));
-            Thread.sleep(200);
-        }
+    private static void awaitReady(Process process, Path log) {
+        await("READY in the child's log")
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofMillis(200))
+                .failFast("the child ended before READY", () -> !process.isAlive())
+                .untilAsserted(() -> assertTrue(
+                        Files.readString(log, StandardCharsets.UTF_8).contains("\nREADY "), Files.readString(log)));
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FileSinksTest {
@@ -25,7 +26,7 @@ class FileSinksTest {
         long started = System.nanoTime();
         sinks.close();
         long elapsedMs = (System.nanoTime() - started) / 1_000_000;
-        assertTrue(stopping.await(1, java.util.concurrent.TimeUnit.SECONDS), "the worker was asked to stop");
+        assertTrue(stopping.await(1, TimeUnit.SECONDS), "the worker was asked to stop");
         assertTrue(elapsedMs >= 250 && elapsedMs < 3_000, "close took " + elapsedMs + " ms");
         never.countDown();
     }

@@ -11,6 +11,7 @@ import io.reme.llm.LlmStatus;
 import io.reme.metrics.PipelineMetrics.CallOutcome;
 import io.reme.metrics.PipelineMetrics.Compaction;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class PrometheusMetricsTest {
             }
         }
         for (Compaction event : Compaction.values()) {
-            String label = "event=" + event.name().toLowerCase(java.util.Locale.ROOT);
+            String label = "event=" + event.name().toLowerCase(Locale.ROOT);
             assertEquals(0, scrape.value("reme_compactions_total", "tenant=acme", label));
             assertEquals(0, scrape.value("reme_compactions_total", "tenant=other", label));
         }

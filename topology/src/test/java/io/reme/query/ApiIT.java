@@ -1,5 +1,6 @@
 package io.reme.query;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -7,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.app.MemoryApi;
-import io.reme.app.MemoryApi.Response;
+import io.reme.app.ApiClient;
+import io.reme.app.ApiClient.Response;
 import io.reme.app.RemeApp;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
@@ -99,7 +100,7 @@ class ApiIT {
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
-        return MemoryApi.send(request.build());
+        return ApiClient.send(request.build());
     }
 
     private static Response get(String path, String key) {
@@ -136,28 +137,22 @@ class ApiIT {
 
     /** Polls the session's context until it holds {@code count} messages; fails after the deadline. */
     private static JsonNode awaitContext(RemeApp target, String key, String session, int count) {
-        Instant deadline = Instant.now().plus(DEADLINE);
-        Response last = null;
-        while (Instant.now().isBefore(deadline)) {
-            last = send(target, "GET", "/v1/sessions/" + session + "/context", bearer(key), null);
-            if (last.status() == 200 && last.json().path("messages").size() >= count) {
-                assertEquals(count, last.json().path("messages").size(), last::text);
-                return last.json();
-            }
-            assertTrue(last.status() == 404 || last.status() == 503 || last.status() == 200, last::text);
-            sleep(100);
-        }
-        throw new AssertionError("session " + session + " did not reach " + count + " messages; last answer "
-                + (last == null ? "none" : last.status() + " " + last.text()));
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        Response done = await("session " + session + " holding " + count + " messages")
+                .atMost(DEADLINE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            Response answer =
+                                    send(target, "GET", "/v1/sessions/" + session + "/context", bearer(key), null);
+                            assertTrue(
+                                    answer.status() == 404 || answer.status() == 503 || answer.status() == 200,
+                                    answer::text);
+                            return answer;
+                        },
+                        answer -> answer.status() == 200
+                                && answer.json().path("messages").size() >= count);
+        assertEquals(count, done.json().path("messages").size(), done::text);
+        return done.json();
     }
 
     private static List<String> texts(JsonNode context) {
@@ -497,7 +492,7 @@ class ApiIT {
                 .header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(envelope(session(), "u1", "user", "hi")))
                 .build();
-        assertError(MemoryApi.send(request), 415, "unsupported_media_type");
+        assertError(ApiClient.send(request), 415, "unsupported_media_type");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.reme.query;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,14 +13,22 @@ import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
 import io.reme.index.MemoryPartitioning;
 import io.reme.prometheus.PrometheusMetrics;
+import io.reme.ui.UiAssets;
+import io.reme.workspace.Workspace;
+import java.io.File;
+import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,9 +47,11 @@ class ApiServerTest {
     private static PrometheusMetrics metrics;
     private static ApiServer api;
     private static int port;
+    private static Path workspace;
 
     @BeforeAll
     static void start() throws Exception {
+        workspace = Files.createTempDirectory("reme-api-workspace");
         HttpSettings settings = new HttpSettings(IDLE, 8, 64, 16_384, 64 * 1024);
         WebServer server = WebServer.bind("reme-http-test", "127.0.0.1", 0, settings);
         metrics = new PrometheusMetrics(Set.of());
@@ -56,7 +67,10 @@ class ApiServerTest {
                 metrics,
                 null,
                 Duration.ofSeconds(1),
-                new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()));
+                new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()),
+                null,
+                null,
+                new Workspace(workspace));
         port = api.port();
         // Warm up, so the timings below are not class loading's.
         send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -71,6 +85,17 @@ class ApiServerTest {
         if (metrics != null) {
             metrics.close();
         }
+        if (workspace != null) {
+            try (Stream<Path> files = Files.walk(workspace)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            } catch (IOException e) {
+                // A temp folder left behind is harmless.
+            }
+        }
+    }
+
+    private static String get(String path, String... headers) {
+        return "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + String.join("", headers) + "\r\n";
     }
 
     private static RawHttp.Answer send(String request) throws Exception {
@@ -89,6 +114,17 @@ class ApiServerTest {
         JsonNode error = answer.json().path("error");
         assertEquals(code, error.path("code").asText(null), answer::toString);
         assertFalse(error.path("message").asText("").isBlank(), answer::toString);
+    }
+
+    @Test
+    void withoutAnAdminKeyThereIsNoAdminApi() throws Exception {
+        // Not even a tenant's key finds it: the routes answer as if they did not exist.
+        assertJsonError(
+                send("GET /v1/admin/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                        + "\r\nConnection: close\r\n\r\n"),
+                404,
+                "not_found");
+        assertJsonError(send(post("/v1/admin/tenants", "application/json", "{\"tenant\":\"x\"}")), 404, "not_found");
     }
 
     @Test
@@ -265,5 +301,68 @@ class ApiServerTest {
                         + "\r\nConnection: close\r\n\r\n"),
                 400,
                 "bad_request");
+    }
+
+    @Test
+    void theBrowserIsServedFromTheJarWithAStrictPolicyAndRevalidation() throws Exception {
+        RawHttp.Answer root = send(get("/ui"));
+        assertEquals(302, root.status(), root::toString);
+        assertEquals("/ui/", root.header("Location"));
+
+        RawHttp.Answer page = send(get("/ui/"));
+        assertEquals(200, page.status(), page::toString);
+        assertTrue(page.header("Content-Type").startsWith("text/html"), page::toString);
+        assertTrue(page.body().contains("<script type=\"module\" src=\"app.js\">"), page.body());
+        assertEquals(UiAssets.CONTENT_SECURITY_POLICY, page.header("Content-Security-Policy"));
+        assertTrue(page.header("Content-Security-Policy").startsWith("default-src 'self'"));
+        assertEquals("nosniff", page.header("X-Content-Type-Options"));
+        assertEquals("no-referrer", page.header("Referrer-Policy"));
+        assertEquals("no-cache", page.header("Cache-Control"));
+        String etag = page.header("ETag");
+        assertNotNull(etag);
+
+        RawHttp.Answer again = send(get("/ui/", "If-None-Match: " + etag + "\r\n"));
+        assertEquals(304, again.status(), again::toString);
+        assertEquals("", again.body());
+
+        RawHttp.Answer script = send(get("/ui/app.js"));
+        assertEquals(200, script.status(), script::toString);
+        assertTrue(script.header("Content-Type").startsWith("text/javascript"), script::toString);
+        assertNotEquals(etag, script.header("ETag"));
+
+        // Only flat names of known kinds: nothing else on the classpath is reachable.
+        for (String path : List.of(
+                "/ui/missing.js", "/ui/..%2Fopenapi.json", "/ui/%2E%2E", "/ui/logback.xml", "/ui/App.js", "/ui/.js")) {
+            assertJsonError(send(get(path)), 404, "not_found");
+        }
+        assertJsonError(
+                send("POST /ui/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 405, "method_not_allowed");
+    }
+
+    @Test
+    void aStoredToolOutputIsReadForTheCallersTenantOnly() throws Exception {
+        String id = "0123456789abcdef0123456789abcdef";
+        Workspace files = new Workspace(workspace);
+        Files.createDirectories(files.toolResultDir("acme"));
+        Files.writeString(files.toolResultFile("acme", id), "line 1\n<script>alert(1)</script>\n");
+        String other = "fedcba9876543210fedcba9876543210";
+        Files.createDirectories(files.toolResultDir("globex"));
+        Files.writeString(files.toolResultFile("globex", other), "globex's secret output");
+
+        String auth = "Authorization: Bearer " + KEY + "\r\n";
+        RawHttp.Answer mine = send(get("/v1/tool-results/" + id, auth));
+        assertEquals(200, mine.status(), mine::toString);
+        assertEquals("line 1\n<script>alert(1)</script>\n", mine.body());
+        assertTrue(mine.header("Content-Type").startsWith("text/plain"), mine::toString);
+        assertEquals("nosniff", mine.header("X-Content-Type-Options"));
+        assertTrue(mine.header("Content-Security-Policy").contains("sandbox"), mine::toString);
+
+        assertJsonError(send(get("/v1/tool-results/" + other, auth)), 404, "tool_result_not_found");
+        assertJsonError(send(get("/v1/tool-results/" + id)), 401, "unauthorized");
+        for (String bad : List.of("..", "%2E%2E", "ABCDEF0123456789abcdef0123456789", "123")) {
+            assertJsonError(send(get("/v1/tool-results/" + bad, auth)), 400, "invalid_tool_result");
+        }
+        // An encoded slash makes another path, which no route has.
+        assertJsonError(send(get("/v1/tool-results/..%2Facme%2Ftool_result%2F" + id, auth)), 404, "not_found");
     }
 }

@@ -13,7 +13,8 @@ class DiaryQueriesTest {
     @ValueSource(strings = {"+10000-01-01", "-0001-01-01", "2026-13-01", "2026-1-1", "memory", "today"})
     void aDocumentThatIsNeitherADateNorMemoryIs400(String document) {
         ApiException e = assertThrows(
-                ApiException.class, () -> new DiaryQueries(null, null).document("acme", "u1", document, false, null));
+                ApiException.class,
+                () -> new DiaryQueries(null, null, null).document("acme", "u1", document, false, null));
         assertEquals(400, e.status());
         assertEquals("invalid_document", e.code());
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.json.Json;
 import io.reme.message.TimeBounds;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -34,7 +36,7 @@ class MessageIngestTest {
                 .put("time", "2026-12-01T10:00:00Z")
                 .put("content", "");
         ObjectNode produced = message.deepCopy().put("tenant", "acme");
-        int valueBytes = produced.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int valueBytes = produced.toString().getBytes(StandardCharsets.UTF_8).length;
         // The value alone is exactly at the limit; with its key the record is over it.
         message.put("content", "x".repeat(LIMIT - valueBytes));
 
@@ -77,7 +79,7 @@ class MessageIngestTest {
                 .put("user", "u1")
                 .put("role", "user")
                 .put("content", "hello")
-                .put("time", new java.math.BigInteger("99999999999999999999"));
+                .put("time", new BigInteger("99999999999999999999"));
         assertEquals(
                 "invalid_time",
                 assertThrows(ApiException.class, () -> ingest.ingest("acme", huge))

@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,13 +37,13 @@ class OpenApiTest {
     }
 
     private static Map<String, JsonNode> operations() {
-        Map<String, JsonNode> operations = new java.util.TreeMap<>();
+        Map<String, JsonNode> operations = new TreeMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields(); paths.hasNext(); ) {
             Map.Entry<String, JsonNode> path = paths.next();
             for (Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields(); ops.hasNext(); ) {
                 Map.Entry<String, JsonNode> op = ops.next();
                 if (METHODS.contains(op.getKey())) {
-                    operations.put(op.getKey().toUpperCase(java.util.Locale.ROOT) + " " + path.getKey(), op.getValue());
+                    operations.put(op.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey(), op.getValue());
                 }
             }
         }

@@ -250,7 +250,7 @@ class RemeTopologyTest {
 
     private List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> requestKeyValues() {
         List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all = requests.readKeyValuesToList();
-        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new java.util.ArrayList<>();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             LlmRequest request = all.get(i).value;
             if (request.kind() == LlmKind.DIARY) {
@@ -709,8 +709,7 @@ class RemeTopologyTest {
 
     @Test
     void tenantPoliciesOverrideTheDefault() {
-        SessionSettings strict =
-                SETTINGS.withTenantPolicies(java.util.Map.of("acme", new ContextPolicy(400, 1.0, 50, 0)));
+        SessionSettings strict = SETTINGS.withTenantPolicies(Map.of("acme", new ContextPolicy(400, 1.0, 50, 0)));
         driver.close();
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test2");

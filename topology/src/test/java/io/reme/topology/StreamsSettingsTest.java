@@ -10,6 +10,7 @@ import io.reme.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -86,7 +87,7 @@ class StreamsSettingsTest {
     }
 
     private static AppConfig config(Path dataDir, Map<String, String> extra) {
-        Map<String, String> options = new java.util.HashMap<>(extra);
+        Map<String, String> options = new HashMap<>(extra);
         options.put(AppConfig.DATA_DIR.name(), dataDir.toString());
         return AppConfig.of(options);
     }

@@ -1,0 +1,198 @@
+package io.reme.bench;
+
+import io.reme.app.Providers;
+import io.reme.config.AppConfig;
+import io.reme.embedding.EmbeddingModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code bench ingest|search|llm|soak}: throughput benchmarks on a throw-away embedded broker (ingest,
+ * llm) or a throw-away memory index (search), and the fault soak (the application in a child JVM,
+ * killed and restarted).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search, llm or soak.")
+public final class BenchCommand implements Callable<Integer> {
+    @Parameters(
+            index = "0",
+            paramLabel = "WHAT",
+            description = "ingest (session processor), search (memory index), llm (worker pool) or soak (faults)")
+    String what;
+
+    @Option(
+            names = "--shapes",
+            split = ",",
+            paramLabel = "SxM",
+            description = "ingest: sessions x messages per session, e.g. 20x1000,2x10000 (default).")
+    List<String> shapes = List.of("20x1000", "2x10000");
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "SxM",
+            description = "ingest: warm-up shape, not counted (default 4x1000).")
+    String warmUp = "4x1000";
+
+    @Option(names = "--partitions", description = "ingest: topic partitions (default 6).")
+    int partitions = 6;
+
+    @Option(names = "--threads", description = "ingest: stream threads (default 2).")
+    int threads = 2;
+
+    @Option(names = "--requests", description = "llm: COMPACT requests per concurrency (default 200).")
+    int requests = 200;
+
+    @Option(names = "--latency-ms", description = "llm: the local endpoint's answer time (default 500).")
+    int latencyMs = 500;
+
+    @Option(
+            names = "--concurrency",
+            split = ",",
+            paramLabel = "C",
+            description = "llm: worker concurrencies to measure (default 1,4,16).")
+    List<Integer> concurrencies = List.of(1, 4, 16);
+
+    @Option(
+            names = "--sizes",
+            split = ",",
+            paramLabel = "N",
+            description = "search: index sizes to measure at, growing (default 100000,1000000).")
+    List<Integer> sizes = List.of(100_000, 1_000_000);
+
+    @Option(names = "--queries", description = "search: measured queries per size (default 1000).")
+    int queries = 1000;
+
+    @Option(
+            names = "--warmup-queries",
+            description = "search: queries run first, not counted (default 3000: the "
+                    + "JIT takes a few thousand searches to settle; 200 measures a freshly started JVM).")
+    int warmUpQueries = 3000;
+
+    @Option(names = "--index-threads", description = "search: threads writing the index (default 2).")
+    int indexThreads = 2;
+
+    @Option(
+            names = "--commit-every",
+            description = "search: memories between refresh-and-commits while indexing, as "
+                    + "the store's Streams commits make them (default 0: once at the end).")
+    int commitEvery;
+
+    @Option(
+            names = "--exact-checks",
+            description =
+                    "search: queries whose kNN hits are checked against an exact " + "scan (default 50; 0 skips).")
+    int exactChecks = 50;
+
+    @Option(
+            names = "--commit-interval-ms",
+            description = "Streams commit interval for bench ingest (default 100, as the app).")
+    int commitIntervalMs = 100;
+
+    @Option(names = "--sessions", description = "soak: sessions (default 12).")
+    int sessions = 12;
+
+    @Option(names = "--turns", description = "soak: turns per session, four messages each (default 40).")
+    int turns = 40;
+
+    @Option(names = "--kills", description = "soak: SIGKILLs of the application (default 20).")
+    int kills = 20;
+
+    @Option(names = "--min-up-ms", description = "soak: shortest run between kills (default 5000).")
+    long minUpMs = 5_000;
+
+    @Option(names = "--max-up-ms", description = "soak: longest run between kills (default 15000).")
+    long maxUpMs = 15_000;
+
+    @Option(names = "--pace-ms", description = "soak: pause between two produced turns (default 600).")
+    long paceMs = 600;
+
+    @Option(
+            names = "--settle-timeout-s",
+            description = "soak: how long the pipeline may take to settle after " + "the last kill (default 300).")
+    long settleTimeoutS = 300;
+
+    @Option(names = "--seed", description = "soak: seed of the load, the kills and the LLM's moods (default 42).")
+    long seed = 42;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Scratch directory (default: a new temp dir).")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!List.of("ingest", "search", "llm", "soak").contains(what)) {
+            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak");
+            return 2;
+        }
+        Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
+        if ("soak".equals(what)) {
+            SoakBenchmark.Settings settings;
+            try {
+                settings = new SoakBenchmark.Settings(
+                        sessions,
+                        turns,
+                        kills,
+                        Duration.ofMillis(minUpMs),
+                        Duration.ofMillis(maxUpMs),
+                        Duration.ofMillis(paceMs),
+                        Duration.ofSeconds(settleTimeoutS),
+                        seed);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return new SoakBenchmark(dir, settings, System.out).run() ? 0 : 1;
+        }
+        if ("search".equals(what)) {
+            SearchBenchmark.Settings settings;
+            try {
+                settings = new SearchBenchmark.Settings(
+                        sizes, queries, warmUpQueries, indexThreads, exactChecks, commitEvery);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            System.out.printf(
+                    "bench search: sizes=%s queries=%d index-threads=%d dir=%s%n", sizes, queries, indexThreads, dir);
+            try (EmbeddingModel model = Providers.embeddings(AppConfig.of(Map.of()))) {
+                if (model == null) {
+                    System.err.println("bench search needs an embedding model (REME_EMBEDDING_PROVIDER is none)");
+                    return 2;
+                }
+                new SearchBenchmark(dir, model, settings, System.out).run();
+            }
+            return 0;
+        }
+        if ("llm".equals(what)) {
+            if (requests < 1 || latencyMs < 0 || concurrencies.stream().anyMatch(c -> c < 1)) {
+                System.err.println("--requests and --concurrency must be >= 1, --latency-ms >= 0");
+                return 2;
+            }
+            new LlmBenchmark(dir, requests, Duration.ofMillis(latencyMs), System.out).run(concurrencies);
+            return 0;
+        }
+        List<IngestBenchmark.Shape> parsed = new ArrayList<>();
+        for (String shape : shapes) {
+            parsed.add(shape(shape));
+        }
+        System.out.printf("bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%n", partitions, threads, dir);
+        new IngestBenchmark(dir, partitions, threads, commitIntervalMs, System.out).run(shape(warmUp), parsed);
+        return 0;
+    }
+
+    private static IngestBenchmark.Shape shape(String text) {
+        String[] parts = text.toLowerCase(Locale.ROOT).split("x");
+        if (parts.length != 2) {
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(new BenchCommand()), "a shape is SESSIONSxMESSAGES, got '" + text + "'");
+        }
+        return new IngestBenchmark.Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+    }
+}

@@ -1,0 +1,143 @@
+package io.reme.eval;
+
+import io.reme.config.AppConfig;
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LocalOnnxEmbeddingModel;
+import io.reme.search.EmbeddingFunction;
+import io.reme.search.FusionMode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code eval locomo --data FILE}: evidence recall@k of memory search on LoCoMo-format data, with
+ * the index and search code the service uses (each dialog turn a memory, each question a search).
+ */
+@Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluate search: locomo.")
+public final class EvalCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "WHAT", description = "locomo")
+    String what;
+
+    @Option(names = "--data", required = true, paramLabel = "FILE", description = "LoCoMo-format JSON.")
+    Path data;
+
+    @Option(names = "--context", description = "Neighbouring turns added to each turn's text, each side (default 1).")
+    int context = LocomoEval.Options.defaults().context();
+
+    @Option(names = "--no-date", description = "Leave the session date out of the turn text.")
+    boolean noDate;
+
+    @Option(names = "--no-captions", description = "Leave image captions out of the turn text.")
+    boolean noCaptions;
+
+    @Option(names = "--fusion", description = "rrf (default) or weighted.")
+    String fusion = "rrf";
+
+    @Option(
+            names = "--embedding",
+            description = "local (default): hybrid search with the local model; none: BM25 only.")
+    String embedding = "local";
+
+    @Option(
+            names = "--model",
+            description = "With --embedding local: the model, bge-small-q (default, shipped) or "
+                    + "minilm-q (needs its model jar on the classpath).")
+    String modelName = "bge-small-q";
+
+    @Option(names = "--no-query-prefix", description = "Embed questions without the model's query instruction (bge).")
+    boolean noQueryPrefix;
+
+    @Option(
+            names = "--rrf-weights",
+            split = ",",
+            paramLabel = "TEXT,VECTOR",
+            description = "RRF weights of the text and vector lists (default 1,1, the service's).")
+    List<Double> rrfWeights = List.of(1.0, 1.0);
+
+    @Option(
+            names = "--embedding-cache",
+            paramLabel = "DIR",
+            description = "Keep computed vectors in DIR and reuse them in later runs (one file per model).")
+    Path embeddingCache;
+
+    @Option(names = "--quiet", description = "No progress bar.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!"locomo".equals(what)) {
+            System.err.println("unknown evaluation '" + what + "'; available: locomo");
+            return 2;
+        }
+        if (!Files.isRegularFile(data)) {
+            System.err.println("no such file: " + data);
+            return 2;
+        }
+        AppConfig config = AppConfig.of(Map.of(AppConfig.EMBEDDING.name(), embedding));
+        if (rrfWeights.size() != 2) {
+            System.err.println("--rrf-weights takes two numbers, TEXT,VECTOR");
+            return 2;
+        }
+        LocomoEval.Options options = new LocomoEval.Options(
+                !noDate,
+                !noCaptions,
+                context,
+                FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)),
+                !quiet,
+                rrfWeights.get(0),
+                rrfWeights.get(1));
+        LocalOnnxEmbeddingModel.Variant variant = switch (modelName) {
+            case "minilm-q" -> LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q;
+            case "bge-small-q" -> LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q;
+            default -> null;
+        };
+        if (variant == null) {
+            System.err.println("unknown model '" + modelName + "'; available: minilm-q, bge-small-q");
+            return 2;
+        }
+        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING))
+                ? null
+                : LocalOnnxEmbeddingModel.builder().variant(variant).build()) {
+            EmbeddingFunction embed = model == null
+                    ? null
+                    : new EmbeddingFunction() {
+                        @Override
+                        public List<float[]> embed(List<String> texts) {
+                            try {
+                                return model.embed(texts);
+                            } catch (EmbeddingException e) {
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
+                            }
+                        }
+
+                        @Override
+                        public float[] embedQuery(String query) {
+                            try {
+                                return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
+                            } catch (EmbeddingException e) {
+                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
+                            }
+                        }
+                    };
+            if (embed != null && embeddingCache != null) {
+                embed = CachedEmbeddings.open(
+                        embed,
+                        embeddingCache.resolve(model.id().replaceAll("[^A-Za-z0-9._-]", "_")
+                                + (noQueryPrefix ? "-noprefix" : "") + ".vectors"));
+            }
+            System.out.println("eval locomo: " + data + "; " + options.describe() + "; embeddings "
+                    + (model == null ? "none (BM25 only)" : model.id()));
+            LocomoEval.run(data, embed, options, System.out);
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,547 @@
+package io.reme.eval;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.json.Json;
+import io.reme.search.EmbeddingFunction;
+import io.reme.search.FusionMode;
+import io.reme.search.Hit;
+import io.reme.search.HybridFusion;
+import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Evidence recall of {@link MemoryIndex#search} on LoCoMo-format data (a JSON list of
+ * conversations with {@code conversation.session_N} turn lists, {@code session_N_date_time} and
+ * {@code qa} items whose {@code evidence} names dialog ids like {@code D1:3}).
+ *
+ * <p>Each conversation gets a fresh in-memory index holding every dialog turn as one
+ * {@link MemoryType#DIALOG_CHUNK} memory; the text of a turn is shaped by {@link Options}. Each
+ * question with evidence runs through the same search path as any other query (tenant, user and
+ * type filters included); a question's recall@k is the fraction of its evidence turns among the
+ * top k hits (a hit counts for its own turn only, not for neighbours included as context).
+ * Recalls are averaged per category and overall.
+ *
+ * <p>Evidence is read leniently: every {@code D<session>:<turn>} in an evidence string counts
+ * (some strings hold two ids, one has a stray colon); ids that are not turns of the conversation
+ * are dropped and counted, and a question left without evidence is skipped.
+ *
+ * <p>Search latency is the time of {@link MemoryIndex#search} alone (query embedding excluded).
+ */
+public final class LocomoEval {
+    public static final int[] KS = {1, 5, 10, 25, 50};
+    static final String TENANT = "locomo";
+    static final String EVAL_MODEL = "eval";
+    private static final int EMBED_BATCH = 64;
+    private static final Pattern DIA_ID = Pattern.compile("D:?(\\d+):(\\d+)");
+    private static final Pattern SESSION_KEY = Pattern.compile("session_(\\d+)");
+    private static final DateTimeFormatter SESSION_TIME = new DateTimeFormatterBuilder()
+            .parseCaseInsensitive()
+            .appendPattern("h:mm a 'on' d MMMM, yyyy")
+            .toFormatter(Locale.ENGLISH);
+    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("d MMMM yyyy", Locale.ENGLISH);
+    private static final Map<Integer, String> CATEGORY_NAMES =
+            Map.of(1, "multi-hop", 2, "temporal", 3, "open-domain", 4, "single-hop", 5, "adversarial");
+
+    /**
+     * How a turn becomes memory text: {@code speaker: text}, then optionally the image caption,
+     * the session date in front and up to {@code context} turns on each side (same session).
+     */
+    public record Options(
+            boolean sessionDate,
+            boolean imageCaptions,
+            int context,
+            FusionMode fusion,
+            boolean progress,
+            double rrfTextWeight,
+            double rrfVectorWeight) {
+        public Options {
+            if (context < 0) {
+                throw new IllegalArgumentException("context must be >= 0");
+            }
+            if (!(rrfTextWeight >= 0 && rrfVectorWeight >= 0 && rrfTextWeight + rrfVectorWeight > 0)) {
+                throw new IllegalArgumentException("RRF weights must be >= 0 and not both 0");
+            }
+            fusion = fusion == null ? FusionMode.RRF : fusion;
+        }
+
+        /** The service's fusion, with equal RRF weights. */
+        public Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion, boolean progress) {
+            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1);
+        }
+
+        /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
+        boolean reweighted() {
+            return fusion == FusionMode.RRF && rrfTextWeight != rrfVectorWeight;
+        }
+
+        /**
+         * The variant that measured best with BM25 alone on the development data (recall at 5 to 50;
+         * recall at 1 is lower than for bare turns): captions, session date, one neighbour each side.
+         */
+        public static Options defaults() {
+            return new Options(true, true, 1, FusionMode.RRF, true);
+        }
+
+        public String describe() {
+            return "turn text = speaker: text" + (imageCaptions ? " + image caption" : "")
+                    + (sessionDate ? ", session date in front" : "")
+                    + (context > 0 ? ", +" + context + " neighbouring turn(s) each side" : "")
+                    + "; fusion " + fusion.name().toLowerCase(Locale.ROOT)
+                    + (reweighted()
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " (text weight %.2f, vector weight %.2f)",
+                                    rrfTextWeight,
+                                    rrfVectorWeight)
+                            : "");
+        }
+    }
+
+    /** Mean recall at each of {@link #KS} over {@code questions} questions. */
+    public record Recall(String label, int questions, double[] atK) {
+        public Recall {
+            atK = atK.clone();
+        }
+
+        @Override
+        public double[] atK() {
+            return atK.clone();
+        }
+
+        public double at(int k) {
+            for (int i = 0; i < KS.length; i++) {
+                if (KS[i] == k) {
+                    return atK[i];
+                }
+            }
+            throw new IllegalArgumentException("k " + k + " not measured");
+        }
+    }
+
+    /** Everything measured in one run. */
+    public record Report(
+            Options options,
+            boolean vectors,
+            int conversations,
+            int turns,
+            List<Recall> categories,
+            Recall overall,
+            int skippedQuestions,
+            int droppedEvidence,
+            double indexSeconds,
+            double embedSeconds,
+            double searchP50Millis,
+            double searchP99Millis) {
+
+        public double recordsPerSecond() {
+            return indexSeconds == 0 ? 0 : turns / indexSeconds;
+        }
+
+        public void print(PrintStream out) {
+            out.printf(
+                    Locale.ROOT,
+                    "LoCoMo evidence recall@k, %s (%s)%n",
+                    vectors ? "BM25 + vectors" : "BM25 only",
+                    options.describe());
+            StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s %5s", "category", "n"));
+            for (int k : KS) {
+                header.append(String.format(Locale.ROOT, " %6s", "@" + k));
+            }
+            out.println(header);
+            for (Recall r : categories) {
+                out.println(row(r));
+            }
+            out.println(row(overall));
+            out.printf(
+                    Locale.ROOT,
+                    "%d conversations, %d turns indexed in %.2f s (%.0f records/s)%s; "
+                            + "%d questions skipped (no evidence), %d evidence ids dropped (not a turn)%n",
+                    conversations,
+                    turns,
+                    indexSeconds,
+                    recordsPerSecond(),
+                    vectors ? String.format(Locale.ROOT, ", embedding %.2f s", embedSeconds) : "",
+                    skippedQuestions,
+                    droppedEvidence);
+            out.printf(Locale.ROOT, "search latency p50 %.3f ms, p99 %.3f ms%n", searchP50Millis, searchP99Millis);
+        }
+
+        private static String row(Recall r) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-16s %5d", r.label(), r.questions()));
+            for (double v : r.atK()) {
+                sb.append(String.format(Locale.ROOT, " %6.3f", v));
+            }
+            return sb.toString();
+        }
+    }
+
+    private LocomoEval() {}
+
+    /** Runs with {@link Options#defaults()} and prints the report; {@code embed} may be null (BM25 only). */
+    public static Report run(Path data, EmbeddingFunction embed, PrintStream out) throws IOException {
+        return run(data, embed, Options.defaults(), out);
+    }
+
+    public static Report run(Path data, EmbeddingFunction embed, Options options, PrintStream out) throws IOException {
+        JsonNode root = Json.MAPPER.readTree(Files.readAllBytes(data));
+        if (!root.isArray()) {
+            throw new IllegalArgumentException(data + ": expected a JSON list of conversations");
+        }
+        // sums[category][ki], counts[category]; category 0 collects everything
+        Map<Integer, double[]> sums = new TreeMap<>();
+        Map<Integer, Integer> counts = new TreeMap<>();
+        List<Long> latencies = new ArrayList<>();
+        int turns = 0;
+        int skipped = 0;
+        int dropped = 0;
+        long indexNanos = 0;
+        long embedNanos = 0;
+        int done = 0;
+        for (JsonNode conv : root) {
+            done++;
+            String sample = conv.path("sample_id").asText("conv-" + done);
+            String user = sample.replaceAll("[^A-Za-z0-9._-]", "_");
+            List<Turn> dialog = turns(conv.path("conversation"));
+            Set<String> diaIds = new LinkedHashSet<>();
+            dialog.forEach(t -> diaIds.add(t.diaId));
+            turns += dialog.size();
+            if (options.progress()) {
+                System.err.printf(
+                        Locale.ROOT,
+                        "\r[%d/%d] %s: indexing %d turns...          ",
+                        done,
+                        root.size(),
+                        sample,
+                        dialog.size());
+            }
+            List<MemoryRecord> records = records(sample, user, dialog, options);
+            if (embed != null) {
+                long e0 = System.nanoTime();
+                records = withVectors(records, embed);
+                embedNanos += System.nanoTime() - e0;
+            }
+            try (MemoryIndex index = MemoryIndex.inMemory()) {
+                long i0 = System.nanoTime();
+                for (MemoryRecord r : records) {
+                    index.upsert(r);
+                }
+                index.refresh();
+                indexNanos += System.nanoTime() - i0;
+
+                JsonNode qa = conv.path("qa");
+                int asked = 0;
+                for (JsonNode item : qa) {
+                    Set<String> evidence = new LinkedHashSet<>();
+                    for (JsonNode e : item.path("evidence")) {
+                        Matcher m = DIA_ID.matcher(e.asText());
+                        while (m.find()) {
+                            String id = "D" + m.group(1) + ":" + m.group(2);
+                            if (diaIds.contains(id)) {
+                                evidence.add(id);
+                            } else {
+                                dropped++;
+                            }
+                        }
+                    }
+                    if (evidence.isEmpty()) {
+                        skipped++;
+                        continue;
+                    }
+                    String question = item.path("question").asText();
+                    SearchQuery q = new SearchQuery(
+                            TENANT,
+                            question,
+                            null,
+                            KS[KS.length - 1],
+                            Set.of(MemoryType.DIALOG_CHUNK),
+                            Set.of(user),
+                            null,
+                            null,
+                            null,
+                            0,
+                            options.fusion());
+                    if (embed != null) {
+                        long e0 = System.nanoTime();
+                        q = q.withVector(embed.embedQuery(question), EVAL_MODEL);
+                        embedNanos += System.nanoTime() - e0;
+                    }
+                    long s0 = System.nanoTime();
+                    SearchResult result = search(index, q, options);
+                    latencies.add(System.nanoTime() - s0);
+                    List<String> ranked = result.hits().stream()
+                            .map(h -> h.metadata().get("dia_id"))
+                            .toList();
+                    double[] recall = recallAtK(ranked, evidence);
+                    int category = item.path("category").asInt(0);
+                    for (int c : new int[] {category, 0}) {
+                        double[] s = sums.computeIfAbsent(c, x -> new double[KS.length]);
+                        for (int i = 0; i < KS.length; i++) {
+                            s[i] += recall[i];
+                        }
+                        counts.merge(c, 1, Integer::sum);
+                    }
+                    if (options.progress() && ++asked % 25 == 0) {
+                        System.err.printf(
+                                Locale.ROOT,
+                                "\r[%d/%d] %s: %d/%d questions          ",
+                                done,
+                                root.size(),
+                                sample,
+                                asked,
+                                qa.size());
+                    }
+                }
+            }
+        }
+        if (options.progress()) {
+            System.err.printf(Locale.ROOT, "\rdone: %d conversations%30s%n", done, "");
+        }
+        List<Recall> categories = new ArrayList<>();
+        for (Map.Entry<Integer, double[]> e : sums.entrySet()) {
+            if (e.getKey() != 0) {
+                categories.add(mean(
+                        e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"),
+                        e.getValue(),
+                        counts.get(e.getKey())));
+            }
+        }
+        Recall overall = mean("overall", sums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0));
+        long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        Report report = new Report(
+                options,
+                embed != null,
+                done,
+                turns,
+                categories,
+                overall,
+                skipped,
+                dropped,
+                indexNanos / 1e9,
+                embedNanos / 1e9,
+                percentile(sorted, 0.50) / 1e6,
+                percentile(sorted, 0.99) / 1e6);
+        if (out != null) {
+            report.print(out);
+        }
+        return report;
+    }
+
+    /**
+     * The service's search, or for reweighted RRF the index's candidates (the same lists the service
+     * fuses) fused here with the options' weights.
+     */
+    static SearchResult search(MemoryIndex index, SearchQuery q, Options options) throws IOException {
+        if (!options.reweighted()) {
+            return index.search(q);
+        }
+        SearchResult all = index.candidates(q);
+        List<HybridFusion.Scored> text = new ArrayList<>();
+        List<HybridFusion.Scored> vector = new ArrayList<>();
+        Map<String, Hit> byId = new HashMap<>();
+        for (Hit hit : all.hits()) {
+            byId.put(hit.id(), hit);
+            if (hit.textScore() != null) {
+                text.add(new HybridFusion.Scored(hit.id(), hit.textScore()));
+            }
+            if (hit.vectorScore() != null) {
+                vector.add(new HybridFusion.Scored(hit.id(), hit.vectorScore()));
+            }
+        }
+        List<Hit> hits = HybridFusion.rrf(text, vector, options.rrfTextWeight(), options.rrfVectorWeight()).stream()
+                .limit(q.k())
+                .map(f -> byId.get(f.id()).withScores(f))
+                .toList();
+        return new SearchResult(hits, all.timings());
+    }
+
+    /** For each k of {@link #KS}: the fraction of {@code evidence} among the first k of {@code ranked}. */
+    static double[] recallAtK(List<String> ranked, Set<String> evidence) {
+        double[] out = new double[KS.length];
+        for (int i = 0; i < KS.length; i++) {
+            int found = 0;
+            Set<String> seen = new LinkedHashSet<>();
+            for (String id : ranked.subList(0, Math.min(KS[i], ranked.size()))) {
+                if (evidence.contains(id) && seen.add(id)) {
+                    found++;
+                }
+            }
+            out[i] = found / (double) evidence.size();
+        }
+        return out;
+    }
+
+    /** Nearest-rank percentile of sorted values; 0 for none. */
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    private static Recall mean(String label, double[] sums, int n) {
+        double[] m = new double[KS.length];
+        for (int i = 0; i < KS.length; i++) {
+            m[i] = n == 0 ? 0 : sums[i] / n;
+        }
+        return new Recall(label, n, m);
+    }
+
+    // ---- data -----------------------------------------------------------------------------------
+
+    record Turn(
+            String diaId,
+            String speaker,
+            String text,
+            String caption,
+            int session,
+            int index,
+            Instant sessionTime,
+            String sessionDate) {}
+
+    /** Every turn of every session, in session order. */
+    static List<Turn> turns(JsonNode conversation) {
+        Map<Integer, String> sessionKeys = new TreeMap<>();
+        for (Iterator<String> it = conversation.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            Matcher m = SESSION_KEY.matcher(key);
+            if (m.matches() && conversation.get(key).isArray()) {
+                sessionKeys.put(Integer.parseInt(m.group(1)), key);
+            }
+        }
+        List<Turn> out = new ArrayList<>();
+        for (Map.Entry<Integer, String> s : sessionKeys.entrySet()) {
+            String rawDate = conversation.path(s.getValue() + "_date_time").asText("");
+            Instant time = parseSessionTime(rawDate);
+            String day = time == null ? rawDate : DAY.format(time.atOffset(ZoneOffset.UTC));
+            int i = 0;
+            for (JsonNode t : conversation.get(s.getValue())) {
+                String diaId = t.path("dia_id").asText("");
+                if (diaId.isEmpty()) {
+                    continue;
+                }
+                String caption = t.path("blip_caption").asText("");
+                out.add(new Turn(
+                        diaId,
+                        t.path("speaker").asText(""),
+                        t.path("text").asText(""),
+                        caption.isBlank() ? null : caption,
+                        s.getKey(),
+                        i++,
+                        time,
+                        day));
+            }
+        }
+        return out;
+    }
+
+    static Instant parseSessionTime(String raw) {
+        try {
+            return LocalDateTime.parse(raw.trim(), SESSION_TIME).toInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    static List<MemoryRecord> records(String sample, String user, List<Turn> dialog, Options options) {
+        List<MemoryRecord> out = new ArrayList<>(dialog.size());
+        for (int i = 0; i < dialog.size(); i++) {
+            Turn t = dialog.get(i);
+            StringBuilder text = new StringBuilder();
+            if (options.sessionDate() && !t.sessionDate.isEmpty()) {
+                text.append('[').append(t.sessionDate).append("] ");
+            }
+            text.append(base(t, options));
+            String context = null;
+            if (options.context() > 0) {
+                List<String> around = new ArrayList<>();
+                for (int j = Math.max(0, i - options.context());
+                        j <= Math.min(dialog.size() - 1, i + options.context());
+                        j++) {
+                    if (j != i && dialog.get(j).session == t.session) {
+                        around.add(base(dialog.get(j), options));
+                    }
+                }
+                if (!around.isEmpty()) {
+                    context = "(context) " + String.join("\n(context) ", around);
+                }
+            }
+            Map<String, String> metadata = Map.of("dia_id", t.diaId, "speaker", t.speaker, "conversation", sample);
+            MemoryRecord r = new MemoryRecord(
+                    sample + "/" + t.diaId,
+                    TENANT,
+                    user,
+                    "session_" + t.session,
+                    MemoryType.DIALOG_CHUNK,
+                    text.toString(),
+                    t.sessionTime,
+                    t.sessionTime,
+                    t.sessionTime,
+                    metadata,
+                    null,
+                    null);
+            out.add(r.withContext(context));
+        }
+        return out;
+    }
+
+    private static String base(Turn t, Options options) {
+        String s = t.speaker + ": " + t.text;
+        if (options.imageCaptions() && t.caption != null) {
+            s += " [shares an image: " + t.caption + "]";
+        }
+        return s;
+    }
+
+    private static List<MemoryRecord> withVectors(List<MemoryRecord> records, EmbeddingFunction embed) {
+        List<MemoryRecord> out = new ArrayList<>(records.size());
+        for (int from = 0; from < records.size(); from += EMBED_BATCH) {
+            List<MemoryRecord> batch = records.subList(from, Math.min(records.size(), from + EMBED_BATCH));
+            List<String> texts = new ArrayList<>();
+            for (MemoryRecord r : batch) {
+                texts.add(r.text());
+                if (r.context() != null) {
+                    texts.add(r.contextText());
+                }
+            }
+            List<float[]> vectors = embed.embed(texts);
+            if (vectors.size() != texts.size()) {
+                throw new IllegalStateException(
+                        "embedding returned " + vectors.size() + " vectors for " + texts.size() + " texts");
+            }
+            int next = 0;
+            for (MemoryRecord r : batch) {
+                MemoryRecord embedded = r.withVector(vectors.get(next++), EVAL_MODEL);
+                if (r.context() != null) {
+                    embedded = embedded.withContextVector(vectors.get(next++));
+                }
+                out.add(embedded);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,166 @@
+package io.reme.query;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Handler;
+
+/**
+ * The MCP server at {@code /mcp}: the official MCP Java SDK's Streamable-HTTP servlet transport in a
+ * Jetty servlet context, with the tools and resources of {@link McpTools}. {@link ApiServer} routes
+ * {@code /mcp} here after checking the bearer key; the transport puts the key's tenant (and the header,
+ * for calls between instances) into each request's {@link McpTransportContext}, which is all a tool sees
+ * of the caller. Lifecycle: built with the API, its handler started and stopped with the web server,
+ * {@link #close} once.
+ */
+final class McpEndpoint implements AutoCloseable {
+    static final String PATH = "/mcp";
+    /** Transport-context keys: the caller's tenant and its {@code Authorization} header. */
+    static final String TENANT = "reme.tenant";
+
+    static final String AUTHORIZATION = "reme.authorization";
+
+    private final ServletContextHandler context;
+    private final McpSyncServer server;
+
+    McpEndpoint(TenantDirectory keys, McpTools tools, int maxBodyBytes) {
+        HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
+                .mcpEndpoint(PATH)
+                .maxRequestSize(maxBodyBytes)
+                .jsonMapper(new ErrorsAsJsonRpc(McpJsonDefaults.getMapper()))
+                .contextExtractor(request -> callerContext(keys, request.getHeader("Authorization")))
+                .build();
+        this.server = McpServer.sync(transport)
+                .serverInfo(
+                        "reme-streams",
+                        McpEndpoint.class.getPackage().getImplementationVersion() == null
+                                ? "dev"
+                                : McpEndpoint.class.getPackage().getImplementationVersion())
+                .instructions("Memory for AI agents: search and write a tenant's memories, read a session's context"
+                        + " ready to send to a model, append messages to a session, read a user's diary and MEMORY.md."
+                        + " Everything is scoped to the tenant of the API key this connection was opened with.")
+                .capabilities(McpSchema.ServerCapabilities.builder()
+                        .tools(false)
+                        .resources(false, false)
+                        .build())
+                .tools(tools.tools())
+                .resourceTemplates(tools.resourceTemplates())
+                // Tool arguments are checked by the same code as the HTTP API's bodies, so a bad argument gets
+                // the API's code and message, not the schema validator's.
+                .validateToolInputs(false)
+                // Tools run on the request's thread (a virtual thread admitted by the API's gate), not on
+                // Reactor's bounded-elastic pool.
+                .immediateExecution(true)
+                .build();
+        this.context = new ServletContextHandler("/");
+        ServletHolder holder = new ServletHolder("mcp", transport);
+        // The transport answers requests as server-sent event streams on the servlet's async context.
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, PATH);
+    }
+
+    /** Whether a request path is the MCP endpoint's (anything under it too, which the servlet answers 404). */
+    static boolean serves(String path) {
+        return path.equals(PATH) || path.startsWith(PATH + "/");
+    }
+
+    /** The servlet context to start and stop with the web server. */
+    Handler handler() {
+        return context;
+    }
+
+    /**
+     * The context a tool call runs with: the key's tenant, or nothing for a key that is not one (the API
+     * refuses those before the transport sees them; a tool then answers 401 all the same).
+     */
+    static McpTransportContext callerContext(TenantDirectory keys, String authorization) {
+        Optional<String> tenant = tenantOf(keys, authorization);
+        return tenant.map(t -> McpTransportContext.create(Map.of(TENANT, t, AUTHORIZATION, authorization)))
+                .orElse(McpTransportContext.EMPTY);
+    }
+
+    /** The caller's tenant, by the same rules as every API route (static keys, then issued ones). */
+    static Optional<String> tenantOf(TenantDirectory keys, String authorization) {
+        try {
+            return Optional.of(keys.authenticate(authorization));
+        } catch (ApiException refused) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The SDK's mapper, except that an {@link McpError} the transport answers by itself (no session id,
+     * an unknown session, a malformed message) is written as a JSON-RPC error response instead of as the
+     * exception object: the SDK 2.2 transport writes the exception, stack trace and all, to the client.
+     */
+    private record ErrorsAsJsonRpc(McpJsonMapper delegate) implements McpJsonMapper {
+        private Object wire(Object value) {
+            if (!(value instanceof McpError error)) {
+                return value;
+            }
+            // The request's id is not known here (the SDK's response record refuses a null one).
+            Map<String, Object> response = new LinkedHashMap<>();
+            response.put("jsonrpc", McpSchema.JSONRPC_VERSION);
+            response.put("id", null);
+            response.put("error", error.getJsonRpcError());
+            return response;
+        }
+
+        @Override
+        public String writeValueAsString(Object value) throws IOException {
+            return delegate.writeValueAsString(wire(value));
+        }
+
+        @Override
+        public byte[] writeValueAsBytes(Object value) throws IOException {
+            return delegate.writeValueAsBytes(wire(value));
+        }
+
+        @Override
+        public <T> T readValue(String content, Class<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(byte[] content, Class<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(String content, TypeRef<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T readValue(byte[] content, TypeRef<T> type) throws IOException {
+            return delegate.readValue(content, type);
+        }
+
+        @Override
+        public <T> T convertValue(Object value, Class<T> type) {
+            return delegate.convertValue(value, type);
+        }
+
+        @Override
+        public <T> T convertValue(Object value, TypeRef<T> type) {
+            return delegate.convertValue(value, type);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

@@ -1,0 +1,423 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.diary.EditSignature;
+import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureReport;
+import io.reme.erasure.ErasureStores;
+import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
+import io.reme.message.SafeId;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Forgets one user of a tenant ({@link #eraseUser}) or a whole tenant ({@link #eraseTenant}).
+ *
+ * <p>Memories are tombstoned here, on {@code memories} (the index drops them as it applies the
+ * tombstones). Everything kept per session or per document is erased by its single writer: a signed
+ * {@link Erasure} request goes to every partition of {@code messages} and of {@code diary.edits}, so
+ * each session task deletes the user's sessions from all its stores (and tombstones their stored
+ * tool outputs and tells the dialog file sink to delete the user's folder), and each diary task
+ * deletes the user's documents (tombstones on {@code diary}, which the diary file sink applies). Each
+ * partition keeps a report; the erasure is complete when every partition of both topics has reported
+ * it and no memory of the user is listed any more. The caller waits up to {@code wait} for that.
+ */
+public final class UserErasure {
+    static final String INTERNAL_REPORTS = "/v1/internal/erasure-reports";
+    private static final Logger LOG = LoggerFactory.getLogger(UserErasure.class);
+    private static final int PAGE = 500;
+
+    private final KafkaStreams streams;
+    private final MemoryQueries memories;
+    private final MemoryWriter writer;
+    private final Producer<byte[], byte[]> producer;
+    private final RequestSecret secret;
+    private final String messagesTopic;
+    private final String diaryEditsTopic;
+    private final PartitionFanOut sessionHosts;
+    private final PartitionFanOut documentHosts;
+    private final Duration wait;
+
+    UserErasure(
+            KafkaStreams streams,
+            HostInfo self,
+            MemoryQueries memories,
+            MemoryWriter writer,
+            Producer<byte[], byte[]> producer,
+            RequestSecret secret,
+            String messagesTopic,
+            String diaryEditsTopic,
+            Duration wait) {
+        this.streams = streams;
+        this.memories = memories;
+        this.writer = writer;
+        this.producer = producer;
+        this.secret = secret;
+        this.messagesTopic = messagesTopic;
+        this.diaryEditsTopic = diaryEditsTopic;
+        this.sessionHosts = new PartitionFanOut(streams, self, messagesTopic);
+        this.documentHosts = new PartitionFanOut(streams, self, diaryEditsTopic);
+        this.wait = wait;
+    }
+
+    /**
+     * What an erasure removed so far, and whether it is done. {@code removed} counts by kind; {@code
+     * retained} says what stays in append-only topics until their retention.
+     */
+    record Status(
+            String erasureId,
+            String tenant,
+            String user,
+            Instant requestedAt,
+            boolean complete,
+            Map<String, Long> removed,
+            Set<Integer> pendingSessionPartitions,
+            Set<Integer> pendingDiaryPartitions,
+            long memoriesStillListed,
+            String status,
+            Map<String, String> retained) {}
+
+    /** Erases {@code user} of {@code tenant} everywhere the live system serves it from. */
+    public Status eraseUser(String tenant, String user, String authorization) {
+        String problem = SafeId.problem("user", user);
+        if (problem != null) {
+            throw new ApiException(400, "invalid_user", problem);
+        }
+        return erase(tenant, user, authorization);
+    }
+
+    /** Erases every user, session, memory, document and file of {@code tenant}. */
+    public Status eraseTenant(String tenant, String authorization) {
+        return erase(tenant, null, authorization);
+    }
+
+    /** The latest erasure of {@code user} ({@code null}: of the whole tenant), as the partitions report it. */
+    Status status(String tenant, String user, String authorization) {
+        Status status = collect(tenant, user, authorization);
+        if (status == null) {
+            throw new ApiException(
+                    404,
+                    "erasure_not_found",
+                    "no erasure of " + (user == null ? "this tenant" : "user '" + user + "'") + " is recorded");
+        }
+        return status;
+    }
+
+    private Status erase(String tenant, String user, String authorization) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
+        }
+        String erasureId = UUID.randomUUID().toString();
+        long tombstoned = tombstoneMemories(tenant, user, authorization);
+        Erasure erasure = new Erasure(erasureId, tenant, user, Instant.now(), tombstoned);
+        byte[] key = erasure.key().getBytes(StandardCharsets.UTF_8);
+        byte[] value = erasure.toJson();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (String topic : List.of(messagesTopic, diaryEditsTopic)) {
+            int partitions = producer.partitionsFor(topic).size();
+            for (int partition = 0; partition < partitions; partition++) {
+                RecordHeaders headers = new RecordHeaders();
+                headers.add(new RecordHeader(Erasure.HEADER, erasureId.getBytes(StandardCharsets.UTF_8)));
+                headers.add(EditSignature.header(secret, key, value));
+                sent.add(producer.send(new ProducerRecord<>(topic, partition, key, value, headers)));
+            }
+        }
+        try {
+            for (Future<RecordMetadata> future : sent) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while sending the erasure");
+        } catch (ExecutionException | TimeoutException e) {
+            throw ApiException.unavailable("the erasure could not be written to Kafka: " + e);
+        }
+        LOG.info(
+                "erasure requested tenant={} user={} erasureId={} memories={}",
+                tenant,
+                user == null ? Erasure.ALL_USERS : user,
+                erasureId,
+                tombstoned);
+        long deadline = System.nanoTime() + wait.toNanos();
+        Status status = null;
+        while (System.nanoTime() < deadline) {
+            status = collect(tenant, user, authorization);
+            if (status != null && status.erasureId().equals(erasureId) && status.complete()) {
+                LOG.info(
+                        "erasure complete tenant={} user={} erasureId={} removed={} ms={}",
+                        tenant,
+                        user == null ? Erasure.ALL_USERS : user,
+                        erasureId,
+                        status.removed(),
+                        Duration.between(erasure.requestedAt(), Instant.now()).toMillis());
+                return status;
+            }
+            sleep();
+        }
+        status = collect(tenant, user, authorization);
+        LOG.warn(
+                "erasure not complete within the wait tenant={} user={} erasureId={} waitMs={}",
+                tenant,
+                user == null ? Erasure.ALL_USERS : user,
+                erasureId,
+                wait.toMillis());
+        if (status == null || !status.erasureId().equals(erasureId)) {
+            // No partition has reported yet: say so, with the memories this call removed.
+            return new Status(
+                    erasureId,
+                    tenant,
+                    user,
+                    erasure.requestedAt(),
+                    false,
+                    Map.of("memories", tombstoned),
+                    Set.of(),
+                    Set.of(),
+                    -1,
+                    statusPath(user),
+                    retained());
+        }
+        return status;
+    }
+
+    /** Tombstones the memories of the user (by user, and personal memories about them) or of the tenant. */
+    private long tombstoneMemories(String tenant, String user, String authorization) {
+        Set<String> ids = new LinkedHashSet<>();
+        List<String> queries = user == null ? List.of("") : List.of("user=" + user, "type=personal&target=" + user);
+        for (String query : queries) {
+            String cursor = null;
+            do {
+                String raw = (query.isEmpty() ? "" : query + "&") + "limit=" + PAGE
+                        + (cursor == null ? "" : "&cursor=" + cursor);
+                MemoryQueries.Listing page = memories.list(tenant, raw, authorization);
+                if (page.partial()) {
+                    throw ApiException.unavailable("the memory index of partitions " + page.missingPartitions()
+                            + " is not available; nothing was erased, try again shortly");
+                }
+                page.memories().forEach(m -> ids.add(m.id()));
+                cursor = page.nextCursor();
+            } while (cursor != null);
+        }
+        for (String id : ids) {
+            writer.delete(tenant, id);
+        }
+        return ids.size();
+    }
+
+    /** Sums the partitions' reports of the latest erasure of the key; null when none has any. */
+    private Status collect(String tenant, String user, String authorization) {
+        String key = Erasure.key(tenant, user);
+        Reports sessions = reports(sessionHosts, ErasureStores.SESSIONS, messagesTopic, key, authorization);
+        Reports documents = reports(documentHosts, ErasureStores.DOCUMENTS, diaryEditsTopic, key, authorization);
+        ErasureReport latest = null;
+        for (ErasureReport report : concat(sessions.reports(), documents.reports())) {
+            if (latest == null || report.requestedAt().isAfter(latest.requestedAt())) {
+                latest = report;
+            }
+        }
+        if (latest == null) {
+            return null;
+        }
+        String erasureId = latest.erasureId();
+        Map<String, Long> removed = new LinkedHashMap<>();
+        removed.put("memories", latest.memories());
+        for (String kind : List.of("sessions", "messages", "summaries", "toolOutputs", "documents")) {
+            removed.put(kind, 0L);
+        }
+        Set<Integer> pendingSessions = pending(sessions, erasureId, messagesTopic);
+        Set<Integer> pendingDocuments = pending(documents, erasureId, diaryEditsTopic);
+        for (ErasureReport report : concat(sessions.reports(), documents.reports())) {
+            if (report.erasureId().equals(erasureId)) {
+                removed.merge("sessions", report.sessions(), Long::sum);
+                removed.merge("messages", report.messages(), Long::sum);
+                removed.merge("summaries", report.summaries(), Long::sum);
+                removed.merge("toolOutputs", report.toolOutputs(), Long::sum);
+                removed.merge("documents", report.documents(), Long::sum);
+            }
+        }
+        long stillListed = stillListed(tenant, user, authorization);
+        boolean complete = pendingSessions.isEmpty() && pendingDocuments.isEmpty() && stillListed == 0;
+        return new Status(
+                erasureId,
+                tenant,
+                user,
+                latest.requestedAt(),
+                complete,
+                removed,
+                pendingSessions,
+                pendingDocuments,
+                stillListed,
+                statusPath(user),
+                retained());
+    }
+
+    private static List<ErasureReport> concat(List<ErasureReport> a, List<ErasureReport> b) {
+        List<ErasureReport> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** Partitions that have not reported {@code erasureId}: unanswered, or still on an older erasure. */
+    private Set<Integer> pending(Reports reports, String erasureId, String topic) {
+        Set<Integer> pending = new TreeSet<>();
+        for (int p = 0; p < producer.partitionsFor(topic).size(); p++) {
+            pending.add(p);
+        }
+        for (ErasureReport report : reports.reports()) {
+            if (report.erasureId().equals(erasureId)) {
+                pending.remove(report.partition());
+            }
+        }
+        return pending;
+    }
+
+    /** Memories of the user (or tenant) the index still lists: 0 once the tombstones are applied. */
+    private long stillListed(String tenant, String user, String authorization) {
+        long listed = 0;
+        List<String> queries = user == null ? List.of("") : List.of("user=" + user, "type=personal&target=" + user);
+        for (String query : queries) {
+            MemoryQueries.Listing page =
+                    memories.list(tenant, (query.isEmpty() ? "" : query + "&") + "limit=1", authorization);
+            listed += page.memories().size() + (page.partial() ? 1 : 0);
+        }
+        return listed;
+    }
+
+    /** One store's reports of a key, from every partition that answered. */
+    record Reports(List<ErasureReport> reports, Set<Integer> answered) {}
+
+    private Reports reports(PartitionFanOut hosts, String store, String topic, String key, String authorization) {
+        Set<Integer> wanted = new TreeSet<>();
+        for (int p = 0; p < producer.partitionsFor(topic).size(); p++) {
+            wanted.add(p);
+        }
+        List<ErasureReport> all = new ArrayList<>();
+        Set<Integer> answered = new TreeSet<>();
+        for (Map.Entry<HostInfo, Set<Integer>> host : hosts.owners(wanted).entrySet()) {
+            Reports part = hosts.isSelf(host.getKey())
+                    ? local(store, key, host.getValue())
+                    : hosts.post(
+                                    host.getKey(),
+                                    INTERNAL_REPORTS,
+                                    Map.of("store", store, "key", key, "partitions", host.getValue()),
+                                    authorization,
+                                    Reports.class)
+                            .orElse(new Reports(List.of(), Set.of()));
+            all.addAll(part.reports());
+            answered.addAll(part.answered());
+        }
+        return new Reports(all, answered);
+    }
+
+    /** {@code POST /v1/internal/erasure-reports} from another instance; the key must be of the caller's tenant. */
+    Reports internal(String tenant, JsonNode body) {
+        String store = body.path("store").asText("");
+        String key = body.path("key").asText("");
+        if (!store.equals(ErasureStores.SESSIONS) && !store.equals(ErasureStores.DOCUMENTS)) {
+            throw new ApiException(400, "invalid_query", "'store' must be a report store");
+        }
+        if (!key.startsWith(tenant + "/")) {
+            throw new ApiException(403, "tenant_mismatch", "the reports asked for are of another tenant");
+        }
+        Set<Integer> wanted = new TreeSet<>();
+        body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+        return local(store, key, wanted);
+    }
+
+    private Reports local(String store, String key, Set<Integer> wanted) {
+        List<ErasureReport> found = new ArrayList<>();
+        Set<Integer> answered = new TreeSet<>();
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return new Reports(found, answered);
+        }
+        for (int partition : wanted) {
+            try {
+                ReadOnlyKeyValueStore<String, ErasureReport> reports =
+                        streams.store(StoreQueryParameters.fromNameAndType(
+                                        store, QueryableStoreTypes.<String, ErasureReport>keyValueStore())
+                                .withPartition(partition));
+                ErasureReport report = reports.get(key);
+                if (report != null) {
+                    found.add(report);
+                }
+                answered.add(partition);
+            } catch (InvalidStateStoreException e) {
+                LOG.debug(
+                        "erasure reports not queryable store={} partition={} error={}", store, partition, e.toString());
+            }
+        }
+        return new Reports(found, answered);
+    }
+
+    private static String statusPath(String user) {
+        return user == null ? "/v1/tenant/erasure" : "/v1/users/" + user + "/erasure";
+    }
+
+    /** What the erasure cannot reach: append-only topics, until their retention deletes it. */
+    static Map<String, String> retained() {
+        Map<String, String> retained = new LinkedHashMap<>();
+        retained.put(
+                "reme.messages",
+                "the input as produced, until the topic's retention.ms (created with the broker default, 7 days)");
+        retained.put(
+                "reme.dialog",
+                "archived messages: retention.ms=-1 (kept forever) as created; set a retention or delete the"
+                        + " topic's records to bound it");
+        retained.put(
+                "reme.llm.requests, reme.llm.results, reme.diary.edits, reme.memories.pending",
+                "windows, summaries, diary edits and memories in flight, until each topic's retention.ms"
+                        + " (broker default, 7 days)");
+        retained.put("reme.dlq", "dead letters, 30 days");
+        return retained;
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while waiting for the erasure");
+        }
+    }
+
+    /** The parsed body of {@code DELETE /v1/tenant}: {@code {"confirm": "<tenant>"}}. */
+    static void requireConfirmation(String tenant, JsonNode body) {
+        JsonNode confirm = body == null ? null : body.get("confirm");
+        if (confirm == null || !confirm.isTextual() || !confirm.asText().equals(tenant)) {
+            throw new ApiException(
+                    400,
+                    "confirmation_required",
+                    "'confirm' must be the tenant's name, '" + tenant + "', to erase the whole tenant");
+        }
+    }
+
+    static JsonNode emptyBody() {
+        return Json.MAPPER.createObjectNode();
+    }
+}

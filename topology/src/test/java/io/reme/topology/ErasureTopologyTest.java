@@ -1,0 +1,225 @@
+package io.reme.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.app.ConversationGenerator;
+import io.reme.app.ConversationGenerator.Envelope;
+import io.reme.diary.DiaryDocument;
+import io.reme.diary.DiaryEdit;
+import io.reme.diary.DiaryEditProcessor;
+import io.reme.diary.EditSignature;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureReport;
+import io.reme.erasure.ErasureStores;
+import io.reme.json.Json;
+import io.reme.session.SessionHeader;
+import io.reme.session.SessionSettings;
+import io.reme.session.SessionStores;
+import io.reme.session.StoredMessage;
+import io.reme.tokens.TokenCounter;
+import io.reme.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Erasure requests at the session and diary processors: a signed request deletes exactly the
+ * user's sessions (every store) and documents, tombstones their stored tool outputs and documents,
+ * marks the dialog topic and keeps a report; an unsigned one is dead-lettered and deletes nothing.
+ */
+class ErasureTopologyTest {
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
+
+    @TempDir
+    Path stateDir;
+
+    private final SessionSettings settings = SessionSettings.defaults();
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> messages;
+    private TestInputTopic<byte[], byte[]> edits;
+    private final Map<String, Map<String, byte[]>> seen = new HashMap<>();
+
+    @BeforeEach
+    void start() {
+        driver = new TopologyTestDriver(
+                RemeTopology.build(TOPICS, settings, TokenCounter.forEncoding("o200k_base", 0)),
+                DriverProperties.of("erasure-test", stateDir));
+        messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
+        edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
+        // Every tool output is over the recent limit, so each is stored on tool-results.
+        ConversationGenerator generator = new ConversationGenerator(3, 1, 120_000);
+        send(generator.session("acme", "s1", "alice", 8, T0));
+        send(generator.session("acme", "s2", "bob", 8, T0));
+        send(generator.session("globex", "s3", "alice", 8, T0));
+        for (String[] doc : new String[][] {{"acme", "alice"}, {"acme", "bob"}, {"globex", "alice"}}) {
+            DiaryEdit edit =
+                    new DiaryEdit("e-" + doc[0] + doc[1], doc[0], doc[1], "MEMORY", 0, "# Notes\n- tea\n", "test", T0);
+            signed(edits, edit.key().key(), json(edit), null);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    @Test
+    void aSignedErasureDeletesExactlyTheUsersSessionsAndDocuments() {
+        Map<String, byte[]> toolsBefore = latest(TOPICS.toolResults());
+        assertEquals(6, toolsBefore.values().stream().filter(v -> v != null).count(), "two outputs per session");
+
+        Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 3);
+        signed(messages, erasure.key(), erasure.toJson(), erasure.erasureId());
+        signed(edits, erasure.key(), erasure.toJson(), erasure.erasureId());
+
+        KeyValueStore<String, SessionHeader> headers = driver.getKeyValueStore(SessionStores.HEADERS);
+        assertNull(headers.get("acme/s1"), "alice's session is gone");
+        assertNotNull(headers.get("acme/s2"), "bob's stays");
+        assertNotNull(headers.get("globex/s3"), "the other tenant's alice stays");
+        KeyValueStore<String, StoredMessage> stored = driver.getKeyValueStore(SessionStores.MESSAGES);
+        assertEquals(0, count(stored, "acme/s1/"));
+        assertEquals(8, count(stored, "acme/s2/"));
+        for (String store : List.of(SessionStores.MESSAGE_IDS, SessionStores.DIARY_SPANS)) {
+            assertEquals(0, count(driver.getKeyValueStore(store), "acme/s1/"), store);
+        }
+        KeyValueStore<String, String> activity = driver.getKeyValueStore(SessionStores.ACTIVITY);
+        try (KeyValueIterator<String, String> it = activity.all()) {
+            it.forEachRemaining(e -> assertTrue(!e.key.endsWith("acme/s1"), "activity entry left: " + e.key));
+        }
+
+        ErasureReport sessions =
+                this.<ErasureReport>store(ErasureStores.SESSIONS).get("acme/alice");
+        assertEquals("er-1", sessions.erasureId());
+        assertEquals(1, sessions.sessions());
+        assertEquals(8, sessions.messages());
+        assertEquals(2, sessions.toolOutputs());
+        assertEquals(3, sessions.memories(), "the API's count travels with the request");
+
+        Map<String, byte[]> tools = latest(TOPICS.toolResults());
+        assertEquals(4, tools.values().stream().filter(v -> v != null).count(), "alice's two outputs tombstoned");
+        assertEquals(toolsBefore.keySet(), tools.keySet());
+
+        // The dialog topic carries a marker for the file sink, keyed by the erasure.
+        var dialog = driver.createOutputTopic(TOPICS.dialog(), new StringDeserializer(), new ByteArrayDeserializer())
+                .readRecordsToList();
+        TestRecord<String, byte[]> marker = dialog.get(dialog.size() - 1);
+        assertEquals("acme/alice", marker.key());
+        assertNull(marker.value());
+        assertNotNull(marker.headers().lastHeader(Erasure.HEADER));
+
+        KeyValueStore<String, DiaryDocument> documents = driver.getKeyValueStore(DiaryEditProcessor.STORE);
+        assertNull(documents.get("acme/alice/MEMORY"));
+        assertNotNull(documents.get("acme/bob/MEMORY"));
+        assertNotNull(documents.get("globex/alice/MEMORY"));
+        Map<String, byte[]> diary = latest(TOPICS.diary());
+        assertTrue(diary.containsKey("acme/alice/MEMORY"));
+        assertNull(diary.get("acme/alice/MEMORY"), "tombstoned on the compacted topic");
+        assertNotNull(diary.get("acme/bob/MEMORY"));
+        assertEquals(
+                1,
+                this.<ErasureReport>store(ErasureStores.DOCUMENTS)
+                        .get("acme/alice")
+                        .documents());
+    }
+
+    @Test
+    void anUnsignedErasureIsDeadLetteredAndDeletesNothing() {
+        Erasure erasure = Erasure.ofTenant("er-2", "acme", T0.plusSeconds(60), 0);
+        Headers headers = new RecordHeaders().add(new RecordHeader(Erasure.HEADER, new byte[0]));
+        byte[] key = erasure.key().getBytes(StandardCharsets.UTF_8);
+        messages.pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
+        edits.pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
+
+        assertNotNull(driver.<String, SessionHeader>getKeyValueStore(SessionStores.HEADERS)
+                .get("acme/s1"));
+        assertNotNull(driver.<String, DiaryDocument>getKeyValueStore(DiaryEditProcessor.STORE)
+                .get("acme/alice/MEMORY"));
+        var dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
+                .readRecordsToList();
+        assertEquals(2, dlq.size());
+        for (TestRecord<byte[], byte[]> record : dlq) {
+            assertEquals(
+                    "UNAUTHENTICATED",
+                    new String(
+                            record.headers()
+                                    .lastHeader(DeadLetterHeaders.REASON)
+                                    .value(),
+                            StandardCharsets.UTF_8));
+        }
+    }
+
+    private <V> KeyValueStore<String, V> store(String name) {
+        return driver.getKeyValueStore(name);
+    }
+
+    private void send(List<Envelope> envelopes) {
+        for (Envelope envelope : envelopes) {
+            messages.pipeInput(new TestRecord<>(envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value(), T0));
+        }
+    }
+
+    private void signed(TestInputTopic<byte[], byte[]> topic, String key, byte[] value, String erasureId) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        RecordHeaders headers = new RecordHeaders();
+        if (erasureId != null) {
+            headers.add(new RecordHeader(Erasure.HEADER, erasureId.getBytes(StandardCharsets.UTF_8)));
+        }
+        headers.add(EditSignature.header(settings.requestSecret(), k, value));
+        topic.pipeInput(new TestRecord<>(k, value, headers, T0));
+    }
+
+    /** Every key's last value on an output topic so far (null: a tombstone); reading consumes, so it is kept. */
+    private Map<String, byte[]> latest(String topic) {
+        Map<String, byte[]> latest = seen.computeIfAbsent(topic, t -> new HashMap<>());
+        for (KeyValue<String, byte[]> record : driver.createOutputTopic(
+                        topic, new StringDeserializer(), new ByteArrayDeserializer())
+                .readKeyValuesToList()) {
+            latest.put(record.key, record.value);
+        }
+        return new HashMap<>(latest);
+    }
+
+    private static long count(KeyValueStore<String, ?> store, String prefix) {
+        long n = 0;
+        try (KeyValueIterator<String, ?> it = store.prefixScan(prefix, new StringSerializer())) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static byte[] json(Object value) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(value);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
