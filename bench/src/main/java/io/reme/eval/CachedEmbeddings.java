@@ -1,7 +1,6 @@
 package io.reme.eval;
 
 import io.reme.search.EmbeddingFunction;
-
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;

@@ -7,8 +7,13 @@ import io.reme.search.MemoryRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -47,6 +52,53 @@ public final class MemoryIndexStore implements StateStore {
     MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
         this.limit = limit;
+    }
+
+    /**
+     * Deletes every memory index under a Streams application's state directory that an older Lucene
+     * created (Lucene 9, before this version of the service), with its task's checkpoint files, so each
+     * is rebuilt from the {@code memories} topic: Streams restores a store without a checkpoint from the
+     * beginning of its changelog (under exactly-once it first wipes the task's directory). Called before
+     * Streams starts, because Streams reads a store's checkpoint before the store's {@link #init}: deleting
+     * it there would leave an empty index restored from the old offset. The checkpoint files also hold the
+     * offsets of any other store of the task; there is none (the index's task is its own sub-topology),
+     * and one would only restore from the beginning too.
+     *
+     * @param applicationDir {@code state.dir/application.id}, holding one folder per task
+     * @param storeName the store's name, its folder in a task's folder
+     * @return the task folders whose index was deleted
+     */
+    public static List<Path> deleteOlderLuceneIndexes(Path applicationDir, String storeName) throws IOException {
+        if (!Files.isDirectory(applicationDir)) {
+            return List.of();
+        }
+        List<Path> tasks;
+        try (Stream<Path> folders = Files.list(applicationDir)) {
+            tasks = folders.filter(task -> Files.isDirectory(task.resolve(storeName)))
+                    .sorted()
+                    .toList();
+        }
+        List<Path> deleted = new ArrayList<>();
+        for (Path task : tasks) {
+            Path folder = task.resolve(storeName);
+            if (!MemoryIndex.createdByOlderLucene(folder)) {
+                continue;
+            }
+            try (Stream<Path> files = Files.walk(folder)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+            // The task's checkpoint (before Kafka 4.4, and kept for a downgrade) and the store's own one.
+            Files.deleteIfExists(task.resolve(".checkpoint"));
+            Files.deleteIfExists(task.resolve(".checkpoint_" + storeName));
+            LOG.warn(
+                    "memory index created by an older Lucene deleted, it is rebuilt from the topic task={} store={}",
+                    task.getFileName(),
+                    storeName);
+            deleted.add(task);
+        }
+        return deleted;
     }
 
     @Override

@@ -68,6 +68,12 @@ class MemoryIndexTest {
     // ---- writes ---------------------------------------------------------------------------------
 
     @Test
+    void testsRunWithTheVectorModule() {
+        // The build adds it (surefire's argLine) as the README's java command does, so tests use Lucene's SIMD code.
+        assertTrue(MemoryIndex.vectorModuleEnabled());
+    }
+
+    @Test
     void upsertReplacesByIdAndDeleteRemoves() throws IOException {
         MemoryIndex index = index(rec("m1", "alice likes green tea"), rec("m2", "alice owns a bicycle"));
         assertEquals(2, index.count());

@@ -8,6 +8,8 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.files.FileSinks;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
+import io.reme.index.MemoryIndexStore;
+import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
@@ -25,6 +27,7 @@ import io.reme.query.TenantDirectory;
 import io.reme.query.TenantErasure;
 import io.reme.query.TenantQuotas;
 import io.reme.query.TenantSetup;
+import io.reme.search.MemoryIndex;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -62,6 +65,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,6 +115,10 @@ public final class RemeApp implements AutoCloseable {
 
     /** As above, with the embedding model made by {@code embeddingModels} (tests watch it being closed). */
     static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
+        if (!MemoryIndex.vectorModuleEnabled()) {
+            LOG.warn("vector module not enabled, Lucene compares vectors without SIMD: "
+                    + "start java with --add-modules jdk.incubator.vector");
+        }
         Path dataDir = config.dataDir();
         StartedResources resources = new StartedResources();
         // The admin API is built before the HTTP API whose erasure it hands deleted tenants to.
@@ -172,6 +180,11 @@ public final class RemeApp implements AutoCloseable {
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
+            // Before Streams reads any checkpoint: an index an older Lucene wrote is rebuilt from the topic.
+            MemoryIndexStore.deleteOlderLuceneIndexes(
+                    Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
+                            .resolve(props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG)),
+                    MemoryIndexUpdater.STORE);
             KafkaStreams streams = new KafkaStreams(
                     RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
                     props);

@@ -52,6 +52,9 @@ public final class AppProcess implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx768m",
                 "-XX:+UseSerialGC",
+                // As the README starts the app: Lucene compares vectors with SIMD only with this module.
+                "--add-modules",
+                "jdk.incubator.vector",
                 "-cp",
                 System.getProperty("java.class.path"),
                 "io.reme.cli.Main",

@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
+import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +22,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -35,10 +40,11 @@ class SearchRestoreIT extends WithBroker {
     private static final List<String> QUERIES =
             List.of("trains", "deploy on fridays", "kyoto trip budget", "coordinator is not aware of this member");
 
-    private AppConfig config() {
+    /** An instance whose data lives in {@code dir/name}; both tests' instances share the topics and the group. */
+    private AppConfig config(String name) {
         return TestApps.config(
                 broker.bootstrapServers(),
-                dir.resolve("app"),
+                dir.resolve(name),
                 Map.of(AppConfig.PARTITIONS.name(), "2", AppConfig.STREAM_THREADS.name(), "1"));
     }
 
@@ -89,8 +95,8 @@ class SearchRestoreIT extends WithBroker {
         }
     }
 
-    @Test
-    void wipingTheStateAndRestoringFromTheTopicGivesTheSameAnswers() throws Exception {
+    /** Sixty notes of tenant acme, one updated, so a restore must apply them in order too. */
+    private static List<MemoryRecord> records() {
         Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
         String[] texts = {
             "Alice prefers trains over buses",
@@ -116,10 +122,15 @@ class SearchRestoreIT extends WithBroker {
                     null,
                     null));
         }
-        // Some deletes and an update, so the restore must apply them in order too.
         records.set(7, records.get(7).withText("Alice now prefers planes", t0.plusSeconds(100)));
+        return records;
+    }
+
+    @Test
+    void wipingTheStateAndRestoringFromTheTopicGivesTheSameAnswers() throws Exception {
+        List<MemoryRecord> records = records();
         List<String> before;
-        try (RemeApp app = RemeApp.start(config())) {
+        try (RemeApp app = RemeApp.start(config("app"))) {
             produce(records);
             // 4 queries, each matching about ten of the sixty notes.
             before = awaitAnswers(app, 36);
@@ -134,8 +145,54 @@ class SearchRestoreIT extends WithBroker {
                     .forEach(path -> path.toFile().delete());
         }
         assertFalse(Files.exists(state), "the state directory is gone");
-        try (RemeApp app = RemeApp.start(config())) {
+        try (RemeApp app = RemeApp.start(config("app"))) {
             assertEquals(before, awaitAnswers(app, before.size()), "restored from the topic alone");
+        }
+    }
+
+    /**
+     * An index written by Lucene 9 (the fixture, by the service before Lucene 10) in place of the store's
+     * index, checkpoints left as they were: the next start deletes it and restores the store from the
+     * topic, without a manual step, and none of the old index's own documents survive.
+     */
+    @Test
+    void anIndexWrittenByLucene9IsRebuiltFromTheTopic() throws Exception {
+        List<MemoryRecord> records = records();
+        List<String> before;
+        try (RemeApp app = RemeApp.start(config("lucene9"))) {
+            produce(records);
+            before = awaitAnswers(app, 36);
+        }
+        Path state = dir.resolve("lucene9").resolve("streams");
+        List<Path> indexes;
+        try (Stream<Path> files = Files.walk(state)) {
+            indexes = files.filter(path -> path.getFileName().toString().equals(MemoryIndexUpdater.STORE))
+                    .toList();
+        }
+        assertEquals(2, indexes.size(), "one index per partition: " + indexes);
+        for (Path index : indexes) {
+            try (Stream<Path> files = Files.walk(index)) {
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
+            }
+            unpackLucene9Index(index);
+        }
+        try (RemeApp app = RemeApp.start(config("lucene9"))) {
+            List<String> after = awaitAnswers(app, before.size());
+            assertEquals(before, after, "rebuilt from the topic");
+            assertFalse(
+                    after.stream().anyMatch(hit -> hit.contains("ghost")), "the old index's own documents are gone");
+        }
+    }
+
+    /** The index the service wrote with Lucene 9.12 on Java 17: three notes of acme, ids ghost0..ghost2. */
+    private static void unpackLucene9Index(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        try (InputStream in = SearchRestoreIT.class.getResourceAsStream("/lucene9-memory-index.zip");
+                ZipInputStream zip = new ZipInputStream(in)) {
+            for (ZipEntry entry = zip.getNextEntry(); entry != null; entry = zip.getNextEntry()) {
+                Files.copy(zip, folder.resolve(entry.getName()));
+            }
         }
     }
 }

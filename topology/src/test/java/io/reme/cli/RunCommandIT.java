@@ -35,6 +35,8 @@ class RunCommandIT {
                             Path.of(System.getProperty("java.home"), "bin", "java")
                                     .toString(),
                             "-Xmx768m",
+                            "--add-modules",
+                            "jdk.incubator.vector",
                             "-cp",
                             System.getProperty("java.class.path"),
                             Main.class.getName(),

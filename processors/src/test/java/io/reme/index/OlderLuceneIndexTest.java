@@ -1,0 +1,89 @@
+package io.reme.index;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A memory index written by the service's Lucene 9.12 (the fixture: three memories of tenant acme
+ * written by {@code MemoryIndex} before the move to Lucene 10, on Java 17) is recognised and deleted
+ * with its task's checkpoints, so Streams rebuilds it from the topic; a current index is kept.
+ */
+class OlderLuceneIndexTest {
+    private static final String STORE = MemoryIndexUpdater.STORE;
+
+    /** Unpacks the Lucene 9.12 fixture into {@code folder}. */
+    static void unpackLucene9Index(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        try (InputStream in = OlderLuceneIndexTest.class.getResourceAsStream("/lucene9-memory-index.zip");
+                ZipInputStream zip = new ZipInputStream(in)) {
+            for (ZipEntry entry = zip.getNextEntry(); entry != null; entry = zip.getNextEntry()) {
+                Files.copy(zip, folder.resolve(entry.getName()));
+            }
+        }
+    }
+
+    private static void writeCurrentIndex(Path folder) throws IOException {
+        try (MemoryIndex index = MemoryIndex.open(folder)) {
+            index.upsert(MemoryRecord.of(
+                    "m1", "acme", "alice", null, MemoryType.PERSONAL, "Alice prefers trains", Instant.EPOCH));
+            index.commit();
+        }
+    }
+
+    @Test
+    void anIndexWrittenByLucene9IsRecognised(@TempDir Path dir) throws IOException {
+        unpackLucene9Index(dir.resolve("old"));
+        writeCurrentIndex(dir.resolve("new"));
+        Files.createDirectories(dir.resolve("empty"));
+
+        assertTrue(MemoryIndex.createdByOlderLucene(dir.resolve("old")));
+        assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("new")));
+        assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("empty")));
+        assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("missing")));
+    }
+
+    @Test
+    void onlyTheOlderIndexAndItsTasksCheckpointsAreDeleted(@TempDir Path app) throws IOException {
+        Path oldTask = app.resolve("2_0");
+        Path newTask = app.resolve("2_1");
+        Path otherTask = app.resolve("0_0");
+        unpackLucene9Index(oldTask.resolve(STORE));
+        writeCurrentIndex(newTask.resolve(STORE));
+        Files.createDirectories(otherTask.resolve("session-state"));
+        for (Path task : List.of(oldTask, newTask, otherTask)) {
+            Files.writeString(task.resolve(".checkpoint"), "0\n1\nreme.memories 0 3\n");
+            Files.writeString(task.resolve(".checkpoint_" + STORE), "0\n1\nreme.memories 0 3\n");
+        }
+
+        assertEquals(List.of(oldTask), MemoryIndexStore.deleteOlderLuceneIndexes(app, STORE));
+
+        assertFalse(Files.exists(oldTask.resolve(STORE)));
+        assertFalse(Files.exists(oldTask.resolve(".checkpoint")), "restored from the beginning, not the old offset");
+        assertFalse(Files.exists(oldTask.resolve(".checkpoint_" + STORE)));
+        for (Path task : List.of(newTask, otherTask)) {
+            assertTrue(Files.exists(task.resolve(".checkpoint")));
+            assertTrue(Files.exists(task.resolve(".checkpoint_" + STORE)));
+        }
+        try (MemoryIndex kept = MemoryIndex.open(newTask.resolve(STORE))) {
+            assertEquals(1, kept.count());
+        }
+        // Nothing left to delete on the next start.
+        assertEquals(List.of(), MemoryIndexStore.deleteOlderLuceneIndexes(app, STORE));
+        assertEquals(List.of(), MemoryIndexStore.deleteOlderLuceneIndexes(app.resolve("missing"), STORE));
+    }
+}
