@@ -81,6 +81,11 @@ public final class IngestBenchmark {
         double ratio() {
             return sessionRate / passThroughRate;
         }
+
+        /** The session processor against the stateless parse+count floor. */
+        double sessionToParse() {
+            return sessionRate / parseCountRate;
+        }
     }
 
     /**
@@ -174,8 +179,8 @@ public final class IngestBenchmark {
                 Result result = new Result(shape, sessionRate, passRate, parseCountRate, bytes);
                 out.printf(
                         "  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
-                                + "ratio %.2f%n",
-                        passRate, parseCountRate, sessionRate, result.ratio());
+                                + "ratio %.2f   session/parse %.2f%n",
+                        passRate, parseCountRate, sessionRate, result.ratio(), result.sessionToParse());
                 results.add(result);
                 index++;
             }

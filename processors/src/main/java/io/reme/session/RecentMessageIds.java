@@ -43,7 +43,7 @@ final class RecentMessageIds {
 
     /** Remembers {@code id} as the message at {@code seq}, and forgets the one that left the window by count. */
     void remember(SessionKey key, String id, long seq, long nowMs) {
-        store.put(idKey(key, id), String.format("%019d/%d", seq, nowMs));
+        store.put(idKey(key, id), SessionKey.padded(seq) + "/" + nowMs);
         store.put(seqKey(key, seq), id);
         long leaving = seq - window.count();
         if (leaving < 0) {
@@ -75,6 +75,6 @@ final class RecentMessageIds {
     }
 
     private static String seqKey(SessionKey key, long seq) {
-        return String.format("%s/s/%019d", key.key(), seq);
+        return key.key() + "/s/" + SessionKey.padded(seq);
     }
 }

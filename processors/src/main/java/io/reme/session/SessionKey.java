@@ -23,7 +23,19 @@ public record SessionKey(String tenant, String session) {
 
     /** The store key of the live message {@code seq}; zero padding keeps RocksDB's byte order = seq order. */
     public String messageKey(long seq) {
-        return String.format("%s/%s/%019d", tenant, session, seq);
+        return tenant + "/" + session + "/" + padded(seq);
+    }
+
+    /**
+     * {@code n} as {@code %019d} would print it, without a {@link java.util.Formatter} (parsing the
+     * pattern cost more than the rest of building a key, and keys are built several times a message).
+     */
+    static String padded(long n) {
+        if (n < 0) {
+            return String.format("%019d", n);
+        }
+        String digits = Long.toString(n);
+        return digits.length() >= 19 ? digits : "0".repeat(19 - digits.length()) + digits;
     }
 
     @Override

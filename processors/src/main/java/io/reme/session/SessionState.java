@@ -804,7 +804,7 @@ final class SessionState {
     }
 
     private static String activityKey(long ms, SessionKey key) {
-        return String.format("%019d/", Math.max(0, ms)) + (key == null ? "" : key.key());
+        return SessionKey.padded(Math.max(0, ms)) + "/" + (key == null ? "" : key.key());
     }
 
     /** Sorts after every idle key (digits), so the idle range never reaches into the expiry index. */
@@ -879,8 +879,7 @@ final class SessionState {
     private static boolean exceeds(Message message, int limit) {
         for (Block block : message.content()) {
             if (block instanceof Block.ToolResult result
-                    && result.output().getBytes(StandardCharsets.UTF_8).length
-                            > limit + ToolResultTruncator.SLACK_BYTES) {
+                    && ToolResultTruncator.utf8Length(result.output()) > limit + ToolResultTruncator.SLACK_BYTES) {
                 return true;
             }
         }

@@ -196,8 +196,11 @@ public final class ToolResultTruncator {
         return i;
     }
 
-    // Counted by hand because encoding a multi-megabyte output just to learn its size would copy it.
-    private static long utf8Length(String s) {
+    /**
+     * The UTF-8 length of {@code s} as this class measures budgets (a lone surrogate counts 3 bytes),
+     * counted by hand because encoding a multi-megabyte output just to learn its size would copy it.
+     */
+    public static long utf8Length(String s) {
         long bytes = 0;
         int i = 0;
         while (i < s.length()) {
