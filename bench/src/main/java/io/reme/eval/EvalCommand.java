@@ -63,6 +63,12 @@ public final class EvalCommand implements Callable<Integer> {
             description = "RRF weights of the text and vector lists (default 1,1, the service's).")
     List<Double> rrfWeights = List.of(1.0, 1.0);
 
+    @Option(
+            names = "--embedding-cache",
+            paramLabel = "DIR",
+            description = "Keep computed vectors in DIR and reuse them in later runs (one file per model).")
+    Path embeddingCache;
+
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
@@ -122,6 +128,12 @@ public final class EvalCommand implements Callable<Integer> {
                             }
                         }
                     };
+            if (embed != null && embeddingCache != null) {
+                embed = CachedEmbeddings.open(
+                        embed,
+                        embeddingCache.resolve(model.id().replaceAll("[^A-Za-z0-9._-]", "_")
+                                + (noQueryPrefix ? "-noprefix" : "") + ".vectors"));
+            }
             System.out.println("eval locomo: " + data + "; " + options.describe() + "; embeddings "
                     + (model == null ? "none (BM25 only)" : model.id()));
             LocomoEval.run(data, embed, options, System.out);

@@ -476,6 +476,7 @@ public final class LocomoEval {
                 text.append('[').append(t.sessionDate).append("] ");
             }
             text.append(base(t, options));
+            String context = null;
             if (options.context() > 0) {
                 List<String> around = new ArrayList<>();
                 for (int j = Math.max(0, i - options.context());
@@ -486,7 +487,7 @@ public final class LocomoEval {
                     }
                 }
                 if (!around.isEmpty()) {
-                    text.append("\n(context) ").append(String.join("\n(context) ", around));
+                    context = "(context) " + String.join("\n(context) ", around);
                 }
             }
             Map<String, String> metadata = Map.of("dia_id", t.diaId, "speaker", t.speaker, "conversation", sample);
@@ -503,7 +504,7 @@ public final class LocomoEval {
                     metadata,
                     null,
                     null);
-            out.add(r);
+            out.add(r.withContext(context));
         }
         return out;
     }
@@ -520,14 +521,25 @@ public final class LocomoEval {
         List<MemoryRecord> out = new ArrayList<>(records.size());
         for (int from = 0; from < records.size(); from += EMBED_BATCH) {
             List<MemoryRecord> batch = records.subList(from, Math.min(records.size(), from + EMBED_BATCH));
-            List<float[]> vectors =
-                    embed.embed(batch.stream().map(MemoryRecord::text).toList());
-            if (vectors.size() != batch.size()) {
-                throw new IllegalStateException(
-                        "embedding returned " + vectors.size() + " vectors for " + batch.size() + " texts");
+            List<String> texts = new ArrayList<>();
+            for (MemoryRecord r : batch) {
+                texts.add(r.text());
+                if (r.context() != null) {
+                    texts.add(r.contextText());
+                }
             }
-            for (int i = 0; i < batch.size(); i++) {
-                out.add(batch.get(i).withVector(vectors.get(i), EVAL_MODEL));
+            List<float[]> vectors = embed.embed(texts);
+            if (vectors.size() != texts.size()) {
+                throw new IllegalStateException(
+                        "embedding returned " + vectors.size() + " vectors for " + texts.size() + " texts");
+            }
+            int next = 0;
+            for (MemoryRecord r : batch) {
+                MemoryRecord embedded = r.withVector(vectors.get(next++), EVAL_MODEL);
+                if (r.context() != null) {
+                    embedded = embedded.withContextVector(vectors.get(next++));
+                }
+                out.add(embedded);
             }
         }
         return out;

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -168,15 +169,28 @@ public final class MemoryEmbedder implements AutoCloseable {
         List<float[]> vectors = model == null
                 ? null
                 : embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
+        // A memory with context is also searched by its text with the context (MemoryIndex): one more vector.
+        List<String> contextTexts = memories.stream()
+                .map(MemoryRecord::contextText)
+                .filter(Objects::nonNull)
+                .toList();
+        List<float[]> contextVectors = model == null ? null : embedWithRetries(contextTexts);
+        int nextContext = 0;
         for (int i = 0; i < toEmbed.size(); i++) {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
             MemoryRecord memory = memories.get(i);
             if (model != null) {
                 float[] vector = vectors == null ? embedOne(record, memory, deadLetters) : vectors.get(i);
+                float[] contextVector = memory.contextText() == null
+                        ? null
+                        : contextVectors == null ? contextVector(record, memory) : contextVectors.get(nextContext++);
                 if (vector == null) {
                     continue;
                 }
                 memory = memory.withVector(vector, model.id());
+                if (contextVector != null) {
+                    memory = memory.withContextVector(contextVector);
+                }
             }
             sent.add(new Write(
                     record,
@@ -239,6 +253,24 @@ public final class MemoryEmbedder implements AutoCloseable {
         if (one == null) {
             deadLetters.add(deadLetter(
                     record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + retry.maxAttempts() + " attempts"));
+            return null;
+        }
+        return one.get(0);
+    }
+
+    /**
+     * The context vector of one memory after its batch failed; null if it fails again: the memory is
+     * still indexed and found by its text, its words in context and its text vector.
+     */
+    private float[] contextVector(ConsumerRecord<String, byte[]> record, MemoryRecord memory)
+            throws InterruptedException {
+        List<float[]> one = embedWithRetries(List.of(memory.contextText()));
+        if (one == null) {
+            LOG.warn(
+                    "memory indexed without its context vector partition={} offset={} id={}",
+                    record.partition(),
+                    record.offset(),
+                    memory.id());
             return null;
         }
         return one.get(0);

@@ -11,7 +11,9 @@ import java.util.TreeMap;
 /**
  * One search result: the memory (without its vector) and its scores. {@code score} is the fused
  * score in [0, 1] (see {@link HybridFusion}); {@code textScore} is the raw BM25 score and
- * {@code vectorScore} the cosine similarity, each null when the hit was not in that list. The raw
+ * {@code vectorScore} the cosine similarity, each null when the hit was not in that list;
+ * {@code contextTextScore} and {@code contextVectorScore} are the same over the memory's text with
+ * its {@code context} (see {@link MemoryRecord}). The raw
  * scores let a coordinator that merges several partitions' answers fuse them again. {@code target},
  * {@code version} and {@code history} are the memory's, see {@link MemoryRecord}.
  */
@@ -33,7 +35,10 @@ public record Hit(
         String vectorModel,
         String target,
         long version,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<MemoryRecord.Revision> history) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<MemoryRecord.Revision> history,
+        String context,
+        Double contextTextScore,
+        Double contextVectorScore) {
 
     public Hit {
         metadata = metadata == null || metadata.isEmpty()
@@ -61,7 +66,10 @@ public record Hit(
                 vectorModel,
                 target,
                 version,
-                history);
+                history,
+                context,
+                f.contextTextScore(),
+                f.contextVectorScore());
     }
 
     static Hit of(MemoryRecord r, HybridFusion.Fused f) {
@@ -82,7 +90,10 @@ public record Hit(
                 r.vectorModel(),
                 r.target(),
                 r.version(),
-                r.history());
+                r.history(),
+                r.context(),
+                f.contextTextScore(),
+                f.contextVectorScore());
     }
 
     /** The memory this hit found, without its vector. */
@@ -103,6 +114,8 @@ public record Hit(
                 vectorModel,
                 target,
                 version,
-                history);
+                history,
+                context,
+                null);
     }
 }

@@ -55,7 +55,28 @@ public final class HybridFusion {
     }
 
     /** A fused result: fused score in [0, 1], and the raw score from each list (null when absent there). */
-    public record Fused(String id, double score, Double textScore, Double vectorScore) {}
+    public record Fused(
+            String id,
+            double score,
+            Double textScore,
+            Double vectorScore,
+            Double contextTextScore,
+            Double contextVectorScore) {
+        public Fused(String id, double score, Double textScore, Double vectorScore) {
+            this(id, score, textScore, vectorScore, null, null);
+        }
+    }
+
+    /**
+     * The candidate lists of one search: BM25 and kNN over the memories' own text, and BM25 and
+     * kNN over their text with its {@link MemoryRecord#context}. Any list may be null or empty.
+     */
+    public record Candidates(
+            List<Scored> text, List<Scored> vector, List<Scored> contextText, List<Scored> contextVector) {
+        public static Candidates of(List<Scored> text, List<Scored> vector) {
+            return new Candidates(text, vector, null, null);
+        }
+    }
 
     private static final Comparator<Scored> BY_SCORE_THEN_ID =
             Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id);
@@ -66,9 +87,26 @@ public final class HybridFusion {
 
     /** Fuses, drops results below {@code minScore} and keeps the best {@code k}. */
     public static List<Fused> fuse(FusionMode mode, List<Scored> text, List<Scored> vector, double minScore, int k) {
+        return fuse(mode, Candidates.of(text, vector), minScore, k);
+    }
+
+    /**
+     * Fuses all four lists, drops results below {@code minScore} and keeps the best {@code k}. With
+     * RRF every list has weight 1. Weighted, the two text lists share {@value #TEXT_WEIGHT} and the
+     * two vector lists {@value #VECTOR_WEIGHT}, halves each when both have candidates: a memory
+     * without context (its context lists then hold its own text) weighs as much as it did before
+     * there were context lists.
+     */
+    public static List<Fused> fuse(FusionMode mode, Candidates candidates, double minScore, int k) {
         List<Fused> all = switch (mode) {
-            case WEIGHTED -> weighted(text, vector, TEXT_WEIGHT, VECTOR_WEIGHT);
-            case RRF -> rrf(text, vector);
+            case WEIGHTED -> {
+                boolean bothText = nonEmpty(candidates.text()) && nonEmpty(candidates.contextText());
+                boolean bothVector = nonEmpty(candidates.vector()) && nonEmpty(candidates.contextVector());
+                double text = bothText ? TEXT_WEIGHT / 2 : TEXT_WEIGHT;
+                double vector = bothVector ? VECTOR_WEIGHT / 2 : VECTOR_WEIGHT;
+                yield fuse(candidates, new double[] {text, vector, text, vector}, false);
+            }
+            case RRF -> fuse(candidates, new double[] {1, 1, 1, 1}, true);
         };
         List<Fused> out = new ArrayList<>(Math.min(k, all.size()));
         for (Fused f : all) {
@@ -124,6 +162,45 @@ public final class HybridFusion {
                 id -> best == 0
                         ? 0
                         : (textWeight * tr.getOrDefault(id, 0.0) + vectorWeight * vr.getOrDefault(id, 0.0)) / best);
+    }
+
+    private static boolean nonEmpty(List<Scored> list) {
+        return list != null && !list.isEmpty();
+    }
+
+    /** Weighted RRF or weighted min-max over the four lists, scaled so the best possible is 1. */
+    private static List<Fused> fuse(Candidates c, double[] weights, boolean rrf) {
+        List<List<Scored>> lists =
+                List.of(dedup(c.text()), dedup(c.vector()), dedup(c.contextText()), dedup(c.contextVector()));
+        List<Map<String, Double>> parts = new ArrayList<>(lists.size());
+        List<Map<String, Double>> raws = new ArrayList<>(lists.size());
+        double best = 0;
+        Set<String> ids = new LinkedHashSet<>();
+        for (int i = 0; i < lists.size(); i++) {
+            List<Scored> list = lists.get(i);
+            parts.add(rrf ? reciprocalRanks(list) : minMax(list));
+            raws.add(toMap(list));
+            if (!list.isEmpty()) {
+                best += rrf ? weights[i] / (RRF_K + 1) : weights[i];
+            }
+            list.forEach(s -> ids.add(s.id()));
+        }
+        List<Fused> out = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            double sum = 0;
+            for (int i = 0; i < lists.size(); i++) {
+                sum += weights[i] * parts.get(i).getOrDefault(id, 0.0);
+            }
+            out.add(new Fused(
+                    id,
+                    best == 0 ? 0 : sum / best,
+                    raws.get(0).get(id),
+                    raws.get(1).get(id),
+                    raws.get(2).get(id),
+                    raws.get(3).get(id)));
+        }
+        out.sort(FUSED_ORDER);
+        return out;
     }
 
     private static List<Fused> combine(List<Scored> t, List<Scored> v, ToDoubleFunction<String> f) {

@@ -40,12 +40,15 @@ import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
@@ -129,6 +132,32 @@ public final class MemoryIndex implements Closeable {
     static final String F_TIME = "time";
     static final String F_TEXT_EN = "text_en";
     static final String F_TEXT_CJK = "text_cjk";
+    /**
+     * A record's text followed by its {@link MemoryRecord#context} (the text alone when it has
+     * none): the second granularity, searched as a list of its own beside {@link #F_TEXT_EN}.
+     */
+    static final String F_CONTEXT_EN = "context_en";
+
+    static final String F_CONTEXT_CJK = "context_cjk";
+    /** The vector of a record's {@link MemoryRecord#contextText()}. */
+    static final String F_CONTEXT_VECTOR = "vec_ctx";
+    /** Present (term {@code 1}, doc value 1) on the documents of records with a context. */
+    static final String F_HAS_CONTEXT = "has_ctx";
+
+    private static final Term HAS_CONTEXT = new Term(F_HAS_CONTEXT, "1");
+    /** The calendar terms of a record's effective time ({@link QueryTime}), one field each. */
+    private static final Map<QueryTime.Field, String> TIME_FIELDS = Map.of(
+            QueryTime.Field.DAY, "day",
+            QueryTime.Field.MONTH, "month",
+            QueryTime.Field.MONTH_OF_YEAR, "month_of_year",
+            QueryTime.Field.YEAR, "year");
+    /**
+     * What a date the search text names adds to a memory said on it: about one more matching word of
+     * middling rarity (BM25 scores of LoCoMo questions run 5-20 over 2-5 words), so the date breaks
+     * ties between memories that share the words and never lifts one that shares none.
+     */
+    static final float TIME_BOOST = 2f;
+
     static final String F_VECTOR = "vec";
     /** The model that made a document's vector; every document with a vector has it. */
     static final String F_VECTOR_MODEL = "vec_model";
@@ -324,7 +353,9 @@ public final class MemoryIndex implements Closeable {
 
     /** English for {@code text_en}, CJK bigrams for {@code text_cjk}, keywords left to their field types. */
     static Analyzer newAnalyzer() {
-        return new PerFieldAnalyzerWrapper(new EnglishAnalyzer(), Map.of(F_TEXT_CJK, new CjkBigramAnalyzer()));
+        return new PerFieldAnalyzerWrapper(
+                new EnglishAnalyzer(),
+                Map.of(F_TEXT_CJK, new CjkBigramAnalyzer(), F_CONTEXT_CJK, new CjkBigramAnalyzer()));
     }
 
     Document toDocument(MemoryRecord r) {
@@ -354,13 +385,28 @@ public final class MemoryIndex implements Closeable {
         }
         if (r.effectiveTime() != null) {
             doc.add(new LongPoint(F_TIME, r.effectiveTime().toEpochMilli()));
+            QueryTime.fields(r.effectiveTime())
+                    .forEach((field, value) -> doc.add(new StringField(TIME_FIELDS.get(field), value, Field.Store.NO)));
         }
         doc.add(new TextField(F_TEXT_EN, r.text(), Field.Store.NO));
         doc.add(new TextField(F_TEXT_CJK, r.text(), Field.Store.NO));
+        String wide = r.context() == null ? r.text() : r.contextText();
+        doc.add(new TextField(F_CONTEXT_EN, wide, Field.Store.NO));
+        doc.add(new TextField(F_CONTEXT_CJK, wide, Field.Store.NO));
+        if (r.context() != null) {
+            doc.add(new StringField(F_HAS_CONTEXT, "1", Field.Store.NO));
+            doc.add(new NumericDocValuesField(F_HAS_CONTEXT, 1));
+        }
         float[] vector = r.vector();
         if (vector != null) {
             checkDimension(vector.length, true);
             doc.add(new KnnFloatVectorField(F_VECTOR, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
+            float[] contextVector = r.contextVector();
+            if (contextVector != null) {
+                checkDimension(contextVector.length, true);
+                doc.add(new KnnFloatVectorField(
+                        F_CONTEXT_VECTOR, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
+            }
             doc.add(new StringField(
                     F_VECTOR_MODEL, r.vectorModel() == null ? UNNAMED_MODEL : r.vectorModel(), Field.Store.NO));
         }
@@ -438,32 +484,41 @@ public final class MemoryIndex implements Closeable {
             DocumentReader documents = new DocumentReader(searcher);
             Map<String, Integer> docsById = new HashMap<>();
 
+            // Memories with context get two more lists; an index without any pays nothing for them.
+            boolean contexts = searcher.getIndexReader().docFreq(HAS_CONTEXT) > 0;
             long t0 = System.nanoTime();
-            List<HybridFusion.Scored> text = null;
-            Query textQuery = textQuery(q.text());
-            if (textQuery != null) {
-                Query full = filter == null
-                        ? textQuery
-                        : new BooleanQuery.Builder()
-                                .add(textQuery, Occur.MUST)
-                                .add(filter, Occur.FILTER)
-                                .build();
-                text = scored(documents, searcher.search(full, n), docsById, false);
-            }
+            List<HybridFusion.Scored> text = bm25List(searcher, documents, docsById, textQuery(q.text()), q, filter);
+            List<HybridFusion.Scored> contextText =
+                    contexts ? bm25List(searcher, documents, docsById, contextQuery(q.text()), q, filter) : null;
             long t1 = System.nanoTime();
             List<HybridFusion.Scored> vector = null;
+            List<HybridFusion.Scored> contextVector = null;
             float[] target = q.vector();
             if (target != null && dimension.get() != 0) {
                 checkDimension(target.length, false);
                 int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
-                Query knn = new KnnFloatVectorQuery(
-                        F_VECTOR, unit(target), beam, sameModel(q.vectorModel(), filter, searcher.getIndexReader()));
-                vector = scored(documents, searcher.search(knn, n), docsById, true);
+                Query sameModel = sameModel(q.vectorModel(), filter, searcher.getIndexReader());
+                float[] unit = unit(target);
+                vector = scored(
+                        documents,
+                        searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, beam, sameModel), n),
+                        docsById,
+                        true);
+                if (contexts) {
+                    contextVector = contextVectors(
+                            searcher,
+                            documents,
+                            docsById,
+                            vector,
+                            searcher.search(new KnnFloatVectorQuery(F_CONTEXT_VECTOR, unit, beam, sameModel), n),
+                            n);
+                }
             }
             long t2 = System.nanoTime();
+            HybridFusion.Candidates candidates = new HybridFusion.Candidates(text, vector, contextText, contextVector);
             List<HybridFusion.Fused> fused = allCandidates
-                    ? HybridFusion.fuse(q.fusion(), text, vector, 0, Integer.MAX_VALUE)
-                    : HybridFusion.fuse(q.fusion(), text, vector, q.minScore(), q.k());
+                    ? HybridFusion.fuse(q.fusion(), candidates, 0, Integer.MAX_VALUE)
+                    : HybridFusion.fuse(q.fusion(), candidates, q.minScore(), q.k());
             long t3 = System.nanoTime();
             int[] hitDocs = new int[fused.size()];
             for (int i = 0; i < hitDocs.length; i++) {
@@ -638,17 +693,94 @@ public final class MemoryIndex implements Closeable {
 
     /** BM25 over both text fields; null when the text has no searchable term (empty, only stop words). */
     Query textQuery(String text) {
+        return bm25(text, F_TEXT_EN, F_TEXT_CJK);
+    }
+
+    /** BM25 over the text-with-context fields, as {@link #textQuery} over the text ones. */
+    Query contextQuery(String text) {
+        return bm25(text, F_CONTEXT_EN, F_CONTEXT_CJK);
+    }
+
+    private Query bm25(String text, String englishField, String cjkField) {
         if (text == null || text.isBlank()) {
             return null;
         }
-        Query en = queryBuilder.createBooleanQuery(F_TEXT_EN, text, Occur.SHOULD);
-        Query cjk = queryBuilder.createBooleanQuery(F_TEXT_CJK, text, Occur.SHOULD);
+        Query en = queryBuilder.createBooleanQuery(englishField, text, Occur.SHOULD);
+        Query cjk = queryBuilder.createBooleanQuery(cjkField, text, Occur.SHOULD);
         if (en == null || cjk == null) {
             return en != null ? en : cjk;
         }
         return new BooleanQuery.Builder()
                 .add(en, Occur.SHOULD)
                 .add(cjk, Occur.SHOULD)
+                .build();
+    }
+
+    /**
+     * The context-vector list: the kNN candidates of the context vectors, and the memories without
+     * context from the text-vector list (a memory without context is its own surroundings, so its
+     * text vector stands in), ordered by cosine and cut to {@code n}.
+     */
+    private static List<HybridFusion.Scored> contextVectors(
+            IndexSearcher searcher,
+            DocumentReader documents,
+            Map<String, Integer> docsById,
+            List<HybridFusion.Scored> textVectors,
+            TopDocs contextTop,
+            int n)
+            throws IOException {
+        List<HybridFusion.Scored> out = new ArrayList<>(scored(documents, contextTop, docsById, true));
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        for (HybridFusion.Scored candidate : textVectors) {
+            int doc = docsById.get(candidate.id());
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+            NumericDocValues flags = leaf.reader().getNumericDocValues(F_HAS_CONTEXT);
+            if (flags == null || !flags.advanceExact(doc - leaf.docBase)) {
+                out.add(candidate);
+            }
+        }
+        List<HybridFusion.Scored> sorted = HybridFusion.dedup(out);
+        return sorted.size() <= n ? sorted : sorted.subList(0, n);
+    }
+
+    /** The top candidates of one BM25 query under the search's filter, or null without a query. */
+    private static List<HybridFusion.Scored> bm25List(
+            IndexSearcher searcher,
+            DocumentReader documents,
+            Map<String, Integer> docsById,
+            Query words,
+            SearchQuery q,
+            Query filter)
+            throws IOException {
+        Query query = timeBoosted(words, q.text());
+        if (query == null) {
+            return null;
+        }
+        Query full = filter == null
+                ? query
+                : new BooleanQuery.Builder()
+                        .add(query, Occur.MUST)
+                        .add(filter, Occur.FILTER)
+                        .build();
+        return scored(documents, searcher.search(full, q.candidates()), docsById, false);
+    }
+
+    /**
+     * The text query, with memories said at a date the text names ({@link QueryTime}) scored higher:
+     * the date adds to the words' score but finds nothing on its own.
+     */
+    private static Query timeBoosted(Query words, String text) {
+        List<QueryTime.Term> terms = QueryTime.terms(text);
+        if (words == null || terms.isEmpty()) {
+            return words;
+        }
+        BooleanQuery.Builder when = new BooleanQuery.Builder();
+        for (QueryTime.Term term : terms) {
+            when.add(new TermQuery(new Term(TIME_FIELDS.get(term.field()), term.value())), Occur.SHOULD);
+        }
+        return new BooleanQuery.Builder()
+                .add(words, Occur.MUST)
+                .add(new BoostQuery(new ConstantScoreQuery(when.build()), TIME_BOOST), Occur.SHOULD)
                 .build();
     }
 

@@ -28,6 +28,11 @@ import java.util.TreeMap;
  * or tool name they are about), a {@code version} that starts at 1 and grows with every edit, and
  * the previous contents, newest first, in {@code history} (at most {@value #MAX_HISTORY}). The id
  * never changes on an edit: it is generated once, never derived from the content.
+ *
+ * <p>{@code context}, when present, is text around the memory that helps find it but is not the
+ * memory itself: the neighbouring turns of a dialog chunk, the heading and the paragraphs beside a
+ * diary chunk. Search matches it with a lower weight than {@code text}, so a memory is found by
+ * its surroundings while the memory that says it ranks first (see {@link MemoryIndex}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MemoryRecord(
@@ -45,10 +50,14 @@ public record MemoryRecord(
         String vectorModel,
         String target,
         long version,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history,
+        String context,
+        float[] contextVector) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
+    /** Longest accepted context, in characters. */
+    public static final int MAX_CONTEXT_LENGTH = 16_384;
     /** Longest accepted target. */
     public static final int MAX_TARGET_LENGTH = 200;
 
@@ -89,6 +98,56 @@ public record MemoryRecord(
         // Records written before versions existed read as version 1.
         version = Math.max(1, version);
         history = history == null ? List.of() : List.copyOf(history.subList(0, Math.min(MAX_HISTORY, history.size())));
+        if (context != null && context.isBlank()) {
+            context = null;
+        }
+        if (context != null && context.length() > MAX_CONTEXT_LENGTH) {
+            throw new IllegalArgumentException("context must be at most " + MAX_CONTEXT_LENGTH + " characters");
+        }
+        if (contextVector != null) {
+            if (context == null) {
+                throw new IllegalArgumentException("contextVector needs a context");
+            }
+            contextVector = contextVector.clone();
+            checkVector("contextVector", contextVector);
+        }
+    }
+
+    /** A record without context. */
+    public MemoryRecord(
+            String id,
+            String tenant,
+            String user,
+            String session,
+            MemoryType type,
+            String text,
+            Instant createdAt,
+            Instant updatedAt,
+            Instant conversationTime,
+            Map<String, String> metadata,
+            float[] vector,
+            String vectorModel,
+            String target,
+            long version,
+            List<Revision> history) {
+        this(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history,
+                null,
+                null);
     }
 
     /** A first version with no target (diary and dialog chunks). */
@@ -135,6 +194,39 @@ public record MemoryRecord(
         return vector == null ? null : vector.clone();
     }
 
+    @Override
+    public float[] contextVector() {
+        return contextVector == null ? null : contextVector.clone();
+    }
+
+    /** What the context vector embeds: the text followed by its context; null without context. */
+    @JsonIgnore
+    public String contextText() {
+        return context == null ? null : text + "\n" + context;
+    }
+
+    /** The same memory with the vector of {@link #contextText()} (by the model of {@link #vectorModel}). */
+    public MemoryRecord withContextVector(float[] newContextVector) {
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history,
+                context,
+                newContextVector);
+    }
+
     /** The time the search's time filter applies to: the conversation time if known, else the creation time. */
     @JsonIgnore
     public Instant effectiveTime() {
@@ -157,7 +249,9 @@ public record MemoryRecord(
                 model,
                 target,
                 version,
-                history);
+                history,
+                context,
+                newVector != null && Objects.equals(model, vectorModel) ? contextVector : null);
     }
 
     public MemoryRecord withConversationTime(Instant time) {
@@ -176,7 +270,9 @@ public record MemoryRecord(
                 vectorModel,
                 target,
                 version,
-                history);
+                history,
+                context,
+                contextVector);
     }
 
     public MemoryRecord withText(String newText, Instant newUpdatedAt) {
@@ -195,7 +291,30 @@ public record MemoryRecord(
                 vectorModel,
                 target,
                 version,
-                history);
+                history,
+                context,
+                null);
+    }
+
+    public MemoryRecord withContext(String newContext) {
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history,
+                newContext,
+                null);
     }
 
     public MemoryRecord withTarget(String newTarget) {
@@ -214,7 +333,9 @@ public record MemoryRecord(
                 vectorModel,
                 newTarget,
                 version,
-                history);
+                history,
+                context,
+                contextVector);
     }
 
     /**
@@ -243,7 +364,9 @@ public record MemoryRecord(
                 null,
                 target,
                 version + 1,
-                older);
+                older,
+                context,
+                null);
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -280,7 +403,9 @@ public record MemoryRecord(
                 && Objects.equals(vectorModel, r.vectorModel)
                 && Objects.equals(target, r.target)
                 && version == r.version
-                && history.equals(r.history);
+                && history.equals(r.history)
+                && Objects.equals(context, r.context)
+                && Arrays.equals(contextVector, r.contextVector);
     }
 
     @Override
@@ -300,7 +425,9 @@ public record MemoryRecord(
                 vectorModel,
                 target,
                 version,
-                history);
+                history,
+                context,
+                Arrays.hashCode(contextVector));
     }
 
     @Override
@@ -310,6 +437,8 @@ public record MemoryRecord(
                 + ", conversationTime=" + conversationTime + ", metadata=" + metadata
                 + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]")
                 + ", vectorModel=" + vectorModel + ", target=" + target + ", version=" + version
-                + ", history=" + history.size() + "]";
+                + ", history=" + history.size() + ", context="
+                + (context == null ? "null" : context.length() + " chars")
+                + ", contextVector=" + (contextVector == null ? "null" : "float[" + contextVector.length + "]") + "]";
     }
 }

@@ -32,6 +32,8 @@ public final class PartitionMerge {
         Map<String, Hit> byId = new HashMap<>();
         List<HybridFusion.Scored> text = new ArrayList<>();
         List<HybridFusion.Scored> vector = new ArrayList<>();
+        List<HybridFusion.Scored> contextText = new ArrayList<>();
+        List<HybridFusion.Scored> contextVector = new ArrayList<>();
         for (Hit hit : hits) {
             byId.merge(hit.id(), hit, PartitionMerge::newer);
             if (hit.textScore() != null) {
@@ -40,10 +42,19 @@ public final class PartitionMerge {
             if (hit.vectorScore() != null) {
                 vector.add(new HybridFusion.Scored(hit.id(), hit.vectorScore()));
             }
+            if (hit.contextTextScore() != null) {
+                contextText.add(new HybridFusion.Scored(hit.id(), hit.contextTextScore()));
+            }
+            if (hit.contextVectorScore() != null) {
+                contextVector.add(new HybridFusion.Scored(hit.id(), hit.contextVectorScore()));
+            }
         }
         int n = query.candidates();
-        List<HybridFusion.Fused> fused =
-                HybridFusion.fuse(query.fusion(), top(text, n), top(vector, n), query.minScore(), query.k());
+        List<HybridFusion.Fused> fused = HybridFusion.fuse(
+                query.fusion(),
+                new HybridFusion.Candidates(top(text, n), top(vector, n), top(contextText, n), top(contextVector, n)),
+                query.minScore(),
+                query.k());
         List<Hit> out = new ArrayList<>(fused.size());
         for (HybridFusion.Fused f : fused) {
             out.add(byId.get(f.id()).withScores(f));

@@ -212,4 +212,30 @@ class HybridFusionTest {
         assertThrows(IllegalArgumentException.class, () -> new Scored("a", Double.NaN));
         assertThrows(IllegalArgumentException.class, () -> new Scored("a", Double.POSITIVE_INFINITY));
     }
+
+    @Test
+    void contextListsThatRepeatTheTextListsOrderAsTheTwoListsDo() {
+        List<Scored> text = list("a", 3, "b", 2, "c", 1);
+        List<Scored> vector = list("c", 0.9, "a", 0.5, "b", 0.1);
+        for (FusionMode mode : FusionMode.values()) {
+            List<Fused> two = HybridFusion.fuse(mode, text, vector, 0, 10);
+            List<Fused> four = HybridFusion.fuse(mode, new HybridFusion.Candidates(text, vector, text, vector), 0, 10);
+            assertEquals(ids(two), ids(four), mode.name());
+            for (int i = 0; i < two.size(); i++) {
+                assertEquals(two.get(i).score(), four.get(i).score(), EPS, mode.name());
+            }
+        }
+    }
+
+    @Test
+    void theContextListsBreakWhatTheTextListsLeaveOpen() {
+        // "a" is first by text and "b" by vector, a tie; "b" is also first by its text with context.
+        List<Scored> text = list("a", 2, "b", 1);
+        List<Scored> vector = list("b", 0.9, "a", 0.5);
+        List<Fused> fused = HybridFusion.fuse(
+                FusionMode.RRF, new HybridFusion.Candidates(text, vector, list("b", 5, "a", 1), null), 0, 10);
+        assertEquals(List.of("b", "a"), ids(fused));
+        assertEquals(5.0, fused.get(0).contextTextScore(), EPS);
+        assertNull(fused.get(0).contextVectorScore());
+    }
 }

@@ -65,6 +65,76 @@ class MemoryIndexTest {
         return index.search(SearchQuery.text("acme", text, 10));
     }
 
+    // ---- two granularities: a memory's text, and its text with context ----------------------------
+
+    @Test
+    void aMemoryIsFoundThroughItsContextButTheOneThatSaysItRanksFirst() throws IOException {
+        MemoryRecord said = rec("said", "bob: the tax return is due on friday");
+        MemoryRecord beside = rec("beside", "alice: thanks, I will plan around it")
+                .withContext("bob: the tax return is due on friday\nalice: ok");
+        MemoryRecord other = rec("other", "alice: the weather was fine");
+        MemoryIndex index = index(beside, said, other);
+
+        // Words only in the context still find the memory...
+        assertEquals(List.of("beside"), ids(text(index, "plan around")));
+        SearchResult both = text(index, "tax return friday");
+        assertEquals(List.of("said", "beside"), ids(both));
+        // ...but the memory whose own text matches is first, and each hit carries both lists' scores.
+        Hit first = both.hits().get(0);
+        assertNotNull(first.textScore());
+        assertNotNull(first.contextTextScore());
+        Hit second = both.hits().get(1);
+        assertNull(second.textScore(), "only its context matches");
+        assertNotNull(second.contextTextScore());
+        assertEquals(beside.context(), second.context());
+    }
+
+    @Test
+    void withoutAnyContextTheSearchIsTheTextAndVectorSearchAsBefore() throws IOException {
+        MemoryIndex index = index(rec("m1", "alice likes green tea"), rec("m2", "alice drinks tea daily"));
+        SearchResult result = text(index, "green tea");
+        assertEquals(List.of("m1", "m2"), ids(result));
+        assertTrue(
+                result.hits().stream().allMatch(h -> h.contextTextScore() == null && h.contextVectorScore() == null));
+    }
+
+    @Test
+    void contextVectorsStandInForTheTextVectorOfMemoriesWithoutContext() throws IOException {
+        float[] query = {1, 0, 0};
+        MemoryRecord plain = rec("plain", "no words in common").withVector(new float[] {0.9f, 0.1f, 0}, "m");
+        MemoryRecord near = rec("near", "nothing either")
+                .withContext("some context")
+                .withVector(new float[] {0, 1, 0}, "m")
+                .withContextVector(new float[] {1, 0, 0});
+        MemoryIndex index = index(plain, near);
+        SearchResult result = index.search(SearchQuery.vector("acme", query, 10));
+        Hit nearHit = result.hits().stream()
+                .filter(h -> h.id().equals("near"))
+                .findFirst()
+                .orElseThrow();
+        Hit plainHit = result.hits().stream()
+                .filter(h -> h.id().equals("plain"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(1.0, nearHit.contextVectorScore(), 1e-5);
+        // The memory without context takes part in the context-vector list with its own vector.
+        assertEquals(plainHit.vectorScore(), plainHit.contextVectorScore(), 1e-9);
+    }
+
+    @Test
+    void aDateTheQueryNamesRanksTheMemorySaidThenFirst() throws IOException {
+        MemoryRecord may = rec("may", "acme", "alice", MemoryType.PERSONAL, "alice went hiking", T0)
+                .withConversationTime(Instant.parse("2023-05-08T10:00:00Z"));
+        MemoryRecord june = rec("zjune", "acme", "alice", MemoryType.PERSONAL, "alice went hiking", T0)
+                .withConversationTime(Instant.parse("2023-06-20T10:00:00Z"));
+        MemoryIndex index = index(may, june);
+        // Equal words: without the date the tie would go to "may" by id.
+        assertEquals(List.of("zjune", "may"), ids(text(index, "when did alice go hiking in June")));
+        assertEquals(List.of("may", "zjune"), ids(text(index, "what did alice do on May 8, 2023, hiking?")));
+        // A date alone finds nothing: it only orders memories the words found.
+        assertEquals(List.of(), ids(text(index, "June 2023")));
+    }
+
     // ---- writes ---------------------------------------------------------------------------------
 
     @Test

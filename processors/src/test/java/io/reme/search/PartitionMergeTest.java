@@ -34,7 +34,10 @@ class PartitionMergeTest {
                 "m",
                 null,
                 1,
-                List.of());
+                List.of(),
+                null,
+                null,
+                null);
     }
 
     private static SearchQuery query(int k, FusionMode fusion) {

@@ -83,6 +83,23 @@ final class MemoryInput {
         return node.asText().strip();
     }
 
+    /**
+     * The optional text around a memory that helps find it (the turns before and after, the section
+     * it came from); null when absent.
+     */
+    static String context(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual()) {
+            throw invalid("'context' must be a string");
+        }
+        if (node.asText().length() > MemoryRecord.MAX_CONTEXT_LENGTH) {
+            throw invalid("'context' is longer than " + MemoryRecord.MAX_CONTEXT_LENGTH + " characters");
+        }
+        return node.asText().isBlank() ? null : node.asText().strip();
+    }
+
     /** An optional safe id (user, session); null when absent. */
     static String safeId(String field, JsonNode node) {
         if (node == null || node.isNull()) {

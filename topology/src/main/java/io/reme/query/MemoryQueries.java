@@ -46,7 +46,7 @@ final class MemoryQueries {
     static final String INTERNAL_PROGRESS = "/v1/internal/memories-progress/";
     private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
     private static final Set<String> CREATE_FIELDS =
-            Set.of("type", "content", "target", "user", "session", "conversationTime", "metadata");
+            Set.of("type", "content", "context", "target", "user", "session", "conversationTime", "metadata");
     private static final Set<String> UPDATE_FIELDS =
             Set.of("content", "target", "conversationTime", "metadata", "version");
 
@@ -100,6 +100,7 @@ final class MemoryQueries {
         String id = UUID.randomUUID().toString();
         Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
         Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
+        String context = MemoryInput.context(b.get("context"));
         MemoryRecord record;
         try {
             record = new MemoryRecord(
@@ -117,7 +118,9 @@ final class MemoryQueries {
                     null,
                     target,
                     1,
-                    List.of());
+                    List.of(),
+                    context,
+                    null);
         } catch (IllegalArgumentException e) {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());
@@ -201,7 +204,12 @@ final class MemoryQueries {
             return record;
         }
         try {
-            return record.withVector(embeddings.embed(List.of(record.text())).get(0), embeddings.id());
+            if (record.contextText() == null) {
+                return record.withVector(
+                        embeddings.embed(List.of(record.text())).get(0), embeddings.id());
+            }
+            List<float[]> vectors = embeddings.embed(List.of(record.text(), record.contextText()));
+            return record.withVector(vectors.get(0), embeddings.id()).withContextVector(vectors.get(1));
         } catch (EmbeddingException e) {
             // Written without a vector it would silently drop out of vector search: the caller retries instead.
             throw ApiException.unavailable("the memory could not be embedded: " + e.getMessage());

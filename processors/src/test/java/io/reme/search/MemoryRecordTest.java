@@ -1,0 +1,60 @@
+package io.reme.search;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.reme.json.Json;
+import java.io.IOException;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** The context of a {@link MemoryRecord}: kept on the topic, checked, dropped with what it belonged to. */
+class MemoryRecordTest {
+    private static final Instant T0 = Instant.parse("2024-03-01T10:00:00Z");
+
+    private static MemoryRecord withContext() {
+        return MemoryRecord.of("m1", "acme", "alice", "s1", MemoryType.PERSONAL, "likes tea", T0)
+                .withContext("bob: what does alice drink?")
+                .withVector(new float[] {1, 0}, "model")
+                .withContextVector(new float[] {0, 1});
+    }
+
+    @Test
+    void contextAndItsVectorSurviveTheTopicsJson() throws IOException {
+        MemoryRecord record = withContext();
+        MemoryRecord read = Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(record), MemoryRecord.class);
+        assertEquals(record, read);
+        assertEquals("likes tea\nbob: what does alice drink?", read.contextText());
+        // Records written before contexts existed read as having none.
+        MemoryRecord old = Json.MAPPER.readValue(
+                "{\"id\":\"m0\",\"tenant\":\"acme\",\"type\":\"PERSONAL\",\"text\":\"x\"}", MemoryRecord.class);
+        assertNull(old.context());
+        assertNull(old.contextText());
+    }
+
+    @Test
+    void theContextVectorGoesWithTheTextOrModelItWasMadeFor() {
+        MemoryRecord record = withContext();
+        assertNull(record.withText("likes coffee", T0).contextVector(), "a new text needs a new vector");
+        assertNull(record.withVector(new float[] {1, 1}, "other").contextVector(), "another model");
+        assertNull(record.withVector(null, "model").contextVector(), "the stored source drops both");
+        assertArrayEquals(
+                new float[] {0, 1},
+                record.withVector(new float[] {1, 1}, "model").contextVector());
+        assertNull(record.withContext("new context").contextVector(), "a new context needs a new vector");
+    }
+
+    @Test
+    void aContextIsCheckedLikeTheRestOfTheRecord() {
+        MemoryRecord plain = MemoryRecord.of("m1", "acme", "alice", "s1", MemoryType.PERSONAL, "x", T0);
+        assertNull(plain.withContext("   ").context(), "blank is none");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> plain.withContext("c".repeat(MemoryRecord.MAX_CONTEXT_LENGTH + 1)));
+        assertThrows(IllegalArgumentException.class, () -> plain.withContextVector(new float[] {1}));
+        assertThrows(
+                IllegalArgumentException.class, () -> plain.withContext("c").withContextVector(new float[] {0, 0}));
+    }
+}
