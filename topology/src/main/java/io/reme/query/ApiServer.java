@@ -203,46 +203,8 @@ public final class ApiServer implements AutoCloseable {
      * @param workspace where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}})
      * @param topics where erasure requests go ({@code null}: no erasure routes answer, as in a server
      *     tested without Kafka)
-     */
-    public static ApiServer start(
-            WebServer bound,
-            ApiKeys keys,
-            KafkaStreams streams,
-            HostInfo self,
-            SessionSettings settings,
-            String encoding,
-            MessageIngest ingest,
-            SearchSetup search,
-            PrometheusMetrics metrics,
-            MemoryWriter writer,
-            Duration visibilityTimeout,
-            StreamThreadFailures failures,
-            Topics topics,
-            DiaryWriter diaryWriter,
-            Workspace workspace)
-            throws IOException {
-        return start(
-                bound,
-                keys,
-                streams,
-                self,
-                settings,
-                encoding,
-                ingest,
-                search,
-                metrics,
-                writer,
-                visibilityTimeout,
-                failures,
-                topics,
-                diaryWriter,
-                workspace,
-                TenantSetup.staticOnly(keys));
-    }
-
-    /**
-     * Starts serving with tenants as data: {@code tenants} authenticates (static keys, then issued
-     * ones), serves the admin API and applies the quotas.
+     * @param tenants authenticates (static keys, then issued ones), serves the admin API and applies the
+     *     quotas
      */
     public static ApiServer start(
             WebServer bound,

@@ -70,7 +70,8 @@ class ApiServerTest {
                 new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()),
                 null,
                 null,
-                new Workspace(workspace));
+                new Workspace(workspace),
+                TenantSetup.staticOnly(ApiKeys.single("acme", KEY)));
         port = api.port();
         // Warm up, so the timings below are not class loading's.
         send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
