@@ -1,9 +1,11 @@
 package io.reme.search;
 
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -102,7 +104,7 @@ public final class QueryTime {
     private static void day(List<Term> out, int year, int month, int dayOfMonth) {
         try {
             out.add(new Term(Field.DAY, LocalDate.of(year, month, dayOfMonth).toString()));
-        } catch (java.time.DateTimeException e) {
+        } catch (DateTimeException e) {
             // "February 30, 2023" names no day; the text is searched by its words alone.
         }
     }
@@ -112,7 +114,7 @@ public final class QueryTime {
             "january", "february", "march", "april", "may", "june",
             "july", "august", "september", "october", "november", "december"
         };
-        Map<String, Integer> out = new java.util.HashMap<>();
+        Map<String, Integer> out = new HashMap<>();
         for (int i = 0; i < names.length; i++) {
             out.put(names[i], i + 1);
             out.put(names[i].substring(0, 3), i + 1);

@@ -11,6 +11,7 @@ import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class StoredMessageSerdeTest {
         assertNull(serde.deserializer().deserialize("t", null));
         assertThrows(SerializationException.class, () -> serde.deserializer().deserialize("t", new byte[] {9, 0}));
         byte[] bytes = serde.serializer().serialize("t", sample("out"));
-        byte[] cut = java.util.Arrays.copyOf(bytes, bytes.length - 3);
+        byte[] cut = Arrays.copyOf(bytes, bytes.length - 3);
         assertThrows(SerializationException.class, () -> serde.deserializer().deserialize("t", cut));
         assertArrayEquals(bytes, serde.serializer().serialize("t", sample("out")));
     }
