@@ -11,8 +11,8 @@ import java.util.Map;
  */
 public record Topics(String prefix) {
     public static final String DEFAULT_PREFIX = "reme.";
-    /** A tenant or key record is a few hundred bytes. */
-    private static final int TENANTS_MAX_BYTES = 64 * 1024;
+    /** A tenant or key record is a few hundred bytes: the tenants topic takes nothing larger. */
+    public static final int TENANTS_MAX_BYTES = 64 * 1024;
 
     public Topics {
         if (prefix == null || !prefix.matches("[A-Za-z0-9._-]*")) {

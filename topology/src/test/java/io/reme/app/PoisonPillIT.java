@@ -135,7 +135,9 @@ class PoisonPillIT extends WithBroker {
                 ConfigEntry entry = described.get(RecordLimits.MAX_MESSAGE_BYTES);
                 int expected = resource.name().equals(TOPICS.messages())
                         ? limits.inputTopicMaxMessageBytes()
-                        : limits.topicMaxMessageBytes();
+                        : resource.name().equals(TOPICS.tenants())
+                                ? Topics.TENANTS_MAX_BYTES
+                                : limits.topicMaxMessageBytes();
                 if (entry.source() != ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG
                         || !entry.value().equals(Integer.toString(expected))) {
                     wrong.add(resource.name() + "=" + entry.value() + " (" + entry.source() + ")");
