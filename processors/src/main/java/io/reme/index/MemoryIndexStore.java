@@ -256,8 +256,12 @@ public final class MemoryIndexStore implements StateStore {
         }
     }
 
-    /** Near-real-time: a query sees every write applied so far, without a Lucene commit. */
-    private void refreshIfWritten() throws IOException {
+    /**
+     * Near-real-time: a query sees every write applied so far, without a Lucene commit. Synchronized: a
+     * query arriving while another refreshes waits for that refresh instead of reading the searcher from
+     * before it (the flag is already cleared then), so an acknowledged delete is never found again.
+     */
+    private synchronized void refreshIfWritten() throws IOException {
         if (unseen) {
             unseen = false;
             index.refresh();
