@@ -2,6 +2,7 @@ package io.reme.eval;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.search.FusionMode;
@@ -93,13 +94,17 @@ class LocomoEvalTest {
 
         List<MemoryRecord> rich =
                 LocomoEval.records("conv-x", "conv-x", turns, new LocomoEval.Options(true, true, 1, null, false));
+        // The turn is the memory's text; its neighbours are its context, searched as a second granularity.
         assertEquals(
-                "[2 June 2023] Ann: Here is my garden. [shares an image: a photo of tomatoes]\n"
-                        + "(context) Ben: I started learning the violin last week.",
+                "[2 June 2023] Ann: Here is my garden. [shares an image: a photo of tomatoes]",
                 rich.get(4).text());
+        assertEquals(
+                "(context) Ben: I started learning the violin last week.",
+                rich.get(4).context());
+        assertNull(plain.get(4).context(), "no neighbours asked for");
         // neighbours stay within the session
-        assertTrue(
-                rich.get(2).text().contains("What breed") && !rich.get(2).text().contains("violin"));
+        assertTrue(rich.get(2).context().contains("What breed")
+                && !rich.get(2).context().contains("violin"));
     }
 
     @Test
