@@ -231,31 +231,30 @@ public final class RemeApp implements AutoCloseable {
                             Clock.systemUTC(),
                             config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT)),
                     new TenantQuotas(directory, metrics, System::nanoTime));
-            ApiServer api = ApiServer.start(
-                    bound,
-                    keys,
-                    streams,
-                    self,
-                    settings,
-                    tokens.encodingName(),
-                    new MessageIngest(
-                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), settings.timeBounds()),
-                    new SearchSetup(
+            ApiServer api = ApiServer.on(bound)
+                    .streams(streams, self)
+                    .sessions(settings, tokens.encodingName())
+                    .ingest(new MessageIngest(
+                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), settings.timeBounds()))
+                    .search(new SearchSetup(
                             topics.memories(),
                             memoryPartitions,
                             memoryPartitioning,
                             embeddings,
                             new QueryLimits(
                                     config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
-                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))),
-                    metrics,
-                    new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
-                    config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT),
-                    failures,
-                    topics,
-                    new DiaryWriter(producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)),
-                    new Workspace(config.workspaceDir()),
-                    tenants);
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))))
+                    .metrics(metrics)
+                    .memories(
+                            new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
+                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT))
+                    .failures(failures)
+                    .topics(topics)
+                    .diaryWriter(new DiaryWriter(
+                            producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)))
+                    .workspace(new Workspace(config.workspaceDir()))
+                    .tenants(tenants)
+                    .start();
             started.set(api);
             if (!running.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(

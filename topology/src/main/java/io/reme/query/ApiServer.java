@@ -1,11 +1,18 @@
 package io.reme.query;
 
+import static io.reme.query.Authenticator.Access.ADMIN;
+import static io.reme.query.Authenticator.Access.INTERNAL;
+import static io.reme.query.Authenticator.Access.PUBLIC;
+import static io.reme.query.Authenticator.Access.TENANT;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.http.AdmissionGate;
 import io.reme.http.WebServer;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
+import io.reme.query.Authenticator.Access;
+import io.reme.query.Authenticator.Caller;
 import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
 import io.reme.ui.UiAssets;
@@ -23,6 +30,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -53,60 +61,78 @@ public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final String OPENAPI_RESOURCE = "/openapi.json";
 
-    /** Handles one matched request; {@code params} are the path's {@code {name}} segments in order. */
+    /**
+     * Handles one matched request from a caller the route's {@link Access} admitted; {@code params} are
+     * the path's {@code {name}} segments in order.
+     */
     @FunctionalInterface
     private interface RouteHandler {
-        void handle(ApiServer api, Exchange exchange, List<String> params) throws IOException;
+        void handle(ApiServer api, Exchange exchange, Caller caller, List<String> params) throws IOException;
     }
 
-    /** A method and a path template whose {@code {name}} segments match one non-empty path segment each. */
-    private record Route(String method, String path, Pattern pattern, RouteHandler handler) {
-        static Route of(String method, String path, RouteHandler handler) {
-            return new Route(method, path, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
+    /**
+     * A method and a path template whose {@code {name}} segments match one non-empty path segment each,
+     * with the access its caller needs.
+     */
+    private record Route(String method, String path, Access access, Pattern pattern, RouteHandler handler) {
+        Route {
+            Objects.requireNonNull(access, "access");
+        }
+
+        static Route of(String method, String path, Access access, RouteHandler handler) {
+            return new Route(method, path, access, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
         }
     }
 
     private static final List<Route> ROUTES = List.of(
-            Route.of("GET", "/health/live", (api, exchange, params) -> sendJson(exchange, 200, Map.of("status", "UP"))),
-            Route.of("GET", "/health/ready", ApiServer::ready),
-            Route.of("GET", "/metrics", ApiServer::metrics),
-            Route.of("GET", "/openapi.json", ApiServer::openApi),
-            Route.of("GET", "/v1/sessions/{session}/context", ApiServer::context),
-            Route.of("GET", "/v1/diary/{user}/{document}", ApiServer::diary),
-            Route.of("POST", "/v1/search", ApiServer::search),
-            Route.of("POST", SearchQueries.INTERNAL_PATH, ApiServer::internalSearch),
-            Route.of("POST", "/v1/messages", ApiServer::messages),
+            Route.of(
+                    "GET",
+                    "/health/live",
+                    PUBLIC,
+                    (api, exchange, caller, params) -> sendJson(exchange, 200, Map.of("status", "UP"))),
+            Route.of("GET", "/health/ready", PUBLIC, ApiServer::ready),
+            Route.of("GET", "/metrics", PUBLIC, ApiServer::metrics),
+            Route.of("GET", "/openapi.json", PUBLIC, ApiServer::openApi),
+            Route.of("GET", "/v1/sessions/{session}/context", TENANT, ApiServer::context),
+            Route.of("GET", "/v1/diary/{user}/{document}", TENANT, ApiServer::diary),
+            Route.of("POST", "/v1/search", TENANT, ApiServer::search),
+            Route.of("POST", SearchQueries.INTERNAL_PATH, INTERNAL, ApiServer::internalSearch),
+            Route.of("POST", "/v1/messages", TENANT, ApiServer::messages),
             // retrieve before {id}: the template would take "retrieve" for an id.
-            Route.of("POST", "/v1/memories/retrieve", ApiServer::retrieveMemories),
-            Route.of("POST", "/v1/memories", ApiServer::createMemory),
-            Route.of("GET", "/v1/memories", ApiServer::listMemories),
-            Route.of("GET", "/v1/memories/{id}", ApiServer::getMemory),
-            Route.of("PUT", "/v1/memories/{id}", ApiServer::updateMemory),
-            Route.of("DELETE", "/v1/memories/{id}", ApiServer::deleteMemory),
-            Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", ApiServer::internalGetMemory),
-            Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", ApiServer::internalMemoryProgress),
-            Route.of("POST", MemoryQueries.INTERNAL_LIST, ApiServer::internalListMemories),
-            Route.of("GET", "/v1/sessions", ApiServer::listSessions),
-            Route.of("POST", SessionListing.INTERNAL_LIST, ApiServer::internalListSessions),
-            Route.of("DELETE", "/v1/users/{user}", ApiServer::eraseUser),
-            Route.of("GET", "/v1/users/{user}/erasure", ApiServer::userErasure),
-            Route.of("DELETE", "/v1/tenant", ApiServer::eraseTenant),
-            Route.of("GET", "/v1/tenant/erasure", ApiServer::tenantErasure),
-            Route.of("POST", UserErasure.INTERNAL_REPORTS, ApiServer::internalErasureReports),
-            Route.of("PUT", "/v1/diary/{user}/{document}", ApiServer::saveDiary),
-            Route.of("GET", "/v1/tool-results/{id}", ApiServer::toolResult),
-            Route.of("GET", "/v1/pipeline", ApiServer::pipeline),
+            Route.of("POST", "/v1/memories/retrieve", TENANT, ApiServer::retrieveMemories),
+            Route.of("POST", "/v1/memories", TENANT, ApiServer::createMemory),
+            Route.of("GET", "/v1/memories", TENANT, ApiServer::listMemories),
+            Route.of("GET", "/v1/memories/{id}", TENANT, ApiServer::getMemory),
+            Route.of("PUT", "/v1/memories/{id}", TENANT, ApiServer::updateMemory),
+            Route.of("DELETE", "/v1/memories/{id}", TENANT, ApiServer::deleteMemory),
+            Route.of("GET", MemoryQueries.INTERNAL_GET + "{id}", INTERNAL, ApiServer::internalGetMemory),
+            Route.of("GET", MemoryQueries.INTERNAL_PROGRESS + "{id}", INTERNAL, ApiServer::internalMemoryProgress),
+            Route.of("POST", MemoryQueries.INTERNAL_LIST, INTERNAL, ApiServer::internalListMemories),
+            Route.of("GET", "/v1/sessions", TENANT, ApiServer::listSessions),
+            Route.of("POST", SessionListing.INTERNAL_LIST, INTERNAL, ApiServer::internalListSessions),
+            Route.of("DELETE", "/v1/users/{user}", TENANT, ApiServer::eraseUser),
+            Route.of("GET", "/v1/users/{user}/erasure", TENANT, ApiServer::userErasure),
+            Route.of("DELETE", "/v1/tenant", TENANT, ApiServer::eraseTenant),
+            Route.of("GET", "/v1/tenant/erasure", TENANT, ApiServer::tenantErasure),
+            Route.of("POST", UserErasure.INTERNAL_REPORTS, INTERNAL, ApiServer::internalErasureReports),
+            Route.of("PUT", "/v1/diary/{user}/{document}", TENANT, ApiServer::saveDiary),
+            Route.of("GET", "/v1/tool-results/{id}", TENANT, ApiServer::toolResult),
+            Route.of("GET", "/v1/pipeline", TENANT, ApiServer::pipeline),
             // The memory browser: static files, no key needed to load them (every call they make sends one).
-            Route.of("GET", "/ui", ApiServer::uiRoot),
-            Route.of("GET", "/ui/", (api, exchange, params) -> api.uiFile(exchange, UiAssets.INDEX)),
-            Route.of("GET", "/ui/{file}", (api, exchange, params) -> api.uiFile(exchange, params.get(0))),
-            Route.of("POST", "/v1/admin/tenants", ApiServer::adminCreateTenant),
-            Route.of("GET", "/v1/admin/tenants", ApiServer::adminListTenants),
-            Route.of("DELETE", "/v1/admin/tenants/{tenant}", ApiServer::adminDeleteTenant),
-            Route.of("POST", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminIssueKey),
-            Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ApiServer::adminListKeys),
-            Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ApiServer::adminRevokeKey),
-            Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ApiServer::adminPutPolicy));
+            Route.of("GET", "/ui", PUBLIC, ApiServer::uiRoot),
+            Route.of("GET", "/ui/", PUBLIC, (api, exchange, caller, params) -> api.uiFile(exchange, UiAssets.INDEX)),
+            Route.of(
+                    "GET",
+                    "/ui/{file}",
+                    PUBLIC,
+                    (api, exchange, caller, params) -> api.uiFile(exchange, params.get(0))),
+            Route.of("POST", "/v1/admin/tenants", ADMIN, ApiServer::adminCreateTenant),
+            Route.of("GET", "/v1/admin/tenants", ADMIN, ApiServer::adminListTenants),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}", ADMIN, ApiServer::adminDeleteTenant),
+            Route.of("POST", "/v1/admin/tenants/{tenant}/keys", ADMIN, ApiServer::adminIssueKey),
+            Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ADMIN, ApiServer::adminListKeys),
+            Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ADMIN, ApiServer::adminRevokeKey),
+            Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ADMIN, ApiServer::adminPutPolicy));
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -130,35 +156,30 @@ public final class ApiServer implements AutoCloseable {
     private final UserErasure erasure;
     private final McpEndpoint mcp;
     private final TenantSetup tenants;
+    private final Authenticator authenticator;
 
-    private ApiServer(
-            WebServer server,
-            ApiKeys keys,
-            KafkaStreams streams,
-            HostInfo self,
-            SessionSettings settings,
-            String encoding,
-            MessageIngest ingest,
-            SearchSetup search,
-            PrometheusMetrics metrics,
-            MemoryWriter writer,
-            Duration visibilityTimeout,
-            StreamThreadFailures failures,
-            Topics topics,
-            DiaryWriter diaryWriter,
-            Workspace workspace,
-            TenantSetup tenants)
-            throws IOException {
+    private ApiServer(Builder parts) throws IOException {
+        WebServer server = parts.server;
+        KafkaStreams streams = parts.streams;
+        HostInfo self = parts.self;
+        SessionSettings settings = Objects.requireNonNull(parts.settings, "sessions");
+        SearchSetup search = Objects.requireNonNull(parts.search, "search");
+        MessageIngest ingest = parts.ingest;
+        MemoryWriter writer = parts.writer;
+        Duration visibilityTimeout = parts.visibilityTimeout;
+        Topics topics = parts.topics;
+        TenantSetup tenants = Objects.requireNonNull(parts.tenants, "tenants");
         this.server = server;
         this.tenants = tenants;
+        this.authenticator = new Authenticator(tenants);
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.metrics = metrics;
+        this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
-        this.contexts = new ContextQueries(streams, routing, settings, encoding);
-        this.diaries = new DiaryQueries(streams, routing, diaryWriter);
-        this.toolResults = new ToolResults(workspace);
+        this.contexts = new ContextQueries(streams, routing, settings, parts.encoding);
+        this.diaries = new DiaryQueries(streams, routing, parts.diaryWriter);
+        this.toolResults = new ToolResults(parts.workspace);
         this.searches = new SearchQueries(
                 streams,
                 self,
@@ -168,7 +189,7 @@ public final class ApiServer implements AutoCloseable {
                 search.embeddings(),
                 search.limits());
         this.ingest = ingest;
-        this.health = new Health(streams, failures);
+        this.health = new Health(streams, parts.failures);
         this.memories = new MemoryQueries(
                 streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
         this.lookup = new SearchMemoryLookup(searches, tenants.directory());
@@ -189,58 +210,123 @@ public final class ApiServer implements AutoCloseable {
                         topics.diaryEdits(),
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
-                tenants.directory(),
-                new McpTools(searches, memories, contexts, ingest, diaries, metrics),
-                maxBodyBytes);
+                authenticator, new McpTools(searches, memories, contexts, ingest, diaries, metrics), maxBodyBytes);
     }
 
     /**
-     * Starts serving on a socket from {@link WebServer#bind}.
-     *
-     * @param self this instance's address as other instances reach it (Streams' application.server)
-     * @param metrics what {@code /metrics} exports; searches are timed into it
-     * @param diaryWriter where {@code PUT /v1/diary/...} submits its edits
-     * @param workspace where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}})
-     * @param topics where erasure requests go ({@code null}: no erasure routes answer, as in a server
-     *     tested without Kafka)
-     * @param tenants authenticates (static keys, then issued ones), serves the admin API and applies the
-     *     quotas
+     * What the API serves from, named one by one; {@link #start} it once everything is set. Parts left
+     * unset are absent (a server tested without Kafka sets no streams, ingest, writer or topics).
      */
-    public static ApiServer start(
-            WebServer bound,
-            ApiKeys keys,
-            KafkaStreams streams,
-            HostInfo self,
-            SessionSettings settings,
-            String encoding,
-            MessageIngest ingest,
-            SearchSetup search,
-            PrometheusMetrics metrics,
-            MemoryWriter writer,
-            Duration visibilityTimeout,
-            StreamThreadFailures failures,
-            Topics topics,
-            DiaryWriter diaryWriter,
-            Workspace workspace,
-            TenantSetup tenants)
-            throws IOException {
-        ApiServer api = new ApiServer(
-                bound,
-                keys,
-                streams,
-                self,
-                settings,
-                encoding,
-                ingest,
-                search,
-                metrics,
-                writer,
-                visibilityTimeout,
-                failures,
-                topics,
-                diaryWriter,
-                workspace,
-                tenants);
+    public static Builder on(WebServer bound) {
+        return new Builder(bound);
+    }
+
+    /** The API's collaborators, set by name. Not thread-safe; used once, by one thread, to start a server. */
+    public static final class Builder {
+        private final WebServer server;
+        private KafkaStreams streams;
+        private HostInfo self;
+        private SessionSettings settings;
+        private String encoding;
+        private MessageIngest ingest;
+        private SearchSetup search;
+        private PrometheusMetrics metrics;
+        private MemoryWriter writer;
+        private Duration visibilityTimeout;
+        private StreamThreadFailures failures;
+        private Topics topics;
+        private DiaryWriter diaryWriter;
+        private Workspace workspace;
+        private TenantSetup tenants;
+
+        private Builder(WebServer server) {
+            this.server = Objects.requireNonNull(server, "server");
+        }
+
+        /**
+         * The Streams instance the stores are read from, and this instance's address as other instances
+         * reach it (Streams' {@code application.server}).
+         */
+        public Builder streams(KafkaStreams streams, HostInfo self) {
+            this.streams = streams;
+            this.self = self;
+            return this;
+        }
+
+        /** How contexts are assembled, and the token encoding their budgets count in. */
+        public Builder sessions(SessionSettings settings, String encoding) {
+            this.settings = settings;
+            this.encoding = encoding;
+            return this;
+        }
+
+        /** Where {@code POST /v1/messages} produces to. */
+        public Builder ingest(MessageIngest ingest) {
+            this.ingest = ingest;
+            return this;
+        }
+
+        public Builder search(SearchSetup search) {
+            this.search = search;
+            return this;
+        }
+
+        /** What {@code /metrics} exports; searches are timed into it. */
+        public Builder metrics(PrometheusMetrics metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
+        /**
+         * Where memories written over HTTP go, and how long a write may wait to become visible to
+         * searches before the answer says it is not yet.
+         */
+        public Builder memories(MemoryWriter writer, Duration visibilityTimeout) {
+            this.writer = writer;
+            this.visibilityTimeout = visibilityTimeout;
+            return this;
+        }
+
+        /** The stream threads' failures, which readiness reports. */
+        public Builder failures(StreamThreadFailures failures) {
+            this.failures = failures;
+            return this;
+        }
+
+        /** Where erasure requests go (unset: no erasure routes answer, as in a server tested without Kafka). */
+        public Builder topics(Topics topics) {
+            this.topics = topics;
+            return this;
+        }
+
+        /** Where {@code PUT /v1/diary/...} submits its edits. */
+        public Builder diaryWriter(DiaryWriter diaryWriter) {
+            this.diaryWriter = diaryWriter;
+            return this;
+        }
+
+        /** Where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}}). */
+        public Builder workspace(Workspace workspace) {
+            this.workspace = workspace;
+            return this;
+        }
+
+        /**
+         * Authenticates (static keys, then issued ones), serves the admin API and applies the quotas.
+         */
+        public Builder tenants(TenantSetup tenants) {
+            this.tenants = tenants;
+            return this;
+        }
+
+        /** Starts serving on the socket from {@link WebServer#bind}. */
+        public ApiServer start() throws IOException {
+            return ApiServer.start(new ApiServer(this));
+        }
+    }
+
+    private static ApiServer start(ApiServer api) throws IOException {
+        WebServer bound = api.server;
         // Non-blocking: Jetty calls it without a thread of its own; accept hands the work to one. The MCP
         // servlet context is its child so that it starts and stops with the server, but is only ever
         // called on a worker (mcp), never on Jetty's thread.
@@ -282,6 +368,13 @@ public final class ApiServer implements AutoCloseable {
     /** Every route the server answers, as {@code METHOD /path/{param}}, in table order. */
     public static List<String> routes() {
         return ROUTES.stream().map(route -> route.method() + " " + route.path()).toList();
+    }
+
+    /** The access each route declares, keyed as {@link #routes()} names the routes, in table order. */
+    static Map<String, Access> access() {
+        Map<String, Access> access = new LinkedHashMap<>();
+        ROUTES.forEach(route -> access.put(route.method() + " " + route.path(), route.access()));
+        return access;
     }
 
     /** The OpenAPI description served at {@code /openapi.json}, from the classpath. */
@@ -405,14 +498,18 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * {@code /mcp}: the same key check as the API's routes (401 before the transport sees the request)
-     * and the same admission gate, then the MCP servlet on a worker. The servlet reads its own body
-     * (the server's size limit holds for it too) and answers a tool call on this worker; its
-     * long-lived event streams go async and release the worker and the gate.
+     * {@code /mcp}: the API's authenticator (401 before the transport sees the request, 429 past the
+     * tenant's request quota) and the same admission gate, then the MCP servlet on a worker. The
+     * servlet reads its own body (the server's size limit holds for it too) and answers a tool call on
+     * this worker; its long-lived event streams go async and release the worker and the gate.
      */
     private void mcp(Exchange exchange, Handler servlets) {
-        if (McpEndpoint.tenantOf(tenants.directory(), exchange.header("Authorization"))
-                .isEmpty()) {
+        String tenant;
+        try {
+            tenant = authenticator.tenantOf(authorization(exchange));
+        } catch (ApiException refused) {
+            // Any refused key (disabled or deleted tenant, a store not yet readable included) is a plain
+            // 401 with the challenge MCP clients look for to start their authorization flow.
             exchange.setHeader("WWW-Authenticate", "Bearer");
             sendJson(
                     exchange,
@@ -424,6 +521,12 @@ public final class ApiServer implements AutoCloseable {
                                     "unauthorized",
                                     "message",
                                     "send the tenant's API key as 'Authorization: Bearer <key>'")));
+            return;
+        }
+        try {
+            tenants.quotas().admitRequest(tenant);
+        } catch (ApiException throttled) {
+            sendError(exchange, throttled);
             return;
         }
         if (!gate.enter(false)) {
@@ -465,13 +568,7 @@ public final class ApiServer implements AutoCloseable {
         try {
             route(exchange);
         } catch (ApiException e) {
-            if (e.allow() != null) {
-                exchange.setHeader("Allow", e.allow());
-            }
-            if (e.retryAfterSeconds() != null) {
-                exchange.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
-            }
-            sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
+            sendError(exchange, e);
         } catch (IOException e) {
             LOG.debug("request not read or answer not delivered path={} error={}", exchange.path(), e.toString());
             exchange.fail(e);
@@ -482,6 +579,17 @@ public final class ApiServer implements AutoCloseable {
                     500,
                     Map.of("error", Map.of("code", "internal_error", "message", "internal error; see the server log")));
         }
+    }
+
+    /** The one error mapper: an {@link ApiException} as its status, headers and JSON error body. */
+    private static void sendError(Exchange exchange, ApiException e) {
+        if (e.allow() != null) {
+            exchange.setHeader("Allow", e.allow());
+        }
+        if (e.retryAfterSeconds() != null) {
+            exchange.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
+        }
+        sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
     }
 
     private void route(Exchange exchange) throws IOException {
@@ -501,7 +609,9 @@ public final class ApiServer implements AutoCloseable {
             for (int group = 1; group <= matcher.groupCount(); group++) {
                 params.add(matcher.group(group));
             }
-            route.handler().handle(this, exchange, params);
+            Caller caller =
+                    authenticator.admit(route.access(), method, path, authorization(exchange), forwarded(exchange));
+            route.handler().handle(this, exchange, caller, params);
             return;
         }
         if (!allowed.isEmpty()) {
@@ -510,26 +620,26 @@ public final class ApiServer implements AutoCloseable {
         throw notFound(method, path);
     }
 
-    private static ApiException notFound(String method, String path) {
+    static ApiException notFound(String method, String path) {
         return new ApiException(404, "not_found", "no route for " + method + " " + path);
     }
 
-    private void ready(Exchange exchange, List<String> params) throws IOException {
+    private void ready(Exchange exchange, Caller caller, List<String> params) throws IOException {
         Health.Status status = health.readiness();
         sendJson(exchange, status.ready() ? 200 : 503, status);
     }
 
-    private void metrics(Exchange exchange, List<String> params) throws IOException {
+    private void metrics(Exchange exchange, Caller caller, List<String> params) throws IOException {
         byte[] body = metrics.scrape().getBytes(StandardCharsets.UTF_8);
         send(exchange, 200, PrometheusMetrics.CONTENT_TYPE, body);
     }
 
-    private void openApi(Exchange exchange, List<String> params) throws IOException {
+    private void openApi(Exchange exchange, Caller caller, List<String> params) throws IOException {
         send(exchange, 200, "application/json", openApi);
     }
 
-    private void context(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void context(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         relay(
                 exchange,
                 contexts.context(
@@ -540,23 +650,23 @@ public final class ApiServer implements AutoCloseable {
                         exchange.header("Authorization")));
     }
 
-    private void diary(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void diary(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         relay(
                 exchange,
                 diaries.document(
                         tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
     }
 
-    private void saveDiary(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void saveDiary(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         relay(
                 exchange,
                 diaries.save(tenant, params.get(0), params.get(1), readJson(exchange), authorization(exchange)));
     }
 
-    private void toolResult(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void toolResult(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         byte[] text = toolResults.read(tenant, params.get(0));
         // Plain text the browser must never run as a page: the tool's output is anybody's text.
         exchange.setHeader("X-Content-Type-Options", "nosniff");
@@ -564,15 +674,14 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, 200, "text/plain; charset=utf-8", text);
     }
 
-    private void pipeline(Exchange exchange, List<String> params) throws IOException {
-        authenticate(exchange);
+    private void pipeline(Exchange exchange, Caller caller, List<String> params) throws IOException {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("health", health.readiness());
         body.put("metrics", metrics.pipeline());
         sendJson(exchange, 200, body);
     }
 
-    private void uiRoot(Exchange exchange, List<String> params) {
+    private void uiRoot(Exchange exchange, Caller caller, List<String> params) {
         // Relative file names in the page resolve against /ui/, not /.
         exchange.setHeader("Location", "/ui/");
         send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
@@ -588,133 +697,120 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, 200, asset.contentType(), asset.body());
     }
 
-    private void search(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void search(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         long start = System.nanoTime();
         SearchQueries.Answer answer = searches.search(tenant, readJson(exchange), exchange.header("Authorization"));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
 
-    private void internalSearch(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
-        if (!forwarded(exchange)) {
-            throw notFound(exchange.method(), exchange.path());
-        }
-        sendJson(exchange, 200, searches.internal(tenant, readJson(exchange)));
+    private void internalSearch(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        sendJson(exchange, 200, searches.internal(caller.tenant(), readJson(exchange)));
     }
 
-    private void messages(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void messages(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         JsonNode body = readJson(exchange);
         tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
         sendJson(exchange, 202, ingest.ingest(tenant, body));
     }
 
-    private void adminCreateTenant(Exchange exchange, List<String> params) throws IOException {
-        TenantAdmin admin = admin(exchange);
-        reply(exchange, admin.createTenant(readJson(exchange)));
+    private void adminCreateTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().createTenant(readJson(exchange)));
     }
 
-    private void adminListTenants(Exchange exchange, List<String> params) throws IOException {
-        reply(exchange, admin(exchange).listTenants());
+    private void adminListTenants(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().listTenants());
     }
 
-    private void adminDeleteTenant(Exchange exchange, List<String> params) throws IOException {
-        reply(exchange, admin(exchange).deleteTenant(params.get(0)));
+    private void adminDeleteTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().deleteTenant(params.get(0)));
     }
 
-    private void adminIssueKey(Exchange exchange, List<String> params) throws IOException {
-        TenantAdmin admin = admin(exchange);
-        reply(exchange, admin.issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
+    private void adminIssueKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
     }
 
-    private void adminListKeys(Exchange exchange, List<String> params) throws IOException {
-        reply(exchange, admin(exchange).listKeys(params.get(0)));
+    private void adminListKeys(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().listKeys(params.get(0)));
     }
 
-    private void adminRevokeKey(Exchange exchange, List<String> params) throws IOException {
-        reply(exchange, admin(exchange).revokeKey(params.get(0), params.get(1)));
+    private void adminRevokeKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().revokeKey(params.get(0), params.get(1)));
     }
 
-    private void adminPutPolicy(Exchange exchange, List<String> params) throws IOException {
-        TenantAdmin admin = admin(exchange);
-        reply(exchange, admin.putPolicy(params.get(0), readJson(exchange)));
-    }
-
-    /** The admin API, once the admin key checks out (404 when there is none, 401 for a tenant's key). */
-    private TenantAdmin admin(Exchange exchange) {
-        tenants.admin().authenticate(exchange.method(), exchange.path(), exchange.header("Authorization"));
-        return tenants.admin();
+    private void adminPutPolicy(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        reply(exchange, tenants.admin().putPolicy(params.get(0), readJson(exchange)));
     }
 
     private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
         sendJson(exchange, reply.status(), reply.body());
     }
 
-    private void createMemory(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void createMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         reply(exchange, memories.create(tenant, readJson(exchange), authorization(exchange)));
     }
 
-    private void listMemories(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void listMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, memories.list(tenant, exchange.rawQuery(), authorization(exchange)));
     }
 
-    private void getMemory(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void getMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, memories.get(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void updateMemory(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void updateMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         reply(exchange, memories.update(tenant, memoryId(params.get(0)), readJson(exchange), authorization(exchange)));
     }
 
-    private void deleteMemory(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void deleteMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         reply(exchange, memories.delete(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void retrieveMemories(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void retrieveMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, retrieval.retrieve(tenant, readJson(exchange), authorization(exchange)));
     }
 
-    private void internalGetMemory(Exchange exchange, List<String> params) throws IOException {
-        String tenant = internalCaller(exchange);
+    private void internalGetMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         relay(exchange, memories.internalGet(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void internalMemoryProgress(Exchange exchange, List<String> params) throws IOException {
-        String tenant = internalCaller(exchange);
+    private void internalMemoryProgress(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         relay(exchange, memories.progress(tenant, memoryId(params.get(0)), authorization(exchange)));
     }
 
-    private void internalListMemories(Exchange exchange, List<String> params) throws IOException {
-        String tenant = internalCaller(exchange);
+    private void internalListMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
     }
 
-    private void listSessions(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void listSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
     }
 
-    private void internalListSessions(Exchange exchange, List<String> params) throws IOException {
-        String tenant = internalCaller(exchange);
+    private void internalListSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
     }
 
-    private void eraseUser(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void eraseUser(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         UserErasure.Status status = erasures().eraseUser(tenant, params.get(0), authorization(exchange));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void userErasure(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void userErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         String user = params.get(0);
         String problem = SafeId.problem("user", user);
         if (problem != null) {
@@ -723,20 +819,20 @@ public final class ApiServer implements AutoCloseable {
         sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
     }
 
-    private void eraseTenant(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void eraseTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         UserErasure.requireConfirmation(tenant, readJson(exchange));
         UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void tenantErasure(Exchange exchange, List<String> params) throws IOException {
-        String tenant = authenticate(exchange);
+    private void tenantErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
     }
 
-    private void internalErasureReports(Exchange exchange, List<String> params) throws IOException {
-        String tenant = internalCaller(exchange);
+    private void internalErasureReports(Exchange exchange, Caller caller, List<String> params) throws IOException {
+        String tenant = caller.tenant();
         sendJson(exchange, 200, erasures().internal(tenant, readJson(exchange)));
     }
 
@@ -745,15 +841,6 @@ public final class ApiServer implements AutoCloseable {
             throw new ApiException(404, "not_found", "erasure is not available on this server");
         }
         return erasure;
-    }
-
-    /** The tenant of a call between instances; a client that is not forwarded never reaches these routes. */
-    private String internalCaller(Exchange exchange) {
-        String tenant = authenticate(exchange);
-        if (!forwarded(exchange)) {
-            throw notFound(exchange.method(), exchange.path());
-        }
-        return tenant;
     }
 
     private static String authorization(Exchange exchange) {
@@ -781,13 +868,6 @@ public final class ApiServer implements AutoCloseable {
             exchange.setHeader("Retry-After", answer.retryAfter());
         }
         send(exchange, answer.status(), answer.body());
-    }
-
-    /** The tenant of the request's key (static or issued), once it is within its request quota. */
-    private String authenticate(Exchange exchange) {
-        String tenant = tenants.directory().authenticate(exchange.header("Authorization"));
-        tenants.quotas().admitRequest(tenant);
-        return tenant;
     }
 
     private JsonNode readJson(Exchange exchange) throws IOException {

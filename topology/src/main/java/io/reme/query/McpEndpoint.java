@@ -35,7 +35,7 @@ final class McpEndpoint implements AutoCloseable {
     private final ServletContextHandler context;
     private final McpSyncServer server;
 
-    McpEndpoint(TenantDirectory keys, McpTools tools, int maxBodyBytes) {
+    McpEndpoint(Authenticator keys, McpTools tools, int maxBodyBytes) {
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .mcpEndpoint(PATH)
                 .maxRequestSize(maxBodyBytes)
@@ -85,16 +85,19 @@ final class McpEndpoint implements AutoCloseable {
      * The context a tool call runs with: the key's tenant, or nothing for a key that is not one (the API
      * refuses those before the transport sees them; a tool then answers 401 all the same).
      */
-    static McpTransportContext callerContext(TenantDirectory keys, String authorization) {
+    static McpTransportContext callerContext(Authenticator keys, String authorization) {
         Optional<String> tenant = tenantOf(keys, authorization);
         return tenant.map(t -> McpTransportContext.create(Map.of(TENANT, t, AUTHORIZATION, authorization)))
                 .orElse(McpTransportContext.EMPTY);
     }
 
-    /** The caller's tenant, by the same rules as every API route (static keys, then issued ones). */
-    static Optional<String> tenantOf(TenantDirectory keys, String authorization) {
+    /**
+     * The caller's tenant, by the API's authenticator (static keys, then issued ones); the request was
+     * admitted, quota included, before the transport saw it.
+     */
+    static Optional<String> tenantOf(Authenticator keys, String authorization) {
         try {
-            return Optional.of(keys.authenticate(authorization));
+            return Optional.of(keys.tenantOf(authorization));
         } catch (ApiException refused) {
             return Optional.empty();
         }

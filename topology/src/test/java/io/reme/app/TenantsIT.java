@@ -2,6 +2,7 @@ package io.reme.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -283,6 +284,25 @@ class TenantsIT extends WithBroker {
                 counter(metrics, "reme_http_throttled_total", "quota=\"requests\",tenant=\"flood\"") > 0,
                 "throttling counted per tenant");
         assertTrue(counter(metrics, "reme_http_throttled_total", "quota=\"messages\",tenant=\"chatty\"") > 0);
+    }
+
+    @Test
+    void mcpCallsTakeFromTheTenantsRequestQuotaLikeEveryRoute() throws Exception {
+        String key = tenantWithKey("mcpquota", Map.of("requestsPerSecond", 1));
+        awaitStatus(a, key, status -> status != 401);
+        // A bucket of one second's worth, one token: three calls in a row cannot all get in.
+        Response throttled = null;
+        for (int i = 0; i < 3 && throttled == null; i++) {
+            Response answer = send(a, "POST", "/mcp", key, Map.of("jsonrpc", "2.0", "id", i, "method", "ping"));
+            assertNotEquals(401, answer.status(), answer.text());
+            if (answer.status() == 429) {
+                throttled = answer;
+            }
+        }
+        assertNotNull(throttled, "an MCP call past the quota is refused");
+        assertEquals(
+                "too_many_requests", throttled.json().path("error").path("code").asText(), throttled.text());
+        assertNotNull(throttled.retryAfter(), "429 carries Retry-After");
     }
 
     @Test

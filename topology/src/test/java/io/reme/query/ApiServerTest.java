@@ -55,23 +55,17 @@ class ApiServerTest {
         HttpSettings settings = new HttpSettings(IDLE, 8, 64, 16_384, 64 * 1024);
         WebServer server = WebServer.bind("reme-http-test", "127.0.0.1", 0, settings);
         metrics = new PrometheusMetrics(Set.of());
-        api = ApiServer.start(
-                server,
-                ApiKeys.single("acme", KEY),
-                null,
-                new HostInfo("127.0.0.1", server.port()),
-                AppConfig.of(Map.of()).sessionSettings(),
-                "o200k_base",
-                null,
-                new SearchSetup("reme.memories", 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT),
-                metrics,
-                null,
-                Duration.ofSeconds(1),
-                new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()),
-                null,
-                null,
-                new Workspace(workspace),
-                TenantSetup.staticOnly(ApiKeys.single("acme", KEY)));
+        // No Kafka: no streams, ingest, memory writer, topics or diary writer.
+        api = ApiServer.on(server)
+                .streams(null, new HostInfo("127.0.0.1", server.port()))
+                .sessions(AppConfig.of(Map.of()).sessionSettings(), "o200k_base")
+                .search(new SearchSetup("reme.memories", 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT))
+                .metrics(metrics)
+                .memories(null, Duration.ofSeconds(1))
+                .failures(new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()))
+                .workspace(new Workspace(workspace))
+                .tenants(TenantSetup.staticOnly(ApiKeys.single("acme", KEY)))
+                .start();
         port = api.port();
         // Warm up, so the timings below are not class loading's.
         send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -115,6 +109,37 @@ class ApiServerTest {
         JsonNode error = answer.json().path("error");
         assertEquals(code, error.path("code").asText(null), answer::toString);
         assertFalse(error.path("message").asText("").isBlank(), answer::toString);
+    }
+
+    @Test
+    void everyRouteDeclaresItsAccessAndIsRefusedWithoutAKeyAsItSays() throws Exception {
+        Map<String, Authenticator.Access> access = ApiServer.access();
+        assertEquals(ApiServer.routes(), List.copyOf(access.keySet()));
+        for (Map.Entry<String, Authenticator.Access> route : access.entrySet()) {
+            assertNotNull(route.getValue(), route.getKey());
+            String method = route.getKey().substring(0, route.getKey().indexOf(' '));
+            String path = route.getKey().substring(method.length() + 1).replaceAll("\\{[^/}]+}", "x1");
+            String request = method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                    + (method.equals("POST") || method.equals("PUT") ? "Content-Length: 2\r\n\r\n{}" : "\r\n");
+            RawHttp.Answer answer = send(request);
+            switch (route.getValue()) {
+                case TENANT, INTERNAL -> {
+                    assertJsonError(answer, 401, "unauthorized");
+                    assertEquals(
+                            "send the tenant's API key as 'Authorization: Bearer <key>'",
+                            answer.json().path("error").path("message").asText(),
+                            route::getKey);
+                }
+                // This server has no admin key: its admin routes do not exist for anyone.
+                case ADMIN -> assertJsonError(answer, 404, "not_found");
+                case PUBLIC -> assertNotEquals(401, answer.status(), route::getKey);
+            }
+            if (route.getValue() == Authenticator.Access.INTERNAL) {
+                // A client's own key does not open a route between instances: it does not exist for it.
+                String withKey = request.replace("Host: x\r\n", "Host: x\r\nAuthorization: Bearer " + KEY + "\r\n");
+                assertJsonError(send(withKey), 404, "not_found");
+            }
+        }
     }
 
     @Test

@@ -20,11 +20,12 @@ class McpToolsTest {
 
     @Test
     void theCallersTenantComesFromItsKeyAndNothingElse() {
-        McpTransportContext acme =
-                McpEndpoint.callerContext(TenantDirectory.staticOnly(KEYS), "Bearer acme-key-0123456789abcdef");
+        McpTransportContext acme = McpEndpoint.callerContext(
+                new Authenticator(TenantSetup.staticOnly(KEYS)), "Bearer acme-key-0123456789abcdef");
         assertEquals(new McpTools.Caller("acme", "Bearer acme-key-0123456789abcdef"), McpTools.Caller.of(acme));
         for (String header : new String[] {null, "", "Bearer nope-0123456789abcdef", "acme-key-0123456789abcdef"}) {
-            McpTransportContext none = McpEndpoint.callerContext(TenantDirectory.staticOnly(KEYS), header);
+            McpTransportContext none =
+                    McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS)), header);
             assertNull(none.get(McpEndpoint.TENANT), String.valueOf(header));
             ApiException refused = assertThrows(ApiException.class, () -> McpTools.Caller.of(none));
             assertEquals(401, refused.status());
