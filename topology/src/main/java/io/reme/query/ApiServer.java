@@ -14,6 +14,7 @@ import io.reme.prometheus.PrometheusMetrics;
 import io.reme.query.Authenticator.Access;
 import io.reme.query.Authenticator.Caller;
 import io.reme.session.SessionSettings;
+import io.reme.tenant.TenantPolicy;
 import io.reme.topic.Topics;
 import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
@@ -662,7 +663,12 @@ public final class ApiServer implements AutoCloseable {
         String tenant = caller.tenant();
         relay(
                 exchange,
-                diaries.save(tenant, params.get(0), params.get(1), readJson(exchange), authorization(exchange)));
+                diaries.save(
+                        tenant,
+                        params.get(0),
+                        params.get(1),
+                        bind(exchange, DiarySave.class, DiarySave.INVALID),
+                        authorization(exchange)));
     }
 
     private void toolResult(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -700,7 +706,8 @@ public final class ApiServer implements AutoCloseable {
     private void search(Exchange exchange, Caller caller, List<String> params) throws IOException {
         String tenant = caller.tenant();
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(tenant, readJson(exchange), exchange.header("Authorization"));
+        SearchQueries.Answer answer = searches.search(
+                tenant, bind(exchange, SearchRequest.class, SearchRequest.INVALID), authorization(exchange));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
@@ -717,7 +724,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void adminCreateTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().createTenant(readJson(exchange)));
+        reply(exchange, tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID)));
     }
 
     private void adminListTenants(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -729,7 +736,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void adminIssueKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().issueKey(params.get(0), exchange.body == null ? null : readJson(exchange)));
+        reply(exchange, tenants.admin().issueKey(params.get(0), bind(exchange, KeyRequest.class, KeyRequest.INVALID)));
     }
 
     private void adminListKeys(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -741,7 +748,8 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void adminPutPolicy(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().putPolicy(params.get(0), readJson(exchange)));
+        // The tenant's stored policy record itself: its constructor checks the limits.
+        reply(exchange, tenants.admin().putPolicy(params.get(0), bind(exchange, TenantPolicy.class, "invalid_policy")));
     }
 
     private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
@@ -750,7 +758,10 @@ public final class ApiServer implements AutoCloseable {
 
     private void createMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
         String tenant = caller.tenant();
-        reply(exchange, memories.create(tenant, readJson(exchange), authorization(exchange)));
+        reply(
+                exchange,
+                memories.create(
+                        tenant, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID), authorization(exchange)));
     }
 
     private void listMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -765,7 +776,13 @@ public final class ApiServer implements AutoCloseable {
 
     private void updateMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
         String tenant = caller.tenant();
-        reply(exchange, memories.update(tenant, memoryId(params.get(0)), readJson(exchange), authorization(exchange)));
+        reply(
+                exchange,
+                memories.update(
+                        tenant,
+                        memoryId(params.get(0)),
+                        bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID),
+                        authorization(exchange)));
     }
 
     private void deleteMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -775,7 +792,11 @@ public final class ApiServer implements AutoCloseable {
 
     private void retrieveMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
         String tenant = caller.tenant();
-        sendJson(exchange, 200, retrieval.retrieve(tenant, readJson(exchange), authorization(exchange)));
+        sendJson(
+                exchange,
+                200,
+                retrieval.retrieve(
+                        tenant, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID), authorization(exchange)));
     }
 
     private void internalGetMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
@@ -821,7 +842,7 @@ public final class ApiServer implements AutoCloseable {
 
     private void eraseTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
         String tenant = caller.tenant();
-        UserErasure.requireConfirmation(tenant, readJson(exchange));
+        UserErasure.requireConfirmation(tenant, bind(exchange, TenantErase.class, TenantErase.INVALID));
         UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
@@ -870,18 +891,28 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, answer.status(), answer.body());
     }
 
+    /** The body as a request record, bound and validated by {@link BodyBinder} (415 unless JSON). */
+    private static <T> T bind(Exchange exchange, Class<T> type, String code) {
+        requireJson(exchange);
+        return BodyBinder.bind(exchange.body, type, code);
+    }
+
     private JsonNode readJson(Exchange exchange) throws IOException {
+        requireJson(exchange);
+        try {
+            return Json.MAPPER.readTree(exchange.body == null ? new byte[0] : exchange.body);
+        } catch (IOException e) {
+            throw new ApiException(400, "malformed_json", "request body is not JSON");
+        }
+    }
+
+    private static void requireJson(Exchange exchange) {
         String type = exchange.header("Content-Type");
         if (type != null && !isJson(type)) {
             throw new ApiException(
                     415,
                     "unsupported_media_type",
                     "send the body as JSON with 'Content-Type: " + "application/json' (got '" + type + "')");
-        }
-        try {
-            return Json.MAPPER.readTree(exchange.body == null ? new byte[0] : exchange.body);
-        } catch (IOException e) {
-            throw new ApiException(400, "malformed_json", "request body is not JSON");
         }
     }
 

@@ -65,20 +65,9 @@ public final class DiaryQueries {
      * when it is not at the expected version, before or after submitting (another edit won the race,
      * and the caller still holds its text to merge); 202 when no decision was seen within the wait.
      */
-    OwnerRouting.Answer save(String tenant, String user, String name, JsonNode body, String authorization) {
+    OwnerRouting.Answer save(String tenant, String user, String name, DiarySave body, String authorization) {
         DocumentKey key = key(tenant, user, name);
-        JsonNode content = body.path("content");
-        JsonNode expected = body.path("expectedVersion");
-        if (!content.isTextual()) {
-            throw new ApiException(400, "invalid_body", "content must be the document's text");
-        }
-        if (!expected.canConvertToLong() || !expected.isIntegralNumber() || expected.asLong() < 0) {
-            throw new ApiException(
-                    400,
-                    "invalid_body",
-                    "expectedVersion must be the version the edit is based on (0 for a new document)");
-        }
-        long base = expected.asLong();
+        long base = body.expectedVersion();
         Current before = current(tenant, user, name, authorization, false);
         if (before.answer() != null) {
             return before.answer();
@@ -87,7 +76,7 @@ public final class DiaryQueries {
             return conflict(key, base, before);
         }
         DiaryEdit edit = new DiaryEdit(
-                UUID.randomUUID().toString(), tenant, user, name, base, content.asText(), AUTHOR, Instant.now());
+                UUID.randomUUID().toString(), tenant, user, name, base, body.content(), AUTHOR, Instant.now());
         writer.submit(edit);
         LOG.info(
                 "diary edit submitted tenant={} user={} document={} base={} editId={}",

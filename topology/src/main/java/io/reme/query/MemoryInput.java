@@ -39,20 +39,13 @@ final class MemoryInput {
         return new ApiException(400, "invalid_memory", message);
     }
 
-    static JsonNode object(JsonNode body) {
-        if (body == null || !body.isObject()) {
-            throw invalid("the body must be a JSON object");
-        }
-        return body;
-    }
-
-    static MemoryType writableType(JsonNode node) {
-        if (node == null || node.isNull()) {
+    static MemoryType writableType(String value) {
+        if (value == null) {
             throw invalid("'type' is required: personal, procedural or tool");
         }
-        MemoryType type = type(node.asText());
+        MemoryType type = type(value);
         if (!WRITABLE.contains(type)) {
-            throw invalid("'type' must be personal, procedural or tool (got '" + node.asText() + "')");
+            throw invalid("'type' must be personal, procedural or tool (got '" + value + "')");
         }
         return type;
     }
@@ -67,58 +60,53 @@ final class MemoryInput {
     }
 
     /** The content, or null when absent and not required. */
-    static String content(JsonNode node, boolean required) {
-        if (node == null || node.isNull()) {
+    static String content(String value, boolean required) {
+        if (value == null) {
             if (required) {
                 throw invalid("'content' is required");
             }
             return null;
         }
-        if (!node.isTextual() || node.asText().isBlank()) {
+        if (value.isBlank()) {
             throw invalid("'content' must be a non-empty string");
         }
-        if (node.asText().length() > MAX_CONTENT_CHARS) {
+        if (value.length() > MAX_CONTENT_CHARS) {
             throw invalid("'content' is longer than " + MAX_CONTENT_CHARS + " characters");
         }
-        return node.asText().strip();
+        return value.strip();
     }
 
     /**
      * The optional text around a memory that helps find it (the turns before and after, the section
      * it came from); null when absent.
      */
-    static String context(JsonNode node) {
-        if (node == null || node.isNull()) {
+    static String context(String value) {
+        if (value == null) {
             return null;
         }
-        if (!node.isTextual()) {
-            throw invalid("'context' must be a string");
-        }
-        if (node.asText().length() > MemoryRecord.MAX_CONTEXT_LENGTH) {
+        if (value.length() > MemoryRecord.MAX_CONTEXT_LENGTH) {
             throw invalid("'context' is longer than " + MemoryRecord.MAX_CONTEXT_LENGTH + " characters");
         }
-        return node.asText().isBlank() ? null : node.asText().strip();
+        return value.isBlank() ? null : value.strip();
     }
 
     /** An optional safe id (user, session); null when absent. */
-    static String safeId(String field, JsonNode node) {
-        if (node == null || node.isNull()) {
+    static String safeId(String field, String value) {
+        if (value == null) {
             return null;
         }
-        String problem = SafeId.problem(field, node.asText());
-        if (problem != null || !node.isTextual()) {
-            throw invalid(problem != null ? problem : "'" + field + "' must be a string");
+        String problem = SafeId.problem(field, value);
+        if (problem != null) {
+            throw invalid(problem);
         }
-        return node.asText();
+        return value;
     }
 
-    static String target(JsonNode node) {
-        if (node == null || node.isNull()) {
+    static String target(String value) {
+        if (value == null) {
             return null;
         }
-        String value = node.asText();
-        if (!node.isTextual()
-                || value.isBlank()
+        if (value.isBlank()
                 || value.length() > MemoryRecord.MAX_TARGET_LENGTH
                 || value.chars().anyMatch(Character::isISOControl)) {
             throw invalid("'target' must be a string of 1.." + MemoryRecord.MAX_TARGET_LENGTH

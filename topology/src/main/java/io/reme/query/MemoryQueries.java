@@ -45,10 +45,6 @@ final class MemoryQueries {
     static final String INTERNAL_LIST = "/v1/internal/memories-list";
     static final String INTERNAL_PROGRESS = "/v1/internal/memories-progress/";
     private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
-    private static final Set<String> CREATE_FIELDS =
-            Set.of("type", "content", "context", "target", "user", "session", "conversationTime", "metadata");
-    private static final Set<String> UPDATE_FIELDS =
-            Set.of("content", "target", "conversationTime", "metadata", "version");
 
     private final KafkaStreams streams;
     private final OwnerRouting routing;
@@ -81,26 +77,23 @@ final class MemoryQueries {
 
     // ---- writes -----------------------------------------------------------------------------------
 
+    /** A tool's arguments, bound as the route's body is. */
     Reply create(String tenant, JsonNode body, String authorization) {
-        JsonNode b = fields(body, CREATE_FIELDS);
-        MemoryType type = MemoryInput.writableType(b.get("type"));
-        String content = MemoryInput.content(b.get("content"), true);
-        String user = MemoryInput.safeId("user", b.get("user"));
-        String session = MemoryInput.safeId("session", b.get("session"));
-        String target = MemoryInput.target(b.get("target"));
-        if (target == null) {
-            if (type != MemoryType.PERSONAL || user == null) {
-                throw MemoryInput.invalid("'target' is required: the user name (personal), task name (procedural) "
-                        + "or tool name (tool) the memory is about; a personal memory defaults to its 'user'");
-            }
-            target = user;
-        }
+        return create(tenant, BodyBinder.bind(body, MemoryCreate.class, MemoryCreate.INVALID), authorization);
+    }
+
+    Reply create(String tenant, MemoryCreate body, String authorization) {
+        MemoryType type = body.memoryType();
+        String content = body.text();
+        String user = body.user();
+        String session = body.session();
+        String target = body.memoryTarget();
         Instant now = Instant.now();
         // Generated once and never derived from the content, so edits keep it.
         String id = UUID.randomUUID().toString();
-        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
-        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
-        String context = MemoryInput.context(b.get("context"));
+        Instant conversationTime = body.time();
+        Map<String, String> metadata = body.tags();
+        String context = body.around();
         MemoryRecord record;
         try {
             record = new MemoryRecord(
@@ -128,16 +121,16 @@ final class MemoryQueries {
         return write(embedded(record), authorization, true);
     }
 
+    /** A tool's arguments, bound as the route's body is. */
     Reply update(String tenant, String id, JsonNode body, String authorization) {
-        JsonNode b = fields(body, UPDATE_FIELDS);
-        if (b.hasNonNull("version")
-                && !(b.get("version").isIntegralNumber() && b.get("version").canConvertToLong())) {
-            throw MemoryInput.invalid("'version' must be a whole number, the version read last");
-        }
-        String content = MemoryInput.content(b.get("content"), false);
-        Map<String, String> metadata = MemoryInput.metadata(b.get("metadata"));
-        String target = MemoryInput.target(b.get("target"));
-        Instant conversationTime = MemoryInput.instant("conversationTime", b.get("conversationTime"));
+        return update(tenant, id, BodyBinder.bind(body, MemoryUpdate.class, MemoryCreate.INVALID), authorization);
+    }
+
+    Reply update(String tenant, String id, MemoryUpdate body, String authorization) {
+        String content = body.text();
+        Map<String, String> metadata = body.tags();
+        String target = MemoryInput.target(body.target());
+        Instant conversationTime = body.time();
         MemoryRecord current = record(tenant, id, false, authorization);
         if (current == null) {
             throw notFound(id);
@@ -146,12 +139,12 @@ final class MemoryQueries {
             throw MemoryInput.invalid("a " + current.type().name().toLowerCase(Locale.ROOT)
                     + " is written by the pipeline; edit its source instead");
         }
-        if (b.hasNonNull("version") && b.get("version").asLong() != current.version()) {
+        if (body.version() != null && body.version().longValue() != current.version()) {
             throw new ApiException(
                     409,
                     "version_conflict",
-                    "the memory is at version " + current.version() + ", not "
-                            + b.get("version").asLong() + "; read it again and repeat the edit");
+                    "the memory is at version " + current.version() + ", not " + body.version()
+                            + "; read it again and repeat the edit");
         }
         if (content == null && metadata == null && target == null && conversationTime == null) {
             throw MemoryInput.invalid("give at least one of content, target, metadata, conversationTime");
@@ -404,16 +397,6 @@ final class MemoryQueries {
                     + (answer == null ? "" : ": " + answer.getFailureMessage()));
         }
         return answer.getResult();
-    }
-
-    private static JsonNode fields(JsonNode body, Set<String> allowed) {
-        JsonNode b = MemoryInput.object(body);
-        b.fieldNames().forEachRemaining(name -> {
-            if (!allowed.contains(name)) {
-                throw MemoryInput.invalid("unknown field '" + name + "'; accepted: " + new TreeSet<>(allowed));
-            }
-        });
-        return b;
     }
 
     private static ApiException notFound(String id) {

@@ -71,6 +71,10 @@ public final class SearchQueries {
     record Answer(List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
     Answer search(String tenant, JsonNode body, String authorization) {
+        return search(tenant, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID), authorization);
+    }
+
+    Answer search(String tenant, SearchRequest body, String authorization) {
         long start = System.nanoTime();
         SearchQuery query = parse(tenant, body);
         return search(query, authorization, start, System.nanoTime());
@@ -175,38 +179,27 @@ public final class SearchQueries {
         }
     }
 
+    /** The query of a {@code /v1/search} body already parsed (a tool's arguments, a retrieval's search). */
+    SearchQuery parse(String tenant, JsonNode body) {
+        return parse(tenant, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
+    }
+
     /**
      * The query of a {@code /v1/search} body, its text embedded (once) when a model is configured.
      * Every parameter is checked before the text is embedded; a bad one is a 400 that names it.
      */
-    SearchQuery parse(String tenant, JsonNode body) {
-        if (body == null || !body.isObject()) {
-            throw invalid("the body must be a JSON object with at least 'query'");
-        }
-        JsonNode query = body.path("query");
-        if (!query.isTextual() || query.asText().isBlank()) {
-            throw invalid("'query' is required: a non-empty string");
-        }
-        String text = query.asText();
+    SearchQuery parse(String tenant, SearchRequest body) {
+        String text = body.query();
         limits.check(text);
-        int k = body.hasNonNull("k") ? wholeNumber(body.get("k"), "k") : SearchQuery.DEFAULT_K;
-        if (k < 1 || k > SearchQuery.MAX_K) {
-            throw invalid("'k' must be a whole number in [1, " + SearchQuery.MAX_K + "] (got " + k + ")");
-        }
-        double minScore = 0;
-        if (body.hasNonNull("minScore")) {
-            minScore = body.get("minScore").isNumber() ? body.get("minScore").asDouble() : -1;
-            if (!(minScore >= 0 && minScore <= 1)) {
-                throw invalid("'minScore' must be a number in [0, 1] (got " + body.get("minScore") + ")");
-            }
-        }
-        FusionMode fusion = body.hasNonNull("fusion") ? fusion(body.get("fusion")) : null;
-        Set<MemoryType> types = enums(body.get("types"));
-        Set<String> users = strings(body.get("users"), "users");
-        Set<String> sessions = strings(body.get("sessions"), "sessions");
-        Set<String> targets = strings(body.get("targets"), "targets");
-        Instant from = MemoryInput.instant("invalid_query", "from", body.get("from"));
-        Instant to = MemoryInput.instant("invalid_query", "to", body.get("to"));
+        int k = body.k() == null ? SearchQuery.DEFAULT_K : body.k();
+        double minScore = body.minScore() == null ? 0 : body.minScore();
+        FusionMode fusion = body.fusion() == null ? null : fusion(body.fusion());
+        Set<MemoryType> types = enums(body.types());
+        Set<String> users = strings(body.users());
+        Set<String> sessions = strings(body.sessions());
+        Set<String> targets = strings(body.targets());
+        Instant from = MemoryInput.instant(SearchRequest.INVALID, "from", body.from());
+        Instant to = MemoryInput.instant(SearchRequest.INVALID, "to", body.to());
         if (from != null && to != null && !from.isBefore(to)) {
             throw invalid("'from' must be before 'to' (got " + from + " and " + to + ")");
         }
@@ -243,24 +236,17 @@ public final class SearchQueries {
         return new ApiException(400, "invalid_query", message);
     }
 
-    private static int wholeNumber(JsonNode node, String field) {
-        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-            throw invalid("'" + field + "' must be a whole number (got " + node + ")");
-        }
-        return node.asInt();
-    }
-
-    private static FusionMode fusion(JsonNode node) {
+    private static FusionMode fusion(String value) {
         try {
-            return FusionMode.valueOf(node.asText().toUpperCase(Locale.ROOT));
+            return FusionMode.valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw invalid("'fusion' must be rrf or weighted (got " + node + ")");
+            throw invalid("'fusion' must be rrf or weighted (got '" + value + "')");
         }
     }
 
-    private static Set<MemoryType> enums(JsonNode node) {
+    private static Set<MemoryType> enums(List<String> values) {
         Set<MemoryType> types = new LinkedHashSet<>();
-        for (String value : strings(node, "types")) {
+        for (String value : strings(values)) {
             try {
                 types.add(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException e) {
@@ -271,25 +257,8 @@ public final class SearchQueries {
         return types;
     }
 
-    /** A string or an array of strings; absent or null is none. */
-    private static Set<String> strings(JsonNode node, String field) {
-        Set<String> values = new LinkedHashSet<>();
-        if (node == null || node.isNull()) {
-            return values;
-        }
-        if (node.isTextual()) {
-            values.add(node.asText());
-            return values;
-        }
-        if (!node.isArray()) {
-            throw invalid("'" + field + "' must be a string or an array of strings (got " + node + ")");
-        }
-        for (JsonNode value : node) {
-            if (!value.isTextual()) {
-                throw invalid("'" + field + "' must be a string or an array of strings (got " + value + " in it)");
-            }
-            values.add(value.asText());
-        }
-        return values;
+    /** Absent is none; a null in the array is refused like any other non-string. */
+    private static Set<String> strings(List<String> values) {
+        return values == null ? new LinkedHashSet<>() : new LinkedHashSet<>(values);
     }
 }

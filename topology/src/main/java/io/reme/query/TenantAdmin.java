@@ -1,22 +1,16 @@
 package io.reme.query;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectReader;
-import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,9 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class TenantAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(TenantAdmin.class);
     private static final String BEARER = "Bearer ";
-    /** Policies are read strictly: a misspelt or unsupported limit is a 400, never silently ignored. */
-    private static final ObjectReader POLICY =
-            Json.MAPPER.readerFor(TenantPolicy.class).with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final byte[] adminKeyHash;
     private final TenantDirectory directory;
@@ -98,10 +89,9 @@ public final class TenantAdmin {
     }
 
     /** {@code POST /v1/admin/tenants}: creates a tenant, or sets an existing one's {@code status}. */
-    public synchronized Reply createTenant(JsonNode body) {
-        String tenant =
-                tenantOf(body.path("tenant").isTextual() ? body.path("tenant").asText() : null);
-        TenantStatus status = statusOf(body.get("status"));
+    synchronized Reply createTenant(TenantCreate body) {
+        String tenant = tenantOf(body.tenant());
+        TenantStatus status = body.statusOrNull();
         TenantRecord existing = directory.tenant(tenant).orElse(null);
         if (existing != null && existing.status() == TenantStatus.DELETED) {
             throw new ApiException(409, "tenant_deleted", "tenant " + tenant + " was deleted; its name is not reused");
@@ -159,19 +149,11 @@ public final class TenantAdmin {
     }
 
     /** {@code POST /v1/admin/tenants/{tenant}/keys}: a new key, its text answered this once only. */
-    public synchronized Reply issueKey(String tenant, JsonNode body) {
+    synchronized Reply issueKey(String tenant, KeyRequest body) {
         TenantRecord record = liveTenant(tenant);
-        Instant expiresAt = null;
-        JsonNode expiry = body == null ? null : body.get("expiresAt");
-        if (expiry != null && !expiry.isNull()) {
-            try {
-                expiresAt = Instant.parse(expiry.asText());
-            } catch (DateTimeParseException e) {
-                throw new ApiException(400, "invalid_expiry", "expiresAt must be an ISO-8601 instant");
-            }
-            if (!expiresAt.isAfter(now())) {
-                throw new ApiException(400, "invalid_expiry", "expiresAt must be in the future");
-            }
+        Instant expiresAt = body.expiry();
+        if (expiresAt != null && !expiresAt.isAfter(now())) {
+            throw new ApiException(400, KeyRequest.INVALID, "expiresAt must be in the future");
         }
         ApiKeyHash.Issued issued = ApiKeyHash.issue();
         ApiKeyRecord key =
@@ -214,15 +196,8 @@ public final class TenantAdmin {
     }
 
     /** {@code PUT /v1/admin/tenants/{tenant}/policy}: replaces the tenant's policy (absent = unlimited). */
-    public synchronized Reply putPolicy(String tenant, JsonNode body) {
+    synchronized Reply putPolicy(String tenant, TenantPolicy policy) {
         TenantRecord record = liveTenant(tenant);
-        TenantPolicy policy;
-        try {
-            policy = body == null || body.isNull() || body.isMissingNode() ? TenantPolicy.NONE : POLICY.readValue(body);
-        } catch (IOException e) {
-            Throwable cause = e.getCause() instanceof IllegalArgumentException arg ? arg : e;
-            throw new ApiException(400, "invalid_policy", "policy not accepted: " + firstLine(cause.getMessage()));
-        }
         TenantRecord updated = record.withPolicy(policy == null ? TenantPolicy.NONE : policy);
         write(TenantEntries.tenantKey(tenant), updated);
         LOG.info(
@@ -232,14 +207,6 @@ public final class TenantAdmin {
                 updated.policy().messagesPerSecond(),
                 updated.policy().llmConcurrency());
         return new Reply(200, tenantView(updated));
-    }
-
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "malformed";
-        }
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
     }
 
     /** A tenant the store knows and that is not deleted; 404 otherwise. */
@@ -262,17 +229,6 @@ public final class TenantAdmin {
             throw new ApiException(400, "invalid_tenant", problem);
         }
         return tenant;
-    }
-
-    private static TenantStatus statusOf(JsonNode status) {
-        if (status == null || status.isNull()) {
-            return null;
-        }
-        String text = status.asText().toLowerCase(Locale.ROOT);
-        if (text.equals("enabled") || text.equals("disabled")) {
-            return TenantStatus.valueOf(text.toUpperCase(Locale.ROOT));
-        }
-        throw new ApiException(400, "invalid_status", "status must be 'enabled' or 'disabled'");
     }
 
     private Instant now() {

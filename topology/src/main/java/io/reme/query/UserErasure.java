@@ -406,10 +406,9 @@ public final class UserErasure {
         }
     }
 
-    /** The parsed body of {@code DELETE /v1/tenant}: {@code {"confirm": "<tenant>"}}. */
-    static void requireConfirmation(String tenant, JsonNode body) {
-        JsonNode confirm = body == null ? null : body.get("confirm");
-        if (confirm == null || !confirm.isTextual() || !confirm.asText().equals(tenant)) {
+    /** The body of {@code DELETE /v1/tenant} must name the caller's own tenant. */
+    static void requireConfirmation(String tenant, TenantErase body) {
+        if (body == null || !tenant.equals(body.confirm())) {
             throw new ApiException(
                     400,
                     "confirmation_required",

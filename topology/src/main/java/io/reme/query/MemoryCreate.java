@@ -1,0 +1,71 @@
+package io.reme.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.search.MemoryType;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * The body of {@code POST /v1/memories} (and the {@code add_memory} tool's arguments). The accessors
+ * below give each field checked and typed; {@link #validate} runs them all once, in the order the
+ * API has always checked them, so the first problem is the one answered.
+ *
+ * @param metadata an object of string values, kept as JSON so a bad entry is named by its key
+ */
+record MemoryCreate(
+        String type,
+        String content,
+        String context,
+        String target,
+        String user,
+        String session,
+        String conversationTime,
+        JsonNode metadata)
+        implements RequestBody {
+    static final String INVALID = "invalid_memory";
+
+    @Override
+    public void validate() {
+        memoryType();
+        text();
+        MemoryInput.safeId("user", user);
+        MemoryInput.safeId("session", session);
+        memoryTarget();
+        time();
+        tags();
+        around();
+    }
+
+    MemoryType memoryType() {
+        return MemoryInput.writableType(type);
+    }
+
+    String text() {
+        return MemoryInput.content(content, true);
+    }
+
+    /** The target, a personal memory's defaulting to its user. */
+    String memoryTarget() {
+        String checked = MemoryInput.target(target);
+        if (checked != null) {
+            return checked;
+        }
+        if (memoryType() != MemoryType.PERSONAL || user == null) {
+            throw MemoryInput.invalid("'target' is required: the user name (personal), task name (procedural) "
+                    + "or tool name (tool) the memory is about; a personal memory defaults to its 'user'");
+        }
+        return user;
+    }
+
+    Instant time() {
+        return MemoryInput.instant("conversationTime", conversationTime);
+    }
+
+    Map<String, String> tags() {
+        return MemoryInput.metadata(metadata);
+    }
+
+    String around() {
+        return MemoryInput.context(context);
+    }
+}
