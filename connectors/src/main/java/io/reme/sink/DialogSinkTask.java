@@ -2,7 +2,10 @@ package io.reme.sink;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureMarker;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
+import io.reme.message.SafeId;
 import io.reme.session.ArchivedMessage;
 import io.reme.workspace.AtomicFiles;
 import io.reme.workspace.RefusedPathException;
@@ -18,6 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,12 +49,43 @@ public final class DialogSinkTask extends FileSinkTask {
     /** The messages in a file, by {@code session#seq}, the file size they were read at and whether it ends a line. */
     private record Contents(long size, Set<String> messages, boolean endsLine) {}
 
+    private RequestSecret secret;
+
     private final Map<Path, Contents> cache = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Path, Contents> eldest) {
             return size() > CACHED_FILES;
         }
     };
+
+    static ConfigDef settings() {
+        return FileSinkConfig.definition()
+                .define(
+                        FileSinkConfig.REQUEST_SECRET,
+                        ConfigDef.Type.PASSWORD,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        (name, value) -> {
+                            try {
+                                RequestSecret.of(((Password) value).value());
+                            } catch (IllegalArgumentException | NullPointerException e) {
+                                throw new ConfigException(name, "[hidden]", e.getMessage());
+                            }
+                        },
+                        ConfigDef.Importance.HIGH,
+                        "The deployment's request secret (reme.request.secret): an erasure marker deletes files only"
+                                + " with its signature.");
+    }
+
+    @Override
+    ConfigDef definition() {
+        return settings();
+    }
+
+    @Override
+    void configure(FileSinkConfig config) {
+        secret = RequestSecret.of(
+                config.getPassword(FileSinkConfig.REQUEST_SECRET).value());
+    }
 
     /**
      * Writes the batch in order around erasure markers: what came before a marker is written first,
@@ -69,9 +107,25 @@ public final class DialogSinkTask extends FileSinkTask {
         writeMessages(messages);
     }
 
-    /** A marker keyed {@code tenant/user} or {@code tenant/*}: deletes the folder and forgets the cached files. */
+    /**
+     * A marker keyed {@code tenant/user} or {@code tenant/*}: deletes the folder and forgets the cached
+     * files, if the deployment signed it. One without a valid signature is skipped, not dead-lettered:
+     * it names no content worth keeping, and failing the task on it would let any writer stop the sink.
+     */
     private void erase(SinkRecord record) throws IOException {
         String[] key = keyParts(record, 2, "tenant/user");
+        String erasureId = header(record, Erasure.HEADER);
+        if (erasureId == null
+                || !secret.verifyErasureMarker(key[0], key[1], erasureId, header(record, ErasureMarker.SIGNATURE))) {
+            LOG.warn(
+                    "unsigned erasure marker ignored topic={} partition={} offset={} tenant={} erasure={}",
+                    record.topic(),
+                    record.kafkaPartition(),
+                    record.kafkaOffset(),
+                    SafeId.isSafe(key[0]) ? key[0] : "(invalid)",
+                    erasureId != null && SafeId.isSafe(erasureId) ? erasureId : "(invalid)");
+            return;
+        }
         String user = Erasure.ALL_USERS.equals(key[1]) ? null : key[1];
         try {
             int files = workspace.erase(key[0], user);
@@ -85,6 +139,16 @@ public final class DialogSinkTask extends FileSinkTask {
         } catch (RefusedPathException | IllegalArgumentException e) {
             reject(record, "erasure not applied: " + e.getMessage());
         }
+    }
+
+    private static String header(SinkRecord record, String name) {
+        Header header = record.headers().lastWithName(name);
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        return header.value() instanceof byte[] bytes
+                ? new String(bytes, StandardCharsets.UTF_8)
+                : header.value().toString();
     }
 
     private void writeMessages(Collection<SinkRecord> records) throws IOException {

@@ -6,10 +6,14 @@ import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 
-/** The settings every file sink takes; {@link ToolResultSinkConnector} adds its retention. */
+/**
+ * The settings every file sink takes; {@link ToolResultSinkConnector} adds its retention and
+ * {@link DialogSinkConnector} the request secret.
+ */
 final class FileSinkConfig extends AbstractConfig {
     static final String WORKSPACE_DIR = "workspace.dir";
     static final String RETENTION_MS = "retention.ms";
+    static final String REQUEST_SECRET = "request.secret";
 
     FileSinkConfig(ConfigDef definition, Map<String, String> props) {
         super(definition, props);

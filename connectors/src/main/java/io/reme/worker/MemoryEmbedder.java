@@ -168,24 +168,34 @@ public final class MemoryEmbedder implements AutoCloseable {
         }
         List<float[]> vectors = model == null
                 ? null
-                : embedWithRetries(memories.stream().map(MemoryRecord::text).toList());
+                : embedEach(memories.stream().map(MemoryRecord::text).toList());
         // A memory with context is also searched by its text with the context (MemoryIndex): one more vector.
         List<String> contextTexts = memories.stream()
                 .map(MemoryRecord::contextText)
                 .filter(Objects::nonNull)
                 .toList();
-        List<float[]> contextVectors = model == null ? null : embedWithRetries(contextTexts);
+        List<float[]> contextVectors = model == null ? null : embedEach(contextTexts);
         int nextContext = 0;
         for (int i = 0; i < toEmbed.size(); i++) {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
             MemoryRecord memory = memories.get(i);
             if (model != null) {
-                float[] vector = vectors == null ? embedOne(record, memory, deadLetters) : vectors.get(i);
-                float[] contextVector = memory.contextText() == null
-                        ? null
-                        : contextVectors == null ? contextVector(record, memory) : contextVectors.get(nextContext++);
+                float[] vector = vectors.get(i);
+                float[] contextVector = memory.contextText() == null ? null : contextVectors.get(nextContext++);
                 if (vector == null) {
+                    deadLetters.add(deadLetter(
+                            record,
+                            DlqReason.EMBEDDING_FAILED,
+                            "embedding failed after " + retry.maxAttempts() + " attempts"));
                     continue;
+                }
+                if (contextVector == null && memory.contextText() != null) {
+                    // Still indexed and found by its text, its words in context and its text vector.
+                    LOG.warn(
+                            "memory indexed without its context vector partition={} offset={} id={}",
+                            record.partition(),
+                            record.offset(),
+                            memory.id());
                 }
                 memory = memory.withVector(vector, model.id());
                 if (contextVector != null) {
@@ -246,34 +256,21 @@ public final class MemoryEmbedder implements AutoCloseable {
         }
     }
 
-    private float[] embedOne(
-            ConsumerRecord<String, byte[]> record, MemoryRecord memory, List<Future<RecordMetadata>> deadLetters)
-            throws InterruptedException {
-        List<float[]> one = embedWithRetries(List.of(memory.text()));
-        if (one == null) {
-            deadLetters.add(deadLetter(
-                    record, DlqReason.EMBEDDING_FAILED, "embedding failed after " + retry.maxAttempts() + " attempts"));
-            return null;
-        }
-        return one.get(0);
-    }
-
     /**
-     * The context vector of one memory after its batch failed; null if it fails again: the memory is
-     * still indexed and found by its text, its words in context and its text vector.
+     * One vector per text, null where embedding failed: the whole batch with retries, and if it keeps
+     * failing each text alone, so one text the model refuses does not cost the others their vectors.
      */
-    private float[] contextVector(ConsumerRecord<String, byte[]> record, MemoryRecord memory)
-            throws InterruptedException {
-        List<float[]> one = embedWithRetries(List.of(memory.contextText()));
-        if (one == null) {
-            LOG.warn(
-                    "memory indexed without its context vector partition={} offset={} id={}",
-                    record.partition(),
-                    record.offset(),
-                    memory.id());
-            return null;
+    private List<float[]> embedEach(List<String> texts) throws InterruptedException {
+        List<float[]> batch = embedWithRetries(texts);
+        if (batch != null) {
+            return batch;
         }
-        return one.get(0);
+        List<float[]> each = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            List<float[]> one = embedWithRetries(List.of(text));
+            each.add(one == null ? null : one.get(0));
+        }
+        return each;
     }
 
     private Future<RecordMetadata> deadLetter(ConsumerRecord<String, byte[]> record, DlqReason reason, String detail) {

@@ -73,7 +73,9 @@ final class MemoryMerger {
                                     null,
                                     candidate.target(),
                                     1,
-                                    List.of()));
+                                    List.of(),
+                                    null,
+                                    null));
                     added++;
                 }
                 case UPDATE -> {

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureMarker;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
@@ -23,6 +25,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -37,12 +41,33 @@ class DialogSinkTaskTest {
     @TempDir
     Path outside;
 
+    private static final String SECRET_TEXT = "dialog-sink-test-secret-0123456789abcdef";
+    private static final RequestSecret SECRET = RequestSecret.of(SECRET_TEXT);
+
     private DialogSinkTask task;
 
     @BeforeEach
     void start() {
         task = new DialogSinkTask();
-        task.start(Map.of("workspace.dir", root.toString()));
+        task.start(Map.of("workspace.dir", root.toString(), "request.secret", SECRET_TEXT));
+    }
+
+    /** An erasure marker as a session task sends it, signed with {@code secret}. */
+    private static SinkRecord marker(long offset, RequestSecret secret, Erasure erasure) {
+        return marker(offset, erasure.key(), secret, erasure);
+    }
+
+    /** {@code erasure}'s signed headers on a marker keyed {@code key}. */
+    private static SinkRecord marker(long offset, String key, RequestSecret secret, Erasure erasure) {
+        SinkRecord marker = SinkRecords.of("reme.dialog", 0, offset, key, null, 0L);
+        for (Header header : ErasureMarker.headers(secret, erasure)) {
+            marker.headers().addBytes(header.key(), header.value());
+        }
+        return marker;
+    }
+
+    private static Erasure ofAlice(String erasureId) {
+        return Erasure.ofUser(erasureId, "acme", "alice", Instant.EPOCH, 0);
     }
 
     /** A new task, as after a crash: it knows nothing but what is in the files. */
@@ -83,8 +108,7 @@ class DialogSinkTaskTest {
         Path aliceDiary = root.resolve("acme/alice/MEMORY.md");
         Files.createDirectories(aliceDiary.getParent());
         Files.writeString(aliceDiary, "# alice");
-        SinkRecord marker = SinkRecords.of("reme.dialog", 0, 2, "acme/alice", null, 0L);
-        marker.headers().addBytes(Erasure.HEADER, "er-1".getBytes(StandardCharsets.UTF_8));
+        SinkRecord marker = marker(2, SECRET, ofAlice("er-1"));
         ArchivedMessage before = archived("s1", "alice", "2026-11-30", 0, "said before");
         ArchivedMessage bob = archived("s2", "bob", "2026-11-30", 0, "bob's");
         ArchivedMessage after = archived("s3", "alice", "2026-12-01", 0, "said after");
@@ -96,10 +120,53 @@ class DialogSinkTaskTest {
         assertTrue(Files.exists(root.resolve("acme/alice/dialog/2026-12-01.jsonl")), "what came after is new");
         assertTrue(Files.exists(root.resolve("acme/bob/dialog/2026-11-30.jsonl")), "another user's stays");
 
-        SinkRecord tenant = SinkRecords.of("reme.dialog", 0, 4, "acme/" + Erasure.ALL_USERS, null, 0L);
-        tenant.headers().addBytes(Erasure.HEADER, "er-2".getBytes(StandardCharsets.UTF_8));
+        SinkRecord tenant = marker(4, SECRET, Erasure.ofTenant("er-2", "acme", Instant.EPOCH, 0));
         task.put(List.of(tenant));
         assertFalse(Files.exists(root.resolve("acme")), "the tenant's folder went");
+    }
+
+    @Test
+    void anErasureMarkerWithoutTheDeploymentsSignatureDeletesNothing() throws IOException {
+        Path aliceDiary = root.resolve("acme/alice/MEMORY.md");
+        Files.createDirectories(aliceDiary.getParent());
+        Files.writeString(aliceDiary, "# alice");
+        ArchivedMessage said = archived("s1", "alice", "2026-11-30", 0, "said");
+        Path dialog = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+
+        SinkRecord unsigned = SinkRecords.of("reme.dialog", 0, 1, "acme/alice", null, 0L);
+        unsigned.headers().addBytes(Erasure.HEADER, "er-1".getBytes(StandardCharsets.UTF_8));
+        // Signed by another deployment's secret.
+        SinkRecord foreign = marker(2, RequestSecret.random(), ofAlice("er-2"));
+        // A genuine signature for bob, replayed on a marker for alice.
+        SinkRecord forAlice = marker(3, "acme/alice", SECRET, Erasure.ofUser("er-3", "acme", "bob", Instant.EPOCH, 0));
+        // A genuine signature of alice's erasure er-4, under another erasure id.
+        SinkRecord renamed = marker(4, SECRET, ofAlice("er-4"));
+        renamed.headers().addBytes(Erasure.HEADER, "er-5".getBytes(StandardCharsets.UTF_8));
+        // Alice's signature on a marker for the whole tenant.
+        SinkRecord forTenant = marker(5, "acme/" + Erasure.ALL_USERS, SECRET, ofAlice("er-6"));
+
+        task.put(List.of(record(0, 0, said), unsigned, foreign, forAlice, renamed, forTenant));
+
+        assertTrue(Files.exists(aliceDiary), "no forged marker deleted the user's folder");
+        assertArrayEquals(lines(said), Files.readAllBytes(dialog));
+
+        task.put(List.of(marker(6, SECRET, ofAlice("er-7"))));
+        assertFalse(Files.exists(root.resolve("acme/alice")), "the signed marker did");
+    }
+
+    @Test
+    void theDialogSinkNeedsTheRequestSecret() {
+        DialogSinkTask unconfigured = new DialogSinkTask();
+        ConfigException missing =
+                assertThrows(ConfigException.class, () -> unconfigured.start(Map.of("workspace.dir", root.toString())));
+        assertTrue(missing.getMessage().contains("request.secret"), missing.getMessage());
+        ConfigException tooShort = assertThrows(
+                ConfigException.class,
+                () -> unconfigured.start(Map.of("workspace.dir", root.toString(), "request.secret", "short")));
+        assertFalse(tooShort.getMessage().contains("short\""), "the value is not shown: " + tooShort.getMessage());
+        assertTrue(
+                new DialogSinkConnector().config().configKeys().containsKey("request.secret"),
+                "a Connect cluster validates it too");
     }
 
     @Test

@@ -13,7 +13,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A deployment's shared secret: the key of the HMAC-SHA256 that names LLM requests and signs diary
- * edits. Request IDs stay deterministic (the same name always gives the same ID, so a replayed
+ * edits and erasure markers. Request IDs stay deterministic (the same name always gives the same ID, so a replayed
  * task re-issues the same request) but cannot be computed without the secret, so a writer to
  * {@code llm.results} cannot forge the answer to a pending request. Every instance and worker of a
  * deployment must share it. Immutable and thread-safe; {@link #toString} never shows the key.
@@ -27,6 +27,8 @@ public final class RequestSecret {
     private static final byte[] REQUEST_ID = "reme-request-id\0".getBytes(StandardCharsets.UTF_8);
 
     private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
+    /** Erasure markers on the dialog topic: a diary edit's signature never passes for one. */
+    private static final byte[] ERASURE_MARKER = "reme-erasure-marker\0".getBytes(StandardCharsets.UTF_8);
     /** Domain of the keys instances use on a tenant's behalf: never a request id or a signature. */
     private static final byte[] INTERNAL_KEY = "reme-internal-key\0".getBytes(StandardCharsets.UTF_8);
 
@@ -88,6 +90,27 @@ public final class RequestSecret {
         return signature != null
                 && MessageDigest.isEqual(
                         signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
+                        signature.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The signature of an erasure marker for {@code user} ({@code *} for the whole tenant) of
+     * {@code tenant}, sent with erasure {@code erasureId}, as lowercase hex.
+     */
+    public String signErasureMarker(String tenant, String user, String erasureId) {
+        return HexFormat.of()
+                .formatHex(mac(
+                        ERASURE_MARKER,
+                        lengthPrefixed(tenant.getBytes(StandardCharsets.UTF_8)),
+                        lengthPrefixed(user.getBytes(StandardCharsets.UTF_8)),
+                        erasureId.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Whether {@code signature} is this secret's signature of the erasure marker; compared in constant time. */
+    public boolean verifyErasureMarker(String tenant, String user, String erasureId, String signature) {
+        return signature != null
+                && MessageDigest.isEqual(
+                        signErasureMarker(tenant, user, erasureId).getBytes(StandardCharsets.US_ASCII),
                         signature.getBytes(StandardCharsets.UTF_8));
     }
 

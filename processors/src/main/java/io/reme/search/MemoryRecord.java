@@ -113,43 +113,6 @@ public record MemoryRecord(
         }
     }
 
-    /** A record without context. */
-    public MemoryRecord(
-            String id,
-            String tenant,
-            String user,
-            String session,
-            MemoryType type,
-            String text,
-            Instant createdAt,
-            Instant updatedAt,
-            Instant conversationTime,
-            Map<String, String> metadata,
-            float[] vector,
-            String vectorModel,
-            String target,
-            long version,
-            List<Revision> history) {
-        this(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                vector,
-                vectorModel,
-                target,
-                version,
-                history,
-                null,
-                null);
-    }
-
     /** A first version with no target (diary and dialog chunks). */
     public MemoryRecord(
             String id,
@@ -179,7 +142,9 @@ public record MemoryRecord(
                 vectorModel,
                 null,
                 1,
-                List.of());
+                List.of(),
+                null,
+                null);
     }
 
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */

@@ -122,7 +122,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         }
         long now = context.currentSystemTimeMs();
         SessionState.Erased erased = state.erase(erasure, now);
-        outputs.erasureMarker(erasure, now);
+        outputs.erasureMarker(erasure, settings.requestSecret(), now);
         int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
         KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);
         reports.put(

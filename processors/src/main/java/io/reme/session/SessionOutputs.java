@@ -5,11 +5,12 @@ import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
 import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureMarker;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
+import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
 import java.nio.charset.StandardCharsets;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
@@ -48,13 +49,14 @@ final class SessionOutputs {
 
     /**
      * Tells the dialog file sink to delete what it wrote for the erased user (or tenant): a record without
-     * a value, marked by the erasure header and keyed by the erasure's key, that the dialog sink's
-     * partitioner sends to every partition, after everything this task archived for them.
+     * a value, marked by the erasure header, signed ({@link ErasureMarker}) and keyed by the erasure's
+     * key, that the dialog sink's partitioner sends to every partition, after everything this task
+     * archived for them.
      */
-    void erasureMarker(Erasure erasure, long timestamp) {
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(Erasure.HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8));
-        context.forward(new Record<Object, Object>(erasure.key(), null, timestamp, headers), SessionNodes.DIALOG_SINK);
+    void erasureMarker(Erasure erasure, RequestSecret secret, long timestamp) {
+        context.forward(
+                new Record<Object, Object>(erasure.key(), null, timestamp, ErasureMarker.headers(secret, erasure)),
+                SessionNodes.DIALOG_SINK);
     }
 
     void deadLetter(Record<byte[], byte[]> original, DlqReason reason, String detail) {

@@ -50,7 +50,9 @@ class MemoryListTest {
                 null,
                 i % 2 == 0 ? "alice" : "grep",
                 1,
-                List.of());
+                List.of(),
+                null,
+                null);
     }
 
     private void fill() throws IOException {

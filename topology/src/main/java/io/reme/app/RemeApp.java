@@ -146,7 +146,8 @@ public final class RemeApp implements AutoCloseable {
                 throw new ConfigException(List.of(
                         AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
             }
-            RequestSecret secret = RequestSecrets.resolve(config);
+            String secretText = RequestSecrets.text(config);
+            RequestSecret secret = RequestSecret.of(secretText);
             EmbeddedKafka broker =
                     config.embeddedBroker() ? resources.add("broker", EmbeddedKafka.start(dataDir)) : null;
             String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
@@ -282,7 +283,8 @@ public final class RemeApp implements AutoCloseable {
                                             config.get(AppConfig.APPLICATION_ID),
                                             topics,
                                             config.workspaceDir(),
-                                            config.get(AppConfig.TOOL_RETENTION)))
+                                            config.get(AppConfig.TOOL_RETENTION),
+                                            secretText))
                             : null);
             resources.add(
                     "diary file watcher",

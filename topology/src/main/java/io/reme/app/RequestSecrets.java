@@ -27,9 +27,19 @@ public final class RequestSecrets {
 
     /** @throws ConfigException for a cluster without a configured secret or an unreadable secret file */
     public static RequestSecret resolve(AppConfig config) {
+        return RequestSecret.of(text(config));
+    }
+
+    /**
+     * The secret's text, as {@link #resolve} finds it: for settings handed on as text (the dialog file
+     * sink's {@code request.secret}). Never log it.
+     *
+     * @throws ConfigException for a cluster without a configured secret or an unreadable secret file
+     */
+    public static String text(AppConfig config) {
         Optional<RequestSecret> configured = config.configuredRequestSecret();
         if (configured.isPresent()) {
-            return configured.get();
+            return config.get(AppConfig.REQUEST_SECRET);
         }
         if (!config.embeddedBroker()) {
             throw new ConfigException(
@@ -38,7 +48,7 @@ public final class RequestSecrets {
                             + "it, e.g. " + AppConfig.REQUEST_SECRET.envName() + "=$(openssl rand -hex 32)"));
         }
         try {
-            return RequestSecret.of(inDataDir(config.dataDir()));
+            return inDataDir(config.dataDir());
         } catch (IOException e) {
             throw new ConfigException(
                     List.of(config.dataDir().resolve(FILE) + ": cannot read or create the request " + "secret: " + e));

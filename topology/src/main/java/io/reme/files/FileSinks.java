@@ -61,8 +61,20 @@ public final class FileSinks implements AutoCloseable {
         this.stopTimeout = stopTimeout;
     }
 
-    /** What the connectors need to know about the deployment. */
-    public record Settings(String name, Topics topics, Path workspace, Duration toolResultRetention) {}
+    /**
+     * What the connectors need to know about the deployment.
+     *
+     * @param requestSecret the deployment's request secret as text, which the dialog sink checks erasure
+     *     markers with; never shown by {@link #toString}
+     */
+    public record Settings(
+            String name, Topics topics, Path workspace, Duration toolResultRetention, String requestSecret) {
+        @Override
+        public String toString() {
+            return "Settings[name=" + name + ", topics=" + topics + ", workspace=" + workspace
+                    + ", toolResultRetention=" + toolResultRetention + ", requestSecret=hidden]";
+        }
+    }
 
     /**
      * Starts the worker and its connectors and returns once every task runs.
@@ -163,7 +175,9 @@ public final class FileSinks implements AutoCloseable {
         Topics topics = settings.topics();
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         String dialog = settings.name() + "-dialog-files";
-        connectors.put(dialog, connector(dialog, DialogSinkConnector.class, topics.dialog(), settings));
+        Map<String, String> dialogSink = connector(dialog, DialogSinkConnector.class, topics.dialog(), settings);
+        dialogSink.put("request.secret", settings.requestSecret());
+        connectors.put(dialog, dialogSink);
         String diary = settings.name() + "-diary-files";
         connectors.put(diary, connector(diary, DiarySinkConnector.class, topics.diary(), settings));
         String tools = settings.name() + "-tool-result-files";
@@ -182,6 +196,8 @@ public final class FileSinks implements AutoCloseable {
         config.put("topics", topic);
         config.put("tasks.max", "1");
         config.put("workspace.dir", settings.workspace().toAbsolutePath().toString());
+        // Header values as the pipeline wrote them (the erasure marker's signature), not parsed as Connect values.
+        config.put("header.converter", ByteArrayConverter.class.getName());
         config.put("errors.tolerance", "all");
         config.put("errors.deadletterqueue.topic.name", settings.topics().dlq());
         config.put("errors.deadletterqueue.context.headers.enable", "true");

@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -240,10 +241,20 @@ class ComposeDeploymentIT extends WithBroker {
                         topics.dlq(),
                         connector.path("errors.deadletterqueue.topic.name").asText(),
                         file.toString());
-                assertTrue(
-                        SinkConnector.class.isAssignableFrom(
-                                Class.forName(connector.path("connector.class").asText())),
-                        file + " names one of our sink connectors");
+                Class<?> type = Class.forName(connector.path("connector.class").asText());
+                assertTrue(SinkConnector.class.isAssignableFrom(type), file + " names one of our sink connectors");
+                SinkConnector sink =
+                        (SinkConnector) type.getDeclaredConstructor().newInstance();
+                for (ConfigDef.ConfigKey key : sink.config().configKeys().values()) {
+                    assertTrue(key.hasDefault() || connector.has(key.name), file + " sets " + key.name);
+                }
+                // The request secret comes from the worker's environment through its config provider.
+                Matcher fromEnv = Pattern.compile("\\$\\{env:(\\w+)}")
+                        .matcher(connector.path("request.secret").asText());
+                if (fromEnv.matches()) {
+                    assertTrue(environment("connect").containsKey(fromEnv.group(1)), file + ": " + fromEnv.group(1));
+                    assertEquals("env", environment("connect").get("CONNECT_CONFIG_PROVIDERS"));
+                }
             }
         }
         assertEquals(Set.of(topics.dialog(), topics.diary(), topics.toolResults()), read);

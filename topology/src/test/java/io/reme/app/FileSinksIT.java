@@ -86,7 +86,7 @@ class FileSinksIT extends WithBroker {
         return FileSinks.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
                 dir.resolve("data"),
-                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650)));
+                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET));
     }
 
     @AfterAll
@@ -245,12 +245,12 @@ class FileSinksIT extends WithBroker {
         sinks = null;
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            List<String> groups =
-                    FileSinks.connectorConfigs(new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(1)))
-                            .keySet()
-                            .stream()
-                            .map(name -> "connect-" + name)
-                            .toList();
+            List<String> groups = FileSinks.connectorConfigs(
+                            new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(1), TestApps.REQUEST_SECRET))
+                    .keySet()
+                    .stream()
+                    .map(name -> "connect-" + name)
+                    .toList();
             admin.deleteConsumerGroups(groups).all().get();
         }
         sinks = start();

@@ -1,6 +1,7 @@
 package io.reme.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,7 @@ import io.reme.diary.DiaryEditProcessor;
 import io.reme.diary.EditSignature;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureMarker;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
@@ -131,6 +133,14 @@ class ErasureTopologyTest {
         assertEquals("acme/alice", marker.key());
         assertNull(marker.value());
         assertNotNull(marker.headers().lastHeader(Erasure.HEADER));
+        String erasureId =
+                new String(marker.headers().lastHeader(Erasure.HEADER).value(), StandardCharsets.UTF_8);
+        String signature =
+                new String(marker.headers().lastHeader(ErasureMarker.SIGNATURE).value(), StandardCharsets.US_ASCII);
+        assertTrue(
+                settings.requestSecret().verifyErasureMarker("acme", "alice", erasureId, signature),
+                "signed for the dialog sink");
+        assertFalse(settings.requestSecret().verifyErasureMarker("acme", Erasure.ALL_USERS, erasureId, signature));
 
         KeyValueStore<String, DiaryDocument> documents = driver.getKeyValueStore(DiaryEditProcessor.STORE);
         assertNull(documents.get("acme/alice/MEMORY"));
