@@ -352,7 +352,7 @@ public final class AppConfig {
             "reme.request.secret",
             "",
             "Key of the HMAC that makes LLM request ids unguessable (a forged result cannot name a pending request) "
-                    + "and signs diary edits; at least 32 characters, the same for every instance and worker of a "
+                    + "signs diary edits and erasure markers (the dialog sink deletes a user's files only on a signed one); at least 32 characters, the same for every instance and worker of a "
                     + "deployment. Empty: the embedded default generates one into <data-dir>/request-secret; with "
                     + "reme.bootstrap.servers it is required.",
             AppConfig::requestSecretText);
