@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 
 /**
  * An experiment: other orders of the same four candidate lists ({@code MemoryIndex#candidates}), each
@@ -50,7 +49,6 @@ final class FusionSweep {
             Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
 
     static Lists lists(List<Hit> candidates) {
-        List<ToDoubleFunction<Hit>> scores = new ArrayList<>();
         List<Function<Hit, Double>> raw =
                 List.of(Hit::textScore, Hit::vectorScore, Hit::contextTextScore, Hit::contextVectorScore);
         List<Map<String, Integer>> ranks = new ArrayList<>();
