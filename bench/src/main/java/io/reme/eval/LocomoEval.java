@@ -215,6 +215,7 @@ public final class LocomoEval {
         Map<Integer, double[]> sums = new TreeMap<>();
         Map<Integer, Integer> counts = new TreeMap<>();
         List<Long> latencies = new ArrayList<>();
+        FusionSweep sweep = Boolean.getBoolean("reme.eval.sweep") ? new FusionSweep() : null;
         int turns = 0;
         int skipped = 0;
         int dropped = 0;
@@ -297,6 +298,38 @@ public final class LocomoEval {
                             .toList();
                     double[] recall = recallAtK(ranked, evidence);
                     int category = item.path("category").asInt(0);
+                    if (sweep != null) {
+                        Map<String, String> dia = new HashMap<>();
+                        List<Hit> all = index.candidates(q).hits();
+                        all.forEach(h -> dia.put(h.id(), h.metadata().get("dia_id")));
+                        final SearchQuery asked0 = q;
+                        sweep.add(
+                                category,
+                                question,
+                                all,
+                                evidence,
+                                id -> dia.computeIfAbsent(id, x -> x.substring(x.indexOf('/') + 1)),
+                                text -> {
+                                    try {
+                                        return index.candidates(new SearchQuery(
+                                                                TENANT,
+                                                                text,
+                                                                null,
+                                                                KS[KS.length - 1],
+                                                                Set.of(MemoryType.DIALOG_CHUNK),
+                                                                Set.of(user),
+                                                                null,
+                                                                null,
+                                                                null,
+                                                                0,
+                                                                options.fusion())
+                                                        .withVector(asked0.vector(), EVAL_MODEL))
+                                                .hits();
+                                    } catch (IOException e) {
+                                        throw new java.io.UncheckedIOException(e);
+                                    }
+                                });
+                    }
                     for (int c : new int[] {category, 0}) {
                         double[] s = sums.computeIfAbsent(c, x -> new double[KS.length]);
                         for (int i = 0; i < KS.length; i++) {
@@ -346,6 +379,9 @@ public final class LocomoEval {
                 percentile(sorted, 0.99) / 1e6);
         if (out != null) {
             report.print(out);
+            if (sweep != null) {
+                sweep.print(out);
+            }
         }
         return report;
     }

@@ -4,6 +4,6 @@ package io.reme.search;
 public enum FusionMode {
     /** 0.7 x min-max normalised vector score + 0.3 x min-max normalised text score. */
     WEIGHTED,
-    /** Reciprocal rank fusion with k = 60. */
+    /** Reciprocal rank fusion with k = {@value HybridFusion#RRF_K}. */
     RRF
 }

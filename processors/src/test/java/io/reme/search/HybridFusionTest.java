@@ -105,12 +105,12 @@ class HybridFusionTest {
         List<Scored> text = list("a", 10, "b", 5, "c", 1);
         List<Scored> vector = list("b", 0.9, "d", 0.5, "a", 0.1);
         List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, text, vector, 0, 10);
-        double best = 2.0 / 61;
+        double best = 2.0 / 11;
         assertEquals(List.of("b", "a", "d", "c"), ids(fused));
-        assertEquals((1.0 / 62 + 1.0 / 61) / best, get(fused, "b").score(), EPS);
-        assertEquals((1.0 / 61 + 1.0 / 63) / best, get(fused, "a").score(), EPS);
-        assertEquals((1.0 / 62) / best, get(fused, "d").score(), EPS);
-        assertEquals((1.0 / 63) / best, get(fused, "c").score(), EPS);
+        assertEquals((1.0 / 12 + 1.0 / 11) / best, get(fused, "b").score(), EPS);
+        assertEquals((1.0 / 11 + 1.0 / 13) / best, get(fused, "a").score(), EPS);
+        assertEquals((1.0 / 12) / best, get(fused, "d").score(), EPS);
+        assertEquals((1.0 / 13) / best, get(fused, "c").score(), EPS);
     }
 
     @Test
@@ -123,7 +123,21 @@ class HybridFusionTest {
                 EPS);
         List<Fused> one = HybridFusion.fuse(FusionMode.RRF, null, list("x", 0.2, "y", 0.1), 0, 10);
         assertEquals(1.0, one.get(0).score(), EPS);
-        assertEquals(61.0 / 62, one.get(1).score(), EPS);
+        assertEquals(11.0 / 12, one.get(1).score(), EPS);
+    }
+
+    @Test
+    void rrfRankOneInThreeListsBeatsFifthInAllFour() {
+        // The answer is first in three lists and missing from the fourth; its neighbour, whose context
+        // holds the answer's words too, is fifth in all four. With k = 60 the neighbour won (4/65 against
+        // 3/61): being in more lists outweighed being first.
+        List<Scored> text = list("answer", 9, "t2", 8, "t3", 7, "t4", 6, "neighbour", 5);
+        List<Scored> vector = list("answer", .9, "v2", .8, "v3", .7, "v4", .6, "neighbour", .5);
+        List<Scored> contextText = list("answer", 9, "c2", 8, "c3", 7, "c4", 6, "neighbour", 5);
+        List<Scored> contextVector = list("w1", .9, "w2", .8, "w3", .7, "w4", .6, "neighbour", .5);
+        List<Fused> fused = HybridFusion.fuse(
+                FusionMode.RRF, new HybridFusion.Candidates(text, vector, contextText, contextVector), 0, 3);
+        assertEquals(List.of("answer", "neighbour"), ids(fused).subList(0, 2));
     }
 
     @Test
@@ -131,11 +145,11 @@ class HybridFusionTest {
         List<Scored> text = list("a", 10, "b", 5);
         List<Scored> vector = list("b", 0.9, "a", 0.1);
         List<Fused> fused = HybridFusion.rrf(text, vector, 1.0, 0.5);
-        double best = 1.5 / 61;
+        double best = 1.5 / 11;
         // a: text rank 1 (weight 1), vector rank 2 (weight 0.5); b the other way round: a wins.
         assertEquals(List.of("a", "b"), ids(fused));
-        assertEquals((1.0 / 61 + 0.5 / 62) / best, get(fused, "a").score(), EPS);
-        assertEquals((1.0 / 62 + 0.5 / 61) / best, get(fused, "b").score(), EPS);
+        assertEquals((1.0 / 11 + 0.5 / 12) / best, get(fused, "a").score(), EPS);
+        assertEquals((1.0 / 12 + 0.5 / 11) / best, get(fused, "b").score(), EPS);
         // Equal weights give plain RRF.
         assertEquals(ids(HybridFusion.rrf(text, vector)), ids(HybridFusion.rrf(text, vector, 2, 2)));
         assertEquals(1.0, HybridFusion.rrf(list("c", 1), null, 1.0, 0.5).get(0).score(), EPS);

@@ -57,9 +57,9 @@ class PartitionMergeTest {
 
         assertEquals(List.of("a1", "a2", "b1"), merged.stream().map(Hit::id).toList());
         // a1: text rank 1, vector rank 2; b1: text rank 3 only.
-        double best = 2.0 / 61;
-        assertEquals((1.0 / 61 + 1.0 / 62) / best, merged.get(0).score(), 1e-12);
-        assertEquals((1.0 / 63) / best, merged.get(2).score(), 1e-12);
+        double best = 2.0 / 11;
+        assertEquals((1.0 / 11 + 1.0 / 12) / best, merged.get(0).score(), 1e-12);
+        assertEquals((1.0 / 13) / best, merged.get(2).score(), 1e-12);
         assertEquals(1.0, merged.get(2).textScore());
         assertNull(merged.get(2).vectorScore());
     }

@@ -1,0 +1,263 @@
+package io.reme.eval;
+
+import io.reme.search.Hit;
+import io.reme.search.HybridFusion;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * An experiment: other orders of the same four candidate lists ({@code MemoryIndex#candidates}), each
+ * measured like the service's order, so fusion variants are compared on one run of the questions.
+ */
+final class FusionSweep {
+    /** The four lists' raw scores of one search, as ranks (1 = best; absent = no rank). */
+    record Lists(List<String> ids, List<Map<String, Integer>> ranks, Map<String, Hit> hits) {}
+
+    private final Map<String, Function<Lists, List<String>>> variants = new LinkedHashMap<>();
+    private final Map<String, Map<Integer, double[]>> sums = new LinkedHashMap<>();
+    private final Map<Integer, Integer> counts = new TreeMap<>();
+
+    FusionSweep() {
+        for (int k : new int[] {60, 30, 20, 10, 5, 2}) {
+            variants.put("rrf k=" + k, l -> rrf(l, k, new double[] {1, 1, 1, 1}));
+        }
+        for (int n : new int[] {5, 10, 30, 50}) {
+            for (int k : new int[] {60, 10}) {
+                variants.put(
+                        "top " + n + " by bare RRF k=" + k + " + stage-1 rank",
+                        l -> rescore(l, n, k, rrf(l, HybridFusion.RRF_K, new double[] {1, 1, 1, 1}), true));
+                variants.put(
+                        "top " + n + " by bare RRF k=" + k + " only",
+                        l -> rescore(l, n, k, rrf(l, HybridFusion.RRF_K, new double[] {1, 1, 1, 1}), false));
+            }
+            variants.put(
+                    "top " + n + " by bare min-max .3 bm25 .7 cos",
+                    l -> minMaxRescore(l, n, rrf(l, HybridFusion.RRF_K, new double[] {1, 1, 1, 1})));
+        }
+    }
+
+    private static final Comparator<Map.Entry<String, Double>> DESC =
+            Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
+
+    static Lists lists(List<Hit> candidates) {
+        List<Function<Hit, Double>> raw =
+                List.of(Hit::textScore, Hit::vectorScore, Hit::contextTextScore, Hit::contextVectorScore);
+        List<Map<String, Integer>> ranks = new ArrayList<>();
+        Map<String, Hit> byId = new HashMap<>();
+        candidates.forEach(h -> byId.put(h.id(), h));
+        for (Function<Hit, Double> f : raw) {
+            Map<String, Double> s = new HashMap<>();
+            for (Hit h : candidates) {
+                if (f.apply(h) != null) {
+                    s.put(h.id(), f.apply(h));
+                }
+            }
+            List<Map.Entry<String, Double>> sorted = new ArrayList<>(s.entrySet());
+            sorted.sort(DESC);
+            Map<String, Integer> r = new HashMap<>();
+            for (int i = 0; i < sorted.size(); i++) {
+                r.put(sorted.get(i).getKey(), i + 1);
+            }
+            ranks.add(r);
+        }
+        return new Lists(candidates.stream().map(Hit::id).toList(), ranks, byId);
+    }
+
+    static List<String> order(Map<String, Double> scores) {
+        List<Map.Entry<String, Double>> sorted = new ArrayList<>(scores.entrySet());
+        sorted.sort(DESC);
+        return sorted.stream().map(Map.Entry::getKey).toList();
+    }
+
+    static List<String> rrf(Lists l, int k, double[] w) {
+        Map<String, Double> s = new HashMap<>();
+        for (String id : l.ids()) {
+            double sum = 0;
+            for (int i = 0; i < 4; i++) {
+                Integer r = l.ranks().get(i).get(id);
+                if (r != null) {
+                    sum += w[i] / (k + r);
+                }
+            }
+            s.put(id, sum);
+        }
+        return order(s);
+    }
+
+    /** The first n of the stage-1 order reordered by the bare lists' RRF (and the stage-1 rank); the rest kept. */
+    static List<String> rescore(Lists l, int n, int k, List<String> first, boolean withFirst) {
+        Map<String, Double> s = new HashMap<>();
+        for (int i = 0; i < Math.min(n, first.size()); i++) {
+            String id = first.get(i);
+            double sum = withFirst ? 1.0 / (k + i + 1) : 0;
+            for (int list = 0; list < 2; list++) {
+                Integer r = l.ranks().get(list).get(id);
+                if (r != null) {
+                    sum += 1.0 / (k + r);
+                }
+            }
+            s.put(id, sum);
+        }
+        List<String> out = new ArrayList<>(order(s));
+        out.addAll(first.subList(Math.min(n, first.size()), first.size()));
+        return out;
+    }
+
+    static List<String> minMaxRescore(Lists l, int n, List<String> first) {
+        List<String> top = first.subList(0, Math.min(n, first.size()));
+        double[] bm = new double[top.size()];
+        double[] cos = new double[top.size()];
+        for (int i = 0; i < top.size(); i++) {
+            Hit h = l.hits().get(top.get(i));
+            bm[i] = h.textScore() == null ? 0 : h.textScore();
+            cos[i] = h.vectorScore() == null ? 0 : h.vectorScore();
+        }
+        double[] nb = norm(bm);
+        double[] nc = norm(cos);
+        Map<String, Double> s = new HashMap<>();
+        for (int i = 0; i < top.size(); i++) {
+            s.put(top.get(i), .3 * nb[i] + .7 * nc[i]);
+        }
+        List<String> out = new ArrayList<>(order(s));
+        out.addAll(first.subList(top.size(), first.size()));
+        return out;
+    }
+
+    private static double[] norm(double[] v) {
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+        for (double x : v) {
+            min = Math.min(min, x);
+            max = Math.max(max, x);
+        }
+        double[] out = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = max > min ? (v[i] - min) / (max - min) : 1;
+        }
+        return out;
+    }
+
+    /** Measures every variant on one question's candidates. */
+    void add(
+            int category,
+            String question,
+            List<Hit> candidates,
+            Set<String> evidence,
+            Function<String, String> diaId,
+            Function<String, List<Hit>> requery) {
+        Lists l = lists(candidates);
+        Map<String, List<String>> orders = new LinkedHashMap<>();
+        for (Map.Entry<String, Function<Lists, List<String>>> v : variants.entrySet()) {
+            orders.put(v.getKey(), v.getValue().apply(l));
+        }
+        List<String> first = orders.get("rrf k=" + HybridFusion.RRF_K);
+        for (int m : new int[] {1, 3}) {
+            String expansion = expansion(question, first.subList(0, Math.min(m, first.size())), l.hits());
+            if (expansion.isEmpty()) {
+                orders.put("prf top " + m + " names, 6 lists", first);
+                orders.put("prf top " + m + " names, 6 lists, below stage-1 top 1", first);
+                continue;
+            }
+            List<Hit> again = requery.apply(question + " " + expansion);
+            Map<String, Hit> merged = new HashMap<>(l.hits());
+            again.forEach(h -> merged.putIfAbsent(h.id(), h));
+            Lists second = lists(again);
+            List<Map<String, Integer>> six = new ArrayList<>(l.ranks());
+            six.add(second.ranks().get(0));
+            six.add(second.ranks().get(2));
+            Map<String, Double> sc = new HashMap<>();
+            for (String id : merged.keySet()) {
+                double sum = 0;
+                for (Map<String, Integer> r : six) {
+                    Integer rank = r.get(id);
+                    if (rank != null) {
+                        sum += 1.0 / (HybridFusion.RRF_K + rank);
+                    }
+                }
+                sc.put(id, sum);
+            }
+            List<String> prf = order(sc);
+            orders.put("prf top " + m + " names, 6 lists", prf);
+            List<String> keep = new ArrayList<>(first.subList(0, Math.min(1, first.size())));
+            prf.stream().filter(id -> !keep.contains(id)).forEach(keep::add);
+            orders.put("prf top " + m + " names, 6 lists, below stage-1 top 1", keep);
+        }
+        for (Map.Entry<String, List<String>> v : orders.entrySet()) {
+            List<String> ranked = v.getValue().stream().map(diaId).toList();
+            double[] recall = LocomoEval.recallAtK(ranked, evidence);
+            Map<Integer, double[]> byCategory = sums.computeIfAbsent(v.getKey(), x -> new TreeMap<>());
+            for (int c : new int[] {category, 0}) {
+                double[] s = byCategory.computeIfAbsent(c, x -> new double[recall.length]);
+                for (int i = 0; i < recall.length; i++) {
+                    s[i] += recall[i];
+                }
+            }
+        }
+        counts.merge(category, 1, Integer::sum);
+        counts.merge(0, 1, Integer::sum);
+    }
+
+    private static final Set<String> CALENDAR = Set.of(
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday");
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("\\b[A-Z][a-z]{2,}\\b");
+
+    /** Capitalised words of the hits (names, places, titles) that the question does not say. */
+    static String expansion(String question, List<String> ids, Map<String, Hit> hits) {
+        String q = question.toLowerCase(Locale.ROOT);
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        for (String id : ids) {
+            String text = hits.get(id).text();
+            int colon = text.indexOf(": ");
+            java.util.regex.Matcher m = NAME.matcher(colon < 0 ? text : text.substring(colon + 2));
+            while (m.find()) {
+                String w = m.group().toLowerCase(Locale.ROOT);
+                if (!CALENDAR.contains(w) && !q.contains(w)) {
+                    out.add(m.group());
+                }
+            }
+        }
+        return String.join(" ", out);
+    }
+
+    void print(PrintStream out) {
+        out.println("fusion sweep (category 0 = overall): @1 @5 @10 @25 @50");
+        for (Map.Entry<String, Map<Integer, double[]>> v : sums.entrySet()) {
+            out.println(v.getKey());
+            for (Map.Entry<Integer, double[]> c : v.getValue().entrySet()) {
+                StringBuilder sb =
+                        new StringBuilder(String.format(Locale.ROOT, "  %d %4d", c.getKey(), counts.get(c.getKey())));
+                for (double x : c.getValue()) {
+                    sb.append(String.format(Locale.ROOT, " %.3f", x / counts.get(c.getKey())));
+                }
+                out.println(sb);
+            }
+        }
+    }
+}
