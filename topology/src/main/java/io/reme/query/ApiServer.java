@@ -190,7 +190,7 @@ public final class ApiServer implements AutoCloseable {
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
                 tenants.directory(),
-                new McpTools(searches, memories, contexts, ingest, diaries, metrics),
+                new McpTools(searches, memories, contexts, ingest, diaries, metrics, tenants.quotas()),
                 maxBodyBytes);
     }
 

@@ -50,20 +50,27 @@ final class McpTools {
     private final MessageIngest ingest;
     private final DiaryQueries diaries;
     private final PrometheusMetrics metrics;
+    private final TenantQuotas quotas;
 
+    /**
+     * @param quotas the tenants' quotas a tool call counts against as one request of the API does (and
+     *     {@code append_messages} against the messages quota too); null for none
+     */
     McpTools(
             SearchQueries searches,
             MemoryQueries memories,
             ContextQueries contexts,
             MessageIngest ingest,
             DiaryQueries diaries,
-            PrometheusMetrics metrics) {
+            PrometheusMetrics metrics,
+            TenantQuotas quotas) {
         this.searches = searches;
         this.memories = memories;
         this.contexts = contexts;
         this.ingest = ingest;
         this.diaries = diaries;
         this.metrics = metrics;
+        this.quotas = quotas;
     }
 
     /** Who calls: the tenant of the connection's key and the header to forward on its behalf. */
@@ -80,7 +87,7 @@ final class McpTools {
 
     /** A tool's work: the caller and the arguments in, the route's answer (a JSON object) out. */
     @FunctionalInterface
-    private interface Work {
+    interface Work {
         Object run(Caller caller, ObjectNode arguments);
     }
 
@@ -264,6 +271,9 @@ final class McpTools {
     private McpSchema.ReadResourceResult readResource(McpSyncServerExchange exchange, String uri) {
         try {
             Caller caller = Caller.of(exchange.transportContext());
+            if (quotas != null) {
+                quotas.admitRequest(caller.tenant());
+            }
             Matcher memory = MEMORY_PATTERN.matcher(uri);
             Matcher diary = DIARY_PATTERN.matcher(uri);
             JsonNode document;
@@ -327,6 +337,9 @@ final class McpTools {
                 envelope.set("user", args.get("user"));
             }
             envelopes.add(envelope);
+        }
+        if (quotas != null) {
+            quotas.admitMessages(caller.tenant(), Math.max(1, envelopes.size()));
         }
         return ingest.ingest(caller.tenant(), envelopes);
     }
@@ -400,17 +413,24 @@ final class McpTools {
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
                 (exchange, request) -> {
-                    McpSchema.CallToolResult result = call(name, exchange, request, work);
+                    McpSchema.CallToolResult result = call(name, exchange.transportContext(), request, work);
                     metrics.mcpToolCall(name, Boolean.TRUE.equals(result.isError()));
                     return result;
                 };
         return SyncToolSpecification.builder().tool(tool).callHandler(handler).build();
     }
 
-    private static McpSchema.CallToolResult call(
-            String name, McpSyncServerExchange exchange, McpSchema.CallToolRequest request, Work work) {
+    /**
+     * Runs one tool call for the caller of {@code context}: a tool call is one request of the tenant's
+     * quota, as an API route is (the MCP session's own messages, initialize and listings, are not).
+     */
+    McpSchema.CallToolResult call(
+            String name, McpTransportContext context, McpSchema.CallToolRequest request, Work work) {
         try {
-            Caller caller = Caller.of(exchange.transportContext());
+            Caller caller = Caller.of(context);
+            if (quotas != null) {
+                quotas.admitRequest(caller.tenant());
+            }
             ObjectNode args =
                     request.arguments() == null ? NODES.objectNode() : Json.MAPPER.valueToTree(request.arguments());
             Object answer = work.run(caller, args);
@@ -432,6 +452,19 @@ final class McpTools {
 
     /** The API's error body for {@code e}, with the HTTP status the route would have answered. */
     static Map<String, Object> error(ApiException e) {
+        if (e.retryAfterSeconds() != null) {
+            return Map.of(
+                    "error",
+                    Map.of(
+                            "code",
+                            e.code(),
+                            "message",
+                            e.getMessage(),
+                            "status",
+                            e.status(),
+                            "retryAfter",
+                            e.retryAfterSeconds()));
+        }
         return Map.of("error", Map.of("code", e.code(), "message", e.getMessage(), "status", e.status()));
     }
 

@@ -8,10 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.json.Json;
+import io.reme.tenant.TenantEntries;
+import io.reme.tenant.TenantPolicy;
+import io.reme.tenant.TenantRecord;
+import io.reme.tenant.TenantStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class McpToolsTest {
@@ -65,5 +77,44 @@ class McpToolsTest {
         Map<String, Object> error = McpTools.error(new ApiException(404, "memory_not_found", "no memory m1"));
         assertEquals(
                 Map.of("error", Map.of("code", "memory_not_found", "message", "no memory m1", "status", 404)), error);
+    }
+
+    @Test
+    void aToolCallCountsAgainstTheTenantsRequestQuotaAndAppendsAgainstItsMessages() {
+        NavigableMap<String, byte[]> entries = new TreeMap<>();
+        TenantDirectory directory = new TenantDirectory(KEYS, () -> new MapStore(entries), Clock.systemUTC());
+        entries.put(
+                TenantEntries.tenantKey("acme"),
+                TenantEntries.bytes(new TenantRecord(
+                        "acme", TenantStatus.ENABLED, Instant.EPOCH, new TenantPolicy(2.0, 3.0, null))));
+        AtomicLong nanos = new AtomicLong();
+        McpTools tools =
+                new McpTools(null, null, null, null, null, null, new TenantQuotas(directory, null, nanos::get));
+        McpTransportContext acme = McpEndpoint.callerContext(directory, "Bearer acme-key-0123456789abcdef");
+        McpTransportContext globex = McpEndpoint.callerContext(directory, "Bearer globex-key-0123456789abcdef");
+        McpSchema.CallToolRequest request = new McpSchema.CallToolRequest("search_memories", Map.of());
+        AtomicInteger ran = new AtomicInteger();
+        McpTools.Work work = (caller, args) -> Map.of("ran", ran.incrementAndGet());
+
+        assertFalse(tools.call("search_memories", acme, request, work).isError());
+        assertFalse(tools.call("search_memories", acme, request, work).isError());
+        McpSchema.CallToolResult refused = tools.call("search_memories", acme, request, work);
+        assertTrue(refused.isError(), "the third call in a second is past 2 requests per second");
+        assertEquals(
+                Map.of("code", "too_many_requests", "status", 429, "retryAfter", 1),
+                withoutMessage(refused.structuredContent()));
+        assertEquals(2, ran.get(), "a refused call does not run");
+        for (int i = 0; i < 10; i++) {
+            assertFalse(tools.call("search_memories", globex, request, work).isError(), "another tenant is not held");
+        }
+        nanos.addAndGet(1_000_000_000L);
+        assertFalse(tools.call("search_memories", acme, request, work).isError(), "a second later it may again");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withoutMessage(Object content) {
+        Map<String, Object> error = new HashMap<>((Map<String, Object>) ((Map<String, Object>) content).get("error"));
+        error.remove("message");
+        return error;
     }
 }
