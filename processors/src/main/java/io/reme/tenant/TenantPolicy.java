@@ -6,7 +6,7 @@ import java.time.Duration;
 /**
  * What a tenant may use and how its sessions run. Quotas, per instance: HTTP requests per second,
  * messages per second (through {@code POST /v1/messages}), LLM requests in an instance's worker pool
- * at once. Session settings: the
+ * at once; and memories stored, over the whole tenant ({@code maxMemories}). Session settings: the
  * context window ({@code maxInputLength}, {@code compactRatio}, {@code reserve}) and when a quiet
  * session counts as idle ({@code idleAfter}) and expires ({@code retention}). Null means unlimited for
  * a quota and the instance's setting for a session setting. Kept small on purpose: only what is
@@ -24,7 +24,8 @@ public record TenantPolicy(
         Double compactRatio,
         Integer reserve,
         @JsonFormat(shape = JsonFormat.Shape.STRING) Duration idleAfter,
-        @JsonFormat(shape = JsonFormat.Shape.STRING) Duration retention) {
+        @JsonFormat(shape = JsonFormat.Shape.STRING) Duration retention,
+        Long maxMemories) {
     public static final TenantPolicy NONE = new TenantPolicy(null, null, null);
 
     /** The shortest idle period a policy may set: idle sessions are looked for every 30 seconds at most. */
@@ -52,11 +53,14 @@ public record TenantPolicy(
         if (retention != null && retention.compareTo(MIN_IDLE_AFTER) <= 0) {
             throw new IllegalArgumentException("retention must be longer than " + MIN_IDLE_AFTER);
         }
+        if (maxMemories != null && maxMemories < 0) {
+            throw new IllegalArgumentException("maxMemories must be at least 0");
+        }
     }
 
     /** Quotas only: requests, messages and LLM concurrency. */
     public TenantPolicy(Double requestsPerSecond, Double messagesPerSecond, Integer llmConcurrency) {
-        this(requestsPerSecond, messagesPerSecond, llmConcurrency, null, null, null, null, null);
+        this(requestsPerSecond, messagesPerSecond, llmConcurrency, null, null, null, null, null, null);
     }
 
     /** Whether the policy sets any session setting (window, idle, retention) over the instance's. */
@@ -77,7 +81,8 @@ public record TenantPolicy(
                 ratio,
                 reserveTokens,
                 idleAfter,
-                retention);
+                retention,
+                maxMemories);
     }
 
     public TenantPolicy withPeriods(Duration idle, Duration keep) {
@@ -89,7 +94,21 @@ public record TenantPolicy(
                 compactRatio,
                 reserve,
                 idle,
-                keep);
+                keep,
+                maxMemories);
+    }
+
+    public TenantPolicy withMaxMemories(Long max) {
+        return new TenantPolicy(
+                requestsPerSecond,
+                messagesPerSecond,
+                llmConcurrency,
+                maxInputLength,
+                compactRatio,
+                reserve,
+                idleAfter,
+                retention,
+                max);
     }
 
     private static void positive(String name, Double value) {

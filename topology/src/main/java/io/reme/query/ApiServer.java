@@ -170,7 +170,14 @@ public final class ApiServer implements AutoCloseable {
         this.ingest = ingest;
         this.health = new Health(streams, failures);
         this.memories = new MemoryQueries(
-                streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
+                streams,
+                routing,
+                self,
+                search.memoriesTopic(),
+                writer,
+                search.embeddings(),
+                visibilityTimeout,
+                tenants.directory());
         this.lookup = new SearchMemoryLookup(searches, tenants.directory());
         this.retrieval = new MemoryRetrieval(searches);
         // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
