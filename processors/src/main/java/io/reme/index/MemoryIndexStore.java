@@ -242,9 +242,9 @@ public final class MemoryIndexStore implements StateStore {
             } else if (query instanceof MemoryList list) {
                 refreshIfWritten();
                 answer = index.list(list.query());
-            } else if (query instanceof MemoryCount) {
+            } else if (query instanceof MemoryCount count) {
                 refreshIfWritten();
-                answer = index.count();
+                answer = count.tenant() == null ? index.count() : index.count(count.tenant());
             } else {
                 return QueryResult.forUnknownQueryType(query, this);
             }

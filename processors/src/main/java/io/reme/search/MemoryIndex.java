@@ -346,6 +346,16 @@ public final class MemoryIndex implements Closeable {
         }
     }
 
+    /** Number of the tenant's records visible to searches (as of the last refresh). */
+    public int count(String tenant) throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            return searcher.count(new TermQuery(new Term(F_TENANT, tenant)));
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
     /** Dimension of the indexed vectors, 0 when no vector was indexed. */
     public int vectorDimension() {
         return dimension.get();

@@ -34,28 +34,40 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     private final SessionSettings settings;
     private final TokenCounter tokens;
     private final PipelineMetrics metrics;
+    private final String tenantsStore;
     private final MessageParser parser;
     private SessionOutputs outputs;
     private SessionState state;
     private ProcessorContext<Object, Object> context;
 
-    private MessageProcessor(SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
+    private MessageProcessor(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
         this.settings = settings;
         this.tokens = tokens;
         this.metrics = metrics;
+        this.tenantsStore = tenantsStore;
         this.parser = new MessageParser(settings.maxMessageBytes(), settings.timeBounds());
     }
 
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
             SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
-        return () -> new MessageProcessor(settings, tokens, metrics);
+        return supplier(settings, tokens, metrics, null);
+    }
+
+    /**
+     * As {@link #supplier(SessionSettings, TokenCounter, PipelineMetrics)}, with each tenant's session
+     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none).
+     */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
+        return () -> new MessageProcessor(settings, tokens, metrics, tenantsStore);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
-        state = SessionState.attach(context, settings, tokens, outputs);
+        state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
         // Idle and expired sessions are a matter of real time passing, not of records arriving.
         long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));

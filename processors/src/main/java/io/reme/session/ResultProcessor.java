@@ -26,25 +26,37 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     private final SessionSettings settings;
     private final TokenCounter tokens;
     private final PipelineMetrics metrics;
+    private final String tenantsStore;
     private SessionOutputs outputs;
     private SessionState state;
     private ProcessorContext<Object, Object> context;
 
-    private ResultProcessor(SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
+    private ResultProcessor(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
         this.settings = settings;
         this.tokens = tokens;
         this.metrics = metrics;
+        this.tenantsStore = tenantsStore;
     }
 
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
             SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
-        return () -> new ResultProcessor(settings, tokens, metrics);
+        return supplier(settings, tokens, metrics, null);
+    }
+
+    /**
+     * As {@link #supplier(SessionSettings, TokenCounter, PipelineMetrics)}, with each tenant's session
+     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none).
+     */
+    public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
+            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
+        return () -> new ResultProcessor(settings, tokens, metrics, tenantsStore);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
-        state = SessionState.attach(context, settings, tokens, outputs);
+        state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
     }
 

@@ -3,9 +3,11 @@ package io.reme.session;
 import io.reme.context.ContextPolicy;
 import io.reme.llm.RequestSecret;
 import io.reme.message.TimeBounds;
+import io.reme.tenant.TenantPolicy;
 import io.reme.toolresult.TruncationLimits;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -116,6 +118,52 @@ public record SessionSettings(
      */
     public int summaryBudget(String tenant) {
         return (int) Math.min(maxSummaryTokens, policyFor(tenant).summaryBudget());
+    }
+
+    /**
+     * The settings {@code tenant}'s sessions run under when its stored policy lays {@code policy} over
+     * these: its context window (each field set replaces the one of {@link #policyFor}), idle period and
+     * retention. The one place a tenant's session settings are checked as a whole: the constructors of
+     * {@link ContextPolicy} and of these settings refuse a window whose reserve leaves no room, or a
+     * retention not longer than the idle period.
+     *
+     * @return these settings when the policy sets nothing about sessions
+     * @throws IllegalArgumentException when the policy does not hold together with these settings
+     */
+    public SessionSettings forTenant(String tenant, TenantPolicy policy) {
+        if (policy == null || !policy.setsSession()) {
+            return this;
+        }
+        ContextPolicy base = policyFor(tenant);
+        ContextPolicy window =
+                policy.maxInputLength() == null && policy.compactRatio() == null && policy.reserve() == null
+                        ? base
+                        : new ContextPolicy(
+                                policy.maxInputLength() != null ? policy.maxInputLength() : base.maxInputLength(),
+                                policy.compactRatio() != null ? policy.compactRatio() : base.compactRatio(),
+                                policy.reserve() != null ? policy.reserve() : base.reserve(),
+                                base.reservedTokens(),
+                                base.orphanCallTurns(),
+                                base.orphanCallTokens(),
+                                base.maxSpanShare());
+        Map<String, ContextPolicy> policies = new HashMap<>(tenantPolicies);
+        policies.put(tenant, window);
+        return new SessionSettings(
+                defaultPolicy,
+                policies,
+                truncation,
+                language,
+                retryBackoff,
+                pendingTimeout,
+                zone,
+                maxMessageBytes,
+                maxSummaryTokens,
+                policy.idleAfter() != null ? policy.idleAfter() : idleAfter,
+                policy.retention() != null ? policy.retention() : retention,
+                requestSecret,
+                dedup,
+                diaryRetry,
+                timeBounds);
     }
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {

@@ -30,6 +30,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,8 @@ final class SessionState {
     private final KeyValueStore<String, String> summaries;
     private final KeyValueStore<String, DiarySpan> diarySpans;
     private final SessionSettings settings;
+    /** The settings per tenant, where a tenant's policy sets its window, idle period or retention. */
+    private final TenantSessionSettings tenants;
     /** The conversation's date, which names the dialog file a message is archived in. */
     private final DateTimeFormatter day;
 
@@ -67,22 +70,33 @@ final class SessionState {
             SessionSettings settings,
             TokenCounter tokens,
             SessionOutputs outputs,
-            RecentMessageIds recentIds) {
+            RecentMessageIds recentIds,
+            ReadOnlyKeyValueStore<String, byte[]> tenantsStore) {
         this.headers = headers;
         this.messages = messages;
         this.summaries = summaries;
         this.diarySpans = diarySpans;
         this.activity = activity;
         this.settings = settings;
+        this.tenants = new TenantSessionSettings(settings, tenantsStore);
         this.day = DateTimeFormatter.ISO_LOCAL_DATE.withZone(settings.zone());
         this.tokens = tokens;
         this.outputs = outputs;
         this.recentIds = recentIds;
     }
 
-    /** The rules over the session stores of the task that {@code context} belongs to. */
+    /**
+     * The rules over the session stores of the task that {@code context} belongs to.
+     *
+     * @param tenantsStore the name of the tenants' global store whose policies set a tenant's session
+     *     settings, or null for none (every tenant runs under {@code settings})
+     */
     static SessionState attach(
-            ProcessorContext<?, ?> context, SessionSettings settings, TokenCounter tokens, SessionOutputs outputs) {
+            ProcessorContext<?, ?> context,
+            SessionSettings settings,
+            TokenCounter tokens,
+            SessionOutputs outputs,
+            String tenantsStore) {
         return new SessionState(
                 context.getStateStore(SessionStores.HEADERS),
                 context.getStateStore(SessionStores.MESSAGES),
@@ -92,7 +106,8 @@ final class SessionState {
                 settings,
                 tokens,
                 outputs,
-                new RecentMessageIds(context.getStateStore(SessionStores.MESSAGE_IDS), settings.dedup()));
+                new RecentMessageIds(context.getStateStore(SessionStores.MESSAGE_IDS), settings.dedup()),
+                tenantsStore == null ? null : context.getStateStore(tenantsStore));
     }
 
     /**
@@ -134,7 +149,8 @@ final class SessionState {
         activity.put(activityKey(processingMs, key), "");
         header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
-        header = maybeCompact(key, header, now, message.startsTurn(), timestamp);
+        header =
+                maybeCompact(key, header, now, message.startsTurn(), timestamp, tenants.of(key.tenant(), processingMs));
         headers.put(key.key(), header);
     }
 
@@ -222,7 +238,8 @@ final class SessionState {
             outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
-        List<String> problems = SummaryFormat.problems(result.payload(), tokens, settings.summaryBudget(key.tenant()));
+        SessionSettings local = tenants.of(key.tenant(), processingMs);
+        List<String> problems = SummaryFormat.problems(result.payload(), tokens, local.summaryBudget(key.tenant()));
         if (!problems.isEmpty()) {
             String problem = String.join("; ", problems);
             LOG.warn(
@@ -267,7 +284,7 @@ final class SessionState {
                 archived.tokens(),
                 header.summaryTokens(),
                 header.messageTokens());
-        header = maybeCompact(key, header, now, true, timestamp);
+        header = maybeCompact(key, header, now, true, timestamp, local);
         headers.put(key.key(), header);
     }
 
@@ -276,7 +293,12 @@ final class SessionState {
      * pending longer than the timeout is abandoned (its late result becomes stale) and re-planned.
      */
     private SessionHeader maybeCompact(
-            SessionKey key, SessionHeader header, Instant now, boolean turnStarted, long timestamp) {
+            SessionKey key,
+            SessionHeader header,
+            Instant now,
+            boolean turnStarted,
+            long timestamp,
+            SessionSettings local) {
         PendingCompaction pending = header.pending();
         if (pending != null) {
             if (!now.isAfter(pending.requestedAt().plus(settings.pendingTimeout()))) {
@@ -294,7 +316,7 @@ final class SessionState {
         if (header.nextAttemptAt() != null && now.isBefore(header.nextAttemptAt())) {
             return header;
         }
-        ContextPolicy policy = settings.policyFor(key.tenant());
+        ContextPolicy policy = local.policyFor(key.tenant());
         if (!policy.overThreshold(header.messageTokens(), header.summaryTokens())) {
             return header;
         }
@@ -356,7 +378,7 @@ final class SessionState {
                 settings.language(),
                 0,
                 now,
-                settings.summaryBudget(key.tenant()),
+                local.summaryBudget(key.tenant()),
                 unanswered);
         outputs.request(key, compact, timestamp);
         outputs.compaction(key.tenant(), Compaction.REQUESTED);
@@ -591,17 +613,23 @@ final class SessionState {
      * {@code retention} expire.
      */
     void sweep(long nowMs) {
+        tenants.refresh(nowMs);
         retryDiarySpans(nowMs);
         sweepIdle(nowMs);
         sweepExpired(nowMs);
     }
 
     private void sweepIdle(long nowMs) {
+        // Up to the shortest idle period of any tenant; a session of a tenant with a longer one waits.
         for (String entry : keysBefore(
-                activityKey(0, null), activityKey(nowMs - settings.idleAfter().toMillis(), null))) {
-            activity.delete(entry);
+                activityKey(0, null), activityKey(nowMs - tenants.shortestIdle().toMillis(), null))) {
             long lastActiveMs = Long.parseLong(entry.substring(0, 19));
             SessionKey key = SessionKey.parse(entry.substring(20));
+            if (lastActiveMs
+                    > nowMs - tenants.of(key.tenant(), nowMs).idleAfter().toMillis()) {
+                continue;
+            }
+            activity.delete(entry);
             activity.put(expiryKey(lastActiveMs, key), "");
             SessionHeader header = headers.get(key.key());
             if (header == null) {
@@ -649,10 +677,15 @@ final class SessionState {
      * that was said; the summary is not archived, the diary already holds what it covered.
      */
     private void sweepExpired(long nowMs) {
-        String until = expiryKey(nowMs - settings.retention().toMillis(), null);
+        String until = expiryKey(nowMs - tenants.shortestRetention().toMillis(), null);
         for (String entry : keysBefore(expiryKey(0, null), until)) {
-            activity.delete(entry);
+            long lastActiveMs = Long.parseLong(entry.substring(EXPIRY_PREFIX.length(), EXPIRY_PREFIX.length() + 19));
             SessionKey key = SessionKey.parse(entry.substring(EXPIRY_PREFIX.length() + 20));
+            if (lastActiveMs
+                    > nowMs - tenants.of(key.tenant(), nowMs).retention().toMillis()) {
+                continue;
+            }
+            activity.delete(entry);
             SessionHeader header = headers.get(key.key());
             if (header == null) {
                 continue;

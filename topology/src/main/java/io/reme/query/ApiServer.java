@@ -192,7 +192,14 @@ public final class ApiServer implements AutoCloseable {
         this.ingest = ingest;
         this.health = new Health(streams, parts.failures);
         this.memories = new MemoryQueries(
-                streams, routing, self, search.memoriesTopic(), writer, search.embeddings(), visibilityTimeout);
+                streams,
+                routing,
+                self,
+                search.memoriesTopic(),
+                writer,
+                search.embeddings(),
+                visibilityTimeout,
+                tenants.directory());
         this.lookup = new SearchMemoryLookup(searches, tenants.directory());
         this.retrieval = new MemoryRetrieval(searches);
         // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
@@ -211,7 +218,9 @@ public final class ApiServer implements AutoCloseable {
                         topics.diaryEdits(),
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
-                authenticator, new McpTools(searches, memories, contexts, ingest, diaries, metrics), maxBodyBytes);
+                authenticator,
+                new McpTools(searches, memories, contexts, ingest, diaries, metrics, tenants.quotas()),
+                maxBodyBytes);
     }
 
     /**

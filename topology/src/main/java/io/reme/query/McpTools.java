@@ -50,20 +50,28 @@ final class McpTools {
     private final MessageIngest ingest;
     private final DiaryQueries diaries;
     private final PrometheusMetrics metrics;
+    private final TenantQuotas quotas;
 
+    /**
+     * @param quotas the tenants' quotas {@code append_messages} counts against, one message per envelope
+     *     as {@code POST /v1/messages} does (every MCP request already took one request at the HTTP
+     *     layer); null for none
+     */
     McpTools(
             SearchQueries searches,
             MemoryQueries memories,
             ContextQueries contexts,
             MessageIngest ingest,
             DiaryQueries diaries,
-            PrometheusMetrics metrics) {
+            PrometheusMetrics metrics,
+            TenantQuotas quotas) {
         this.searches = searches;
         this.memories = memories;
         this.contexts = contexts;
         this.ingest = ingest;
         this.diaries = diaries;
         this.metrics = metrics;
+        this.quotas = quotas;
     }
 
     /** Who calls: the tenant of the connection's key and the header to forward on its behalf. */
@@ -80,7 +88,7 @@ final class McpTools {
 
     /** A tool's work: the caller and the arguments in, the route's answer (a JSON object) out. */
     @FunctionalInterface
-    private interface Work {
+    interface Work {
         Object run(Caller caller, ObjectNode arguments);
     }
 
@@ -308,7 +316,7 @@ final class McpTools {
                 caller.tenant(), text(args.get("session")), String.join("&", query), false, caller.authorization()));
     }
 
-    private Object append(Caller caller, ObjectNode args) {
+    Object append(Caller caller, ObjectNode args) {
         JsonNode messages = args.get("messages");
         if (messages == null || !messages.isArray() || messages.isEmpty()) {
             throw new ApiException(400, "invalid_messages", "'messages' must be a non-empty array of messages");
@@ -327,6 +335,9 @@ final class McpTools {
                 envelope.set("user", args.get("user"));
             }
             envelopes.add(envelope);
+        }
+        if (quotas != null) {
+            quotas.admitMessages(caller.tenant(), Math.max(1, envelopes.size()));
         }
         return ingest.ingest(caller.tenant(), envelopes);
     }
@@ -400,17 +411,21 @@ final class McpTools {
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
                 (exchange, request) -> {
-                    McpSchema.CallToolResult result = call(name, exchange, request, work);
+                    McpSchema.CallToolResult result = call(name, exchange.transportContext(), request, work);
                     metrics.mcpToolCall(name, Boolean.TRUE.equals(result.isError()));
                     return result;
                 };
         return SyncToolSpecification.builder().tool(tool).callHandler(handler).build();
     }
 
-    private static McpSchema.CallToolResult call(
-            String name, McpSyncServerExchange exchange, McpSchema.CallToolRequest request, Work work) {
+    /**
+     * Runs one tool call for the caller of {@code context} (the HTTP request carrying it was admitted
+     * against the tenant's request quota before the transport saw it).
+     */
+    McpSchema.CallToolResult call(
+            String name, McpTransportContext context, McpSchema.CallToolRequest request, Work work) {
         try {
-            Caller caller = Caller.of(exchange.transportContext());
+            Caller caller = Caller.of(context);
             ObjectNode args =
                     request.arguments() == null ? NODES.objectNode() : Json.MAPPER.valueToTree(request.arguments());
             Object answer = work.run(caller, args);
@@ -432,6 +447,19 @@ final class McpTools {
 
     /** The API's error body for {@code e}, with the HTTP status the route would have answered. */
     static Map<String, Object> error(ApiException e) {
+        if (e.retryAfterSeconds() != null) {
+            return Map.of(
+                    "error",
+                    Map.of(
+                            "code",
+                            e.code(),
+                            "message",
+                            e.getMessage(),
+                            "status",
+                            e.status(),
+                            "retryAfter",
+                            e.retryAfterSeconds()));
+        }
         return Map.of("error", Map.of("code", e.code(), "message", e.getMessage(), "status", e.status()));
     }
 

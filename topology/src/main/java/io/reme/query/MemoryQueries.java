@@ -3,6 +3,7 @@ package io.reme.query;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.index.MemoryCount;
 import io.reme.index.MemoryGet;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryList;
@@ -52,7 +53,10 @@ final class MemoryQueries {
     private final MemoryWriter writer;
     private final EmbeddingModel embeddings;
     private final Duration visibilityTimeout;
+    /** Where a tenant's {@code maxMemories} comes from; null for no limit. */
+    private final TenantDirectory tenants;
 
+    /** @param tenants the tenants' policies, whose {@code maxMemories} a create is held to; null for none */
     MemoryQueries(
             KafkaStreams streams,
             OwnerRouting routing,
@@ -60,13 +64,15 @@ final class MemoryQueries {
             String memoriesTopic,
             MemoryWriter writer,
             EmbeddingModel embeddings,
-            Duration visibilityTimeout) {
+            Duration visibilityTimeout,
+            TenantDirectory tenants) {
         this.streams = streams;
         this.routing = routing;
         this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
         this.writer = writer;
         this.embeddings = embeddings;
         this.visibilityTimeout = visibilityTimeout;
+        this.tenants = tenants;
     }
 
     /** A status and the JSON body to send with it. */
@@ -118,6 +124,7 @@ final class MemoryQueries {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());
         }
+        checkQuota(tenant, authorization);
         return write(embedded(record), authorization, true);
     }
 
@@ -312,8 +319,83 @@ final class MemoryQueries {
                 .orElseGet(() -> OwnerRouting.notFound("memory_not_found", "no memory " + id));
     }
 
-    /** One page of a listing, and which partitions answered it. */
-    record Page(List<MemoryRecord> memories, Set<Integer> answered) {}
+    /**
+     * Refuses a new memory of a tenant at its policy's {@code maxMemories}. Counted in the index, as of
+     * its last applied write: a limit, not a reservation, so writes racing each other (or a worker's
+     * extraction) may pass it by the number in flight.
+     *
+     * @throws ApiException 409 {@code memory_quota}; 503 when a partition of the tenant cannot be counted
+     */
+    private void checkQuota(String tenant, String authorization) {
+        Long max = tenants == null ? null : tenants.policy(tenant).maxMemories();
+        if (max == null) {
+            return;
+        }
+        long count = count(tenant, authorization);
+        if (count >= max) {
+            LOG.info("memory refused at quota tenant={} memories={} maxMemories={}", tenant, count, max);
+            throw new ApiException(
+                    409,
+                    "memory_quota",
+                    "tenant " + tenant + " has " + count + " memories, the most its policy allows (maxMemories " + max
+                            + "); delete some before adding more");
+        }
+    }
+
+    /** The tenant's memories over every partition of its buckets; 503 when one of them cannot answer. */
+    long count(String tenant, String authorization) {
+        Set<Integer> wanted = writer.partitioning().partitionsOf(tenant, writer.partitions());
+        Set<Integer> missing = new TreeSet<>(wanted);
+        long total = 0;
+        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
+            Page page = fanOut.isSelf(host.getKey())
+                    ? localCount(tenant, host.getValue())
+                    : fanOut.post(
+                                    host.getKey(),
+                                    INTERNAL_LIST,
+                                    Map.of("count", true, "partitions", host.getValue()),
+                                    authorization,
+                                    Page.class)
+                            .orElse(new Page(List.of(), Set.of(), 0));
+            total += page.count();
+            missing.removeAll(page.answered());
+        }
+        if (!missing.isEmpty()) {
+            throw ApiException.unavailable("the tenant's memories cannot be counted now (partitions " + missing
+                    + " did not answer); ask again in a moment");
+        }
+        return total;
+    }
+
+    private Page localCount(String tenant, Set<Integer> partitions) {
+        if (streams.state() != KafkaStreams.State.RUNNING || partitions.isEmpty()) {
+            return new Page(List.of(), Set.of(), 0);
+        }
+        var result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+                .withQuery(new MemoryCount(tenant))
+                .withPartitions(partitions)
+                .requireActive());
+        long count = 0;
+        Set<Integer> answered = new TreeSet<>();
+        for (Map.Entry<Integer, QueryResult<Integer>> partition :
+                result.getPartitionResults().entrySet()) {
+            if (partition.getValue().isSuccess()) {
+                count += partition.getValue().getResult();
+                answered.add(partition.getKey());
+            }
+        }
+        return new Page(List.of(), answered, count);
+    }
+
+    /**
+     * One page of a listing, and which partitions answered it; or, for a count, no memories and how many
+     * of the tenant's the partitions hold.
+     */
+    record Page(List<MemoryRecord> memories, Set<Integer> answered, long count) {
+        Page(List<MemoryRecord> memories, Set<Integer> answered) {
+            this(memories, answered, 0);
+        }
+    }
 
     /** The answer to a listing. */
     record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
@@ -351,6 +433,13 @@ final class MemoryQueries {
 
     /** {@code POST /v1/internal/memories-list} from another instance: the listing must be for the caller's tenant. */
     Page internalList(String tenant, JsonNode body) {
+        if (body != null && body.path("count").asBoolean(false)) {
+            // A count of the caller's tenant's memories ({@link #count}), on the partitions asked for.
+            Set<Integer> wanted = new TreeSet<>();
+            body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+            wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
+            return localCount(tenant, wanted);
+        }
         try {
             MemoryListQuery query = Json.MAPPER.treeToValue(body.get("query"), MemoryListQuery.class);
             if (!tenant.equals(query.tenant())) {

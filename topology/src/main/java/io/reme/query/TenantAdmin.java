@@ -199,13 +199,9 @@ public final class TenantAdmin {
     synchronized Reply putPolicy(String tenant, TenantPolicy policy) {
         TenantRecord record = liveTenant(tenant);
         TenantRecord updated = record.withPolicy(policy == null ? TenantPolicy.NONE : policy);
+        directory.checkPolicy(tenant, updated.policy());
         write(TenantEntries.tenantKey(tenant), updated);
-        LOG.info(
-                "tenant policy set tenant={} requestsPerSecond={} messagesPerSecond={} llmConcurrency={}",
-                tenant,
-                updated.policy().requestsPerSecond(),
-                updated.policy().messagesPerSecond(),
-                updated.policy().llmConcurrency());
+        LOG.info("tenant policy set tenant={} policy={}", tenant, updated.policy());
         return new Reply(200, tenantView(updated));
     }
 

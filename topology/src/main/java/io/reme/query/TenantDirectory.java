@@ -2,6 +2,7 @@ package io.reme.query;
 
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
+import io.reme.session.SessionSettings;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
@@ -44,6 +45,9 @@ public final class TenantDirectory {
     private final Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores;
     private final Clock clock;
     private final RequestSecret secret;
+    /** The instance's session settings, which a tenant's policy is laid over; null when not known here. */
+    private final SessionSettings sessions;
+
     private volatile ReadOnlyKeyValueStore<String, byte[]> store;
 
     /**
@@ -60,10 +64,28 @@ public final class TenantDirectory {
             Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores,
             Clock clock,
             RequestSecret secret) {
+        this(bootstrap, stores, clock, secret, null);
+    }
+
+    private TenantDirectory(
+            ApiKeys bootstrap,
+            Supplier<ReadOnlyKeyValueStore<String, byte[]>> stores,
+            Clock clock,
+            RequestSecret secret,
+            SessionSettings sessions) {
         this.bootstrap = bootstrap;
         this.stores = stores;
         this.clock = clock;
         this.secret = secret;
+        this.sessions = sessions;
+    }
+
+    /**
+     * This directory, knowing the instance's session settings: a policy whose session settings do not
+     * hold together with them is refused ({@link #checkPolicy}).
+     */
+    public TenantDirectory withSessionSettings(SessionSettings settings) {
+        return new TenantDirectory(bootstrap, stores, clock, secret, settings);
     }
 
     /**
@@ -190,6 +212,24 @@ public final class TenantDirectory {
             return tenant(tenant).map(TenantRecord::policy).orElse(TenantPolicy.NONE);
         } catch (ApiException e) {
             return TenantPolicy.NONE;
+        }
+    }
+
+    /**
+     * Refuses a policy whose session settings (window, idle period, retention) do not hold together with
+     * this instance's, as {@link SessionSettings#forTenant} lays them over; nothing to check when this
+     * directory does not know the instance's settings.
+     *
+     * @throws ApiException 400 {@code invalid_policy}
+     */
+    public void checkPolicy(String tenant, TenantPolicy policy) {
+        if (sessions == null) {
+            return;
+        }
+        try {
+            sessions.forTenant(tenant, policy);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(400, "invalid_policy", "policy not accepted: " + e.getMessage());
         }
     }
 

@@ -84,11 +84,11 @@ public final class RemeTopology {
         topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
         topology.addProcessor(
                 SessionNodes.MESSAGE_PROCESSOR,
-                MessageProcessor.supplier(settings, tokens, metrics),
+                MessageProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE),
                 SessionNodes.MESSAGES_SOURCE);
         topology.addProcessor(
                 SessionNodes.RESULT_PROCESSOR,
-                ResultProcessor.supplier(settings, tokens, metrics),
+                ResultProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE),
                 SessionNodes.RESULTS_SOURCE);
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
         for (StoreBuilder<?> store : SessionStores.all()) {

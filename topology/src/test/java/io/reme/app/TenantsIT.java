@@ -194,7 +194,7 @@ class TenantsIT extends WithBroker {
         String chatty = tenantWithKey("chatty", Map.of("messagesPerSecond", 5));
         awaitStatus(a, flood, status -> status != 401);
         awaitStatus(a, calm, status -> status != 401);
-        Response unknownLimit = admin(a, "PUT", "/v1/admin/tenants/calm/policy", Map.of("maxMemories", 10));
+        Response unknownLimit = admin(a, "PUT", "/v1/admin/tenants/calm/policy", Map.of("maxWidgets", 10));
         assertEquals(400, unknownLimit.status(), "a limit that is not enforced is refused: " + unknownLimit.text());
 
         // Messages per second: a batch may run the bucket into debt, the next message then waits.
@@ -303,6 +303,58 @@ class TenantsIT extends WithBroker {
         assertEquals(
                 "too_many_requests", throttled.json().path("error").path("code").asText(), throttled.text());
         assertNotNull(throttled.retryAfter(), "429 carries Retry-After");
+    }
+
+    @Test
+    void aTenantAtItsMemoryCountGets409OnEitherInstanceAndSessionSettingsAreCheckedAgainstTheInstance()
+            throws Exception {
+        String keeper = tenantWithKey("keeper", Map.of("maxMemories", 2));
+        awaitStatus(a, keeper, status -> status != 401);
+        awaitStatus(b, keeper, status -> status != 401);
+        Map<String, Object> memory = Map.of("type", "personal", "user", "u1", "content", "likes tea");
+        for (RemeApp app : List.of(a, b)) {
+            Response added = send(app, "POST", "/v1/memories", keeper, memory);
+            assertTrue(added.status() == 201 || added.status() == 202, added.text());
+        }
+        // The count is the index's: wait until both writes are applied (a 202 is written, not yet visible).
+        long deadline = System.nanoTime() + PROPAGATION.toNanos();
+        while (send(a, "GET", "/v1/memories", keeper, null)
+                        .json()
+                        .path("memories")
+                        .size()
+                < 2) {
+            assertTrue(System.nanoTime() < deadline, "both memories visible within " + PROPAGATION);
+            Thread.sleep(50);
+        }
+        for (RemeApp app : List.of(a, b)) {
+            Response refused = send(app, "POST", "/v1/memories", keeper, memory);
+            assertEquals(409, refused.status(), refused.text());
+            assertEquals(
+                    "memory_quota", refused.json().path("error").path("code").asText());
+        }
+        assertEquals(
+                200,
+                admin(a, "PUT", "/v1/admin/tenants/keeper/policy", Map.of("maxMemories", 3))
+                        .status());
+        Response third = send(a, "POST", "/v1/memories", keeper, memory);
+        assertTrue(third.status() == 201 || third.status() == 202, "a raised limit holds at once: " + third.text());
+
+        // Session settings are laid over the instance's and must hold together with them.
+        Response reserveTooLarge = admin(a, "PUT", "/v1/admin/tenants/keeper/policy", Map.of("reserve", 90_000));
+        assertEquals(400, reserveTooLarge.status(), reserveTooLarge.text());
+        assertEquals(
+                "invalid_policy",
+                reserveTooLarge.json().path("error").path("code").asText());
+        Response retentionShort =
+                admin(a, "PUT", "/v1/admin/tenants/keeper/policy", Map.of("idleAfter", "PT2H", "retention", "PT1H"));
+        assertEquals(400, retentionShort.status(), retentionShort.text());
+        Response window = admin(
+                a,
+                "PUT",
+                "/v1/admin/tenants/keeper/policy",
+                Map.of("maxInputLength", 32768, "compactRatio", 0.8, "reserve", 4000, "idleAfter", "PT10M"));
+        assertEquals(200, window.status(), window.text());
+        assertEquals("PT10M", window.json().path("policy").path("idleAfter").asText(), window.text());
     }
 
     @Test

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.reme.llm.RequestSecret;
+import io.reme.session.SessionSettings;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.NavigableMap;
@@ -154,5 +156,19 @@ class TenantDirectoryTest {
         assertNull(ApiKeyHash.idOf("rk_0123456789ABCDEF_x"), "upper-case hex is not an id we issue");
         assertNull(ApiKeyHash.idOf("rk_short"));
         assertEquals(64, ApiKeyHash.hex(key.key()).length());
+    }
+
+    @Test
+    void aPolicyThatDoesNotFitThisInstancesSessionSettingsIsA400() {
+        TenantDirectory knowing = directory.withSessionSettings(SessionSettings.defaults());
+        TenantPolicy reserveTooLarge = TenantPolicy.NONE.withContext(null, null, 90_000);
+        ApiException refused = assertThrows(ApiException.class, () -> knowing.checkPolicy("acme", reserveTooLarge));
+        assertEquals(400, refused.status());
+        assertEquals("invalid_policy", refused.code());
+        assertThrows(
+                ApiException.class,
+                () -> knowing.checkPolicy("acme", TenantPolicy.NONE.withPeriods(null, Duration.ofMinutes(20))));
+        knowing.checkPolicy("acme", TenantPolicy.NONE.withContext(32768, 0.8, 4000));
+        directory.checkPolicy("acme", reserveTooLarge); // nothing to check against
     }
 }
