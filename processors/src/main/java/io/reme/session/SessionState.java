@@ -22,7 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -44,6 +46,7 @@ import org.slf4j.LoggerFactory;
 final class SessionState {
     private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
     private static final String EXPIRY_PREFIX = "x";
+    private static final int MAX_AGING_COUNTS = 1_024;
 
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
@@ -60,6 +63,18 @@ final class SessionState {
     private final ToolResultTruncator truncator = new ToolResultTruncator();
     private final SessionOutputs outputs;
     private final RecentMessageIds recentIds;
+    /**
+     * Message key → the counts of its tool outputs' first characters, taken on append (see
+     * {@link #countForAging}) and used once, when the outputs age, usually a message later. Only a
+     * shortcut: the count is exact with or without it, so it is not stored and starts empty after a
+     * restart. Bounded, for sessions that end on a tool output and never age it.
+     */
+    private final Map<String, TokenCounter.Prefix[]> agingCounts = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, TokenCounter.Prefix[]> eldest) {
+            return size() > MAX_AGING_COUNTS;
+        }
+    };
 
     SessionState(
             KeyValueStore<String, SessionHeader> headers,
@@ -135,13 +150,16 @@ final class SessionState {
         }
         long seq = header.nextSeq();
         Truncated truncated = truncate(key, seq, message, settings.truncation().recentBytes(), timestamp);
+        int count;
         if (message.hasToolResults()
                 && exceeds(truncated.message(), settings.truncation().oldBytes())) {
             List<Long> longer = new ArrayList<>(recent);
             longer.add(seq);
             recent = longer;
+            count = countForAging(key, seq, truncated.message());
+        } else {
+            count = tokens.count(truncated.message());
         }
-        int count = tokens.count(truncated.message());
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
         recentIds.remember(key, message.id(), seq, processingMs);
         outputs.messageIn(key.tenant(), count);
@@ -869,16 +887,58 @@ final class SessionState {
             if (stored == null) {
                 continue;
             }
+            TokenCounter.Prefix[] known = agingCounts.remove(key.messageKey(seq));
             Truncated truncated =
                     truncate(key, seq, stored.message(), settings.truncation().oldBytes(), timestamp);
             if (truncated.count() > 0) {
-                int count = tokens.count(truncated.message());
+                int count = countAged(truncated.message(), known);
                 messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
                 delta += count - stored.tokens();
                 cut += truncated.count();
             }
         }
         return header.withTokenDelta(delta, List.of()).withCounter(Counter.TRUNCATED_OUTPUTS, cut);
+    }
+
+    /**
+     * Counts a message whose tool outputs will be cut to the old limit when they age, remembering the
+     * counts of each such output's first characters: its cut form is then counted from where they end.
+     */
+    private int countForAging(SessionKey key, long seq, Message message) {
+        int limit = settings.truncation().oldBytes();
+        List<Block> blocks = message.content();
+        TokenCounter.Prefix[] prefixes = new TokenCounter.Prefix[blocks.size()];
+        int total = 0;
+        for (int i = 0; i < blocks.size(); i++) {
+            if (blocks.get(i) instanceof Block.ToolResult result
+                    && ToolResultTruncator.exceeds(result.output(), limit)) {
+                // The cut keeps at most limit bytes, so at most limit chars.
+                TokenCounter.Counted counted = tokens.countRemembering(result.output(), limit);
+                prefixes[i] = counted.prefix();
+                total += counted.tokens();
+            } else {
+                total += tokens.count(blocks.get(i));
+            }
+        }
+        agingCounts.put(key.messageKey(seq), prefixes);
+        return total;
+    }
+
+    /** Counts an aged message, each cut output from its remembered prefix if there is one (null: none). */
+    private int countAged(Message message, TokenCounter.Prefix[] known) {
+        List<Block> blocks = message.content();
+        int total = 0;
+        for (int i = 0; i < blocks.size(); i++) {
+            if (known != null
+                    && i < known.length
+                    && known[i] != null
+                    && blocks.get(i) instanceof Block.ToolResult result) {
+                total += tokens.count(result.output(), known[i]);
+            } else {
+                total += tokens.count(blocks.get(i));
+            }
+        }
+        return total;
     }
 
     private record Truncated(Message message, int count) {}
@@ -892,7 +952,10 @@ final class SessionState {
                 continue;
             }
             Optional<String> cut;
-            if (ToolResultTruncator.isTruncated(block.output())) {
+            if (!ToolResultTruncator.exceeds(block.output(), limit)) {
+                // Within the limit (most outputs, on append): nothing to cut, so no stored ID to derive.
+                cut = Optional.empty();
+            } else if (ToolResultTruncator.isTruncated(block.output())) {
                 cut = truncator.retruncate(block.output(), limit);
             } else {
                 String id = toolResultId(key, seq, i);
@@ -911,8 +974,7 @@ final class SessionState {
 
     private static boolean exceeds(Message message, int limit) {
         for (Block block : message.content()) {
-            if (block instanceof Block.ToolResult result
-                    && ToolResultTruncator.utf8Length(result.output()) > limit + ToolResultTruncator.SLACK_BYTES) {
+            if (block instanceof Block.ToolResult result && ToolResultTruncator.exceeds(result.output(), limit)) {
                 return true;
             }
         }

@@ -44,7 +44,7 @@ public final class ToolResultTruncator {
         if (text == null || text.isEmpty() || limitBytes <= 0) {
             return Optional.empty();
         }
-        if (utf8Length(text) <= (long) limitBytes + SLACK_BYTES) {
+        if (!exceeds(text, limitBytes)) {
             return Optional.empty();
         }
         // Cutting again from scratch would lose the original line numbers and stored path. Text that merely
@@ -53,8 +53,10 @@ public final class ToolResultTruncator {
             return retruncate(text, limitBytes);
         }
 
-        String excerpt = text.substring(0, cutIndex(text, limitBytes));
-        int totalLines = countNewlines(text) + 1;
+        int cut = cutIndex(text, text.length(), limitBytes);
+        int excerptNewlines = countNewlines(text, 0, cut);
+        int totalLines = excerptNewlines + countNewlines(text, cut, text.length()) + 1;
+        String excerpt = text.substring(0, cut);
         if (totalLines == 1) {
             // A single line cannot be resumed "from the next line", so a notice would only mislead.
             return Optional.of(excerpt);
@@ -62,8 +64,17 @@ public final class ToolResultTruncator {
         int startLine = 1;
         // The excerpt usually ends inside a line; pointing at that line makes the agent re-read it whole.
         // Without any newline that would be line 1 again, so move on to keep the reader making progress.
-        int nextLine = Math.min(startLine + Math.max(1, countNewlines(excerpt)), totalLines);
+        int nextLine = Math.min(startLine + Math.max(1, excerptNewlines), totalLines);
         return Optional.of(excerpt + "\n" + notice(storedPath, totalLines, startLine, limitBytes, nextLine));
+    }
+
+    /**
+     * Whether {@code text} is over {@code limitBytes} by more than the slack, that is whether
+     * {@link #truncate} would cut it. Reads no further than the limit: a 150 KB output is not measured
+     * whole to learn that it is over 3 KB.
+     */
+    public static boolean exceeds(String text, int limitBytes) {
+        return text != null && exceeds(text, text.length(), (long) limitBytes + SLACK_BYTES);
     }
 
     /**
@@ -83,12 +94,14 @@ public final class ToolResultTruncator {
         if (markerAt < 0) {
             return Optional.empty();
         }
-        String excerpt = truncatedText.substring(0, markerAt);
-        if (excerpt.endsWith("\n")) {
+        // The excerpt is truncatedText[0, excerptEnd), worked on in place: it is mostly much longer than
+        // what is kept of it, and copying it would cost more than the cut.
+        int excerptEnd = markerAt;
+        if (excerptEnd > 0 && truncatedText.charAt(excerptEnd - 1) == '\n') {
             // Drop the separator truncate() put before the marker; it is not part of the output.
-            excerpt = excerpt.substring(0, excerpt.length() - 1);
+            excerptEnd--;
         }
-        if (utf8Length(excerpt) <= (long) limitBytes + SLACK_BYTES) {
+        if (!exceeds(truncatedText, excerptEnd, (long) limitBytes + SLACK_BYTES)) {
             return Optional.empty();
         }
 
@@ -102,8 +115,8 @@ public final class ToolResultTruncator {
             return Optional.empty();
         }
 
-        String shorter = excerpt.substring(0, cutIndex(excerpt, limitBytes));
-        long nextLine = (long) startLine.getAsInt() + Math.max(1, countNewlines(shorter));
+        String shorter = truncatedText.substring(0, cutIndex(truncatedText, excerptEnd, limitBytes));
+        long nextLine = (long) startLine.getAsInt() + Math.max(1, countNewlines(shorter, 0, shorter.length()));
         if (nextLine > Integer.MAX_VALUE) {
             return Optional.empty();
         }
@@ -178,14 +191,14 @@ public final class ToolResultTruncator {
     }
 
     /**
-     * Number of chars of {@code s} whose UTF-8 encoding fits in {@code limitBytes}, never ending
-     * between the two halves of a surrogate pair.
+     * Number of chars of {@code s} before {@code end} whose UTF-8 encoding fits in {@code limitBytes},
+     * never ending between the two halves of a surrogate pair.
      */
-    private static int cutIndex(String s, int limitBytes) {
+    private static int cutIndex(String s, int end, int limitBytes) {
         long bytes = 0;
         int i = 0;
-        while (i < s.length()) {
-            int cp = s.codePointAt(i);
+        while (i < end) {
+            int cp = codePointAt(s, i, end);
             int width = utf8Width(cp);
             if (bytes + width > limitBytes) {
                 break;
@@ -211,6 +224,34 @@ public final class ToolResultTruncator {
         return bytes;
     }
 
+    /** Whether the UTF-8 length of {@code s[0, end)} is over {@code limit}, read only as far as needed. */
+    private static boolean exceeds(String s, int end, long limit) {
+        if (3L * end <= limit) {
+            // No char takes more than 3 bytes (a surrogate pair 4 for its two).
+            return false;
+        }
+        long bytes = 0;
+        int i = 0;
+        while (i < end) {
+            int cp = codePointAt(s, i, end);
+            bytes += utf8Width(cp);
+            if (bytes > limit) {
+                return true;
+            }
+            i += Character.charCount(cp);
+        }
+        return false;
+    }
+
+    /** The code point at {@code i} of {@code s[0, end)}: a high surrogate at {@code end - 1} stands alone. */
+    private static int codePointAt(String s, int i, int end) {
+        char c = s.charAt(i);
+        if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(s.charAt(i + 1))) {
+            return Character.toCodePoint(c, s.charAt(i + 1));
+        }
+        return c;
+    }
+
     // A lone surrogate counts as 3 bytes, more than the encoder's 1-byte replacement, so cuts stay within budget.
     private static int utf8Width(int codePoint) {
         if (codePoint < 0x80) {
@@ -222,12 +263,10 @@ public final class ToolResultTruncator {
         return codePoint < 0x10000 ? 3 : 4;
     }
 
-    private static int countNewlines(String s) {
+    private static int countNewlines(String s, int from, int to) {
         int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) == '\n') {
-                n++;
-            }
+        for (int i = s.indexOf('\n', from); i >= 0 && i < to; i = s.indexOf('\n', i + 1)) {
+            n++;
         }
         return n;
     }

@@ -116,6 +116,48 @@ class WordSplitCountTest {
         }
     }
 
+    /**
+     * A tool output's cut form (its first characters, then a notice) is counted from the counts
+     * remembered while counting the output: the same count as the encoding's, wherever the cut falls,
+     * and for a text that shares only part of the remembered head, or none of it.
+     */
+    @ParameterizedTest
+    @EnumSource(EncodingType.class)
+    @SuppressWarnings("EnumOrdinal") // a seed per encoding: any stable number will do
+    void aTextCountedFromARememberedPrefixCountsTheSame(EncodingType type) {
+        Encoding encoding = REGISTRY.getEncoding(type);
+        TokenCounter counter = new TokenCounter(encoding, 0);
+        Random random = new Random(type.ordinal() * 104729L);
+        for (int n = 0; n < 1500; n++) {
+            String original = text(random, 20 + random.nextInt(400));
+            int maxChars = 2 + random.nextInt(original.length() + 10);
+            TokenCounter.Counted counted = counter.countRemembering(original, maxChars);
+            assertEquals(
+                    encoding.countTokensOrdinary(original), counted.tokens(), () -> type + " on [" + original + "]");
+            int cut = random.nextInt(original.length() + 1);
+            if (cut > 0 && cut < original.length() && Character.isLowSurrogate(original.charAt(cut))) {
+                cut--; // as the truncator cuts: never inside a surrogate pair
+            }
+            String derived = switch (random.nextInt(3)) {
+                case 0 -> original.substring(0, cut) + "\n<<<TRUNCATED>>>\nTool output truncated " + cut;
+                case 1 -> original.substring(0, cut) + text(random, random.nextInt(10));
+                default -> text(random, random.nextInt(40)) + original.substring(0, cut);
+            };
+            assertEquals(
+                    encoding.countTokensOrdinary(derived),
+                    counter.count(derived, counted.prefix()),
+                    () -> type + " differs on [" + derived + "] from [" + original + "]");
+        }
+    }
+
+    private static String text(Random random, int parts) {
+        StringBuilder text = new StringBuilder();
+        for (int p = 0; p < parts; p++) {
+            text.append(random.nextInt(3) == 0 ? " " : PARTS[random.nextInt(PARTS.length)]);
+        }
+        return text.toString();
+    }
+
     @ParameterizedTest
     @EnumSource(EncodingType.class)
     void longProseAndCodeCountTheSame(EncodingType type) {
