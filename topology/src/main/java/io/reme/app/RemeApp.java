@@ -220,7 +220,8 @@ public final class RemeApp implements AutoCloseable {
             Producer<byte[], byte[]> producer =
                     new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
-            TenantDirectory directory = new TenantDirectory(keys, TenantDirectory.storeOf(streams), Clock.systemUTC())
+            TenantDirectory directory = new TenantDirectory(
+                            keys, TenantDirectory.storeOf(streams), Clock.systemUTC(), secret)
                     .withSessionSettings(settings);
             TenantSetup tenants = new TenantSetup(
                     directory,

@@ -14,6 +14,8 @@ import ch.qos.logback.core.OutputStreamAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
 import io.reme.json.Json;
+import io.reme.query.ApiKeys;
+import io.reme.query.TenantDirectory;
 import io.reme.topic.Topics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -175,6 +178,20 @@ class TenantsIT extends WithBroker {
         assertTrue(revokedIds.contains(idOf(second)), "the live key is revoked: " + revokedIds);
         assertFalse(revokedIds.contains(firstId), "the key revoked before is not revoked again");
         assertEquals("started", deleted.json().path("erasure").asText());
+        // The erasure runs under the key instances derive for one another, which a deleted tenant keeps.
+        String instanceKey = new TenantDirectory(
+                        ApiKeys.parse(""), null, Clock.systemUTC(), RequestSecrets.resolve(a.config()))
+                .internalAuthorization("initech")
+                .orElseThrow()
+                .substring("Bearer ".length());
+        long erasureDeadline = System.nanoTime() + PROPAGATION.toNanos();
+        Response erasure = send(a, "GET", "/v1/tenant/erasure", instanceKey, null);
+        while (!erasure.json().path("complete").asBoolean()) {
+            assertTrue(
+                    System.nanoTime() < erasureDeadline, "the deleted tenant's erasure completes: " + erasure.text());
+            Thread.sleep(100);
+            erasure = send(a, "GET", "/v1/tenant/erasure", instanceKey, null);
+        }
         assertEquals(401, status(a, second));
         long deletedOnB = awaitStatus(b, second, status -> status == 401);
         System.out.printf("tenants: a tenant deleted on A refused on B after %d ms%n", deletedOnB);
