@@ -29,8 +29,8 @@ final class FusionSweep {
     static volatile Function<String, float[][]> tokenVectors;
 
     private final Map<String, float[][]> tokenCache = new HashMap<>();
-    private long tokenRuns;
-    private long tokenNanos;
+    private final long[] tokenRuns = new long[2];
+    private final long[] tokenNanos = new long[2];
     private long queryRuns;
     private long queryNanos;
     private final Map<String, Function<Lists, List<String>>> variants = new LinkedHashMap<>();
@@ -237,7 +237,7 @@ final class FusionSweep {
             for (String id : first.subList(0, deepest)) {
                 Hit h = hits.get(id);
                 String text = withContext && h.context() != null ? h.text() + "\n" + h.context() : h.text();
-                scores.put(id, maxSim(query, tokensOf(text)));
+                scores.put(id, maxSim(query, tokensOf(text, withContext ? 1 : 0)));
             }
             String what = withContext ? "text+context" : "bare";
             for (int n : new int[] {10, 30}) {
@@ -280,7 +280,7 @@ final class FusionSweep {
         return out;
     }
 
-    private float[][] tokensOf(String text) {
+    private float[][] tokensOf(String text, int kind) {
         float[][] cached = tokenCache.get(text);
         if (cached == null) {
             if (tokenCache.size() > 20_000) {
@@ -288,8 +288,8 @@ final class FusionSweep {
             }
             long t0 = System.nanoTime();
             cached = tokenVectors.apply(text);
-            tokenNanos += System.nanoTime() - t0;
-            tokenRuns++;
+            tokenNanos[kind] += System.nanoTime() - t0;
+            tokenRuns[kind]++;
             tokenCache.put(text, cached);
         }
         return cached;
@@ -356,11 +356,14 @@ final class FusionSweep {
         if (tokenVectors != null) {
             out.printf(
                     Locale.ROOT,
-                    "maxsim token vectors: %d queries %.1f ms each, %d candidate texts %.1f ms each%n",
+                    "maxsim token vectors: %d queries %.1f ms each, %d bare texts %.1f ms each, %d texts + context"
+                            + " %.1f ms each%n",
                     queryRuns,
                     queryNanos / 1e6 / Math.max(1, queryRuns),
-                    tokenRuns,
-                    tokenNanos / 1e6 / Math.max(1, tokenRuns));
+                    tokenRuns[0],
+                    tokenNanos[0] / 1e6 / Math.max(1, tokenRuns[0]),
+                    tokenRuns[1],
+                    tokenNanos[1] / 1e6 / Math.max(1, tokenRuns[1]));
         }
         for (Map.Entry<String, Map<Integer, double[]>> v : sums.entrySet()) {
             out.println(v.getKey());
