@@ -128,6 +128,15 @@ public final class EvalCommand implements Callable<Integer> {
                             }
                         }
                     };
+            if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.sweep")) {
+                FusionSweep.tokenVectors = text -> {
+                    try {
+                        return local.tokenVectors(List.of(text)).get(0);
+                    } catch (EmbeddingException e) {
+                        throw new UncheckedIOException(new IOException(e.getMessage(), e));
+                    }
+                };
+            }
             if (embed != null && embeddingCache != null) {
                 embed = CachedEmbeddings.open(
                         embed,

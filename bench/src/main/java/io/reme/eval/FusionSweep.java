@@ -22,6 +22,17 @@ final class FusionSweep {
     /** The four lists' raw scores of one search, as ranks (1 = best; absent = no rank). */
     record Lists(List<String> ids, List<Map<String, Integer>> ranks, Map<String, Hit> hits) {}
 
+    /**
+     * A text's L2-normalised word-piece vectors ({@code LocalOnnxEmbeddingModel#tokenVectors}), for the
+     * late-interaction (MaxSim) variants; null (the default) leaves them out.
+     */
+    static volatile Function<String, float[][]> tokenVectors;
+
+    private final Map<String, float[][]> tokenCache = new HashMap<>();
+    private final long[] tokenRuns = new long[2];
+    private final long[] tokenNanos = new long[2];
+    private long queryRuns;
+    private long queryNanos;
     private final Map<String, Function<Lists, List<String>>> variants = new LinkedHashMap<>();
     private final Map<String, Map<Integer, double[]>> sums = new LinkedHashMap<>();
     private final Map<Integer, Integer> counts = new TreeMap<>();
@@ -191,6 +202,9 @@ final class FusionSweep {
             prf.stream().filter(id -> !keep.contains(id)).forEach(keep::add);
             orders.put("prf top " + m + " names, 6 lists, below stage-1 top 1", keep);
         }
+        if (tokenVectors != null) {
+            maxSim(question, first, l.hits(), orders, l);
+        }
         for (Map.Entry<String, List<String>> v : orders.entrySet()) {
             List<String> ranked = v.getValue().stream().map(diaId).toList();
             double[] recall = LocomoEval.recallAtK(ranked, evidence);
@@ -204,6 +218,97 @@ final class FusionSweep {
         }
         counts.merge(category, 1, Integer::sum);
         counts.merge(0, 1, Integer::sum);
+    }
+
+    /**
+     * Re-scores stage 1's top N by MaxSim (sum over the question's tokens of the best cosine among the
+     * candidate's tokens), over the bare text and over text + context, and fuses that order with
+     * stage 1's (RRF, k = 10) or uses it alone; the rest of the list is kept.
+     */
+    private void maxSim(
+            String question, List<String> first, Map<String, Hit> hits, Map<String, List<String>> orders, Lists l) {
+        long q0 = System.nanoTime();
+        float[][] query = tokenVectors.apply(question);
+        queryNanos += System.nanoTime() - q0;
+        queryRuns++;
+        for (boolean withContext : new boolean[] {false, true}) {
+            Map<String, Double> scores = new HashMap<>();
+            int deepest = Math.min(30, first.size());
+            for (String id : first.subList(0, deepest)) {
+                Hit h = hits.get(id);
+                String text = withContext && h.context() != null ? h.text() + "\n" + h.context() : h.text();
+                scores.put(id, maxSim(query, tokensOf(text, withContext ? 1 : 0)));
+            }
+            String what = withContext ? "text+context" : "bare";
+            for (int n : new int[] {10, 30}) {
+                List<String> top = first.subList(0, Math.min(n, first.size()));
+                Map<String, Double> alone = new HashMap<>();
+                top.forEach(id -> alone.put(id, scores.get(id)));
+                List<String> byMaxSim = order(alone);
+                Map<String, Integer> maxRank = new HashMap<>();
+                for (int i = 0; i < byMaxSim.size(); i++) {
+                    maxRank.put(byMaxSim.get(i), i + 1);
+                }
+                Map<String, Double> fused = new HashMap<>();
+                Map<String, Double> fifth = new HashMap<>();
+                for (int i = 0; i < top.size(); i++) {
+                    String id = top.get(i);
+                    int k = HybridFusion.RRF_K;
+                    fused.put(id, 1.0 / (k + i + 1) + 1.0 / (k + maxRank.get(id)));
+                    double sum = 1.0 / (k + maxRank.get(id));
+                    for (Map<String, Integer> r : l.ranks()) {
+                        Integer rank = r.get(id);
+                        if (rank != null) {
+                            sum += 1.0 / (k + rank);
+                        }
+                    }
+                    fifth.put(id, sum);
+                }
+                orders.put("maxsim " + what + ": top " + n + " by MaxSim only", rest(byMaxSim, first, n));
+                orders.put(
+                        "maxsim " + what + ": top " + n + " by RRF(stage-1 rank, MaxSim rank)",
+                        rest(order(fused), first, n));
+                orders.put(
+                        "maxsim " + what + ": top " + n + " by RRF(four lists + MaxSim)", rest(order(fifth), first, n));
+            }
+        }
+    }
+
+    private static List<String> rest(List<String> top, List<String> first, int n) {
+        List<String> out = new ArrayList<>(top);
+        out.addAll(first.subList(Math.min(n, first.size()), first.size()));
+        return out;
+    }
+
+    private float[][] tokensOf(String text, int kind) {
+        float[][] cached = tokenCache.get(text);
+        if (cached == null) {
+            if (tokenCache.size() > 20_000) {
+                tokenCache.clear();
+            }
+            long t0 = System.nanoTime();
+            cached = tokenVectors.apply(text);
+            tokenNanos[kind] += System.nanoTime() - t0;
+            tokenRuns[kind]++;
+            tokenCache.put(text, cached);
+        }
+        return cached;
+    }
+
+    static double maxSim(float[][] query, float[][] doc) {
+        double sum = 0;
+        for (float[] q : query) {
+            double best = 0;
+            for (float[] d : doc) {
+                double dot = 0;
+                for (int i = 0; i < q.length; i++) {
+                    dot += q[i] * d[i];
+                }
+                best = Math.max(best, dot);
+            }
+            sum += best;
+        }
+        return sum;
     }
 
     private static final Set<String> CALENDAR = Set.of(
@@ -248,6 +353,18 @@ final class FusionSweep {
 
     void print(PrintStream out) {
         out.println("fusion sweep (category 0 = overall): @1 @5 @10 @25 @50");
+        if (tokenVectors != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "maxsim token vectors: %d queries %.1f ms each, %d bare texts %.1f ms each, %d texts + context"
+                            + " %.1f ms each%n",
+                    queryRuns,
+                    queryNanos / 1e6 / Math.max(1, queryRuns),
+                    tokenRuns[0],
+                    tokenNanos[0] / 1e6 / Math.max(1, tokenRuns[0]),
+                    tokenRuns[1],
+                    tokenNanos[1] / 1e6 / Math.max(1, tokenRuns[1]));
+        }
         for (Map.Entry<String, Map<Integer, double[]>> v : sums.entrySet()) {
             out.println(v.getKey());
             for (Map.Entry<Integer, double[]> c : v.getValue().entrySet()) {

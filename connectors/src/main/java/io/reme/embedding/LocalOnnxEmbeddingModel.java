@@ -421,6 +421,69 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
     }
 
     private float[][] run(Integer[] batch, Encoding[] encodings) throws EmbeddingException {
+        return forward(
+                batch,
+                encodings,
+                (hidden, mask, rows, length) -> variant.clsPooling()
+                        ? new float[][][] {firstToken(hidden, rows, length)}
+                        : new float[][][] {meanPool(hidden, mask, rows, length)})[0];
+    }
+
+    /** What to keep of one model run's last hidden state ({@code rows × length × dimensions}). */
+    @FunctionalInterface
+    private interface Pooling {
+        float[][][] pool(FloatBuffer hidden, long[] mask, int rows, int length);
+    }
+
+    /**
+     * The text's word-piece vectors from the model's last hidden state, each scaled to unit length,
+     * without {@code [CLS]}, {@code [SEP]} or padding: for late-interaction (MaxSim) scoring, where a
+     * query token is matched against its best token of a passage. One model run per text, without
+     * the query instruction. Empty for a text with no word pieces.
+     */
+    public List<float[][]> tokenVectors(List<String> texts) throws EmbeddingException {
+        EmbeddingModel.requireTexts(texts);
+        lifecycle.readLock().lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the embedding model " + id + " is closed");
+            }
+            Encoding[] encodings;
+            try {
+                encodings = tokenizer.batchEncode(texts);
+            } catch (RuntimeException e) {
+                throw new EmbeddingException("tokenizing failed: " + e.getMessage(), false, e);
+            }
+            List<float[][]> out = new ArrayList<>(encodings.length);
+            for (int i = 0; i < encodings.length; i++) {
+                out.add(forward(new Integer[] {i}, encodings, this::innerTokens)[0]);
+            }
+            return out;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** Each row's token vectors between {@code [CLS]} and {@code [SEP]}, unit length. */
+    private float[][][] innerTokens(FloatBuffer hidden, long[] mask, int rows, int length) {
+        float[][][] out = new float[rows][][];
+        for (int row = 0; row < rows; row++) {
+            int real = 0;
+            while (real < length && mask[row * length + real] != 0) {
+                real++;
+            }
+            int inner = Math.max(0, real - 2);
+            out[row] = new float[inner][];
+            for (int t = 0; t < inner; t++) {
+                float[] v = new float[dimensions];
+                hidden.get((row * length + t + 1) * dimensions, v);
+                out[row][t] = Vectors.normalize(v);
+            }
+        }
+        return out;
+    }
+
+    private float[][][] forward(Integer[] batch, Encoding[] encodings, Pooling pooling) throws EmbeddingException {
         int rows = batch.length;
         int length = 0;
         for (int index : batch) {
@@ -456,9 +519,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
                             false,
                             null);
                 }
-                return variant.clsPooling()
-                        ? firstToken(hidden.getFloatBuffer(), rows, length)
-                        : meanPool(hidden.getFloatBuffer(), mask, rows, length);
+                return pooling.pool(hidden.getFloatBuffer(), mask, rows, length);
             }
         } catch (OrtException e) {
             throw new EmbeddingException("the embedding model failed: " + e.getMessage(), false, e);

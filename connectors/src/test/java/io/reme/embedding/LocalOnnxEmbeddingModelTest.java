@@ -55,6 +55,23 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
     }
 
     @Test
+    void tokenVectorsAreTheTextsWordPiecesAtUnitLength() throws EmbeddingException {
+        LocalOnnxEmbeddingModel local = (LocalOnnxEmbeddingModel) model;
+        List<float[][]> tokens = local.tokenVectors(List.of("Bob writes Kotlin", "", "Bob writes Kotlin at work"));
+        // [CLS] and [SEP] left out: one vector per word piece ("kotlin" is two: kot ##lin)
+        assertEquals(local.countTokens(List.of("Bob writes Kotlin")) - 2, tokens.get(0).length);
+        assertEquals(0, tokens.get(1).length);
+        assertEquals(tokens.get(0).length + 2, tokens.get(2).length);
+        for (float[] v : tokens.get(2)) {
+            assertEquals(384, v.length);
+            assertEquals(1.0, Vectors.dot(v, v), 1e-4);
+        }
+        // contextual: the same word piece differs with its sentence, but stays close
+        double same = Vectors.dot(tokens.get(0)[0], tokens.get(2)[0]);
+        assertTrue(same < 0.99999 && same > 0.8, "bob in both texts: " + same);
+    }
+
+    @Test
     void aSymmetricModelEmbedsAQueryAsAnyText() throws EmbeddingException {
         try (LocalOnnxEmbeddingModel minilm = LocalOnnxEmbeddingModel.builder()
                 .variant(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q)
