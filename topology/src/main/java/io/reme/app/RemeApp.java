@@ -220,9 +220,7 @@ public final class RemeApp implements AutoCloseable {
             Producer<byte[], byte[]> producer =
                     new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
-            TenantDirectory directory = new TenantDirectory(
-                            keys, TenantDirectory.storeOf(streams), Clock.systemUTC(), secret)
-                    .withSessionSettings(settings);
+            TenantDirectory directory = TenantDirectory.of(keys, streams, secret, settings);
             TenantSetup tenants = new TenantSetup(
                     directory,
                     new TenantAdmin(

@@ -106,6 +106,16 @@ public final class TenantDirectory {
         return new TenantDirectory(bootstrap, null, Clock.systemUTC());
     }
 
+    /**
+     * The directory of a running app: its static keys, the tenants' global store of its Streams client,
+     * the deployment's secret (instances derive their keys for one another from it) and the instance's
+     * session settings (which a tenant's policy is laid over).
+     */
+    public static TenantDirectory of(
+            ApiKeys bootstrap, KafkaStreams streams, RequestSecret secret, SessionSettings sessions) {
+        return new TenantDirectory(bootstrap, storeOf(streams), Clock.systemUTC(), secret, sessions);
+    }
+
     /** The global store of a Kafka Streams client built by {@code RemeTopology}. */
     public static Supplier<ReadOnlyKeyValueStore<String, byte[]>> storeOf(KafkaStreams streams) {
         return () -> streams.store(StoreQueryParameters.fromNameAndType(
