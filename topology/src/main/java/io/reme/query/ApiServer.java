@@ -18,6 +18,7 @@ import io.reme.tenant.TenantPolicy;
 import io.reme.topic.Topics;
 import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
+import io.reme.worker.MemoryQuota;
 import io.reme.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -369,6 +370,11 @@ public final class ApiServer implements AutoCloseable {
     /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
     public MemoryLookup memoryLookup() {
         return lookup;
+    }
+
+    /** The tenants' memory count limits as the LLM workers of this instance hold extractions to them. */
+    public MemoryQuota memoryQuota() {
+        return memories::room;
     }
 
     public int port() {
