@@ -357,8 +357,10 @@ final class MemoryQueries {
         try {
             return new MemoryQuota.Room(
                     count(tenant, tenants.internalAuthorization(tenant).orElse(null)), max);
-        } catch (ApiException e) {
-            LOG.warn("memory count unknown, extraction not limited tenant={} error={}", tenant, e.getMessage());
+        } catch (RuntimeException e) {
+            // A partition that cannot answer (503) or a store moving under the query: the workers must get an
+            // answer, not an exception that would make them ask the model again.
+            LOG.warn("memory count unknown, extraction not limited tenant={} error={}", tenant, e.toString());
             return MemoryQuota.Room.UNLIMITED;
         }
     }
