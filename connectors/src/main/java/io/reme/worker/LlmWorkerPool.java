@@ -80,6 +80,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final MemoryPartitioning partitioning;
+    private final MemoryQuota quota;
     private volatile int memoryPartitions;
     private volatile boolean running = true;
 
@@ -99,6 +100,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.queue = new FairQueue<>(tenantConcurrency);
         this.topics = topics;
         this.partitioning = extraction.partitioning();
+        this.quota = extraction.quota();
         this.settings = settings;
         this.metrics = metrics;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
@@ -411,13 +413,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         RequestHandler.Outcome outcome = handler.handle(request);
         LlmResult result = outcome.result();
         // Memories first: once the result is out the request counts as done and is not re-delivered.
-        for (MemoryRecord memory : outcome.memories()) {
-            send(new ProducerRecord<>(
-                    topics.memoriesPending(),
-                    partitioning.partition(memory.tenant(), memory.id(), memoryPartitions()),
-                    memory.tenant() + "/" + memory.id(),
-                    Json.bytes(memory)));
-        }
+        writeMemories(request, outcome);
         send(new ProducerRecord<>(topics.llmResults(), job.key(), Json.bytes(result)));
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
@@ -455,6 +451,50 @@ public final class LlmWorkerPool implements AutoCloseable {
                     (System.nanoTime() - start) / 1_000_000);
         }
         offsets.done(job.partition(), job.offset());
+    }
+
+    /**
+     * Writes an extraction's memories to {@code memories.pending}: every update, and the new memories
+     * that fit in the tenant's memory count (asked once per request, only when there are new ones); the
+     * new ones past it are dead-lettered ({@link DlqReason#MEMORY_QUOTA}) instead.
+     */
+    private void writeMemories(LlmRequest request, RequestHandler.Outcome outcome) {
+        long fresh = outcome.memories().stream().filter(outcome::isNew).count();
+        MemoryQuota.Room room = fresh == 0 ? MemoryQuota.Room.UNLIMITED : quota.room(request.tenant());
+        long free = room.free();
+        long admitted = 0;
+        for (MemoryRecord memory : outcome.memories()) {
+            int partition = partitioning.partition(memory.tenant(), memory.id(), memoryPartitions());
+            String key = memory.tenant() + "/" + memory.id();
+            if (outcome.isNew(memory)) {
+                if (free == 0) {
+                    LOG.warn(
+                            "extracted memory refused at quota tenant={} session={} requestId={} memoryId={} "
+                                    + "memories={} admitted={} maxMemories={}",
+                            request.tenant(),
+                            request.session(),
+                            request.requestId(),
+                            memory.id(),
+                            room.memories(),
+                            admitted,
+                            room.limit());
+                    deadLetter(
+                            key,
+                            Json.bytes(memory),
+                            DlqReason.MEMORY_QUOTA,
+                            "tenant " + request.tenant() + " has " + room.memories() + " memories"
+                                    + (admitted > 0 ? " and " + admitted + " new from this extraction" : "")
+                                    + ", the most its policy allows (maxMemories " + room.limit() + ")",
+                            topics.memoriesPending(),
+                            partition,
+                            -1);
+                    continue;
+                }
+                free--;
+                admitted++;
+            }
+            send(new ProducerRecord<>(topics.memoriesPending(), partition, key, Json.bytes(memory)));
+        }
     }
 
     /** Partitions of {@code memories.pending}, asked once (the topic is never resized under a running app). */

@@ -10,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -32,8 +34,11 @@ final class MemoryMerger {
         MergeDecision decide(MergeTask task) throws LlmException, InterruptedException;
     }
 
-    /** The memories to write and what was decided. */
-    record Merged(List<MemoryRecord> writes, int added, int updated, int unchanged) {}
+    /**
+     * The memories to write and what was decided; {@code addedIds} are the writes that are new memories
+     * (an ADD, even if a later candidate of the same request updated it), the others update existing ones.
+     */
+    record Merged(List<MemoryRecord> writes, Set<String> addedIds, int added, int updated, int unchanged) {}
 
     private final MemoryLookup lookup;
 
@@ -44,6 +49,7 @@ final class MemoryMerger {
     Merged merge(LlmRequest request, List<MemoryCandidate> candidates, Decider decider, Instant now)
             throws LlmException, InterruptedException {
         Map<String, MemoryRecord> written = new LinkedHashMap<>();
+        Set<String> addedIds = new HashSet<>();
         int added = 0;
         int updated = 0;
         int unchanged = 0;
@@ -76,6 +82,7 @@ final class MemoryMerger {
                                     List.of(),
                                     null,
                                     null));
+                    addedIds.add(id);
                     added++;
                 }
                 case UPDATE -> {
@@ -102,7 +109,7 @@ final class MemoryMerger {
                 case NOOP -> unchanged++;
             }
         }
-        return new Merged(List.copyOf(written.values()), added, updated, unchanged);
+        return new Merged(List.copyOf(written.values()), Set.copyOf(addedIds), added, updated, unchanged);
     }
 
     /** The index's nearest memories with this request's own writes of the same type and target laid over them. */

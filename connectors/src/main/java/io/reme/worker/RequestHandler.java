@@ -25,6 +25,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -90,9 +91,14 @@ final class RequestHandler {
     }
 
     /** How a request ended, with what the caller needs to report it and the memories it must write first. */
-    record Outcome(LlmResult result, int attempts, List<MemoryRecord> memories) {
+    /** The result, and the memories to write, of which {@code newMemoryIds} are new (not updates). */
+    record Outcome(LlmResult result, int attempts, List<MemoryRecord> memories, Set<String> newMemoryIds) {
         Outcome(LlmResult result, int attempts) {
-            this(result, attempts, List.of());
+            this(result, attempts, List.of(), Set.of());
+        }
+
+        boolean isNew(MemoryRecord memory) {
+            return newMemoryIds.contains(memory.id());
         }
     }
 
@@ -262,7 +268,10 @@ final class RequestHandler {
             String account = "candidates=" + candidates.size() + " added=" + merged.added() + " updated="
                     + merged.updated() + " unchanged=" + merged.unchanged();
             return new Outcome(
-                    LlmResult.ok(request, account, attempts.get(), clock.instant()), attempts.get(), merged.writes());
+                    LlmResult.ok(request, account, attempts.get(), clock.instant()),
+                    attempts.get(),
+                    merged.writes(),
+                    merged.addedIds());
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             return failed(

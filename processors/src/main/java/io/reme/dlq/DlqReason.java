@@ -41,5 +41,11 @@ public enum DlqReason {
     /** An output made from the record was larger than its topic accepts; the output was dropped. */
     OUTPUT_TOO_LARGE,
     /** An output made from the record could not be serialised or was refused as invalid by the broker; it was dropped. */
-    OUTPUT_REJECTED
+    OUTPUT_REJECTED,
+    /**
+     * A memory the LLM workers extracted was new while its tenant was at its policy's memory count
+     * ({@code maxMemories}); it was not written. The value is the memory as it would have gone to
+     * {@code memories.pending}.
+     */
+    MEMORY_QUOTA
 }

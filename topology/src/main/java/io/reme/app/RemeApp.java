@@ -262,17 +262,7 @@ public final class RemeApp implements AutoCloseable {
                         "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
             }
             WorkerProcess workers = resources.add(
-                    "llm workers",
-                    config.get(AppConfig.WORKERS_EMBEDDED)
-                            ? WorkerProcess.start(
-                                    config,
-                                    bootstrap,
-                                    tokens,
-                                    metrics,
-                                    api.memoryLookup(),
-                                    embeddings,
-                                    directory::llmConcurrency)
-                            : null);
+                    "llm workers", embeddedWorkers(config, bootstrap, tokens, metrics, api, embeddings, directory));
             resources.add(
                     "file sinks",
                     config.sinksEmbedded()
@@ -325,6 +315,32 @@ public final class RemeApp implements AutoCloseable {
      * admin's answer does not wait for it (its keys are already refused), and the erasure's own
      * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
      */
+    /**
+     * The LLM workers of this instance, merging with the memories its API finds and held to the
+     * tenants' policies as its directory sees them; null when the workers run elsewhere.
+     */
+    private static WorkerProcess embeddedWorkers(
+            AppConfig config,
+            String bootstrap,
+            TokenCounter tokens,
+            PrometheusMetrics metrics,
+            ApiServer api,
+            EmbeddingModel embeddings,
+            TenantDirectory directory) {
+        if (!config.get(AppConfig.WORKERS_EMBEDDED)) {
+            return null;
+        }
+        return WorkerProcess.start(
+                config,
+                bootstrap,
+                tokens,
+                metrics,
+                api.memoryLookup(),
+                embeddings,
+                directory::llmConcurrency,
+                api.memoryQuota());
+    }
+
     private static TenantErasure tenantErasure(AtomicReference<ApiServer> api, TenantDirectory directory) {
         return tenant -> {
             ApiServer server = api.get();

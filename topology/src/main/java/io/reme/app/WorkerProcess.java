@@ -10,6 +10,7 @@ import io.reme.worker.ExtractionSetup;
 import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
 import io.reme.worker.MemoryLookup;
+import io.reme.worker.MemoryQuota;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.ToIntFunction;
@@ -44,10 +45,15 @@ public final class WorkerProcess implements AutoCloseable {
             PipelineMetrics metrics,
             MemoryLookup lookup,
             EmbeddingModel embeddings) {
-        return start(config, bootstrap, tokens, metrics, lookup, embeddings, tenant -> Integer.MAX_VALUE);
+        return start(
+                config, bootstrap, tokens, metrics, lookup, embeddings, tenant -> Integer.MAX_VALUE, MemoryQuota.NONE);
     }
 
-    /** @param tenantConcurrency each tenant's cap on its LLM requests in the workers' hands at once */
+    /**
+     * @param tenantConcurrency each tenant's cap on its LLM requests in the workers' hands at once
+     * @param quota the tenants' memory count limits new extracted memories are held to ({@link
+     *     MemoryQuota#NONE} in the separate {@code workers} process, which does not see the policies)
+     */
     public static WorkerProcess start(
             AppConfig config,
             String bootstrap,
@@ -55,7 +61,8 @@ public final class WorkerProcess implements AutoCloseable {
             PipelineMetrics metrics,
             MemoryLookup lookup,
             EmbeddingModel embeddings,
-            ToIntFunction<String> tenantConcurrency) {
+            ToIntFunction<String> tenantConcurrency,
+            MemoryQuota quota) {
         LlmClient llm = Providers.llm(config, tokens);
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
@@ -71,7 +78,8 @@ public final class WorkerProcess implements AutoCloseable {
                     new ExtractionSetup(
                             config.get(AppConfig.MEMORY_EXTRACT),
                             lookup,
-                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS))),
+                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
+                            quota),
                     RequestSecrets.resolve(config),
                     tenantConcurrency);
             MemoryEmbedder embedder = MemoryEmbedder.start(

@@ -6,6 +6,7 @@ import static io.reme.query.Authenticator.Access.PUBLIC;
 import static io.reme.query.Authenticator.Access.TENANT;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.context.ContextPolicy;
 import io.reme.http.AdmissionGate;
 import io.reme.http.WebServer;
 import io.reme.json.Json;
@@ -18,6 +19,7 @@ import io.reme.tenant.TenantPolicy;
 import io.reme.topic.Topics;
 import io.reme.ui.UiAssets;
 import io.reme.worker.MemoryLookup;
+import io.reme.worker.MemoryQuota;
 import io.reme.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -35,6 +37,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
@@ -178,7 +181,9 @@ public final class ApiServer implements AutoCloseable {
         this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
         this.openApi = openApiDocument();
         OwnerRouting routing = new OwnerRouting(streams, self);
-        this.contexts = new ContextQueries(streams, routing, settings, parts.encoding);
+        // The window a tenant's sessions run under here: its policy's over this instance's settings.
+        Function<String, ContextPolicy> windows = tenant -> tenants.directory().contextPolicy(settings, tenant);
+        this.contexts = new ContextQueries(streams, routing, windows, parts.encoding);
         this.diaries = new DiaryQueries(streams, routing, parts.diaryWriter);
         this.toolResults = new ToolResults(parts.workspace);
         this.searches = new SearchQueries(
@@ -204,7 +209,7 @@ public final class ApiServer implements AutoCloseable {
         this.retrieval = new MemoryRetrieval(searches);
         // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
         this.sessions =
-                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, settings);
+                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, windows);
         this.erasure = topics == null
                 ? null
                 : new UserErasure(
@@ -369,6 +374,11 @@ public final class ApiServer implements AutoCloseable {
     /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
     public MemoryLookup memoryLookup() {
         return lookup;
+    }
+
+    /** The tenants' memory count limits as the LLM workers of this instance hold extractions to them. */
+    public MemoryQuota memoryQuota() {
+        return memories::room;
     }
 
     public int port() {

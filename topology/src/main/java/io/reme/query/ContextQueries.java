@@ -1,9 +1,9 @@
 package io.reme.query;
 
+import io.reme.context.ContextPolicy;
 import io.reme.message.SafeId;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionKey;
-import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.session.SessionView;
 import io.reme.session.StoredMessage;
@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -21,13 +22,16 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class ContextQueries {
     private final KafkaStreams streams;
     private final OwnerRouting routing;
-    private final SessionSettings settings;
+    /** Each tenant's context window, its policy's over the instance's settings. */
+    private final Function<String, ContextPolicy> windows;
+
     private final String encoding;
 
-    ContextQueries(KafkaStreams streams, OwnerRouting routing, SessionSettings settings, String encoding) {
+    ContextQueries(
+            KafkaStreams streams, OwnerRouting routing, Function<String, ContextPolicy> windows, String encoding) {
         this.streams = streams;
         this.routing = routing;
-        this.settings = settings;
+        this.windows = windows;
         this.encoding = encoding;
     }
 
@@ -118,7 +122,7 @@ public final class ContextQueries {
                         SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
                 .withPartition(partition));
         Optional<SessionView> view = SessionView.read(
-                headers, messages, summaries, key, settings.policyFor(key.tenant()), encoding, request.wholeWindow());
+                headers, messages, summaries, key, windows.apply(key.tenant()), encoding, request.wholeWindow());
         return view.map(v -> new OwnerRouting.Answer(
                         200, OwnerRouting.json(request.format() == null ? v : ReadyContext.of(v, request.format()))))
                 .orElseGet(() -> OwnerRouting.notFound(

@@ -12,6 +12,7 @@ import io.reme.json.Json;
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
+import io.reme.worker.MemoryQuota;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -339,6 +340,28 @@ final class MemoryQueries {
                     "memory_quota",
                     "tenant " + tenant + " has " + count + " memories, the most its policy allows (maxMemories " + max
                             + "); delete some before adding more");
+        }
+    }
+
+    /**
+     * The LLM workers' view of the same limit ({@link MemoryQuota}): the tenant's count and
+     * {@code maxMemories}, counted as a create counts them, remote partitions asked with the tenant's
+     * internal key. When the count cannot be had the extraction is not held back (logged): a limit
+     * checked, and dead-lettering memories because a partition was moving would lose more than it saves.
+     */
+    MemoryQuota.Room room(String tenant) {
+        Long max = tenants == null ? null : tenants.policy(tenant).maxMemories();
+        if (max == null || writer == null) {
+            return MemoryQuota.Room.UNLIMITED;
+        }
+        try {
+            return new MemoryQuota.Room(
+                    count(tenant, tenants.internalAuthorization(tenant).orElse(null)), max);
+        } catch (RuntimeException e) {
+            // A partition that cannot answer (503) or a store moving under the query: the workers must get an
+            // answer, not an exception that would make them ask the model again.
+            LOG.warn("memory count unknown, extraction not limited tenant={} error={}", tenant, e.toString());
+            return MemoryQuota.Room.UNLIMITED;
         }
     }
 

@@ -1,11 +1,11 @@
 package io.reme.query;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.context.ContextPolicy;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.session.SessionCounters;
 import io.reme.session.SessionHeader;
-import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -49,14 +50,19 @@ final class SessionListing {
     private final KafkaStreams streams;
     private final PartitionFanOut fanOut;
     private final IntSupplier partitions;
-    private final SessionSettings settings;
+    /** Each tenant's context window, its policy's over the instance's settings. */
+    private final Function<String, ContextPolicy> windows;
 
     SessionListing(
-            KafkaStreams streams, HostInfo self, String inputTopic, IntSupplier partitions, SessionSettings settings) {
+            KafkaStreams streams,
+            HostInfo self,
+            String inputTopic,
+            IntSupplier partitions,
+            Function<String, ContextPolicy> windows) {
         this.streams = streams;
         this.fanOut = new PartitionFanOut(streams, self, inputTopic);
         this.partitions = partitions;
-        this.settings = settings;
+        this.windows = windows;
     }
 
     /**
@@ -158,6 +164,7 @@ final class SessionListing {
         }
         List<Entry> found = new ArrayList<>();
         Set<Integer> answered = new TreeSet<>();
+        ContextPolicy window = windows.apply(query.tenant());
         for (int partition : wanted) {
             List<Entry> inPartition = new ArrayList<>();
             try {
@@ -169,7 +176,7 @@ final class SessionListing {
                 try (KeyValueIterator<String, SessionHeader> it =
                         headers.prefixScan(query.tenant() + "/", new StringSerializer())) {
                     while (it.hasNext()) {
-                        Entry entry = entry(it.next().value);
+                        Entry entry = entry(it.next().value, window);
                         if (query.admits(entry)) {
                             inPartition.add(entry);
                         }
@@ -187,8 +194,8 @@ final class SessionListing {
         return new Page(List.copyOf(found.subList(0, Math.min(query.limit(), found.size()))), answered);
     }
 
-    private Entry entry(SessionHeader header) {
-        long threshold = settings.policyFor(header.tenant()).threshold(0);
+    private Entry entry(SessionHeader header, ContextPolicy policy) {
+        long threshold = policy.threshold(0);
         long window = header.messageTokens() + header.summaryTokens();
         Map<SessionCounters.Counter, Long> counters = header.counters().values();
         long failures = counters.getOrDefault(SessionCounters.Counter.COMPACTIONS_FAILED, 0L)

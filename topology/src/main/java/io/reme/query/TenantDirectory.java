@@ -1,5 +1,6 @@
 package io.reme.query;
 
+import io.reme.context.ContextPolicy;
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
 import io.reme.session.SessionSettings;
@@ -240,6 +241,20 @@ public final class TenantDirectory {
             sessions.forTenant(tenant, policy);
         } catch (IllegalArgumentException e) {
             throw new ApiException(400, "invalid_policy", "policy not accepted: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The context window {@code tenant}'s sessions run under on an instance with {@code instance}'s
+     * settings: its policy's window laid over them ({@link SessionSettings#forTenant}), as the session
+     * processors lay it; the instance's own when the policy does not hold together with them (the
+     * processors then keep theirs too, and log it).
+     */
+    public ContextPolicy contextPolicy(SessionSettings instance, String tenant) {
+        try {
+            return instance.forTenant(tenant, policy(tenant)).policyFor(tenant);
+        } catch (IllegalArgumentException e) {
+            return instance.policyFor(tenant);
         }
     }
 

@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DlqReason;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.query.ApiKeys;
 import io.reme.query.HttpMemoryLookup;
+import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -144,6 +150,59 @@ class MemoryExtractionIT extends WithBroker {
                             Map.of("query", "anymore", "k", 5, "types", List.of("personal")))
                     .json();
             assertFalse(hasId(old.path("hits"), id, "I don't like green tea anymore."), "the old text is gone: " + old);
+        }
+    }
+
+    @Test
+    void theMemoryCountHoldsBackNewExtractedMemoriesButNotUpdates() throws Exception {
+        String adminKey = "admin-key-0123456789abcdef";
+        Map<String, String> options = new HashMap<>();
+        options.put(AppConfig.WORKERS_EMBEDDED.name(), "true");
+        options.put(AppConfig.EMBEDDING.name(), "local");
+        options.put(AppConfig.IDLE_AFTER.name(), "2s");
+        options.put(AppConfig.STREAM_THREADS.name(), "1");
+        options.put(AppConfig.ADMIN_KEY.name(), adminKey);
+        options.put(AppConfig.APPLICATION_ID.name(), "reme-quota");
+        options.put(AppConfig.TOPIC_PREFIX.name(), "quota.");
+        AppConfig config = TestApps.config(broker.bootstrapServers(), dir.resolve("quota"), options);
+        try (RemeApp app = RemeApp.start(config)) {
+            ApiClient.Response created =
+                    ApiClient.send(app, "POST", "/v1/admin/tenants", adminKey, Map.of("tenant", "acme"));
+            assertTrue(created.status() == 200 || created.status() == 201, created.text());
+            ApiClient.Response policy =
+                    ApiClient.send(app, "PUT", "/v1/admin/tenants/acme/policy", adminKey, Map.of("maxMemories", 1));
+            assertEquals(200, policy.status(), policy.text());
+
+            say(app, "s1", "I like green tea.");
+            String id = await(app, m -> m.size() == 1, "the first memory fits")
+                    .get(0)
+                    .path("id")
+                    .asText();
+            say(app, "s2", "I don't like green tea anymore.");
+            JsonNode updated = await(
+                    app,
+                    m -> m.size() == 1 && m.get(0).path("version").asLong() == 2,
+                    "an update at the count is written");
+            assertEquals(id, updated.get(0).path("id").asText());
+
+            say(app, "s3", "My favourite city is Lisbon.");
+            List<ConsumerRecord<String, byte[]>> dead = TestKafka.readCommitted(
+                    broker.bootstrapServers(), config.topics().dlq(), 1, DEADLINE);
+            assertEquals(1, dead.size(), "the new memory is dead-lettered");
+            assertEquals(
+                    DlqReason.MEMORY_QUOTA.name(),
+                    new String(
+                            dead.get(0)
+                                    .headers()
+                                    .lastHeader(DeadLetterHeaders.REASON)
+                                    .value(),
+                            StandardCharsets.UTF_8));
+            assertEquals(
+                    "My favourite city is Lisbon.",
+                    Json.MAPPER
+                            .readValue(dead.get(0).value(), MemoryRecord.class)
+                            .text());
+            assertEquals(1, personal(app).size(), "no memory past the count: " + personal(app));
         }
     }
 

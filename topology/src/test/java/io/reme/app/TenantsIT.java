@@ -375,6 +375,38 @@ class TenantsIT extends WithBroker {
     }
 
     @Test
+    void aTenantsWindowIsTheOneItsContextAndSessionListShow() throws Exception {
+        String key = tenantWithKey("narrow", Map.of("maxInputLength", 32768, "compactRatio", 0.5, "reserve", 4000));
+        awaitStatus(b, key, status -> status != 401);
+        Response sent = send(
+                a,
+                "POST",
+                "/v1/messages",
+                key,
+                List.of(Map.of("session", "w1", "user", "u1", "role", "user", "content", "hello")));
+        assertEquals(202, sent.status(), sent.text());
+        for (RemeApp app : List.of(a, b)) {
+            long deadline = System.nanoTime() + PROPAGATION.toNanos();
+            Response context = send(app, "GET", "/v1/sessions/w1/context", key, null);
+            while (context.status() != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                context = send(app, "GET", "/v1/sessions/w1/context", key, null);
+            }
+            assertEquals(200, context.status(), context.text());
+            JsonNode tokens = context.json().path("tokens");
+            assertEquals(32768, tokens.path("maxInputLength").asInt(), "the tenant's window: " + tokens);
+            long threshold = tokens.path("threshold").asLong();
+            assertTrue(threshold > 0 && threshold <= 32768 / 2, "the tenant's compact ratio: " + tokens);
+            Response listed = send(app, "GET", "/v1/sessions", key, null);
+            assertEquals(200, listed.status(), listed.text());
+            assertEquals(
+                    threshold,
+                    listed.json().path("sessions").get(0).path("threshold").asLong(),
+                    "the listing's threshold is the window's: " + listed.text());
+        }
+    }
+
+    @Test
     void noIssuedKeyIsWrittenInPlainText() throws Exception {
         String key = tenantWithKey("hooli", Map.of("requestsPerSecond", 1000));
         awaitStatus(b, key, status -> status != 401);
