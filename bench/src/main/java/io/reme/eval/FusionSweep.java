@@ -7,12 +7,15 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * An experiment: other orders of the same four candidate lists ({@code MemoryIndex#candidates}), each
@@ -331,16 +334,16 @@ final class FusionSweep {
             "friday",
             "saturday",
             "sunday");
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("\\b[A-Z][a-z]{2,}\\b");
+    private static final Pattern NAME = Pattern.compile("\\b[A-Z][a-z]{2,}\\b");
 
     /** Capitalised words of the hits (names, places, titles) that the question does not say. */
     static String expansion(String question, List<String> ids, Map<String, Hit> hits) {
         String q = question.toLowerCase(Locale.ROOT);
-        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> out = new LinkedHashSet<>();
         for (String id : ids) {
             String text = hits.get(id).text();
             int colon = text.indexOf(": ");
-            java.util.regex.Matcher m = NAME.matcher(colon < 0 ? text : text.substring(colon + 2));
+            Matcher m = NAME.matcher(colon < 0 ? text : text.substring(colon + 2));
             while (m.find()) {
                 String w = m.group().toLowerCase(Locale.ROOT);
                 if (!CALENDAR.contains(w) && !q.contains(w)) {

@@ -13,6 +13,7 @@ import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -326,7 +327,7 @@ public final class LocomoEval {
                                                         .withVector(asked0.vector(), EVAL_MODEL))
                                                 .hits();
                                     } catch (IOException e) {
-                                        throw new java.io.UncheckedIOException(e);
+                                        throw new UncheckedIOException(e);
                                     }
                                 });
                     }
