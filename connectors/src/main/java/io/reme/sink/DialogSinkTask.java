@@ -109,20 +109,28 @@ public final class DialogSinkTask extends FileSinkTask {
 
     /**
      * A marker keyed {@code tenant/user} or {@code tenant/*}: deletes the folder and forgets the cached
-     * files, if the deployment signed it. One without a valid signature is skipped, not dead-lettered:
+     * files, if the deployment signed it. One without a valid signature (or with a key no signed marker
+     * has) is skipped, not dead-lettered:
      * it names no content worth keeping, and failing the task on it would let any writer stop the sink.
      */
     private void erase(SinkRecord record) throws IOException {
-        String[] key = keyParts(record, 2, "tenant/user");
+        String[] key;
+        try {
+            key = keyParts(record, 2, "tenant/user");
+        } catch (IllegalArgumentException e) {
+            // No marker of ours is keyed so, so none is signed: skipped like any other unsigned one.
+            key = null;
+        }
         String erasureId = header(record, Erasure.HEADER);
-        if (erasureId == null
+        if (key == null
+                || erasureId == null
                 || !secret.verifyErasureMarker(key[0], key[1], erasureId, header(record, ErasureMarker.SIGNATURE))) {
             LOG.warn(
                     "unsigned erasure marker ignored topic={} partition={} offset={} tenant={} erasure={}",
                     record.topic(),
                     record.kafkaPartition(),
                     record.kafkaOffset(),
-                    SafeId.isSafe(key[0]) ? key[0] : "(invalid)",
+                    key != null && SafeId.isSafe(key[0]) ? key[0] : "(invalid)",
                     erasureId != null && SafeId.isSafe(erasureId) ? erasureId : "(invalid)");
             return;
         }

@@ -145,7 +145,14 @@ class DialogSinkTaskTest {
         // Alice's signature on a marker for the whole tenant.
         SinkRecord forTenant = marker(5, "acme/" + Erasure.ALL_USERS, SECRET, ofAlice("er-6"));
 
-        task.put(List.of(record(0, 0, said), unsigned, foreign, forAlice, renamed, forTenant));
+        // Keys no marker of ours has (written straight to the topic): skipped like any unsigned marker,
+        // never a failure that would stop the sink.
+        SinkRecord noUser = SinkRecords.of("reme.dialog", 0, 7, "acme", null, 0L);
+        noUser.headers().addBytes(Erasure.HEADER, "er-8".getBytes(StandardCharsets.UTF_8));
+        SinkRecord noKey = SinkRecords.of("reme.dialog", 0, 8, null, null, 0L);
+        noKey.headers().addBytes(Erasure.HEADER, "er-9".getBytes(StandardCharsets.UTF_8));
+
+        task.put(List.of(record(0, 0, said), unsigned, foreign, forAlice, renamed, forTenant, noUser, noKey));
 
         assertTrue(Files.exists(aliceDiary), "no forged marker deleted the user's folder");
         assertArrayEquals(lines(said), Files.readAllBytes(dialog));
