@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,8 +39,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--warmup",
             paramLabel = "SxM",
-            description = "ingest: warm-up shape, not counted (default 4x1000).")
-    String warmUp = "4x1000";
+            description = "ingest: warm-up shape, not counted (default 20x1000).")
+    String warmUp = "20x1000";
+
+    @Option(
+            names = "--warmup-rounds",
+            description = "ingest: how many times the warm-up shape runs through each topology (default 2; "
+                    + "the JIT is still compiling the session processor after one).")
+    int warmUpRounds = 2;
 
     @Option(names = "--partitions", description = "ingest: topic partitions (default 6).")
     int partitions = 6;
@@ -95,6 +102,13 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--commit-interval-ms",
             description = "Streams commit interval for bench ingest (default 100, as the app).")
     int commitIntervalMs = 100;
+
+    @Option(
+            names = "--kafka",
+            paramLabel = "KEY=VALUE",
+            description = "ingest: a Kafka client setting for the measured topologies, as the app's "
+                    + "kafka.* entries (e.g. producer.compression.type=lz4); repeatable.")
+    Map<String, String> kafka = new LinkedHashMap<>();
 
     @Option(names = "--sessions", description = "soak: sessions (default 12).")
     int sessions = 12;
@@ -182,8 +196,11 @@ public final class BenchCommand implements Callable<Integer> {
         for (String shape : shapes) {
             parsed.add(shape(shape));
         }
-        System.out.printf("bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%n", partitions, threads, dir);
-        new IngestBenchmark(dir, partitions, threads, commitIntervalMs, System.out).run(shape(warmUp), parsed);
+        System.out.printf(
+                "bench ingest: partitions=%d threads=%d exactly_once_v2 dir=%s%s%n",
+                partitions, threads, dir, kafka.isEmpty() ? "" : " kafka=" + kafka);
+        new IngestBenchmark(dir, partitions, threads, commitIntervalMs, kafka, System.out)
+                .run(shape(warmUp), warmUpRounds, parsed);
         return 0;
     }
 

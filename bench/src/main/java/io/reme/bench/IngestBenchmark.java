@@ -10,11 +10,13 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.StreamsSettings;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +28,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -55,13 +58,21 @@ public final class IngestBenchmark {
     private final int partitions;
     private final int threads;
     private final int commitIntervalMs;
+    private final Map<String, String> kafka;
     private final PrintStream out;
 
-    public IngestBenchmark(Path dataDir, int partitions, int threads, int commitIntervalMs, PrintStream out) {
+    public IngestBenchmark(
+            Path dataDir,
+            int partitions,
+            int threads,
+            int commitIntervalMs,
+            Map<String, String> kafka,
+            PrintStream out) {
         this.dataDir = dataDir;
         this.partitions = partitions;
         this.threads = threads;
         this.commitIntervalMs = commitIntervalMs;
+        this.kafka = Map.copyOf(kafka);
         this.out = out;
     }
 
@@ -89,19 +100,23 @@ public final class IngestBenchmark {
     }
 
     /**
-     * Runs a warm-up shape first (reported, not returned): the tokenizer's regular expressions and
-     * the JSON paths take seconds of JIT compilation on two cores, which would otherwise be billed to
-     * whichever topology runs first.
+     * Runs a warm-up shape first, {@code warmUpRounds} times (reported, not returned): the embedded
+     * broker, the clients, Streams and the session code share one JVM, and its JIT compiles for tens
+     * of seconds of CPU on two cores, which would otherwise be billed to the measured topologies (the
+     * session processor most: it has the most code). The "JIT" figure of each run's breakdown shows
+     * what is left.
      */
-    public List<Result> run(Shape warmUp, List<Shape> shapes) throws Exception {
+    public List<Result> run(Shape warmUp, int warmUpRounds, List<Shape> shapes) throws Exception {
         List<Shape> all = new ArrayList<>();
-        all.add(warmUp);
+        for (int round = 0; round < warmUpRounds; round++) {
+            all.add(warmUp);
+        }
         all.addAll(shapes);
-        List<Result> results = run(all);
-        return results.subList(1, results.size());
+        List<Result> results = run(all, warmUpRounds);
+        return results.subList(warmUpRounds, results.size());
     }
 
-    private List<Result> run(List<Shape> shapes) throws Exception {
+    private List<Result> run(List<Shape> shapes, int warmUpRounds) throws Exception {
         List<Result> results = new ArrayList<>();
         try (EmbeddedKafka broker = EmbeddedKafka.start(dataDir.resolve("broker"));
                 Admin admin =
@@ -122,7 +137,7 @@ public final class IngestBenchmark {
                 long bytes = produce(broker.bootstrapServers(), topics.messages(), shape);
                 out.printf(
                         "%s %d sessions x %d messages: %d messages, %.1f MB produced%n",
-                        index == 0 ? "warm-up" : "shape",
+                        index < warmUpRounds ? "warm-up" : "shape",
                         shape.sessions(),
                         shape.messagesPerSession(),
                         shape.total(),
@@ -234,7 +249,7 @@ public final class IngestBenchmark {
     private double measure(
             Admin admin, String bootstrap, Topology topology, String applicationId, String inputTopic, int total)
             throws Exception {
-        AppConfig config = AppConfig.of(Map.of(
+        Map<String, String> settings = new HashMap<>(Map.of(
                 AppConfig.DATA_DIR.name(),
                 dataDir.resolve(applicationId).toString(),
                 AppConfig.APPLICATION_ID.name(),
@@ -243,6 +258,8 @@ public final class IngestBenchmark {
                 Integer.toString(threads),
                 AppConfig.COMMIT_INTERVAL_MS.name(),
                 Integer.toString(commitIntervalMs)));
+        kafka.forEach((key, value) -> settings.put("kafka." + key, value));
+        AppConfig config = AppConfig.of(settings);
         Properties props = StreamsSettings.properties(config, bootstrap, "127.0.0.1:1");
         Map<TopicPartition, Long> ends = endOffsets(admin, inputTopic);
         try (KafkaStreams streams = new KafkaStreams(topology, props)) {
@@ -255,6 +272,8 @@ public final class IngestBenchmark {
             long firstDone = 0;
             long firstThreadCpu = 0;
             long firstProcessCpu = 0;
+            Map<Long, ThreadCpu> firstByThread = Map.of();
+            Map<String, Long> firstNative = Map.of();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             long done;
             while ((done = processed(admin, applicationId, ends)) < total) {
@@ -263,6 +282,8 @@ public final class IngestBenchmark {
                     firstDone = done;
                     firstThreadCpu = threadCpuNs(applicationId);
                     firstProcessCpu = processCpuNs();
+                    firstByThread = cpuByThread();
+                    firstNative = nativeCpuNs();
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(applicationId + " did not finish within 30 minutes");
@@ -272,6 +293,8 @@ public final class IngestBenchmark {
             long endNs = System.nanoTime();
             long threadCpu = threadCpuNs(applicationId) - firstThreadCpu;
             long processCpu = processCpuNs() - firstProcessCpu;
+            Map<Long, ThreadCpu> lastByThread = cpuByThread();
+            Map<String, Long> lastNative = nativeCpuNs();
             streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
             if (firstNs == 0 || total - firstDone < total / 2) {
@@ -282,6 +305,8 @@ public final class IngestBenchmark {
             out.printf(
                     "    %s: CPU per message %.0f µs in its own threads, %.0f µs in the process%n",
                     applicationId, threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
+            out.println(
+                    "      " + breakdown(firstByThread, lastByThread, firstNative, lastNative, processCpu, measured));
             return measured / ((endNs - firstNs) / 1e9);
         }
     }
@@ -322,6 +347,107 @@ public final class IngestBenchmark {
             }
         }
         return sum;
+    }
+
+    /** A thread's name and CPU time at one instant. */
+    private record ThreadCpu(String name, long cpuNs) {}
+
+    private static Map<Long, ThreadCpu> cpuByThread() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, ThreadCpu> byId = new HashMap<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) {
+                byId.put(
+                        info.getThreadId(),
+                        new ThreadCpu(info.getThreadName(), Math.max(0, threads.getThreadCpuTime(info.getThreadId()))));
+            }
+        }
+        return byId;
+    }
+
+    /**
+     * Where the process's CPU went, per message, by thread kind (names with their numbers and the
+     * application id left out): the broker's request handlers and network threads, the stream
+     * threads, their producers; then GC, the JIT and RocksDB's native background threads, which no
+     * Java thread accounts for.
+     */
+    private static String breakdown(
+            Map<Long, ThreadCpu> first,
+            Map<Long, ThreadCpu> last,
+            Map<String, Long> nativeFirst,
+            Map<String, Long> nativeLast,
+            long processCpuNs,
+            long measured) {
+        Map<String, Long> byKind = new HashMap<>();
+        long accounted = 0;
+        for (Map.Entry<Long, ThreadCpu> entry : last.entrySet()) {
+            ThreadCpu before = first.get(entry.getKey());
+            long delta = entry.getValue().cpuNs() - (before == null ? 0 : before.cpuNs());
+            accounted += delta;
+            byKind.merge(threadKind(entry.getValue().name()), delta, Long::sum);
+        }
+        for (Map.Entry<String, Long> entry : nativeLast.entrySet()) {
+            long delta = entry.getValue() - nativeFirst.getOrDefault(entry.getKey(), 0L);
+            accounted += delta;
+            byKind.put(entry.getKey(), delta);
+        }
+        byKind.put("the rest", processCpuNs - accounted);
+        return "by thread kind, µs per message: "
+                + byKind.entrySet().stream()
+                        .filter(e -> e.getValue() / 1e3 / measured >= 5)
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .map(e -> String.format("%s %.0f", e.getKey(), e.getValue() / 1e3 / measured))
+                        .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * CPU time of the threads no {@code ThreadMXBean} lists, by kind, from Linux's per-task clocks
+     * (clock ticks of 10 ms: enough over a run of seconds); empty where {@code /proc} is missing.
+     */
+    private static Map<String, Long> nativeCpuNs() {
+        Map<String, Long> byKind = new HashMap<>();
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return byKind;
+        }
+        try (Stream<Path> list = Files.list(tasks)) {
+            for (Path task : list.toList()) {
+                try {
+                    String kind =
+                            nativeKind(Files.readString(task.resolve("comm")).strip());
+                    if (kind == null) {
+                        continue;
+                    }
+                    String stat = Files.readString(task.resolve("stat"));
+                    // Fields after the parenthesised name: state is field 3, utime and stime 14 and 15.
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    byKind.merge(kind, ticks * 10_000_000L, Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // The thread ended between the listing and the read: its time is lost either way.
+                }
+            }
+        } catch (IOException e) {
+            return byKind;
+        }
+        return byKind;
+    }
+
+    private static String nativeKind(String comm) {
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")) {
+            return "GC";
+        }
+        if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+            return "JIT";
+        }
+        if (comm.startsWith("rocksdb")) {
+            return "RocksDB background";
+        }
+        return null;
+    }
+
+    private static String threadKind(String name) {
+        return name.replaceAll("bench-[a-z]+-[0-9]+-[0-9a-f-]{36}-", "").replaceAll("[0-9]+", "#");
     }
 
     private static long processCpuNs() {
