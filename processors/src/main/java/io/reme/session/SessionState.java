@@ -163,8 +163,13 @@ final class SessionState {
         messages.put(key.messageKey(seq), new StoredMessage(seq, count, truncated.message()));
         recentIds.remember(key, message.id(), seq, processingMs);
         outputs.messageIn(key.tenant(), count);
-        forgetActivity(key, header.lastActiveMs());
-        activity.put(activityKey(processingMs, key), "");
+        // The activity index keeps whole seconds: a session's next messages within the same second find
+        // their entry in place and rewrite nothing.
+        String active = activityKey(activitySecond(processingMs), key);
+        if (activitySecond(header.lastActiveMs()) != activitySecond(processingMs) || activity.get(active) == null) {
+            forgetActivity(key, header.lastActiveMs());
+            activity.put(active, "");
+        }
         header = header.withAppended(count, message.id(), message.time(), processingMs, recent)
                 .withCounter(Counter.TRUNCATED_OUTPUTS, truncated.count());
         header =
@@ -648,11 +653,11 @@ final class SessionState {
                 continue;
             }
             activity.delete(entry);
-            activity.put(expiryKey(lastActiveMs, key), "");
             SessionHeader header = headers.get(key.key());
-            if (header == null) {
+            if (header == null || staleEntry(header, lastActiveMs)) {
                 continue;
             }
+            activity.put(expiryKey(activitySecond(lastActiveMs), key), "");
             long from = Math.max(header.firstLiveSeq(), diaryRequestedSeq(key, header) + 1);
             long to = header.nextSeq() - 1;
             if (header.liveCount() == 0 || from > to) {
@@ -705,7 +710,7 @@ final class SessionState {
             }
             activity.delete(entry);
             SessionHeader header = headers.get(key.key());
-            if (header == null) {
+            if (header == null || staleEntry(header, lastActiveMs)) {
                 continue;
             }
             Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
@@ -846,12 +851,29 @@ final class SessionState {
         if (lastActiveMs <= 0) {
             return;
         }
-        String idle = activityKey(lastActiveMs, key);
+        long second = activitySecond(lastActiveMs);
+        String idle = activityKey(second, key);
         if (activity.get(idle) != null) {
             activity.delete(idle);
         } else {
-            activity.delete(expiryKey(lastActiveMs, key));
+            activity.delete(expiryKey(second, key));
         }
+    }
+
+    /**
+     * A session's last activity as the activity indexes keep it: rounded up to the second, so a session
+     * is found idle at most a second late (the sweep runs far less often).
+     */
+    private static long activitySecond(long ms) {
+        return ms <= 0 ? ms : Math.ceilDiv(ms, 1000L) * 1000L;
+    }
+
+    /**
+     * Whether an activity index entry is older than the session's last activity: an entry written with
+     * a finer clock before an upgrade, left behind when the session moved on. It is dropped, never acted on.
+     */
+    private static boolean staleEntry(SessionHeader header, long entryMs) {
+        return activitySecond(header.lastActiveMs()) > activitySecond(entryMs);
     }
 
     private static String activityKey(long ms, SessionKey key) {
