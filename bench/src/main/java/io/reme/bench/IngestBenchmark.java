@@ -36,6 +36,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -262,6 +263,7 @@ public final class IngestBenchmark {
         AppConfig config = AppConfig.of(settings);
         Properties props = StreamsSettings.properties(config, bootstrap, "127.0.0.1:1");
         Map<TopicPartition, Long> ends = endOffsets(admin, inputTopic);
+        Map<String, Long> sizesBefore = topicBytes(admin);
         try (KafkaStreams streams = new KafkaStreams(topology, props)) {
             // Not waiting for RUNNING: with two threads the first one processes while the group is
             // still rebalancing for the second, and a small input can be done before RUNNING.
@@ -307,6 +309,7 @@ public final class IngestBenchmark {
                     applicationId, threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
             out.println(
                     "      " + breakdown(firstByThread, lastByThread, firstNative, lastNative, processCpu, measured));
+            out.println("      " + written(sizesBefore, topicBytes(admin), total));
             return measured / ((endNs - firstNs) / 1e9);
         }
     }
@@ -448,6 +451,40 @@ public final class IngestBenchmark {
 
     private static String threadKind(String name) {
         return name.replaceAll("bench-[a-z]+-[0-9]+-[0-9a-f-]{36}-", "").replaceAll("[0-9]+", "#");
+    }
+
+    /** Each topic's bytes on the broker's disk (compressed as written), summed over its partitions. */
+    private static Map<String, Long> topicBytes(Admin admin) throws ExecutionException, InterruptedException {
+        Map<String, Long> bytes = new HashMap<>();
+        List<Integer> brokers =
+                admin.describeCluster().nodes().get().stream().map(Node::id).toList();
+        admin.describeLogDirs(brokers).allDescriptions().get().values().stream()
+                .flatMap(dirs -> dirs.values().stream())
+                .flatMap(dir -> dir.replicaInfos().entrySet().stream())
+                .forEach(replica ->
+                        bytes.merge(replica.getKey().topic(), replica.getValue().size(), Long::sum));
+        return bytes;
+    }
+
+    /**
+     * What the topology wrote, per message of the whole run (start-up included), by topic: the bytes its
+     * run added to each topic's log (the input was written before).
+     */
+    private static String written(Map<String, Long> before, Map<String, Long> after, long messages) {
+        Map<String, Long> grown = new HashMap<>();
+        after.forEach((topic, size) -> {
+            long delta = size - before.getOrDefault(topic, 0L);
+            if (delta > 0) {
+                grown.put(topic, delta);
+            }
+        });
+        long sum = grown.values().stream().mapToLong(Long::longValue).sum();
+        return String.format("written to the broker: %.0f bytes per message", (double) sum / messages)
+                + grown.entrySet().stream()
+                        .filter(e -> e.getValue() >= sum / 100)
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .map(e -> String.format("%s %.0f", e.getKey(), (double) e.getValue() / messages))
+                        .collect(Collectors.joining(", ", " (", ")"));
     }
 
     private static long processCpuNs() {
