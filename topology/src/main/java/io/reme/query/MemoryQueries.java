@@ -367,27 +367,18 @@ final class MemoryQueries {
 
     /** The tenant's memories over every partition of its buckets; 503 when one of them cannot answer. */
     long count(String tenant, String authorization) {
-        Set<Integer> wanted = writer.partitioning().partitionsOf(tenant, writer.partitions());
-        Set<Integer> missing = new TreeSet<>(wanted);
-        long total = 0;
-        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            Page page = fanOut.isSelf(host.getKey())
-                    ? localCount(tenant, host.getValue())
-                    : fanOut.post(
-                                    host.getKey(),
-                                    INTERNAL_LIST,
-                                    Map.of("count", true, "partitions", host.getValue()),
-                                    authorization,
-                                    Page.class)
-                            .orElse(new Page(List.of(), Set.of(), 0));
-            total += page.count();
-            missing.removeAll(page.answered());
+        PartitionFanOut.Gathered<Page> counted = fanOut.gather(
+                writer.partitioning().partitionsOf(tenant, writer.partitions()),
+                owned -> localCount(tenant, owned),
+                INTERNAL_LIST,
+                Map.of("count", true),
+                authorization,
+                Page.class);
+        if (!counted.missing().isEmpty()) {
+            throw ApiException.unavailable("the tenant's memories cannot be counted now (partitions "
+                    + counted.missing() + " did not answer); ask again in a moment");
         }
-        if (!missing.isEmpty()) {
-            throw ApiException.unavailable("the tenant's memories cannot be counted now (partitions " + missing
-                    + " did not answer); ask again in a moment");
-        }
-        return total;
+        return counted.parts().stream().mapToLong(Page::count).sum();
     }
 
     private Page localCount(String tenant, Set<Integer> partitions) {
@@ -414,7 +405,7 @@ final class MemoryQueries {
      * One page of a listing, and which partitions answered it; or, for a count, no memories and how many
      * of the tenant's the partitions hold.
      */
-    record Page(List<MemoryRecord> memories, Set<Integer> answered, long count) {
+    record Page(List<MemoryRecord> memories, Set<Integer> answered, long count) implements PartitionFanOut.Part {
         Page(List<MemoryRecord> memories, Set<Integer> answered) {
             this(memories, answered, 0);
         }
@@ -425,22 +416,16 @@ final class MemoryQueries {
 
     Listing list(String tenant, String rawQuery, String authorization) {
         MemoryListQuery query = MemoryInput.listQuery(tenant, rawQuery);
-        Set<Integer> wanted = writer.partitioning().partitionsOf(tenant, writer.partitions());
-        Set<Integer> missing = new TreeSet<>(wanted);
+        PartitionFanOut.Gathered<Page> listed = fanOut.gather(
+                writer.partitioning().partitionsOf(tenant, writer.partitions()),
+                owned -> localList(query, owned),
+                INTERNAL_LIST,
+                Map.of("query", query),
+                authorization,
+                Page.class);
         List<MemoryRecord> all = new ArrayList<>();
-        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            Page page = fanOut.isSelf(host.getKey())
-                    ? localList(query, host.getValue())
-                    : fanOut.post(
-                                    host.getKey(),
-                                    INTERNAL_LIST,
-                                    Map.of("query", query, "partitions", host.getValue()),
-                                    authorization,
-                                    Page.class)
-                            .orElse(new Page(List.of(), Set.of()));
-            all.addAll(page.memories());
-            missing.removeAll(page.answered());
-        }
+        listed.parts().forEach(part -> all.addAll(part.memories()));
+        Set<Integer> missing = listed.missing();
         Comparator<MemoryRecord> order = Comparator.<MemoryRecord>comparingLong(
                         r -> query.sort().valueOf(r))
                 .thenComparing(MemoryRecord::id);
@@ -456,11 +441,12 @@ final class MemoryQueries {
 
     /** {@code POST /v1/internal/memories-list} from another instance: the listing must be for the caller's tenant. */
     Page internalList(String tenant, JsonNode body) {
-        if (body != null && body.path("count").asBoolean(false)) {
+        // Only the caller's tenant's partitions, whatever was asked.
+        Set<Integer> wanted = new TreeSet<>();
+        body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+        wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
+        if (body.path("count").asBoolean(false)) {
             // A count of the caller's tenant's memories ({@link #count}), on the partitions asked for.
-            Set<Integer> wanted = new TreeSet<>();
-            body.path("partitions").forEach(p -> wanted.add(p.asInt()));
-            wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
             return localCount(tenant, wanted);
         }
         try {
@@ -468,9 +454,6 @@ final class MemoryQueries {
             if (!tenant.equals(query.tenant())) {
                 throw new ApiException(403, "tenant_mismatch", "the listing names another tenant than the API key");
             }
-            Set<Integer> wanted = new TreeSet<>();
-            body.path("partitions").forEach(p -> wanted.add(p.asInt()));
-            wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
             return localList(query, wanted);
         } catch (IOException | IllegalArgumentException e) {
             throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));

@@ -9,11 +9,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsMetadata;
@@ -24,21 +29,75 @@ import org.slf4j.LoggerFactory;
 /**
  * Finds which instance holds the active task of each wanted partition of a topic, and asks another
  * instance over HTTP (once, marked as forwarded). A partition no instance holds is simply absent
- * from {@link #owners}; callers report it as missing.
+ * from {@link #owners}; callers report it as missing. {@link #gather} is the whole fan-out: each
+ * owner asked once for its partitions, this instance directly, the parts returned with what is
+ * missing.
  */
 final class PartitionFanOut {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionFanOut.class);
 
-    private final KafkaStreams streams;
+    /** The Streams metadata of every instance of the application, read again at each fan-out. */
+    private final Supplier<Collection<StreamsMetadata>> clients;
+
     private final HostInfo self;
     private final String topic;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     PartitionFanOut(KafkaStreams streams, HostInfo self, String topic) {
-        this.streams = streams;
+        this(() -> streams.metadataForAllStreamsClients(), self, topic);
+    }
+
+    private PartitionFanOut(Supplier<Collection<StreamsMetadata>> clients, HostInfo self, String topic) {
+        this.clients = clients;
         this.self = self;
         this.topic = topic;
+    }
+
+    /** A fan-out over given metadata instead of a running application's, for tests. */
+    static PartitionFanOut over(Supplier<Collection<StreamsMetadata>> clients, HostInfo self, String topic) {
+        return new PartitionFanOut(clients, self, topic);
+    }
+
+    /** One instance's part of a fanned-out answer, which says the partitions it answered for. */
+    interface Part {
+        Set<Integer> answered();
+    }
+
+    /** The parts that came back (this instance's and the others'), and the wanted partitions none answered for. */
+    record Gathered<P>(List<P> parts, Set<Integer> missing) {}
+
+    /**
+     * Asks each instance holding active tasks of the wanted partitions for its part, once: this one by
+     * {@code local}, the others by POSTing {@code body} plus {@code "partitions"} (theirs) to
+     * {@code path} with the caller's authorization. An instance that does not answer adds no part, and a
+     * partition no instance holds (as while a rebalance moves it) is asked of no one: their partitions
+     * stay missing. Another instance's 400 or 500 is thrown ({@link #post}).
+     */
+    <P extends Part> Gathered<P> gather(
+            Set<Integer> wanted,
+            Function<Set<Integer>, P> local,
+            String path,
+            Map<String, Object> body,
+            String authorization,
+            Class<P> answer) {
+        Set<Integer> missing = new TreeSet<>(wanted);
+        List<P> parts = new ArrayList<>();
+        for (Map.Entry<HostInfo, Set<Integer>> host : owners(wanted).entrySet()) {
+            Optional<P> part;
+            if (isSelf(host.getKey())) {
+                part = Optional.of(local.apply(host.getValue()));
+            } else {
+                Map<String, Object> asked = new HashMap<>(body);
+                asked.put("partitions", host.getValue());
+                part = post(host.getKey(), path, asked, authorization, answer);
+            }
+            part.ifPresent(p -> {
+                parts.add(p);
+                missing.removeAll(p.answered());
+            });
+        }
+        return new Gathered<>(List.copyOf(parts), missing);
     }
 
     boolean isSelf(HostInfo host) {
@@ -48,7 +107,7 @@ final class PartitionFanOut {
     /** The instances holding the wanted partitions, with the partitions each holds. */
     Map<HostInfo, Set<Integer>> owners(Set<Integer> wanted) {
         Map<HostInfo, Set<Integer>> byHost = new HashMap<>();
-        for (StreamsMetadata client : streams.metadataForAllStreamsClients()) {
+        for (StreamsMetadata client : clients.get()) {
             for (TopicPartition partition : client.topicPartitions()) {
                 if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
                     byHost.computeIfAbsent(client.hostInfo(), h -> new TreeSet<>())

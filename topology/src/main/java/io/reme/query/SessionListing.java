@@ -105,7 +105,7 @@ final class SessionListing {
     }
 
     /** One instance's part: its best sessions and which partitions answered. */
-    record Page(List<Entry> sessions, Set<Integer> answered) {}
+    record Page(List<Entry> sessions, Set<Integer> answered) implements PartitionFanOut.Part {}
 
     /** The answer to {@code GET /v1/sessions}. */
     record Listing(List<Entry> sessions, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
@@ -116,21 +116,11 @@ final class SessionListing {
         for (int p = 0; p < partitions.getAsInt(); p++) {
             wanted.add(p);
         }
-        Set<Integer> missing = new TreeSet<>(wanted);
+        PartitionFanOut.Gathered<Page> listed = fanOut.gather(
+                wanted, owned -> local(query, owned), INTERNAL_LIST, Map.of("query", query), authorization, Page.class);
         List<Entry> all = new ArrayList<>();
-        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            Page page = fanOut.isSelf(host.getKey())
-                    ? local(query, host.getValue())
-                    : fanOut.post(
-                                    host.getKey(),
-                                    INTERNAL_LIST,
-                                    Map.of("query", query, "partitions", host.getValue()),
-                                    authorization,
-                                    Page.class)
-                            .orElse(new Page(List.of(), Set.of()));
-            all.addAll(page.sessions());
-            missing.removeAll(page.answered());
-        }
+        listed.parts().forEach(part -> all.addAll(part.sessions()));
+        Set<Integer> missing = listed.missing();
         all.sort(ORDER);
         List<Entry> page = all.subList(0, Math.min(query.limit(), all.size()));
         // A full page may have a next one (possibly empty); a short page is the last.
