@@ -40,7 +40,8 @@ public record LlmRequest(
         if (fromSeq > toSeq) {
             throw new IllegalArgumentException("fromSeq " + fromSeq + " > toSeq " + toSeq);
         }
-        messages = List.copyOf(messages);
+        // A span shared by several requests stays one object, written as JSON once (see MessageSpan).
+        messages = messages instanceof MessageSpan span ? span : List.copyOf(messages);
         previousSummary = previousSummary == null ? "" : previousSummary;
         language = language == null ? "en" : language;
         Objects.requireNonNull(createdAt, "createdAt");

@@ -11,6 +11,7 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.llm.MessageSpan;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.metrics.PipelineMetrics.Compaction;
@@ -379,9 +380,9 @@ final class SessionState {
             }
             return header.withPlanBlocked(true).withCounter(Counter.NO_VALID_CUT, 1);
         }
-        List<Message> span = window.subList(0, cut.get().compactCount()).stream()
+        List<Message> span = MessageSpan.of(window.subList(0, cut.get().compactCount()).stream()
                 .map(StoredMessage::message)
-                .toList();
+                .toList());
         long epoch = header.epoch() + 1;
         String requestId = settings.requestSecret().requestId(compactionName(key, epoch));
         long fromSeq = window.get(0).seq();
@@ -446,7 +447,7 @@ final class SessionState {
                 compact.user(),
                 from,
                 compact.toSeq(),
-                span.subList(skip, span.size()),
+                skip == 0 ? span : span.subList(skip, span.size()),
                 "",
                 compact.language(),
                 0,
@@ -679,7 +680,7 @@ final class SessionState {
                     header.user(),
                     from,
                     to,
-                    span,
+                    MessageSpan.of(span),
                     "",
                     settings.language(),
                     0,
