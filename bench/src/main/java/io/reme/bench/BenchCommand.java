@@ -44,9 +44,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--warmup-rounds",
-            description = "ingest: how many times the warm-up shape runs through each topology (default 2; "
-                    + "the JIT is still compiling the session processor after one).")
-    int warmUpRounds = 2;
+            description = "ingest: how many times the warm-up shape runs through each topology (default 4: "
+                    + "the JIT compiles the session processor, the clients and the broker for three).")
+    int warmUpRounds = 4;
 
     @Option(names = "--partitions", description = "ingest: topic partitions (default 6).")
     int partitions = 6;
