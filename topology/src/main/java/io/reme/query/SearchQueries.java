@@ -89,23 +89,18 @@ public final class SearchQueries {
     private Answer search(SearchQuery query, String authorization, long start, long embedded) {
         String tenant = query.tenant();
         Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
-        Set<Integer> missing = new TreeSet<>(wanted);
         // One partition's answer is final; several partitions send their candidates, fused here once.
         boolean candidates = wanted.size() > 1;
+        PartitionFanOut.Gathered<PartitionHits> gathered = fanOut.gather(
+                wanted,
+                mine -> local(query, mine, candidates),
+                INTERNAL_PATH,
+                Map.of("query", query, "candidates", candidates),
+                authorization,
+                PartitionHits.class);
         List<Hit> hits = new ArrayList<>();
-        for (Map.Entry<HostInfo, Set<Integer>> host : fanOut.owners(wanted).entrySet()) {
-            PartitionHits found = fanOut.isSelf(host.getKey())
-                    ? local(query, host.getValue(), candidates)
-                    : fanOut.post(
-                                    host.getKey(),
-                                    INTERNAL_PATH,
-                                    Map.of("query", query, "partitions", host.getValue(), "candidates", candidates),
-                                    authorization,
-                                    PartitionHits.class)
-                            .orElse(new PartitionHits(List.of(), Set.of()));
-            hits.addAll(found.hits());
-            missing.removeAll(found.answered());
-        }
+        gathered.parts().forEach(part -> hits.addAll(part.hits()));
+        Set<Integer> missing = gathered.missing();
         List<Hit> merged = candidates ? PartitionMerge.merge(hits, query) : hits;
         Map<String, Object> timings = new LinkedHashMap<>();
         timings.put("embedMs", (embedded - start) / 1e6);
@@ -118,7 +113,7 @@ public final class SearchQueries {
     }
 
     /** Hits of some partitions, and which partitions answered. */
-    record PartitionHits(List<Hit> hits, Set<Integer> answered) {}
+    record PartitionHits(List<Hit> hits, Set<Integer> answered) implements PartitionFanOut.Part {}
 
     /** Runs the search on this instance's active tasks for {@code wanted}: their top k, or all their candidates. */
     PartitionHits local(SearchQuery query, Set<Integer> wanted, boolean candidates) {

@@ -310,28 +310,24 @@ public final class UserErasure {
     }
 
     /** One store's reports of a key, from every partition that answered. */
-    record Reports(List<ErasureReport> reports, Set<Integer> answered) {}
+    record Reports(List<ErasureReport> reports, Set<Integer> answered) implements PartitionFanOut.Part {}
 
     private Reports reports(PartitionFanOut hosts, String store, String topic, String key, String authorization) {
         Set<Integer> wanted = new TreeSet<>();
         for (int p = 0; p < producer.partitionsFor(topic).size(); p++) {
             wanted.add(p);
         }
+        PartitionFanOut.Gathered<Reports> gathered = hosts.gather(
+                wanted,
+                mine -> local(store, key, mine),
+                INTERNAL_REPORTS,
+                Map.of("store", store, "key", key),
+                authorization,
+                Reports.class);
         List<ErasureReport> all = new ArrayList<>();
-        Set<Integer> answered = new TreeSet<>();
-        for (Map.Entry<HostInfo, Set<Integer>> host : hosts.owners(wanted).entrySet()) {
-            Reports part = hosts.isSelf(host.getKey())
-                    ? local(store, key, host.getValue())
-                    : hosts.post(
-                                    host.getKey(),
-                                    INTERNAL_REPORTS,
-                                    Map.of("store", store, "key", key, "partitions", host.getValue()),
-                                    authorization,
-                                    Reports.class)
-                            .orElse(new Reports(List.of(), Set.of()));
-            all.addAll(part.reports());
-            answered.addAll(part.answered());
-        }
+        gathered.parts().forEach(part -> all.addAll(part.reports()));
+        Set<Integer> answered = new TreeSet<>(wanted);
+        answered.removeAll(gathered.missing());
         return new Reports(all, answered);
     }
 
