@@ -128,7 +128,7 @@ public final class EvalCommand implements Callable<Integer> {
                             }
                         }
                     };
-            if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.sweep")) {
+            if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.maxsim")) {
                 FusionSweep.tokenVectors = text -> {
                     try {
                         return local.tokenVectors(List.of(text)).get(0);
