@@ -30,7 +30,7 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "FILE", description = "LoCoMo-format JSON.")
     Path data;
 
-    @Option(names = "--context", description = "Neighbouring turns added to each turn's text, each side (default 1).")
+    @Option(names = "--context", description = "Neighbouring turns added to each turn's text, each side (default 2).")
     int context = LocomoEval.Options.defaults().context();
 
     @Option(names = "--no-date", description = "Leave the session date out of the turn text.")

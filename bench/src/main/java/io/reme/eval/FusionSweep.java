@@ -1,8 +1,17 @@
 package io.reme.eval;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.json.Json;
 import io.reme.search.Hit;
 import io.reme.search.HybridFusion;
+import io.reme.search.QueryTime;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -336,7 +345,7 @@ final class FusionSweep {
         return sum;
     }
 
-    private static java.io.PrintWriter dumpOut;
+    private static PrintWriter dumpOut;
 
     /** With {@code -Dreme.eval.dump=FILE}: one JSON line per question with every candidate's ranks, for analysis. */
     private static synchronized void dump(
@@ -352,25 +361,25 @@ final class FusionSweep {
         }
         try {
             if (dumpOut == null) {
-                dumpOut = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(file)));
+                dumpOut = new PrintWriter(Files.newBufferedWriter(Path.of(file)));
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        List<io.reme.search.QueryTime.Term> terms = io.reme.search.QueryTime.terms(question);
+        List<QueryTime.Term> terms = QueryTime.terms(question);
         List<String> first = rrf(l, HybridFusion.RRF_K, new double[] {1, 1, 1, 1});
         Map<String, Integer> pos = new HashMap<>();
         for (int i = 0; i < first.size(); i++) {
             pos.put(first.get(i), i);
         }
-        com.fasterxml.jackson.databind.node.ObjectNode q = io.reme.json.Json.MAPPER.createObjectNode();
+        ObjectNode q = Json.MAPPER.createObjectNode();
         q.put("cat", category);
         q.put("q", question);
         q.putPOJO("ev", new ArrayList<>(evidence));
         q.put("dated", !terms.isEmpty());
-        com.fasterxml.jackson.databind.node.ArrayNode cs = q.putArray("c");
+        ArrayNode cs = q.putArray("c");
         for (Hit h : candidates) {
-            com.fasterxml.jackson.databind.node.ArrayNode c = cs.addArray();
+            ArrayNode c = cs.addArray();
             c.add(diaId.apply(h.id()));
             for (Map<String, Integer> r : l.ranks()) {
                 Integer rank = r.get(h.id());
@@ -378,7 +387,7 @@ final class FusionSweep {
             }
             boolean dateMatch = false;
             if (h.conversationTime() != null && !terms.isEmpty()) {
-                Map<io.reme.search.QueryTime.Field, String> f = io.reme.search.QueryTime.fields(h.conversationTime());
+                Map<QueryTime.Field, String> f = QueryTime.fields(h.conversationTime());
                 dateMatch = terms.stream().anyMatch(t -> t.value().equals(f.get(t.field())));
             }
             c.add(dateMatch ? 1 : 0);
