@@ -39,8 +39,8 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--no-captions", description = "Leave image captions out of the turn text.")
     boolean noCaptions;
 
-    @Option(names = "--fusion", description = "rrf (default) or weighted.")
-    String fusion = "rrf";
+    @Option(names = "--fusion", description = "rank_and_score (default), rrf or weighted.")
+    String fusion = "rank_and_score";
 
     @Option(
             names = "--embedding",

@@ -86,7 +86,7 @@ public final class LocomoEval {
             if (!(rrfTextWeight >= 0 && rrfVectorWeight >= 0 && rrfTextWeight + rrfVectorWeight > 0)) {
                 throw new IllegalArgumentException("RRF weights must be >= 0 and not both 0");
             }
-            fusion = fusion == null ? FusionMode.RRF : fusion;
+            fusion = fusion == null ? FusionMode.RANK_AND_SCORE : fusion;
         }
 
         /** The service's fusion, with equal RRF weights. */
@@ -96,7 +96,7 @@ public final class LocomoEval {
 
         /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
         boolean reweighted() {
-            return fusion == FusionMode.RRF && rrfTextWeight != rrfVectorWeight;
+            return fusion != FusionMode.WEIGHTED && rrfTextWeight != rrfVectorWeight;
         }
 
         /**
@@ -107,7 +107,7 @@ public final class LocomoEval {
          * both sides) for recall at 5 to 50. Three measured worse at every k (docs/evaluation.md).
          */
         public static Options defaults() {
-            return new Options(true, true, 2, FusionMode.RRF, true);
+            return new Options(true, true, 2, FusionMode.RANK_AND_SCORE, true);
         }
 
         public String describe() {

@@ -31,6 +31,12 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@link FusionMode#RRF}: sum over lists of 1 / ({@value #RRF_K} + rank), divided by the
  *       largest possible value for the lists that have candidates (1 / 11 each), so rank 1 in
  *       every list gives 1. Scaling does not change the RRF order.</li>
+ *   <li>{@link FusionMode#RANK_AND_SCORE} (the default): half the scaled RRF score above, half the
+ *       mean over the lists that have candidates of each list's raw score divided by that list's
+ *       highest (0 where the memory is missing or the score is negative). RRF alone keeps only the
+ *       order of a list: a memory holding the question's rare words, far ahead of the rest in BM25,
+ *       counts as much as one barely ahead. Dividing by the best keeps the scale free and, unlike
+ *       min-max, does not depend on how deep the list was asked (its minimum would).</li>
  * </ul>
  * Min-max scores are relative to the candidate set, so a threshold filters relative quality, not an
  * absolute similarity; the raw scores are kept on every result for callers that need those.
@@ -159,6 +165,7 @@ public final class HybridFusion {
                 yield fuse(candidates, new double[] {text, vector, text, vector}, false);
             }
             case RRF -> fuse(candidates, new double[] {1, 1, 1, 1}, true);
+            case RANK_AND_SCORE -> rankAndScore(candidates);
         };
         if (!candidates.questions().isEmpty()) {
             List<Fused> weighed = new ArrayList<>(all.size());
@@ -267,6 +274,39 @@ public final class HybridFusion {
                     raws.get(1).get(id),
                     raws.get(2).get(id),
                     raws.get(3).get(id)));
+        }
+        out.sort(FUSED_ORDER);
+        return out;
+    }
+
+    /** Half RRF (scaled to 1), half the mean of the max-normalised raw scores; all candidates, in fused order. */
+    private static List<Fused> rankAndScore(Candidates c) {
+        List<Fused> ranks = fuse(c, new double[] {1, 1, 1, 1}, true);
+        List<List<Scored>> lists =
+                List.of(dedup(c.text()), dedup(c.vector()), dedup(c.contextText()), dedup(c.contextVector()));
+        Map<String, Double> scores = new HashMap<>();
+        int used = 0;
+        for (List<Scored> list : lists) {
+            if (list.isEmpty()) {
+                continue;
+            }
+            used++;
+            double best = list.get(0).score();
+            for (Scored s : list) {
+                double part = best > 0 ? Math.max(0, s.score()) / best : 0;
+                scores.merge(s.id(), part, Double::sum);
+            }
+        }
+        List<Fused> out = new ArrayList<>(ranks.size());
+        for (Fused f : ranks) {
+            double score = used == 0 ? 0 : scores.getOrDefault(f.id(), 0.0) / used;
+            out.add(new Fused(
+                    f.id(),
+                    (f.score() + score) / 2,
+                    f.textScore(),
+                    f.vectorScore(),
+                    f.contextTextScore(),
+                    f.contextVectorScore()));
         }
         out.sort(FUSED_ORDER);
         return out;

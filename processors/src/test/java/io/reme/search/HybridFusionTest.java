@@ -128,6 +128,43 @@ class HybridFusionTest {
         assertEquals(11.0 / 12, one.get(1).score(), EPS);
     }
 
+    // ---- rank and score (the default) ------------------------------------------------------------
+
+    @Test
+    void rankAndScoreIsTheDefault() {
+        assertEquals(FusionMode.RANK_AND_SCORE, SearchQuery.text("acme", "q", 1).fusion());
+    }
+
+    @Test
+    void rankAndScoreCountsHowFarAheadAMemoryIsWhereRrfSeesATie() {
+        // Each is first in one list and second in the other: "far" holds the rare words (BM25 10 against
+        // 1), "close" is ahead by a hair in the vectors (.81 against .80).
+        List<Scored> text = list("far", 10, "close", 1);
+        List<Scored> vector = list("close", .81, "far", .80);
+
+        assertEquals(List.of("close", "far"), ids(HybridFusion.fuse(FusionMode.RRF, text, vector, 0, 10)));
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RANK_AND_SCORE, text, vector, 0, 10);
+
+        assertEquals(List.of("far", "close"), ids(fused));
+        double rrf = (1.0 / 11 + 1.0 / 12) / (2.0 / 11);
+        assertEquals((rrf + (1 + .80 / .81) / 2) / 2, get(fused, "far").score(), EPS);
+        assertEquals((rrf + (.1 + 1) / 2) / 2, get(fused, "close").score(), EPS);
+    }
+
+    @Test
+    void rankAndScoreGivesOneToTheBestOfEveryListAndNothingForANegativeCosine() {
+        List<Fused> fused = HybridFusion.fuse(
+                FusionMode.RANK_AND_SCORE,
+                new HybridFusion.Candidates(
+                        list("a", 3, "b", 1), list("a", .5, "b", -.2), list("a", 4), list("a", .6, "b", .3)),
+                0,
+                10);
+        assertEquals(1.0, get(fused, "a").score(), EPS);
+        double rrf = (3.0 / 12) / (4.0 / 11);
+        assertEquals(
+                (rrf + (1.0 / 3 + 0 + 0 + .3 / .6) / 4) / 2, get(fused, "b").score(), EPS);
+    }
+
     @Test
     void aMemoryThatAsksAQuestionIsOneThatEndsWithAQuestionMark() {
         assertTrue(HybridFusion.asksQuestion("caroline: how did the kids handle it?"));

@@ -83,7 +83,8 @@ class PartitionMergeTest {
                 "question", "acme", "alice", "s1", MemoryType.PERSONAL, "how did the kids handle the accident?", T0);
         MemoryRecord answer = MemoryRecord.of(
                 "answer", "acme", "alice", "s1", MemoryType.PERSONAL, "the kids were scared but handled it", T0);
-        SearchQuery q = SearchQuery.text("acme", "how did the kids handle the accident", 10);
+        SearchQuery q = SearchQuery.text("acme", "how did the kids handle the accident", 10)
+                .withFusion(FusionMode.RRF);
         try (MemoryIndex left = MemoryIndex.inMemory();
                 MemoryIndex right = MemoryIndex.inMemory()) {
             left.upsert(question);
