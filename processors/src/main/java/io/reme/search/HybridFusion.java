@@ -42,7 +42,7 @@ import java.util.function.ToDoubleFunction;
  * absolute similarity; the raw scores are kept on every result for callers that need those.
  *
  * <p>A memory that asks a question ({@link #asksQuestion}, listed in {@link Candidates#questions()})
- * keeps {@value #QUESTION_WEIGHT} of its fused score, in either mode.
+ * keeps {@value #QUESTION_WEIGHT} of its fused score, in every mode.
  *
  * <h2>Order</h2>
  * By fused score, highest first; equal scores by id (ascending), so the order never depends on
