@@ -30,7 +30,7 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "FILE", description = "LoCoMo-format JSON.")
     Path data;
 
-    @Option(names = "--context", description = "Neighbouring turns added to each turn's text, each side (default 1).")
+    @Option(names = "--context", description = "Neighbouring turns added to each turn's text, each side (default 2).")
     int context = LocomoEval.Options.defaults().context();
 
     @Option(names = "--no-date", description = "Leave the session date out of the turn text.")
@@ -39,8 +39,8 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--no-captions", description = "Leave image captions out of the turn text.")
     boolean noCaptions;
 
-    @Option(names = "--fusion", description = "rrf (default) or weighted.")
-    String fusion = "rrf";
+    @Option(names = "--fusion", description = "rank_and_score (default), rrf or weighted.")
+    String fusion = "rank_and_score";
 
     @Option(
             names = "--embedding",
@@ -128,7 +128,7 @@ public final class EvalCommand implements Callable<Integer> {
                             }
                         }
                     };
-            if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.sweep")) {
+            if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.maxsim")) {
                 FusionSweep.tokenVectors = text -> {
                     try {
                         return local.tokenVectors(List.of(text)).get(0);

@@ -1,8 +1,17 @@
 package io.reme.eval;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.json.Json;
 import io.reme.search.Hit;
 import io.reme.search.HybridFusion;
+import io.reme.search.QueryTime;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -43,6 +52,11 @@ final class FusionSweep {
     FusionSweep() {
         for (int k : new int[] {60, 30, 20, 10, 5, 2}) {
             variants.put("rrf k=" + k, l -> rrf(l, k, new double[] {1, 1, 1, 1}));
+        }
+        for (double weight : new double[] {0.9, 0.8, 0.75, 0.7, 0.5}) {
+            for (int k : new int[] {20, 10, 5}) {
+                variants.put("rrf k=" + k + ", questions x" + weight, l -> questions(l, k, weight));
+            }
         }
         for (int n : new int[] {5, 10, 30, 50}) {
             for (int k : new int[] {60, 10}) {
@@ -103,6 +117,22 @@ final class FusionSweep {
                 }
             }
             s.put(id, sum);
+        }
+        return order(s);
+    }
+
+    /** RRF over the four lists, a memory whose text asks a question keeping {@code weight} of its score. */
+    static List<String> questions(Lists l, int k, double weight) {
+        Map<String, Double> s = new HashMap<>();
+        for (String id : l.ids()) {
+            double sum = 0;
+            for (int i = 0; i < 4; i++) {
+                Integer r = l.ranks().get(i).get(id);
+                if (r != null) {
+                    sum += 1.0 / (k + r);
+                }
+            }
+            s.put(id, HybridFusion.asksQuestion(l.hits().get(id).text()) ? sum * weight : sum);
         }
         return order(s);
     }
@@ -169,6 +199,7 @@ final class FusionSweep {
             Function<String, String> diaId,
             Function<String, List<Hit>> requery) {
         Lists l = lists(candidates);
+        dump(category, question, candidates, evidence, diaId, l);
         Map<String, List<String>> orders = new LinkedHashMap<>();
         for (Map.Entry<String, Function<Lists, List<String>>> v : variants.entrySet()) {
             orders.put(v.getKey(), v.getValue().apply(l));
@@ -312,6 +343,64 @@ final class FusionSweep {
             sum += best;
         }
         return sum;
+    }
+
+    private static PrintWriter dumpOut;
+
+    /** With {@code -Dreme.eval.dump=FILE}: one JSON line per question with every candidate's ranks, for analysis. */
+    private static synchronized void dump(
+            int category,
+            String question,
+            List<Hit> candidates,
+            Set<String> evidence,
+            Function<String, String> diaId,
+            Lists l) {
+        String file = System.getProperty("reme.eval.dump");
+        if (file == null) {
+            return;
+        }
+        try {
+            if (dumpOut == null) {
+                dumpOut = new PrintWriter(Files.newBufferedWriter(Path.of(file)));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<QueryTime.Term> terms = QueryTime.terms(question);
+        List<String> first = rrf(l, HybridFusion.RRF_K, new double[] {1, 1, 1, 1});
+        Map<String, Integer> pos = new HashMap<>();
+        for (int i = 0; i < first.size(); i++) {
+            pos.put(first.get(i), i);
+        }
+        ObjectNode q = Json.MAPPER.createObjectNode();
+        q.put("cat", category);
+        q.put("q", question);
+        q.putPOJO("ev", new ArrayList<>(evidence));
+        q.put("dated", !terms.isEmpty());
+        ArrayNode cs = q.putArray("c");
+        for (Hit h : candidates) {
+            ArrayNode c = cs.addArray();
+            c.add(diaId.apply(h.id()));
+            for (Map<String, Integer> r : l.ranks()) {
+                Integer rank = r.get(h.id());
+                c.add(rank == null ? 0 : rank);
+            }
+            boolean dateMatch = false;
+            if (h.conversationTime() != null && !terms.isEmpty()) {
+                Map<QueryTime.Field, String> f = QueryTime.fields(h.conversationTime());
+                dateMatch = terms.stream().anyMatch(t -> t.value().equals(f.get(t.field())));
+            }
+            c.add(dateMatch ? 1 : 0);
+            c.add(h.metadata().getOrDefault("speaker", ""));
+            c.add(h.textScore() == null ? 0 : h.textScore());
+            c.add(h.vectorScore() == null ? 0 : h.vectorScore());
+            c.add(h.contextTextScore() == null ? 0 : h.contextTextScore());
+            c.add(h.contextVectorScore() == null ? 0 : h.contextVectorScore());
+            c.add(pos.getOrDefault(h.id(), 99999) < 20 ? h.text() : "");
+            c.add(HybridFusion.asksQuestion(h.text()) ? 1 : 0);
+        }
+        dumpOut.println(q);
+        dumpOut.flush();
     }
 
     private static final Set<String> CALENDAR = Set.of(

@@ -86,7 +86,7 @@ public final class LocomoEval {
             if (!(rrfTextWeight >= 0 && rrfVectorWeight >= 0 && rrfTextWeight + rrfVectorWeight > 0)) {
                 throw new IllegalArgumentException("RRF weights must be >= 0 and not both 0");
             }
-            fusion = fusion == null ? FusionMode.RRF : fusion;
+            fusion = fusion == null ? FusionMode.RANK_AND_SCORE : fusion;
         }
 
         /** The service's fusion, with equal RRF weights. */
@@ -96,15 +96,18 @@ public final class LocomoEval {
 
         /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
         boolean reweighted() {
-            return fusion == FusionMode.RRF && rrfTextWeight != rrfVectorWeight;
+            return fusion != FusionMode.WEIGHTED && rrfTextWeight != rrfVectorWeight;
         }
 
         /**
-         * The variant that measured best with BM25 alone on the development data (recall at 5 to 50;
-         * recall at 1 is lower than for bare turns): captions, session date, one neighbour each side.
+         * Captions, session date, and two neighbours each side as the turn's context. One neighbour was
+         * chosen when the context was part of the turn's only text (BM25 alone: a wider one blurred
+         * rank 1); since the bare turn is searched as well, rank 1 is decided mostly by it, and two
+         * neighbours cover the exchange around a turn (the question before it and the reply after it, on
+         * both sides) for recall at 5 to 50. Three measured worse at every k (docs/evaluation.md).
          */
         public static Options defaults() {
-            return new Options(true, true, 1, FusionMode.RRF, true);
+            return new Options(true, true, 2, FusionMode.RANK_AND_SCORE, true);
         }
 
         public String describe() {

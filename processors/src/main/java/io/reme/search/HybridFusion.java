@@ -31,9 +31,18 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@link FusionMode#RRF}: sum over lists of 1 / ({@value #RRF_K} + rank), divided by the
  *       largest possible value for the lists that have candidates (1 / 11 each), so rank 1 in
  *       every list gives 1. Scaling does not change the RRF order.</li>
+ *   <li>{@link FusionMode#RANK_AND_SCORE} (the default): half the scaled RRF score above, half the
+ *       mean over the lists that have candidates of each list's raw score divided by that list's
+ *       highest (0 where the memory is missing or the score is negative). RRF alone keeps only the
+ *       order of a list: a memory holding the question's rare words, far ahead of the rest in BM25,
+ *       counts as much as one barely ahead. Dividing by the best keeps the scale free and, unlike
+ *       min-max, does not depend on how deep the list was asked (its minimum would).</li>
  * </ul>
  * Min-max scores are relative to the candidate set, so a threshold filters relative quality, not an
  * absolute similarity; the raw scores are kept on every result for callers that need those.
+ *
+ * <p>A memory that asks a question ({@link #asksQuestion}, listed in {@link Candidates#questions()})
+ * keeps {@value #QUESTION_WEIGHT} of its fused score, in every mode.
  *
  * <h2>Order</h2>
  * By fused score, highest first; equal scores by id (ascending), so the order never depends on
@@ -52,6 +61,16 @@ public final class HybridFusion {
      * (docs/evaluation.md).
      */
     public static final int RRF_K = 10;
+    /**
+     * What a memory that asks a question keeps of its fused score ({@link #asksQuestion}): three
+     * quarters, as if one of four lists had not found it. A question said in a dialog holds what the
+     * speaker did not know; the answer is in the reply. Yet the asker's words are the ones a later
+     * search repeats ("how did the kids handle the accident?"), so without this the question ranks
+     * above its answer. On LoCoMo dev a third of the first hits asked a question and one in seven of
+     * those was the evidence (docs/evaluation.md). A quarter moves a question below an answer that
+     * matched about as well, never below one that matched clearly worse.
+     */
+    public static final double QUESTION_WEIGHT = 0.75;
 
     /** A candidate from one list: its id and the list's raw score for it. */
     public record Scored(String id, double score) {
@@ -81,10 +100,40 @@ public final class HybridFusion {
      * kNN over their text with its {@link MemoryRecord#context}. Any list may be null or empty.
      */
     public record Candidates(
-            List<Scored> text, List<Scored> vector, List<Scored> contextText, List<Scored> contextVector) {
+            List<Scored> text,
+            List<Scored> vector,
+            List<Scored> contextText,
+            List<Scored> contextVector,
+            Set<String> questions) {
+        public Candidates {
+            questions = questions == null ? Set.of() : questions;
+        }
+
+        /** Lists without any memory known to ask a question. */
+        public Candidates(
+                List<Scored> text, List<Scored> vector, List<Scored> contextText, List<Scored> contextVector) {
+            this(text, vector, contextText, contextVector, Set.of());
+        }
+
         public static Candidates of(List<Scored> text, List<Scored> vector) {
             return new Candidates(text, vector, null, null);
         }
+    }
+
+    /**
+     * Whether a memory's text asks a question: its last character, trailing spaces aside, is a
+     * question mark (ASCII or full-width). "Did you hear? I got the job." states something and is
+     * not one; a question followed by more text is read as a statement.
+     */
+    public static boolean asksQuestion(String text) {
+        if (text == null) {
+            return false;
+        }
+        int end = text.length();
+        while (end > 0 && Character.isWhitespace(text.charAt(end - 1))) {
+            end--;
+        }
+        return end > 0 && (text.charAt(end - 1) == '?' || text.charAt(end - 1) == '\uFF1F');
     }
 
     private static final Comparator<Scored> BY_SCORE_THEN_ID =
@@ -116,7 +165,25 @@ public final class HybridFusion {
                 yield fuse(candidates, new double[] {text, vector, text, vector}, false);
             }
             case RRF -> fuse(candidates, new double[] {1, 1, 1, 1}, true);
+            case RANK_AND_SCORE -> rankAndScore(candidates);
         };
+        if (!candidates.questions().isEmpty()) {
+            List<Fused> weighed = new ArrayList<>(all.size());
+            for (Fused f : all) {
+                weighed.add(
+                        candidates.questions().contains(f.id())
+                                ? new Fused(
+                                        f.id(),
+                                        f.score() * QUESTION_WEIGHT,
+                                        f.textScore(),
+                                        f.vectorScore(),
+                                        f.contextTextScore(),
+                                        f.contextVectorScore())
+                                : f);
+            }
+            weighed.sort(FUSED_ORDER);
+            all = weighed;
+        }
         List<Fused> out = new ArrayList<>(Math.min(k, all.size()));
         for (Fused f : all) {
             if (out.size() == k) {
@@ -207,6 +274,39 @@ public final class HybridFusion {
                     raws.get(1).get(id),
                     raws.get(2).get(id),
                     raws.get(3).get(id)));
+        }
+        out.sort(FUSED_ORDER);
+        return out;
+    }
+
+    /** Half RRF (scaled to 1), half the mean of the max-normalised raw scores; all candidates, in fused order. */
+    private static List<Fused> rankAndScore(Candidates c) {
+        List<Fused> ranks = fuse(c, new double[] {1, 1, 1, 1}, true);
+        List<List<Scored>> lists =
+                List.of(dedup(c.text()), dedup(c.vector()), dedup(c.contextText()), dedup(c.contextVector()));
+        Map<String, Double> scores = new HashMap<>();
+        int used = 0;
+        for (List<Scored> list : lists) {
+            if (list.isEmpty()) {
+                continue;
+            }
+            used++;
+            double best = list.get(0).score();
+            for (Scored s : list) {
+                double part = best > 0 ? Math.max(0, s.score()) / best : 0;
+                scores.merge(s.id(), part, Double::sum);
+            }
+        }
+        List<Fused> out = new ArrayList<>(ranks.size());
+        for (Fused f : ranks) {
+            double score = used == 0 ? 0 : scores.getOrDefault(f.id(), 0.0) / used;
+            out.add(new Fused(
+                    f.id(),
+                    (f.score() + score) / 2,
+                    f.textScore(),
+                    f.vectorScore(),
+                    f.contextTextScore(),
+                    f.contextVectorScore()));
         }
         out.sort(FUSED_ORDER);
         return out;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -143,6 +144,12 @@ public final class MemoryIndex implements Closeable {
     static final String F_CONTEXT_VECTOR = "vec_ctx";
     /** Present (term {@code 1}, doc value 1) on the documents of records with a context. */
     static final String F_HAS_CONTEXT = "has_ctx";
+
+    /**
+     * Doc value 1 on the documents of records whose text asks a question ({@link HybridFusion#asksQuestion}):
+     * read for every candidate of a search, so the fusion can weigh them down without reading texts.
+     */
+    static final String F_QUESTION = "question";
 
     private static final Term HAS_CONTEXT = new Term(F_HAS_CONTEXT, "1");
     /** The calendar terms of a record's effective time ({@link QueryTime}), one field each. */
@@ -403,6 +410,9 @@ public final class MemoryIndex implements Closeable {
         String wide = r.context() == null ? r.text() : r.contextText();
         doc.add(new TextField(F_CONTEXT_EN, wide, Field.Store.NO));
         doc.add(new TextField(F_CONTEXT_CJK, wide, Field.Store.NO));
+        if (HybridFusion.asksQuestion(r.text())) {
+            doc.add(new NumericDocValuesField(F_QUESTION, 1));
+        }
         if (r.context() != null) {
             doc.add(new StringField(F_HAS_CONTEXT, "1", Field.Store.NO));
             doc.add(new NumericDocValuesField(F_HAS_CONTEXT, 1));
@@ -525,7 +535,8 @@ public final class MemoryIndex implements Closeable {
                 }
             }
             long t2 = System.nanoTime();
-            HybridFusion.Candidates candidates = new HybridFusion.Candidates(text, vector, contextText, contextVector);
+            HybridFusion.Candidates candidates = new HybridFusion.Candidates(
+                    text, vector, contextText, contextVector, questions(searcher, docsById));
             List<HybridFusion.Fused> fused = allCandidates
                     ? HybridFusion.fuse(q.fusion(), candidates, 0, Integer.MAX_VALUE)
                     : HybridFusion.fuse(q.fusion(), candidates, q.minScore(), q.k());
@@ -751,6 +762,30 @@ public final class MemoryIndex implements Closeable {
         }
         List<HybridFusion.Scored> sorted = HybridFusion.dedup(out);
         return sorted.size() <= n ? sorted : sorted.subList(0, n);
+    }
+
+    /**
+     * The candidates whose text asks a question ({@link #F_QUESTION}), read in doc order with one
+     * doc-values iterator per segment. Documents indexed before the flag existed count as statements.
+     */
+    private static Set<String> questions(IndexSearcher searcher, Map<String, Integer> docsById) throws IOException {
+        List<Map.Entry<String, Integer>> byDoc = new ArrayList<>(docsById.entrySet());
+        byDoc.sort(Map.Entry.comparingByValue());
+        Set<String> out = new HashSet<>();
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        LeafReaderContext leaf = null;
+        NumericDocValues flags = null;
+        for (Map.Entry<String, Integer> candidate : byDoc) {
+            int doc = candidate.getValue();
+            if (leaf == null || doc >= leaf.docBase + leaf.reader().maxDoc()) {
+                leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+                flags = leaf.reader().getNumericDocValues(F_QUESTION);
+            }
+            if (flags != null && flags.advanceExact(doc - leaf.docBase)) {
+                out.add(candidate.getKey());
+            }
+        }
+        return out;
     }
 
     /** The top candidates of one BM25 query under the search's filter, or null without a query. */

@@ -3,8 +3,10 @@ package io.reme.search;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Fuses the candidates of several indexes (a tenant's partitions) into one answer, as if they were
@@ -16,7 +18,8 @@ import java.util.Map;
  * their raw scores ({@link MemoryIndex#candidates}); here the text candidates of all indexes form
  * one list ordered by BM25 score and the vector candidates one list ordered by cosine, each cut to
  * {@link SearchQuery#candidates()}, and {@link HybridFusion} fuses those two lists once, then applies
- * {@code minScore} and {@code k}. The global top n of a list is always inside the union of the
+ * {@code minScore} and {@code k} (a memory whose text asks a question weighed down as one index
+ * does). The global top n of a list is always inside the union of the
  * indexes' top n, so nothing a single index would have found is lost.
  *
  * <p>Cosine scores are comparable across indexes. BM25 scores are close but not equal: each index
@@ -34,8 +37,12 @@ public final class PartitionMerge {
         List<HybridFusion.Scored> vector = new ArrayList<>();
         List<HybridFusion.Scored> contextText = new ArrayList<>();
         List<HybridFusion.Scored> contextVector = new ArrayList<>();
+        Set<String> questions = new HashSet<>();
         for (Hit hit : hits) {
             byId.merge(hit.id(), hit, PartitionMerge::newer);
+            if (HybridFusion.asksQuestion(hit.text())) {
+                questions.add(hit.id());
+            }
             if (hit.textScore() != null) {
                 text.add(new HybridFusion.Scored(hit.id(), hit.textScore()));
             }
@@ -52,7 +59,8 @@ public final class PartitionMerge {
         int n = query.candidates();
         List<HybridFusion.Fused> fused = HybridFusion.fuse(
                 query.fusion(),
-                new HybridFusion.Candidates(top(text, n), top(vector, n), top(contextText, n), top(contextVector, n)),
+                new HybridFusion.Candidates(
+                        top(text, n), top(vector, n), top(contextText, n), top(contextVector, n), questions),
                 query.minScore(),
                 query.k());
         List<Hit> out = new ArrayList<>(fused.size());

@@ -1,6 +1,7 @@
 package io.reme.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Fusion arithmetic on hand-built score lists. */
@@ -124,6 +126,88 @@ class HybridFusionTest {
         List<Fused> one = HybridFusion.fuse(FusionMode.RRF, null, list("x", 0.2, "y", 0.1), 0, 10);
         assertEquals(1.0, one.get(0).score(), EPS);
         assertEquals(11.0 / 12, one.get(1).score(), EPS);
+    }
+
+    // ---- rank and score (the default) ------------------------------------------------------------
+
+    @Test
+    void rankAndScoreIsTheDefault() {
+        assertEquals(FusionMode.RANK_AND_SCORE, SearchQuery.text("acme", "q", 1).fusion());
+    }
+
+    @Test
+    void rankAndScoreCountsHowFarAheadAMemoryIsWhereRrfSeesATie() {
+        // Each is first in one list and second in the other: "far" holds the rare words (BM25 10 against
+        // 1), "close" is ahead by a hair in the vectors (.81 against .80).
+        List<Scored> text = list("far", 10, "close", 1);
+        List<Scored> vector = list("close", .81, "far", .80);
+
+        assertEquals(List.of("close", "far"), ids(HybridFusion.fuse(FusionMode.RRF, text, vector, 0, 10)));
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RANK_AND_SCORE, text, vector, 0, 10);
+
+        assertEquals(List.of("far", "close"), ids(fused));
+        double rrf = (1.0 / 11 + 1.0 / 12) / (2.0 / 11);
+        assertEquals((rrf + (1 + .80 / .81) / 2) / 2, get(fused, "far").score(), EPS);
+        assertEquals((rrf + (.1 + 1) / 2) / 2, get(fused, "close").score(), EPS);
+    }
+
+    @Test
+    void rankAndScoreGivesOneToTheBestOfEveryListAndNothingForANegativeCosine() {
+        List<Fused> fused = HybridFusion.fuse(
+                FusionMode.RANK_AND_SCORE,
+                new HybridFusion.Candidates(
+                        list("a", 3, "b", 1), list("a", .5, "b", -.2), list("a", 4), list("a", .6, "b", .3)),
+                0,
+                10);
+        assertEquals(1.0, get(fused, "a").score(), EPS);
+        double rrf = (3.0 / 12) / (4.0 / 11);
+        assertEquals(
+                (rrf + (1.0 / 3 + 0 + 0 + .3 / .6) / 4) / 2, get(fused, "b").score(), EPS);
+    }
+
+    @Test
+    void aMemoryThatAsksAQuestionIsOneThatEndsWithAQuestionMark() {
+        assertTrue(HybridFusion.asksQuestion("caroline: how did the kids handle it?"));
+        assertTrue(HybridFusion.asksQuestion("how did it go? \n"));
+        assertTrue(HybridFusion.asksQuestion("孩子们还好吗？"));
+        assertFalse(HybridFusion.asksQuestion("did you hear? I got the job."));
+        assertFalse(HybridFusion.asksQuestion("the kids were scared"));
+        assertFalse(HybridFusion.asksQuestion(""));
+        assertFalse(HybridFusion.asksQuestion(null));
+    }
+
+    @Test
+    void aQuestionRanksBelowTheAnswerThatMatchedAlmostAsWell() {
+        // The question repeats the search's words and is first; its answer is second in every list.
+        List<Scored> text = list("question", 9, "answer", 8, "other", 1);
+        List<Scored> vector = list("question", .9, "answer", .8);
+        HybridFusion.Candidates lists = new HybridFusion.Candidates(text, vector, text, vector, Set.of("question"));
+
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, lists, 0, 10);
+
+        assertEquals(List.of("answer", "question", "other"), ids(fused));
+        assertEquals(HybridFusion.QUESTION_WEIGHT, get(fused, "question").score(), EPS);
+        assertEquals(11.0 / 12, get(fused, "answer").score(), EPS);
+        // Without the flag the question keeps rank 1.
+        assertEquals(
+                "question",
+                HybridFusion.fuse(FusionMode.RRF, new HybridFusion.Candidates(text, vector, text, vector), 0, 10)
+                        .get(0)
+                        .id());
+    }
+
+    @Test
+    void aQuestionFarAheadOfEveryStatementStaysFirst() {
+        // First in all four lists; every statement is second in one list only.
+        HybridFusion.Candidates lists = new HybridFusion.Candidates(
+                list("question", 9, "s2", 8),
+                list("question", .9, "s3", .8),
+                list("question", 9, "s4", 8),
+                list("question", .9, "answer", .8),
+                Set.of("question"));
+        List<Fused> fused = HybridFusion.fuse(FusionMode.RRF, lists, 0, 2);
+        assertEquals("question", fused.get(0).id());
+        assertEquals(HybridFusion.QUESTION_WEIGHT, fused.get(0).score(), EPS);
     }
 
     @Test

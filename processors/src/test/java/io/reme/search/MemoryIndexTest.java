@@ -135,6 +135,21 @@ class MemoryIndexTest {
         assertEquals(List.of(), ids(text(index, "June 2023")));
     }
 
+    @Test
+    void theReplyRanksAboveTheQuestionWhoseWordsTheSearchRepeats() throws IOException {
+        MemoryRecord question = rec("question", "caroline: how did the kids handle the accident?");
+        MemoryRecord answer = rec("answer", "melanie: the kids were scared, but they handled it well");
+        MemoryIndex index = index(question, answer);
+
+        // RRF: the question is only one rank ahead (with scores too it is far ahead in BM25 and stays first).
+        SearchResult result = index.search(SearchQuery.text("acme", "how did the kids handle the accident", 10)
+                .withFusion(FusionMode.RRF));
+
+        assertEquals(List.of("answer", "question"), ids(result));
+        // BM25 alone puts the question first: it shares one more word.
+        assertTrue(result.hits().get(1).textScore() > result.hits().get(0).textScore());
+    }
+
     // ---- writes ---------------------------------------------------------------------------------
 
     @Test

@@ -78,6 +78,30 @@ class PartitionMergeTest {
     }
 
     @Test
+    void aQuestionIsWeighedDownAfterTheMergeAsInOneIndex() throws IOException {
+        MemoryRecord question = MemoryRecord.of(
+                "question", "acme", "alice", "s1", MemoryType.PERSONAL, "how did the kids handle the accident?", T0);
+        MemoryRecord answer = MemoryRecord.of(
+                "answer", "acme", "alice", "s1", MemoryType.PERSONAL, "the kids were scared but handled it", T0);
+        SearchQuery q = SearchQuery.text("acme", "how did the kids handle the accident", 10)
+                .withFusion(FusionMode.RRF);
+        try (MemoryIndex left = MemoryIndex.inMemory();
+                MemoryIndex right = MemoryIndex.inMemory()) {
+            left.upsert(question);
+            right.upsert(answer);
+            left.refresh();
+            right.refresh();
+            List<Hit> all = new ArrayList<>(left.candidates(q).hits());
+            all.addAll(right.candidates(q).hits());
+
+            List<Hit> merged = PartitionMerge.merge(all, q);
+
+            assertEquals(
+                    List.of("answer", "question"), merged.stream().map(Hit::id).toList());
+        }
+    }
+
+    @Test
     void minScoreAndKApplyAfterTheMerge() {
         List<Hit> all = List.of(hit("a1", 10.0, 0.9), hit("b1", 2.0, 0.5), hit("b2", 1.0, 0.3), hit("c1", 9.0, 0.85));
 

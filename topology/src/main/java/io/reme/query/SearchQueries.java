@@ -235,7 +235,7 @@ public final class SearchQueries {
         try {
             return FusionMode.valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw invalid("'fusion' must be rrf or weighted (got '" + value + "')");
+            throw invalid("'fusion' must be rank_and_score, rrf or weighted (got '" + value + "')");
         }
     }
 
