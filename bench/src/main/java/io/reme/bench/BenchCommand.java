@@ -3,15 +3,18 @@ package io.reme.bench;
 import io.reme.app.Providers;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -136,7 +139,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "soak: seed of the load, the kills and the LLM's moods (default 42).")
     long seed = 42;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "Scratch directory (default: a new temp dir).")
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "Scratch directory, kept (default: a new temp dir, deleted at the end).")
     Path dataDir;
 
     @Override
@@ -145,7 +151,28 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak");
             return 2;
         }
-        Path dir = dataDir != null ? dataDir : Files.createTempDirectory("reme-bench");
+        if (dataDir != null) {
+            return run(dataDir);
+        }
+        // A temporary scratch directory goes when the run ends: the next run would otherwise pay for the
+        // kernel writing back this one's gigabytes (seen as the second of two runs measuring slower).
+        Path dir = Files.createTempDirectory("reme-bench");
+        try {
+            return run(dir);
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+
+    private int run(Path dir) throws Exception {
         if ("soak".equals(what)) {
             SoakBenchmark.Settings settings;
             try {
