@@ -272,7 +272,6 @@ public final class IngestBenchmark {
             // (while the other threads were still starting) are left out of both count and time.
             long firstNs = 0;
             long firstDone = 0;
-            long firstThreadCpu = 0;
             long firstProcessCpu = 0;
             Map<Long, ThreadCpu> firstByThread = Map.of();
             Map<String, Long> firstNative = Map.of();
@@ -282,7 +281,6 @@ public final class IngestBenchmark {
                 if (firstNs == 0 && done > 0) {
                     firstNs = System.nanoTime();
                     firstDone = done;
-                    firstThreadCpu = threadCpuNs(applicationId);
                     firstProcessCpu = processCpuNs();
                     firstByThread = cpuByThread();
                     firstNative = nativeCpuNs();
@@ -293,9 +291,9 @@ public final class IngestBenchmark {
                 Thread.sleep(20);
             }
             long endNs = System.nanoTime();
-            long threadCpu = threadCpuNs(applicationId) - firstThreadCpu;
             long processCpu = processCpuNs() - firstProcessCpu;
             Map<Long, ThreadCpu> lastByThread = cpuByThread();
+            long threadCpu = ownCpuNs(lastByThread, applicationId) - ownCpuNs(firstByThread, applicationId);
             Map<String, Long> lastNative = nativeCpuNs();
             streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
@@ -341,15 +339,12 @@ public final class IngestBenchmark {
         }
     }
 
-    private static long threadCpuNs(String applicationId) {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long sum = 0;
-        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info != null && info.getThreadName().contains(applicationId + "-")) {
-                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
-            }
-        }
-        return sum;
+    /** The CPU time of the topology's own threads (stream threads and their clients) in a snapshot. */
+    private static long ownCpuNs(Map<Long, ThreadCpu> snapshot, String applicationId) {
+        return snapshot.values().stream()
+                .filter(thread -> thread.name().contains(applicationId + "-"))
+                .mapToLong(ThreadCpu::cpuNs)
+                .sum();
     }
 
     /** A thread's name and CPU time at one instant. */
