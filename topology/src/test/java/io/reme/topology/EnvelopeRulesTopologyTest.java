@@ -9,8 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
-import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -20,22 +18,12 @@ import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
-import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  * arguments that are not JSON are kept as they came and never pin the window.
  */
 class EnvelopeRulesTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; default time bounds (2000 on, 1 day ahead). */
     private static final SessionSettings SETTINGS =
@@ -59,27 +46,12 @@ class EnvelopeRulesTopologyTest {
     @TempDir
     Path stateDir;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> results;
-    private TestOutputTopic<String, LlmRequest> requests;
-    private TestOutputTopic<String, ArchivedMessage> dialog;
-    private TestOutputTopic<byte[], byte[]> dlq;
+    private SessionDriver driver;
     private int sent;
 
     @BeforeEach
     void start() {
-        Properties props = DriverProperties.of("envelope", stateDir);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, SETTINGS, TOKENS), props, NOW);
-        ByteArraySerializer bytes = new ByteArraySerializer();
-        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        StringDeserializer strings = new StringDeserializer();
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
-        dialog = driver.createOutputTopic(
-                TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
-        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = SessionDriver.of(SETTINGS, TOKENS, DriverProperties.of("envelope", stateDir), NOW);
     }
 
     @AfterEach
@@ -88,20 +60,11 @@ class EnvelopeRulesTopologyTest {
     }
 
     private ObjectNode envelope(String role) {
-        return Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", "s1")
-                .put("user", "u1")
-                .put("id", "m" + sent)
-                .put("role", role);
+        return SessionDriver.envelope("acme", "s1", "m" + sent, role);
     }
 
     private void send(ObjectNode envelope, Instant recordTime) {
-        messages.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8),
-                envelope.toString().getBytes(StandardCharsets.UTF_8),
-                recordTime));
+        driver.send(envelope, recordTime);
         sent++;
     }
 
@@ -115,28 +78,15 @@ class EnvelopeRulesTopologyTest {
     }
 
     private void call(String id, String arguments) {
-        ObjectNode call = envelope("assistant");
-        call.putArray("tool_calls")
-                .addObject()
-                .put("id", id)
-                .put("type", "function")
-                .putObject("function")
-                .put("name", "run")
-                .put("arguments", arguments);
-        sendAt(call);
+        sendAt(SessionDriver.withToolCall(envelope("assistant"), id, "run", arguments));
     }
 
     private void result(String id, String output) {
-        sendAt(envelope("tool").put("tool_call_id", id).put("name", "run").put("content", output));
+        sendAt(SessionDriver.withToolResult(envelope("tool"), id, "run", output));
     }
 
     private SessionHeader header() {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get("acme/s1");
-    }
-
-    private static String words(int n) {
-        return " word".repeat(n);
+        return driver.header("acme", "s1");
     }
 
     private static String header(TestRecord<byte[], byte[]> record, String name) {
@@ -153,7 +103,7 @@ class EnvelopeRulesTopologyTest {
                 Instant.ofEpochMilli(1_000));
 
         assertNull(header(), "none of them reached the session");
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(4, dead.size());
         for (TestRecord<byte[], byte[]> record : dead) {
             assertEquals(DlqReason.INVALID_TIME.name(), header(record, DeadLetterHeaders.REASON));
@@ -171,11 +121,11 @@ class EnvelopeRulesTopologyTest {
         send(envelope("user").put("content", "a fast clock").put("time", ahead.toString()), ahead);
         assertEquals(1, header().liveCount());
         assertEquals(ahead, header().lastMessageAt());
-        assertTrue(dlq.isEmpty());
+        assertTrue(driver.dlq().isEmpty());
     }
 
     @Test
-    void orphanResultsReusedIdsAndRawArgumentsAreKeptAndNeverPinTheWindow() throws Exception {
+    void orphanResultsReusedIdsAndRawArgumentsAreKeptAndNeverPinTheWindow() {
         // A result whose call was never seen (or was compacted away): kept as a tool result.
         text("user", "first question");
         result("ghost", "output of a call this session never saw");
@@ -189,14 +139,12 @@ class EnvelopeRulesTopologyTest {
         }
         // The window crosses its threshold on a call whose result has not come yet.
         text("user", "last question");
-        call("call_0", "{\"text\":\"" + words(900) + "\"}");
+        call("call_0", "{\"text\":\"" + SessionDriver.repeatedWord(900) + "\"}");
 
-        assertTrue(dlq.isEmpty(), "nothing is dead-lettered");
+        assertTrue(driver.dlq().isEmpty(), "nothing is dead-lettered");
         SessionHeader header = header();
         assertEquals(0, header.counters().get(Counter.NO_VALID_CUT), "the reused id does not pin the window");
-        List<LlmRequest> compact = requests.readValuesToList().stream()
-                .filter(r -> r.kind() == LlmKind.COMPACT)
-                .toList();
+        List<LlmRequest> compact = driver.requestsOf(LlmKind.COMPACT);
         assertEquals(1, compact.size());
         LlmRequest request = compact.get(0);
         // Everything before the last turn is compacted; the running call stays live for its result.
@@ -209,23 +157,15 @@ class EnvelopeRulesTopologyTest {
                 "arguments that are not JSON are carried as they came");
 
         driver.advanceWallClockTime(Duration.ofSeconds(1));
-        results.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8),
-                Json.MAPPER.writeValueAsBytes(LlmResult.ok(request, summary(), 1, NOW)),
-                NOW.plusSeconds(sent)));
-        List<Message> archived =
-                dialog.readValuesToList().stream().map(ArchivedMessage::message).toList();
+        driver.sendResult(LlmResult.ok(request, SessionDriver.summary("work"), 1, NOW), NOW.plusSeconds(sent));
+        List<Message> archived = driver.dialog().readValuesToList().stream()
+                .map(ArchivedMessage::message)
+                .toList();
         assertEquals(15, archived.size(), "every compacted message is archived, the orphan result included");
         assertEquals(
                 List.of(new Block.ToolResult("ghost", "run", "output of a call this session never saw")),
                 archived.get(1).content());
         assertEquals(2, header().liveCount(), "the running call and its turn stay live");
         assertNotNull(header().lastSummaryAt());
-    }
-
-    private static String summary() {
-        return "## Goal\nwork\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
-                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
-                + "## Critical Context\n(none)\n";
     }
 }

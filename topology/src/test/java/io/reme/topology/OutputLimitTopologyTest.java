@@ -10,28 +10,17 @@ import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.index.MemoryPartitioning;
-import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
-import io.reme.session.SessionHeader;
-import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,7 +58,7 @@ class OutputLimitTopologyTest {
         Properties props = StreamsSettings.properties(config, "unused:9092", "localhost:8080");
         props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
         TokenCounter tokens = TokenCounter.forEncoding("o200k_base", 100);
-        try (TopologyTestDriver driver = new TopologyTestDriver(
+        try (SessionDriver driver = new SessionDriver(
                 RemeTopology.build(
                         TOPICS,
                         config.sessionSettings().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0)),
@@ -77,21 +66,16 @@ class OutputLimitTopologyTest {
                         new MemoryPartitioning(1),
                         metrics,
                         config.recordLimits()),
-                props)) {
-            ByteArraySerializer bytes = new ByteArraySerializer();
-            TestInputTopic<byte[], byte[]> messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-            TestOutputTopic<String, LlmRequest> requests = driver.createOutputTopic(
-                    TOPICS.llmRequests(),
-                    new StringDeserializer(),
-                    JsonSerde.of(LlmRequest.class).deserializer());
-            TestOutputTopic<byte[], byte[]> dlq =
-                    driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                props,
+                null)) {
+            TestOutputTopic<String, LlmRequest> requests = driver.requests();
+            TestOutputTopic<byte[], byte[]> dlq = driver.dlq();
 
             byte[] crossing = null;
             for (int n = 0; n < 24 && crossing == null; n++) {
                 byte[] sent = n % 2 == 0
-                        ? send(messages, n, "user", imageMessage(n))
-                        : send(messages, n, "assistant", textMessage(n, "ok"));
+                        ? driver.send(imageMessage(n), T0.plusSeconds(n))
+                        : driver.send(textMessage(n, "assistant", "ok"), T0.plusSeconds(n));
                 if (!dlq.isEmpty() || !requests.isEmpty()) {
                     crossing = sent;
                 }
@@ -107,41 +91,24 @@ class OutputLimitTopologyTest {
             assertTrue(reported.contains(DlqReason.OUTPUT_TOO_LARGE));
 
             // The task was not failed: the next message of the session is appended as usual.
-            KeyValueStore<String, SessionHeader> headers = driver.getKeyValueStore(SessionStores.HEADERS);
-            long before = headers.get("acme/s1").nextSeq();
-            send(messages, 100, "user", textMessage(100, "still here"));
-            assertEquals(before + 1, headers.get("acme/s1").nextSeq());
+            long before = driver.header("acme", "s1").nextSeq();
+            driver.send(textMessage(100, "user", "still here"), T0.plusSeconds(100));
+            assertEquals(before + 1, driver.header("acme", "s1").nextSeq());
         }
     }
 
-    private static byte[] send(TestInputTopic<byte[], byte[]> messages, int n, String role, ObjectNode content) {
-        content.put("role", role);
-        byte[] value = content.toString().getBytes(StandardCharsets.UTF_8);
-        messages.pipeInput(new TestRecord<>("acme/s1".getBytes(StandardCharsets.UTF_8), value, T0.plusSeconds(n)));
-        return value;
-    }
-
-    private static ObjectNode textMessage(int n, String text) {
-        return envelope(n).put("content", text);
+    private static ObjectNode textMessage(int n, String role, String text) {
+        return SessionDriver.message("acme", "s1", "m" + n, role, text, T0.plusSeconds(n));
     }
 
     private static ObjectNode imageMessage(int n) {
-        ObjectNode message = envelope(n);
+        ObjectNode message = SessionDriver.envelope("acme", "s1", "m" + n, "user")
+                .put("time", T0.plusSeconds(n).toString());
         message.putArray("content")
                 .addObject()
                 .put("type", "image_url")
                 .putObject("image_url")
                 .put("url", "data:image/png;base64," + "A".repeat(IMAGE_BYTES));
         return message;
-    }
-
-    private static ObjectNode envelope(int n) {
-        return Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", "s1")
-                .put("user", "u1")
-                .put("id", "m" + n)
-                .put("time", T0.plusSeconds(n).toString());
     }
 }
