@@ -1,17 +1,15 @@
 package io.reme.topology;
 
+import static io.reme.topology.SessionDriver.words;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -21,22 +19,11 @@ import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  * limit; nothing said is skipped and no span is sent twice once it succeeded.
  */
 class DiaryCoverageTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     /** threshold 950 tokens, keep 200; idle after 30 min; a failed span waits 1, 2, 4 ... min; 3 failures at most. */
@@ -58,11 +44,7 @@ class DiaryCoverageTest {
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10))
             .withDiaryRetry(new SessionSettings.DiaryRetry(Duration.ofMinutes(1), Duration.ofMinutes(4), 3));
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> results;
-    private TestOutputTopic<String, LlmRequest> requests;
-    private TestOutputTopic<byte[], byte[]> dlq;
+    private SessionDriver driver;
     private int sent;
 
     @TempDir
@@ -70,17 +52,7 @@ class DiaryCoverageTest {
 
     @BeforeEach
     void start() {
-        Properties props = DriverProperties.of("test", stateDir);
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1)), props, T0);
-        ByteArraySerializer bytes = new ByteArraySerializer();
-        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(),
-                new StringDeserializer(),
-                JsonSerde.of(LlmRequest.class).deserializer());
-        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = SessionDriver.of(SETTINGS, TOKENS, DriverProperties.of("test", stateDir), T0);
     }
 
     @AfterEach
@@ -93,7 +65,7 @@ class DiaryCoverageTest {
         send("user", "remember the blue deploy");
         send("assistant", "noted");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = driver.requests().readValuesToList();
         assertEquals(
                 List.of(LlmKind.DIARY, LlmKind.EXTRACT),
                 idle.stream().map(LlmRequest::kind).toList());
@@ -107,9 +79,9 @@ class DiaryCoverageTest {
         assertEquals(1, spans().size(), "the span is kept");
 
         driver.advanceWallClockTime(Duration.ofSeconds(30));
-        assertTrue(requests.isEmpty(), "not within the backoff");
+        assertTrue(driver.requests().isEmpty(), "not within the backoff");
         driver.advanceWallClockTime(Duration.ofSeconds(40));
-        List<LlmRequest> again = requests.readValuesToList();
+        List<LlmRequest> again = driver.requests().readValuesToList();
         assertEquals(1, again.size(), "only the kind that failed is sent again: " + again);
         assertEquals(LlmKind.DIARY, again.get(0).kind());
         assertEquals(diary.requestId(), again.get(0).requestId());
@@ -122,12 +94,12 @@ class DiaryCoverageTest {
         result(LlmResult.ok(again.get(0), "written", 1, T0));
         assertEquals(1, header().counters().get(Counter.DUPLICATE_RESULTS), "a re-delivered answer is dropped");
         driver.advanceWallClockTime(Duration.ofHours(2));
-        assertTrue(requests.isEmpty(), "a settled span is never sent again");
-        assertTrue(dlq.isEmpty());
+        assertTrue(driver.requests().isEmpty(), "a settled span is never sent again");
+        assertTrue(driver.dlq().isEmpty());
 
         send("user", "and the green one");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> next = requests.readValuesToList();
+        List<LlmRequest> next = driver.requests().readValuesToList();
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).fromSeq(), "the next span starts after the covered one");
     }
@@ -137,7 +109,7 @@ class DiaryCoverageTest {
         send("user", "question 0" + words(100));
         send("assistant", "answer 0" + words(100));
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        LlmRequest idle = requests.readValuesToList().get(0);
+        LlmRequest idle = driver.requests().readValuesToList().get(0);
         result(LlmResult.failed(idle, "HTTP 500", 5, T0));
         result(LlmResult.failed(idle.withKind(LlmKind.EXTRACT), "HTTP 500", 5, T0));
 
@@ -145,7 +117,7 @@ class DiaryCoverageTest {
         send("user", "question 1" + words(100));
         send("assistant", "answer 1" + words(100));
         send("user", "question 2" + words(100));
-        List<LlmRequest> emitted = requests.readValuesToList();
+        List<LlmRequest> emitted = driver.requests().readValuesToList();
         assertEquals(
                 List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
                 emitted.stream().map(LlmRequest::kind).toList());
@@ -156,7 +128,7 @@ class DiaryCoverageTest {
         assertEquals(-1, header().diaryCoveredSeq(), "a later success does not skip the failed span");
 
         driver.advanceWallClockTime(Duration.ofMinutes(2));
-        List<LlmRequest> again = requests.readValuesToList();
+        List<LlmRequest> again = driver.requests().readValuesToList();
         assertEquals(
                 List.of(LlmKind.DIARY, LlmKind.EXTRACT),
                 again.stream().map(LlmRequest::kind).toList());
@@ -173,22 +145,22 @@ class DiaryCoverageTest {
         send("user", "short question");
         send("assistant", "short answer");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = driver.requests().readValuesToList();
         LlmRequest diary = idle.get(0);
         result(LlmResult.ok(idle.get(1), "added=0", 1, T0));
         LlmRequest current = diary;
         for (int failure = 1; failure < 3; failure++) {
             result(LlmResult.failed(current, "HTTP 500 #" + failure, 5, T0));
             driver.advanceWallClockTime(Duration.ofMinutes(5));
-            List<LlmRequest> again = requests.readValuesToList();
+            List<LlmRequest> again = driver.requests().readValuesToList();
             assertEquals(1, again.size());
             current = again.get(0);
             assertEquals(failure, current.attempt());
         }
-        assertTrue(dlq.isEmpty(), "not before the limit");
+        assertTrue(driver.dlq().isEmpty(), "not before the limit");
         result(LlmResult.failed(current, "HTTP 500 #3", 5, T0));
 
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size(), "only the kind that never succeeded: " + dead.size());
         TestRecord<byte[], byte[]> record = dead.get(0);
         assertEquals(DlqReason.LLM_FAILED.name(), DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON));
@@ -206,7 +178,7 @@ class DiaryCoverageTest {
         assertEquals(3, header.counters().get(Counter.DIARY_FAILURES));
         assertTrue(spans().isEmpty());
         driver.advanceWallClockTime(Duration.ofHours(1));
-        assertTrue(requests.isEmpty(), "given up: never sent again by the session");
+        assertTrue(driver.requests().isEmpty(), "given up: never sent again by the session");
     }
 
     @Test
@@ -214,15 +186,15 @@ class DiaryCoverageTest {
         send("user", "short question");
         send("assistant", "short answer");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = driver.requests().readValuesToList();
         LlmRequest current = idle.get(0);
         for (int failure = 1; failure <= 3; failure++) {
             result(LlmResult.failed(current, "HTTP 500", 5, T0));
             driver.advanceWallClockTime(Duration.ofMinutes(5));
-            List<LlmRequest> again = requests.readValuesToList();
+            List<LlmRequest> again = driver.requests().readValuesToList();
             current = again.isEmpty() ? current : again.get(0);
         }
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size());
         assertTrue(new String(dead.get(0).value(), StandardCharsets.UTF_8).contains("\"DIARY\""));
         assertEquals(-1, header().diaryCoveredSeq(), "the extraction in flight still holds coverage");
@@ -230,17 +202,17 @@ class DiaryCoverageTest {
         result(LlmResult.ok(idle.get(1), "added=1", 1, T0));
         assertEquals(1, header().diaryCoveredSeq());
         assertTrue(spans().isEmpty());
-        assertTrue(dlq.isEmpty());
+        assertTrue(driver.dlq().isEmpty());
     }
 
     @Test
     void anExpiringSessionDeadLettersItsUnsettledSpan() {
         send("user", "remember this");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        LlmRequest diary = requests.readValuesToList().get(0);
+        LlmRequest diary = driver.requests().readValuesToList().get(0);
         result(LlmResult.ok(diary, "written", 1, T0));
         driver.advanceWallClockTime(Duration.ofDays(31));
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size(), "the extraction that never answered is handed over, not dropped");
         assertNull(header());
         assertTrue(spans().isEmpty());
@@ -248,51 +220,23 @@ class DiaryCoverageTest {
 
     private void send(String role, String content) {
         Instant time = T0.plusSeconds(sent);
-        ObjectNode m = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", "s1")
-                .put("user", "u1")
-                .put("id", "s1-" + sent)
-                .put("role", role)
-                .put("content", content)
-                .put("time", time.toString());
-        messages.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8), m.toString().getBytes(StandardCharsets.UTF_8), time));
+        driver.send(SessionDriver.message("acme", "s1", "s1-" + sent, role, content, time), time);
         sent++;
     }
 
     private void result(LlmResult result) {
-        try {
-            results.pipeInput(new TestRecord<>(
-                    "acme/s1".getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result),
-                    T0.plusSeconds(sent)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        driver.sendResult(result, T0.plusSeconds(sent));
     }
 
     private SessionHeader header() {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get("acme/s1");
+        return driver.header("acme", "s1");
     }
 
     private List<DiarySpan> spans() {
-        KeyValueStore<String, DiarySpan> store = driver.getKeyValueStore(SessionStores.DIARY_SPANS);
-        List<DiarySpan> out = new ArrayList<>();
-        try (KeyValueIterator<String, DiarySpan> it = store.all()) {
-            it.forEachRemaining(kv -> out.add(kv.value));
-        }
+        List<DiarySpan> out = driver.<DiarySpan>entries(SessionStores.DIARY_SPANS).stream()
+                .map(kv -> kv.value)
+                .toList();
         assertNotNull(out);
         return out;
-    }
-
-    private static String words(int n) {
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            text.append(" word").append(i % 10);
-        }
-        return text.toString();
     }
 }

@@ -18,10 +18,8 @@ import io.reme.erasure.ErasureMarker;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
-import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
-import io.reme.session.StoredMessage;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
@@ -34,13 +32,9 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -54,25 +48,23 @@ import org.junit.jupiter.api.io.TempDir;
  * marks the dialog topic and keeps a report; an unsigned one is dead-lettered and deletes nothing.
  */
 class ErasureTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Topics TOPICS = SessionDriver.TOPICS;
     private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
 
     @TempDir
     Path stateDir;
 
     private final SessionSettings settings = SessionSettings.defaults();
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> edits;
+    private SessionDriver driver;
     private final Map<String, Map<String, byte[]>> seen = new HashMap<>();
 
     @BeforeEach
     void start() {
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, settings, TokenCounter.forEncoding("o200k_base", 0)),
-                DriverProperties.of("erasure-test", stateDir));
-        messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
-        edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
+        driver = SessionDriver.of(
+                settings,
+                TokenCounter.forEncoding("o200k_base", 0),
+                DriverProperties.of("erasure-test", stateDir),
+                null);
         // Every tool output is over the recent limit, so each is stored on tool-results.
         ConversationGenerator generator = new ConversationGenerator(3, 1, 120_000);
         send(generator.session("acme", "s1", "alice", 8, T0));
@@ -81,7 +73,7 @@ class ErasureTopologyTest {
         for (String[] doc : new String[][] {{"acme", "alice"}, {"acme", "bob"}, {"globex", "alice"}}) {
             DiaryEdit edit =
                     new DiaryEdit("e-" + doc[0] + doc[1], doc[0], doc[1], "MEMORY", 0, "# Notes\n- tea\n", "test", T0);
-            signed(edits, edit.key().key(), json(edit), null);
+            signed(driver.diaryEdits(), edit.key().key(), Json.bytes(edit), null);
         }
     }
 
@@ -96,26 +88,23 @@ class ErasureTopologyTest {
         assertEquals(6, toolsBefore.values().stream().filter(v -> v != null).count(), "two outputs per session");
 
         Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 3);
-        signed(messages, erasure.key(), erasure.toJson(), erasure.erasureId());
-        signed(edits, erasure.key(), erasure.toJson(), erasure.erasureId());
+        signed(driver.messages(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
 
-        KeyValueStore<String, SessionHeader> headers = driver.getKeyValueStore(SessionStores.HEADERS);
-        assertNull(headers.get("acme/s1"), "alice's session is gone");
-        assertNotNull(headers.get("acme/s2"), "bob's stays");
-        assertNotNull(headers.get("globex/s3"), "the other tenant's alice stays");
-        KeyValueStore<String, StoredMessage> stored = driver.getKeyValueStore(SessionStores.MESSAGES);
-        assertEquals(0, count(stored, "acme/s1/"));
-        assertEquals(8, count(stored, "acme/s2/"));
+        assertNull(driver.header("acme", "s1"), "alice's session is gone");
+        assertNotNull(driver.header("acme", "s2"), "bob's stays");
+        assertNotNull(driver.header("globex", "s3"), "the other tenant's alice stays");
+        assertEquals(0, driver.entries(SessionStores.MESSAGES, "acme/s1/").size());
+        assertEquals(8, driver.entries(SessionStores.MESSAGES, "acme/s2/").size());
         for (String store : List.of(SessionStores.MESSAGE_IDS, SessionStores.DIARY_SPANS)) {
-            assertEquals(0, count(driver.getKeyValueStore(store), "acme/s1/"), store);
+            assertEquals(0, driver.entries(store, "acme/s1/").size(), store);
         }
-        KeyValueStore<String, String> activity = driver.getKeyValueStore(SessionStores.ACTIVITY);
-        try (KeyValueIterator<String, String> it = activity.all()) {
-            it.forEachRemaining(e -> assertTrue(!e.key.endsWith("acme/s1"), "activity entry left: " + e.key));
+        for (KeyValue<String, String> e : driver.<String>entries(SessionStores.ACTIVITY)) {
+            assertTrue(!e.key.endsWith("acme/s1"), "activity entry left: " + e.key);
         }
 
         ErasureReport sessions =
-                this.<ErasureReport>store(ErasureStores.SESSIONS).get("acme/alice");
+                driver.<String, ErasureReport>store(ErasureStores.SESSIONS).get("acme/alice");
         assertEquals("er-1", sessions.erasureId());
         assertEquals(1, sessions.sessions());
         assertEquals(8, sessions.messages());
@@ -127,7 +116,8 @@ class ErasureTopologyTest {
         assertEquals(toolsBefore.keySet(), tools.keySet());
 
         // The dialog topic carries a marker for the file sink, keyed by the erasure.
-        var dialog = driver.createOutputTopic(TOPICS.dialog(), new StringDeserializer(), new ByteArrayDeserializer())
+        var dialog = driver.driver()
+                .createOutputTopic(TOPICS.dialog(), new StringDeserializer(), new ByteArrayDeserializer())
                 .readRecordsToList();
         TestRecord<String, byte[]> marker = dialog.get(dialog.size() - 1);
         assertEquals("acme/alice", marker.key());
@@ -142,7 +132,7 @@ class ErasureTopologyTest {
                 "signed for the dialog sink");
         assertFalse(settings.requestSecret().verifyErasureMarker("acme", Erasure.ALL_USERS, erasureId, signature));
 
-        KeyValueStore<String, DiaryDocument> documents = driver.getKeyValueStore(DiaryEditProcessor.STORE);
+        KeyValueStore<String, DiaryDocument> documents = driver.store(DiaryEditProcessor.STORE);
         assertNull(documents.get("acme/alice/MEMORY"));
         assertNotNull(documents.get("acme/bob/MEMORY"));
         assertNotNull(documents.get("globex/alice/MEMORY"));
@@ -152,7 +142,7 @@ class ErasureTopologyTest {
         assertNotNull(diary.get("acme/bob/MEMORY"));
         assertEquals(
                 1,
-                this.<ErasureReport>store(ErasureStores.DOCUMENTS)
+                driver.<String, ErasureReport>store(ErasureStores.DOCUMENTS)
                         .get("acme/alice")
                         .documents());
     }
@@ -162,15 +152,13 @@ class ErasureTopologyTest {
         Erasure erasure = Erasure.ofTenant("er-2", "acme", T0.plusSeconds(60), 0);
         Headers headers = new RecordHeaders().add(new RecordHeader(Erasure.HEADER, new byte[0]));
         byte[] key = erasure.key().getBytes(StandardCharsets.UTF_8);
-        messages.pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
-        edits.pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
+        driver.messages().pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
+        driver.diaryEdits().pipeInput(new TestRecord<>(key, erasure.toJson(), headers, T0));
 
-        assertNotNull(driver.<String, SessionHeader>getKeyValueStore(SessionStores.HEADERS)
-                .get("acme/s1"));
-        assertNotNull(driver.<String, DiaryDocument>getKeyValueStore(DiaryEditProcessor.STORE)
-                .get("acme/alice/MEMORY"));
-        var dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
-                .readRecordsToList();
+        assertNotNull(driver.header("acme", "s1"));
+        assertNotNull(
+                driver.<String, DiaryDocument>store(DiaryEditProcessor.STORE).get("acme/alice/MEMORY"));
+        var dlq = driver.dlq().readRecordsToList();
         assertEquals(2, dlq.size());
         for (TestRecord<byte[], byte[]> record : dlq) {
             assertEquals(
@@ -183,13 +171,10 @@ class ErasureTopologyTest {
         }
     }
 
-    private <V> KeyValueStore<String, V> store(String name) {
-        return driver.getKeyValueStore(name);
-    }
-
     private void send(List<Envelope> envelopes) {
         for (Envelope envelope : envelopes) {
-            messages.pipeInput(new TestRecord<>(envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value(), T0));
+            driver.messages()
+                    .pipeInput(new TestRecord<>(envelope.key().getBytes(StandardCharsets.UTF_8), envelope.value(), T0));
         }
     }
 
@@ -206,30 +191,11 @@ class ErasureTopologyTest {
     /** Every key's last value on an output topic so far (null: a tombstone); reading consumes, so it is kept. */
     private Map<String, byte[]> latest(String topic) {
         Map<String, byte[]> latest = seen.computeIfAbsent(topic, t -> new HashMap<>());
-        for (KeyValue<String, byte[]> record : driver.createOutputTopic(
-                        topic, new StringDeserializer(), new ByteArrayDeserializer())
+        for (KeyValue<String, byte[]> record : driver.driver()
+                .createOutputTopic(topic, new StringDeserializer(), new ByteArrayDeserializer())
                 .readKeyValuesToList()) {
             latest.put(record.key, record.value);
         }
         return new HashMap<>(latest);
-    }
-
-    private static long count(KeyValueStore<String, ?> store, String prefix) {
-        long n = 0;
-        try (KeyValueIterator<String, ?> it = store.prefixScan(prefix, new StringSerializer())) {
-            while (it.hasNext()) {
-                it.next();
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private static byte[] json(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(value);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -171,7 +171,7 @@ final class SessionDriver implements AutoCloseable {
         return driver.getKeyValueStore(name);
     }
 
-    /** Every entry of the store {@code name}, in key order. */
+    /** Every entry of the store {@code name}, in the order the store iterates. */
     <V> List<KeyValue<String, V>> entries(String name) {
         KeyValueStore<String, V> store = driver.getKeyValueStore(name);
         List<KeyValue<String, V>> out = new ArrayList<>();
@@ -181,7 +181,7 @@ final class SessionDriver implements AutoCloseable {
         return out;
     }
 
-    /** The entries of the store {@code name} whose key starts with {@code prefix}, in key order. */
+    /** The entries of the store {@code name} whose key starts with {@code prefix}, in the store's order. */
     <V> List<KeyValue<String, V>> entries(String name, String prefix) {
         KeyValueStore<String, V> store = driver.getKeyValueStore(name);
         List<KeyValue<String, V>> out = new ArrayList<>();

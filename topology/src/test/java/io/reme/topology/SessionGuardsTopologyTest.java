@@ -12,7 +12,6 @@ import io.reme.diary.EditSignature;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -24,21 +23,15 @@ import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
  * without the deployment's signature.
  */
 class SessionGuardsTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final RequestSecret SECRET = RequestSecret.of("session-guards-secret-0123456789abcdef");
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; remember the last 5 IDs for 10 minutes. */
@@ -63,27 +55,14 @@ class SessionGuardsTopologyTest {
 
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> results;
-    private TestOutputTopic<String, LlmRequest> requests;
-    private TestOutputTopic<byte[], byte[]> dlq;
+    private SessionDriver driver;
     private int sent;
 
     @TempDir
     Path stateDir;
 
     private void start(SessionSettings settings) {
-        Properties props = DriverProperties.of("guards", stateDir);
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, settings, TOKENS), props, T0);
-        ByteArraySerializer bytes = new ByteArraySerializer();
-        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(),
-                new StringDeserializer(),
-                JsonSerde.of(LlmRequest.class).deserializer());
-        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = SessionDriver.of(settings, TOKENS, DriverProperties.of("guards", stateDir), T0);
     }
 
     @AfterEach
@@ -95,56 +74,27 @@ class SessionGuardsTopologyTest {
 
     private void send(String id, String role, String content) {
         Instant time = T0.plusSeconds(sent++);
-        String value = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", "s1")
-                .put("user", "u1")
-                .put("id", id)
-                .put("role", role)
-                .put("content", content)
-                .put("time", time.toString())
-                .toString();
-        messages.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), time));
-    }
-
-    private void sendResult(LlmResult result, Instant time) throws Exception {
-        results.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(result), time));
+        driver.send(SessionDriver.message("acme", "s1", id, role, content, time), time);
     }
 
     private SessionHeader header() {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get("acme/s1");
+        return driver.header("acme", "s1");
     }
 
     private String summary() {
-        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.SUMMARIES);
+        KeyValueStore<String, String> store = driver.store(SessionStores.SUMMARIES);
         return store.get("acme/s1");
     }
 
     /** Three turns of ~400 tokens each: the third crosses 950 and a COMPACT request goes out. */
     private LlmRequest compactRequest() {
         for (int turn = 0; turn < 3; turn++) {
-            send("q" + turn, "user", "question " + turn + words(200));
-            send("a" + turn, "assistant", "answer " + turn + words(200));
+            send("q" + turn, "user", "question " + turn + SessionDriver.repeatedWord(200));
+            send("a" + turn, "assistant", "answer " + turn + SessionDriver.repeatedWord(200));
         }
-        List<LlmRequest> compact = requests.readValuesToList().stream()
-                .filter(r -> r.kind() == LlmKind.COMPACT)
-                .toList();
+        List<LlmRequest> compact = driver.requestsOf(LlmKind.COMPACT);
         assertEquals(1, compact.size());
         return compact.get(0);
-    }
-
-    private static String words(int n) {
-        return " word".repeat(n);
-    }
-
-    private static String summaryText(String goal) {
-        return "## Goal\n" + goal + "\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
-                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
-                + "## Critical Context\n(none)\n";
     }
 
     @Test
@@ -163,12 +113,12 @@ class SessionGuardsTopologyTest {
     }
 
     @Test
-    void aForgedResultWithTheOldGuessableIdIsRefusedCountedAndDeadLettered() throws Exception {
+    void aForgedResultWithTheOldGuessableIdIsRefusedCountedAndDeadLettered() {
         start(SETTINGS);
         LlmRequest request = compactRequest();
         String guessed = UUID.nameUUIDFromBytes("acme/s1#1".getBytes(StandardCharsets.UTF_8))
                 .toString();
-        sendResult(
+        driver.sendResult(
                 new LlmResult(
                         guessed,
                         request.epoch(),
@@ -176,7 +126,7 @@ class SessionGuardsTopologyTest {
                         "acme",
                         "s1",
                         LlmStatus.OK,
-                        summaryText("forged"),
+                        SessionDriver.summary("forged"),
                         null,
                         1,
                         T0),
@@ -188,7 +138,7 @@ class SessionGuardsTopologyTest {
         assertEquals(null, summary(), "the forged summary is not applied");
         assertEquals(6, header.liveCount(), "nothing archived");
         assertEquals(1, header.counters().get(Counter.FORGED_RESULTS));
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size());
         assertEquals(
                 DlqReason.UNAUTHENTICATED.name(),
@@ -199,8 +149,8 @@ class SessionGuardsTopologyTest {
                                 .value(),
                         StandardCharsets.UTF_8));
 
-        sendResult(LlmResult.ok(request, summaryText("real"), 1, T0), T0.plusSeconds(21));
-        assertEquals(summaryText("real"), summary(), "the real result still applies");
+        driver.sendResult(LlmResult.ok(request, SessionDriver.summary("real"), 1, T0), T0.plusSeconds(21));
+        assertEquals(SessionDriver.summary("real"), summary(), "the real result still applies");
     }
 
     @Test
@@ -229,12 +179,8 @@ class SessionGuardsTopologyTest {
     @Test
     void onlyDiaryEditsSignedWithTheSecretAreApplied() throws Exception {
         start(SETTINGS);
-        TestInputTopic<byte[], byte[]> edits =
-                driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
-        TestOutputTopic<String, DiaryDocument> diary = driver.createOutputTopic(
-                TOPICS.diary(),
-                new StringDeserializer(),
-                JsonSerde.of(DiaryDocument.class).deserializer());
+        TestInputTopic<byte[], byte[]> edits = driver.diaryEdits();
+        TestOutputTopic<String, DiaryDocument> diary = driver.diary();
         byte[] key = "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8);
         byte[] forged = Json.MAPPER.writeValueAsBytes(
                 new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged", "someone", T0));
@@ -248,7 +194,7 @@ class SessionGuardsTopologyTest {
         edits.pipeInput(
                 new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(SECRET, key, real)), T0));
         assertTrue(diary.isEmpty(), "no unsigned or wrongly signed edit is applied");
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(3, dead.size());
         for (TestRecord<byte[], byte[]> record : dead) {
             assertEquals(
@@ -262,16 +208,16 @@ class SessionGuardsTopologyTest {
     }
 
     @Test
-    void aLateResultOfAnAbandonedRequestIsStaleNotDuplicate() throws Exception {
+    void aLateResultOfAnAbandonedRequestIsStaleNotDuplicate() {
         start(SETTINGS);
         LlmRequest first = compactRequest();
         driver.advanceWallClockTime(Duration.ofMinutes(11));
         sent = 11 * 60;
-        send("later", "user", "later" + words(5));
+        send("later", "user", "later" + SessionDriver.repeatedWord(5));
         assertEquals(1, header().counters().get(Counter.COMPACTIONS_TIMED_OUT));
         assertNotEquals(first.requestId(), header().pending().requestId(), "re-requested under a new epoch");
 
-        sendResult(LlmResult.ok(first, summaryText("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
+        driver.sendResult(LlmResult.ok(first, SessionDriver.summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
         SessionHeader header = header();
         assertEquals(1, header.counters().get(Counter.STALE_RESULTS));
         assertEquals(0, header.counters().get(Counter.DUPLICATE_RESULTS));

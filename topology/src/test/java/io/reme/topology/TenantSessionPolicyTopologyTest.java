@@ -5,32 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
-import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
-import io.reme.session.SessionStores;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.Topics;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the same instance keeps the instance's settings (a 131072-token window, 30 minutes, 30 days).
  */
 class TenantSessionPolicyTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
@@ -50,24 +35,13 @@ class TenantSessionPolicyTopologyTest {
     @TempDir
     Path stateDir;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, byte[]> tenants;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestOutputTopic<String, LlmRequest> requests;
+    private SessionDriver driver;
     private int sent;
 
     @BeforeEach
     void start() {
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, SessionSettings.defaults(), TOKENS),
-                DriverProperties.of("tenant-session-policy", stateDir),
-                T0);
-        tenants = driver.createInputTopic(TOPICS.tenants(), new StringSerializer(), new ByteArraySerializer());
-        messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(),
-                new StringDeserializer(),
-                JsonSerde.of(LlmRequest.class).deserializer());
+        driver = SessionDriver.of(
+                SessionSettings.defaults(), TOKENS, DriverProperties.of("tenant-session-policy", stateDir), T0);
     }
 
     @AfterEach
@@ -76,27 +50,15 @@ class TenantSessionPolicyTopologyTest {
     }
 
     private void policy(String tenant, TenantPolicy policy) {
-        tenants.pipeInput(
-                TenantEntries.tenantKey(tenant),
-                TenantEntries.bytes(new TenantRecord(tenant, TenantStatus.ENABLED, T0, policy)));
+        driver.tenants()
+                .pipeInput(
+                        TenantEntries.tenantKey(tenant),
+                        TenantEntries.bytes(new TenantRecord(tenant, TenantStatus.ENABLED, T0, policy)));
     }
 
     private void send(String tenant, String session, String role, String content) {
         Instant time = T0.plusSeconds(sent);
-        String value = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", tenant)
-                .put("session", session)
-                .put("user", "u1")
-                .put("id", "m" + sent++)
-                .put("role", role)
-                .put("content", content)
-                .put("time", time.toString())
-                .toString();
-        messages.pipeInput(new TestRecord<>(
-                (tenant + "/" + session).getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8),
-                time));
+        driver.send(SessionDriver.message(tenant, session, "m" + sent++, role, content, time), time);
     }
 
     /** Three turns of ~400 tokens each: over 950 tokens, far under the instance's threshold. */
@@ -108,15 +70,9 @@ class TenantSessionPolicyTopologyTest {
     }
 
     private List<String> compacted() {
-        return requests.readValuesToList().stream()
-                .filter(r -> r.kind() == LlmKind.COMPACT)
+        return driver.requestsOf(LlmKind.COMPACT).stream()
                 .map(r -> r.tenant() + "/" + r.session())
                 .toList();
-    }
-
-    private SessionHeader header(String tenant, String session) {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get(tenant + "/" + session);
     }
 
     @Test
@@ -128,7 +84,7 @@ class TenantSessionPolicyTopologyTest {
         talk("other", "s1");
         assertEquals(List.of("small/s1"), compacted());
         talk("small", "s2");
-        LlmRequest request = requests.readValuesToList().stream()
+        LlmRequest request = driver.requests().readValuesToList().stream()
                 .filter(r -> r.kind() == LlmKind.COMPACT)
                 .findFirst()
                 .orElseThrow();
@@ -152,7 +108,7 @@ class TenantSessionPolicyTopologyTest {
         policy("small", TenantPolicy.NONE.withContext(null, null, 90_000));
         talk("small", "s1");
         assertEquals(List.of(), compacted());
-        assertEquals(6, header("small", "s1").liveCount());
+        assertEquals(6, driver.header("small", "s1").liveCount());
     }
 
     @Test
@@ -161,7 +117,7 @@ class TenantSessionPolicyTopologyTest {
         send("brief", "s1", "user", "short question");
         send("other", "s1", "user", "short question");
         driver.advanceWallClockTime(Duration.ofMinutes(6));
-        List<LlmRequest> idle = requests.readValuesToList();
+        List<LlmRequest> idle = driver.requests().readValuesToList();
         assertEquals(
                 List.of("brief/s1"),
                 idle.stream()
@@ -172,14 +128,14 @@ class TenantSessionPolicyTopologyTest {
         driver.advanceWallClockTime(Duration.ofMinutes(25));
         assertEquals(
                 List.of("other/s1"),
-                requests.readValuesToList().stream()
+                driver.requests().readValuesToList().stream()
                         .filter(r -> r.kind() == LlmKind.DIARY)
                         .map(r -> r.tenant() + "/" + r.session())
                         .toList(),
                 "the instance's 30 minutes for the other");
         driver.advanceWallClockTime(Duration.ofMinutes(30));
-        assertNull(header("brief", "s1"), "expired after its tenant's hour");
-        assertNotNull(header("other", "s1"), "kept for the instance's 30 days");
-        assertTrue(requests.isEmpty());
+        assertNull(driver.header("brief", "s1"), "expired after its tenant's hour");
+        assertNotNull(driver.header("other", "s1"), "kept for the instance's 30 days");
+        assertTrue(driver.requests().isEmpty());
     }
 }

@@ -1,5 +1,7 @@
 package io.reme.topology;
 
+import static io.reme.topology.SessionDriver.summary;
+import static io.reme.topology.SessionDriver.words;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,14 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
-import io.reme.index.MemoryPartitioning;
-import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
-import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.SummaryTask;
 import io.reme.provider.offline.OfflineLlmClient;
 import io.reme.session.SessionCounters.Counter;
@@ -28,21 +26,11 @@ import io.reme.session.StoredMessage;
 import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
 import io.reme.toolresult.TruncationLimits;
-import io.reme.topic.Topics;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,15 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
  * window, a backlog larger than one request may carry, and a model that refuses long prompts.
  */
 class WindowBoundsTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     private static final String SESSION = "s1";
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> results;
-    private TestOutputTopic<String, LlmRequest> requests;
+    private SessionDriver driver;
     private SessionSettings settings;
     private int sent;
 
@@ -73,16 +57,7 @@ class WindowBoundsTopologyTest {
                 .withDefaultPolicy(policy)
                 .withTruncation(new TruncationLimits(20_000, 2_000))
                 .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
-        Properties props = DriverProperties.of("window-bounds-test", stateDir);
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, settings, TOKENS, new MemoryPartitioning(1), PipelineMetrics.NONE), props);
-        ByteArraySerializer bytes = new ByteArraySerializer();
-        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(),
-                new StringDeserializer(),
-                JsonSerde.of(LlmRequest.class).deserializer());
+        driver = SessionDriver.of(settings, TOKENS, DriverProperties.of("window-bounds-test", stateDir), null);
     }
 
     @AfterEach
@@ -99,13 +74,7 @@ class WindowBoundsTopologyTest {
     }
 
     private ObjectNode envelope(String role) {
-        return Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", SESSION)
-                .put("user", "u1")
-                .put("id", SESSION + "-" + sent)
-                .put("role", role)
+        return SessionDriver.envelope("acme", SESSION, SESSION + "-" + sent, role)
                 .put("time", now().toString());
     }
 
@@ -115,72 +84,37 @@ class WindowBoundsTopologyTest {
 
     /** An assistant message calling a tool; its result is sent separately, or never. */
     private void sendCall(String callId) {
-        ObjectNode call = envelope("assistant");
-        call.putArray("tool_calls")
-                .addObject()
-                .put("id", callId)
-                .put("type", "function")
-                .putObject("function")
-                .put("name", "run_migration")
-                .put("arguments", "{\"target\":\"orders\"}");
-        pipe(call);
+        pipe(SessionDriver.withToolCall(envelope("assistant"), callId, "run_migration", "{\"target\":\"orders\"}"));
     }
 
     private void pipe(ObjectNode message) {
-        messages.pipeInput(new TestRecord<>(
-                ("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
-                message.toString().getBytes(StandardCharsets.UTF_8),
-                now()));
+        driver.send(message, now());
         sent++;
     }
 
     private void sendResult(LlmResult result) {
-        try {
-            results.pipeInput(new TestRecord<>(
-                    ("acme/" + SESSION).getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result),
-                    now()));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        driver.sendResult(result, now());
     }
 
     /** The COMPACT requests emitted since the last read. */
     private List<LlmRequest> compactions() {
-        return requests.readValuesToList().stream()
-                .filter(r -> r.kind() == LlmKind.COMPACT)
-                .toList();
+        return driver.requestsOf(LlmKind.COMPACT);
     }
 
     private SessionHeader header() {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get("acme/" + SESSION);
+        return driver.header("acme", SESSION);
     }
 
     /** What the context API serves for the session. */
     private SessionView view() {
         return SessionView.read(
-                        driver.getKeyValueStore(SessionStores.HEADERS),
-                        driver.<String, StoredMessage>getKeyValueStore(SessionStores.MESSAGES),
-                        driver.<String, String>getKeyValueStore(SessionStores.SUMMARIES),
+                        driver.store(SessionStores.HEADERS),
+                        driver.<String, StoredMessage>store(SessionStores.MESSAGES),
+                        driver.<String, String>store(SessionStores.SUMMARIES),
                         new SessionKey("acme", SESSION),
                         settings.policyFor("acme"),
                         "o200k_base")
                 .orElseThrow();
-    }
-
-    private static String words(int n) {
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            text.append(" word").append(i % 10);
-        }
-        return text.toString();
-    }
-
-    private static String summary(String goal) {
-        return "## Goal\n" + goal + "\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
-                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
-                + "## Critical Context\n(none)\n";
     }
 
     // ---- an unanswered tool call ----
