@@ -19,14 +19,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,16 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The diary documents' single writer: versioned edits in, documents out. */
 class DiaryEditTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Topics TOPICS = SessionDriver.TOPICS;
     private static final Instant T0 = Instant.parse("2026-11-28T15:00:00Z");
 
     @TempDir
     Path stateDir;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> edits;
-    private TestOutputTopic<String, DiaryDocument> diary;
-    private TestOutputTopic<byte[], byte[]> dlq;
+    private SessionDriver driver;
     private final SessionSettings settings = SessionSettings.defaults();
 
     @BeforeEach
@@ -54,14 +48,7 @@ class DiaryEditTopologyTest {
         // A directory of its own: the default one is shared with every other run on the machine.
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, settings, TokenCounter.forEncoding("o200k_base", 0)), props);
-        edits = driver.createInputTopic(TOPICS.diaryEdits(), new ByteArraySerializer(), new ByteArraySerializer());
-        diary = driver.createOutputTopic(
-                TOPICS.diary(),
-                new StringDeserializer(),
-                JsonSerde.of(DiaryDocument.class).deserializer());
-        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = SessionDriver.of(settings, TokenCounter.forEncoding("o200k_base", 0), props, null);
     }
 
     @AfterEach
@@ -75,8 +62,8 @@ class DiaryEditTopologyTest {
 
     /** As the workers and the watch send it: signed with the deployment's secret. */
     private void pipe(byte[] key, byte[] value) {
-        edits.pipeInput(new TestRecord<>(
-                key, value, new RecordHeaders().add(EditSignature.header(settings.requestSecret(), key, value)), T0));
+        Headers headers = new RecordHeaders().add(EditSignature.header(settings.requestSecret(), key, value));
+        driver.diaryEdits().pipeInput(new TestRecord<>(key, value, headers, T0));
     }
 
     private static DiaryEdit edit(String id, long base, String content) {
@@ -88,7 +75,7 @@ class DiaryEditTopologyTest {
         send(edit("e1", 0, "# 2026-11-28\n- a\n"));
         send(edit("e2", 1, "# 2026-11-28\n- a\n- b\n"));
         send(edit("e3", 1, "# 2026-11-28\n- a\n- c\n"));
-        List<DiaryDocument> out = diary.readValuesToList();
+        List<DiaryDocument> out = driver.diary().readValuesToList();
         assertEquals(2, out.size(), "the stale edit e3 is dropped, not applied over e2");
         assertEquals(1, out.get(0).version());
         assertEquals(2, out.get(1).version());
@@ -97,17 +84,18 @@ class DiaryEditTopologyTest {
 
         // The loser re-reads version 2 and retries: both changes survive.
         send(edit("e4", 2, "# 2026-11-28\n- a\n- b\n- c\n"));
-        DiaryDocument last = diary.readValue();
+        DiaryDocument last = driver.diary().readValue();
         assertEquals(3, last.version());
         assertTrue(last.content().contains("- b") && last.content().contains("- c"));
     }
 
     @Test
     void changedChunksGoOutForIndexingAndRemovedOnesAreDeleted() throws Exception {
-        TestOutputTopic<String, MemoryRecord> pending = driver.createOutputTopic(
-                TOPICS.memoriesPending(),
-                new StringDeserializer(),
-                JsonSerde.of(MemoryRecord.class).deserializer());
+        TestOutputTopic<String, MemoryRecord> pending = driver.driver()
+                .createOutputTopic(
+                        TOPICS.memoriesPending(),
+                        new StringDeserializer(),
+                        JsonSerde.of(MemoryRecord.class).deserializer());
         StringBuilder longDay = new StringBuilder("# 2026-11-28\n");
         for (int i = 0; i < 120; i++) {
             longDay.append("- note ")
@@ -152,13 +140,13 @@ class DiaryEditTopologyTest {
     void aReplayedEditChangesNothingAndBadEditsAreDeadLettered() throws Exception {
         send(edit("e1", 0, "first"));
         send(edit("e1", 0, "first"));
-        assertEquals(1, diary.readValuesToList().size());
+        assertEquals(1, driver.diary().readValuesToList().size());
         pipe("acme/alice/2026-11-28".getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
         DiaryEdit other = new DiaryEdit("e9", "acme", "bob", "MEMORY", 0, "x", "r", T0);
         pipe("acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(other));
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(2, dead.size());
         assertEquals("INVALID_CONTENT", DeadLetterHeaders.read(dead.get(1).headers(), DeadLetterHeaders.REASON));
-        assertTrue(diary.isEmpty(), "an edit whose key names another user is never applied");
+        assertTrue(driver.diary().isEmpty(), "an edit whose key names another user is never applied");
     }
 }

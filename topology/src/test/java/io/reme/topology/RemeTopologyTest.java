@@ -1,5 +1,7 @@
 package io.reme.topology;
 
+import static io.reme.topology.SessionDriver.summary;
+import static io.reme.topology.SessionDriver.words;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,8 +13,6 @@ import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.index.MemoryPartitioning;
-import io.reme.json.Json;
-import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -37,14 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The session sub-topology as production wires it, driven record by record. */
 class RemeTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Topics TOPICS = SessionDriver.TOPICS;
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
     private static final SessionSettings SETTINGS = SessionSettings.defaults()
@@ -67,13 +60,7 @@ class RemeTopologyTest {
     @TempDir
     Path stateDir;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> messages;
-    private TestInputTopic<byte[], byte[]> results;
-    private TestOutputTopic<String, LlmRequest> requests;
-    private TestOutputTopic<String, ArchivedMessage> dialog;
-    private TestOutputTopic<String, String> toolResults;
-    private TestOutputTopic<byte[], byte[]> dlq;
+    private SessionDriver driver;
     private int sent;
     /** What the processors reported to the metrics, counted per event. */
     private final Map<String, Long> reported = new ConcurrentHashMap<>();
@@ -98,19 +85,10 @@ class RemeTopologyTest {
 
     @BeforeEach
     void start() {
-        Properties props = DriverProperties.of("test", stateDir);
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1), metrics), props);
-        ByteArraySerializer bytes = new ByteArraySerializer();
-        messages = driver.createInputTopic(TOPICS.messages(), bytes, bytes);
-        results = driver.createInputTopic(TOPICS.llmResults(), bytes, bytes);
-        StringDeserializer strings = new StringDeserializer();
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(), strings, JsonSerde.of(LlmRequest.class).deserializer());
-        dialog = driver.createOutputTopic(
-                TOPICS.dialog(), strings, JsonSerde.of(ArchivedMessage.class).deserializer());
-        toolResults = driver.createOutputTopic(TOPICS.toolResults(), strings, strings);
-        dlq = driver.createOutputTopic(TOPICS.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = new SessionDriver(
+                RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1), metrics),
+                DriverProperties.of("test", stateDir),
+                null);
     }
 
     @AfterEach
@@ -121,115 +99,57 @@ class RemeTopologyTest {
     // ---- helpers ----
 
     private void send(String session, String role, String content) {
-        ObjectNode m = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", session)
-                .put("user", "u1")
-                .put("id", session + "-" + sent)
-                .put("role", role)
-                .put("content", content)
-                .put("time", T0.plusSeconds(sent).toString());
-        sendRaw("acme/" + session, m.toString(), T0.plusSeconds(sent));
+        driver.send(
+                SessionDriver.message("acme", session, session + "-" + sent, role, content, T0.plusSeconds(sent)),
+                T0.plusSeconds(sent));
+        sent++;
     }
 
     private void sendTool(String session, String callId, String output) {
-        ObjectNode call = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", session)
-                .put("user", "u1")
-                .put("id", session + "-" + sent)
-                .put("role", "assistant")
+        ObjectNode call = SessionDriver.envelope("acme", session, session + "-" + sent, "assistant")
                 .put("time", T0.plusSeconds(sent).toString());
-        call.putArray("tool_calls")
-                .addObject()
-                .put("id", callId)
-                .put("type", "function")
-                .putObject("function")
-                .put("name", "read_file")
-                .put("arguments", "{\"path\":\"/a\"}");
-        sendRaw("acme/" + session, call.toString(), T0.plusSeconds(sent));
-        ObjectNode result = Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", session)
-                .put("user", "u1")
-                .put("id", session + "-" + sent)
-                .put("role", "tool")
-                .put("tool_call_id", callId)
-                .put("name", "read_file")
-                .put("content", output)
+        driver.send(SessionDriver.withToolCall(call, callId, "read_file", "{\"path\":\"/a\"}"), T0.plusSeconds(sent));
+        sent++;
+        ObjectNode result = SessionDriver.withToolResult(
+                        SessionDriver.envelope("acme", session, session + "-" + sent, "tool"),
+                        callId,
+                        "read_file",
+                        output)
                 .put("time", T0.plusSeconds(sent).toString());
-        sendRaw("acme/" + session, result.toString(), T0.plusSeconds(sent));
+        driver.send(result, T0.plusSeconds(sent));
+        sent++;
     }
 
     private void sendRaw(String key, String value, Instant time) {
-        messages.pipeInput(new TestRecord<>(
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8),
-                time));
+        driver.sendRaw(key, value, time);
         sent++;
     }
 
     private void sendResult(LlmResult result, Instant time) {
-        try {
-            results.pipeInput(new TestRecord<>(
-                    ("acme/" + result.session()).getBytes(StandardCharsets.UTF_8),
-                    Json.MAPPER.writeValueAsBytes(result),
-                    time));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** A summary that passes validation, its goal naming the version. */
-    static String summary(String goal) {
-        return "## Goal\n" + goal + "\n## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] work\n"
-                + "### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. more\n"
-                + "## Critical Context\n(none)\n";
-    }
-
-    private static String words(int n) {
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            text.append(" word").append(i % 10);
-        }
-        return text.toString();
+        driver.sendResult(result, time);
     }
 
     private SessionHeader header(String session) {
-        KeyValueStore<String, SessionHeader> store = driver.getKeyValueStore(SessionStores.HEADERS);
-        return store.get("acme/" + session);
+        return driver.header("acme", session);
     }
 
     private String summaryOf(String session) {
-        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.SUMMARIES);
+        KeyValueStore<String, String> store = driver.store(SessionStores.SUMMARIES);
         String summary = store.get("acme/" + session);
         return summary == null ? "" : summary;
     }
 
     private List<String> activityOf(String session) {
-        KeyValueStore<String, String> store = driver.getKeyValueStore(SessionStores.ACTIVITY);
-        List<String> out = new ArrayList<>();
-        try (KeyValueIterator<String, String> it = store.all()) {
-            it.forEachRemaining(kv -> {
-                if (kv.key.endsWith("/acme/" + session)) {
-                    out.add(kv.key);
-                }
-            });
-        }
-        return out;
+        return driver.<String>entries(SessionStores.ACTIVITY).stream()
+                .map(kv -> kv.key)
+                .filter(key -> key.endsWith("/acme/" + session))
+                .toList();
     }
 
     private List<StoredMessage> live(String session) {
-        KeyValueStore<String, StoredMessage> store = driver.getKeyValueStore(SessionStores.MESSAGES);
-        List<StoredMessage> out = new ArrayList<>();
-        try (KeyValueIterator<String, StoredMessage> it = store.prefixScan(
-                "acme/" + session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
-            it.forEachRemaining(kv -> out.add(kv.value));
-        }
-        return out;
+        return driver.<StoredMessage>entries(SessionStores.MESSAGES, "acme/" + session + "/").stream()
+                .map(kv -> kv.value)
+                .toList();
     }
 
     /** Three turns of ~400 tokens each: the third crosses 950. */
@@ -249,7 +169,8 @@ class RemeTopologyTest {
     }
 
     private List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> requestKeyValues() {
-        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all = requests.readKeyValuesToList();
+        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all =
+                driver.requests().readKeyValuesToList();
         List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             LlmRequest request = all.get(i).value;
@@ -272,7 +193,7 @@ class RemeTopologyTest {
     @Test
     void crossingTheThresholdEmitsExactlyOnePendingRequest() {
         send("s1", "user", "hello" + words(100));
-        assertTrue(requests.isEmpty(), "under threshold: no request");
+        assertTrue(driver.requests().isEmpty(), "under threshold: no request");
         fillOverThreshold("s1");
         List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> emitted = requestKeyValues();
         assertEquals(2, emitted.size(), "one COMPACT and one DIARY request");
@@ -302,7 +223,7 @@ class RemeTopologyTest {
 
         send("s1", "user", "more" + words(300));
         send("s1", "assistant", "more" + words(300));
-        assertTrue(requests.isEmpty(), "nothing more while a request is pending");
+        assertTrue(driver.requests().isEmpty(), "nothing more while a request is pending");
         assertEquals(1, header("s1").counters().get(Counter.COMPACTIONS_REQUESTED));
     }
 
@@ -313,7 +234,7 @@ class RemeTopologyTest {
         long liveBefore = header("s1").messageTokens();
         sendResult(LlmResult.ok(request, summary("ship it"), 1, T0.plusSeconds(60)), T0.plusSeconds(60));
 
-        List<ArchivedMessage> archived = dialog.readValuesToList();
+        List<ArchivedMessage> archived = driver.dialog().readValuesToList();
         assertEquals(request.messages().size(), archived.size());
         for (int i = 0; i < archived.size(); i++) {
             assertEquals(
@@ -364,14 +285,14 @@ class RemeTopologyTest {
         sendResult(stale, T0.plusSeconds(61));
         assertNotNull(header("s1").pending(), "a result with another epoch is not applied");
         sendResult(ok, T0.plusSeconds(62));
-        int archived = dialog.readValuesToList().size();
+        int archived = driver.dialog().readValuesToList().size();
         sendResult(ok, T0.plusSeconds(63));
         sendResult(LlmResult.ok(request, summary("v2"), 1, T0), T0.plusSeconds(64));
 
         SessionHeader header = header("s1");
         assertEquals(summary("v1"), summaryOf("s1"));
         assertEquals(1, header.summaryVersion());
-        assertTrue(dialog.isEmpty(), "a duplicate archives nothing again (first time: " + archived + ")");
+        assertTrue(driver.dialog().isEmpty(), "a duplicate archives nothing again (first time: " + archived + ")");
         assertEquals(2, header.counters().get(Counter.DUPLICATE_RESULTS));
         assertEquals(1, header.counters().get(Counter.STALE_RESULTS));
         assertEquals(1, header.counters().get(Counter.COMPACTIONS_APPLIED));
@@ -385,7 +306,7 @@ class RemeTopologyTest {
         sendResult(LlmResult.failed(request, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
 
         assertEquals(before, live("s1"), "every message kept, unchanged");
-        assertTrue(dialog.isEmpty());
+        assertTrue(driver.dialog().isEmpty());
         SessionHeader header = header("s1");
         assertNull(header.pending());
         assertEquals("", summaryOf("s1"));
@@ -393,7 +314,7 @@ class RemeTopologyTest {
         assertEquals(1, header.counters().get(Counter.COMPACTIONS_FAILED));
 
         sendRaw("acme/s1", message("s1", "user", "within backoff" + words(10), T0.plusSeconds(30)), T0.plusSeconds(30));
-        assertTrue(requests.isEmpty(), "no new request within the backoff");
+        assertTrue(driver.requests().isEmpty(), "no new request within the backoff");
         sendRaw("acme/s1", message("s1", "user", "after backoff" + words(10), T0.plusSeconds(60)), T0.plusSeconds(60));
         List<LlmRequest> retried = requests();
         // The window (about 2,400 tokens) outgrew the 1,000-token model: the retry takes a span within
@@ -415,7 +336,7 @@ class RemeTopologyTest {
         SessionHeader header = header("s1");
         assertEquals("", summaryOf("s1"));
         assertEquals(6, live("s1").size());
-        assertTrue(dialog.isEmpty());
+        assertTrue(driver.dialog().isEmpty());
         assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES), "the second one is stale: request resolved");
         assertTrue(header.lastFailure().contains("missing section '## Goal'"), header.lastFailure());
     }
@@ -441,26 +362,28 @@ class RemeTopologyTest {
     @Test
     void theMetricsHearOfEveryCompactionOutcomeAndDeadLetter() {
         fillOverThreshold("s1");
-        LlmRequest first = requests.readValuesToList().get(0);
+        LlmRequest first = driver.requests().readValuesToList().get(0);
         sendResult(LlmResult.failed(first, "HTTP 500 after 5 attempts", 5, T0), T0.plusSeconds(20));
         sendRaw(
                 "acme/s1",
                 message("s1", "user", "after the backoff" + words(10), T0.plusSeconds(60)),
                 T0.plusSeconds(60));
-        LlmRequest second = requests.readValuesToList().get(0);
+        LlmRequest second = driver.requests().readValuesToList().get(0);
         sendResult(LlmResult.ok(second, "no structure at all", 1, T0), T0.plusSeconds(61));
         sendRaw(
                 "acme/s1",
                 message("s1", "user", "after the next backoff" + words(10), T0.plusSeconds(100)),
                 T0.plusSeconds(100));
-        assertEquals(LlmKind.COMPACT, requests.readValuesToList().get(0).kind(), "a third request, never answered");
+        assertEquals(
+                LlmKind.COMPACT, driver.requests().readValuesToList().get(0).kind(), "a third request, never answered");
         Instant late = T0.plusSeconds(100).plus(Duration.ofMinutes(11));
         sendRaw("acme/s1", message("s1", "user", "much later" + words(10), late), late);
-        LlmRequest fourth = requests.readValuesToList().get(0);
+        LlmRequest fourth = driver.requests().readValuesToList().get(0);
         sendResult(LlmResult.ok(fourth, summary("done"), 1, late), late.plusSeconds(1));
         sendRaw("acme/s1", "not json", late);
-        results.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), late));
+        driver.results()
+                .pipeInput(new TestRecord<>(
+                        "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), late));
 
         Map<Counter, Long> counters = header("s1").counters().values();
         assertEquals(counters.get(Counter.MESSAGES), reported.get("messages acme"));
@@ -480,26 +403,18 @@ class RemeTopologyTest {
         assertEquals(counters.get(Counter.COMPACTIONS_APPLIED), reported.get("acme APPLIED"));
         assertEquals(1, reported.get("dlq MALFORMED_JSON"));
         assertEquals(1, reported.get("dlq INVALID_RESULT"));
-        assertEquals(2, dlq.readRecordsToList().size(), "one report per dead letter");
+        assertEquals(2, driver.dlq().readRecordsToList().size(), "one report per dead letter");
     }
 
     /** Tokens of the archived messages, as counted when they arrived (nothing here is truncated). */
     private long dialogTokens() {
-        return dialog.readValuesToList().stream()
+        return driver.dialog().readValuesToList().stream()
                 .mapToLong(archived -> TOKENS.count(archived.message()))
                 .sum();
     }
 
     private static String message(String session, String role, String content, Instant time) {
-        return Json.MAPPER
-                .createObjectNode()
-                .put("tenant", "acme")
-                .put("session", session)
-                .put("user", "u1")
-                .put("id", session + "-" + time.toEpochMilli())
-                .put("role", role)
-                .put("content", content)
-                .put("time", time.toString())
+        return SessionDriver.message("acme", session, session + "-" + time.toEpochMilli(), role, content, time)
                 .toString();
     }
 
@@ -523,10 +438,11 @@ class RemeTopologyTest {
                 T0);
         sendRaw("acme/s1", message("s1", "user", "x".repeat(SETTINGS.maxMessageBytes()), T0), T0);
         send("s1", "assistant", "good two");
-        results.pipeInput(new TestRecord<>(
-                "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), T0));
+        driver.results()
+                .pipeInput(new TestRecord<>(
+                        "acme/s1".getBytes(StandardCharsets.UTF_8), "{broken".getBytes(StandardCharsets.UTF_8), T0));
 
-        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         List<String> reasons = dead.stream()
                 .map(r -> DeadLetterHeaders.read(r.headers(), DeadLetterHeaders.REASON))
                 .toList();
@@ -568,7 +484,7 @@ class RemeTopologyTest {
         }
         send("s2", "user", "build it");
         sendTool("s2", "call_1", big.toString());
-        var stored = toolResults.readKeyValuesToList();
+        var stored = driver.toolResults().readKeyValuesToList();
         assertEquals(1, stored.size());
         assertTrue(stored.get(0).key.startsWith("acme/"));
         assertEquals(big.toString(), stored.get(0).value, "the full output is kept aside");
@@ -589,7 +505,7 @@ class RemeTopologyTest {
         assertEquals(TOKENS.count(aged.message()), aged.tokens());
         long sum = live("s2").stream().mapToLong(StoredMessage::tokens).sum();
         assertEquals(sum, header("s2").messageTokens(), "totals follow the re-cut");
-        assertTrue(toolResults.isEmpty(), "re-cutting stores nothing new");
+        assertTrue(driver.toolResults().isEmpty(), "re-cutting stores nothing new");
         assertEquals(2, header("s2").counters().get(Counter.TRUNCATED_OUTPUTS));
     }
 
@@ -598,7 +514,7 @@ class RemeTopologyTest {
         send("s5", "user", "short question");
         send("s5", "assistant", "short answer");
         driver.advanceWallClockTime(Duration.ofMinutes(10));
-        assertTrue(requests.isEmpty(), "not quiet long enough");
+        assertTrue(driver.requests().isEmpty(), "not quiet long enough");
         driver.advanceWallClockTime(Duration.ofMinutes(25));
         List<LlmRequest> idle = requests();
         assertEquals(1, idle.size());
@@ -611,7 +527,7 @@ class RemeTopologyTest {
                         .map(m -> ((Block.Text) m.content().get(0)).text())
                         .toList());
         driver.advanceWallClockTime(Duration.ofHours(2));
-        assertTrue(requests.isEmpty(), "each quiet spell once");
+        assertTrue(driver.requests().isEmpty(), "each quiet spell once");
 
         send("s5", "user", "follow-up");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
@@ -631,10 +547,10 @@ class RemeTopologyTest {
         assertEquals(1, requests().size(), "the idle diary comes first");
         driver.advanceWallClockTime(Duration.ofDays(20));
         assertNotNull(header("s7"), "quiet for less than the retention");
-        assertTrue(dialog.isEmpty());
+        assertTrue(driver.dialog().isEmpty());
 
         driver.advanceWallClockTime(Duration.ofDays(11));
-        List<ArchivedMessage> archived = dialog.readValuesToList();
+        List<ArchivedMessage> archived = driver.dialog().readValuesToList();
         assertEquals(
                 List.of(0L, 1L, 2L),
                 archived.stream().map(ArchivedMessage::seq).toList(),
@@ -648,8 +564,8 @@ class RemeTopologyTest {
         assertEquals("", summaryOf("s7"));
         assertTrue(activityOf("s7").isEmpty(), "nothing left to sweep");
         driver.advanceWallClockTime(Duration.ofDays(40));
-        assertTrue(dialog.isEmpty(), "expires once");
-        assertTrue(requests.isEmpty());
+        assertTrue(driver.dialog().isEmpty(), "expires once");
+        assertTrue(driver.requests().isEmpty());
     }
 
     @Test
@@ -659,11 +575,11 @@ class RemeTopologyTest {
         send("s8", "user", "back again");
         driver.advanceWallClockTime(Duration.ofDays(20));
         assertEquals(2, live("s8").size(), "the clock restarted at the second message");
-        assertTrue(dialog.isEmpty());
+        assertTrue(driver.dialog().isEmpty());
         assertEquals(1, activityOf("s8").size(), "one index entry per session");
 
         driver.advanceWallClockTime(Duration.ofDays(11));
-        assertEquals(2, dialog.readValuesToList().size());
+        assertEquals(2, driver.dialog().readValuesToList().size());
         assertNull(header("s8"));
 
         send("s8", "user", "a new start");
@@ -682,7 +598,7 @@ class RemeTopologyTest {
         assertEquals(1, requests().size(), "idle diary for seq 0-1");
         send("s6", "user", "question 1" + words(100));
         send("s6", "assistant", "answer 1" + words(100));
-        assertTrue(requests.isEmpty());
+        assertTrue(driver.requests().isEmpty());
         send("s6", "user", "question 2" + words(100));
         List<LlmRequest> emitted = requests();
         assertEquals(2, emitted.size());
@@ -716,15 +632,10 @@ class RemeTopologyTest {
         // A directory of its own: the default one is shared with every other run on the machine.
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(RemeTopology.build(TOPICS, strict, TOKENS), props);
-        messages = driver.createInputTopic(TOPICS.messages(), new ByteArraySerializer(), new ByteArraySerializer());
-        requests = driver.createOutputTopic(
-                TOPICS.llmRequests(),
-                new StringDeserializer(),
-                JsonSerde.of(LlmRequest.class).deserializer());
+        driver = SessionDriver.of(strict, TOKENS, props, null);
         send("s4", "user", "q" + words(200));
         send("s4", "assistant", "a" + words(200));
-        assertTrue(requests.isEmpty(), "no valid cut yet: only one turn");
+        assertTrue(driver.requests().isEmpty(), "no valid cut yet: only one turn");
         send("s4", "user", "q2" + words(10));
         assertEquals(2, requests().size(), "380 tokens is over acme's 380-token threshold");
     }

@@ -11,14 +11,10 @@ import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,22 +23,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The tenants topic as every instance's global store: records kept as written, bad ones skipped, tombstones delete. */
 class TenantsTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
-
     @TempDir
     Path stateDir;
 
-    private TopologyTestDriver driver;
+    private SessionDriver driver;
     private TestInputTopic<String, byte[]> tenants;
     private KeyValueStore<String, byte[]> store;
 
     @BeforeEach
     void start() {
-        driver = new TopologyTestDriver(
-                RemeTopology.build(TOPICS, SessionSettings.defaults(), TokenCounter.forEncoding("o200k_base", 85)),
-                DriverProperties.of("tenants-topology-test", stateDir));
-        tenants = driver.createInputTopic(TOPICS.tenants(), new StringSerializer(), new ByteArraySerializer());
-        store = driver.getKeyValueStore(TenantEntries.STORE);
+        driver = SessionDriver.of(
+                SessionSettings.defaults(),
+                TokenCounter.forEncoding("o200k_base", 85),
+                DriverProperties.of("tenants-topology-test", stateDir),
+                null);
+        tenants = driver.tenants();
+        store = driver.store(TenantEntries.STORE);
     }
 
     @AfterEach
