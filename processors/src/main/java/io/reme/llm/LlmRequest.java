@@ -102,4 +102,24 @@ public record LlmRequest(
                 summaryBudget,
                 unansweredCalls);
     }
+
+    /** The same request over {@code newMessages} (the span's messages, or none where it is kept by reference). */
+    public LlmRequest withMessages(List<Message> newMessages) {
+        return new LlmRequest(
+                requestId,
+                epoch,
+                kind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                newMessages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls);
+    }
 }

@@ -2,7 +2,9 @@ package io.reme.session;
 
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
+import io.reme.message.Message;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -11,7 +13,13 @@ import java.util.Objects;
  * stands, how often they failed and when a failed one is sent again. Kept until both succeeded or
  * were dead-lettered, so coverage only moves over what a diary and the memories really hold.
  *
- * @param request the DIARY request; its {@code attempt} counts the times it was re-sent
+ * <p>While the span's messages are still in the session's message store the request is kept without
+ * them ({@link #byReference}): the store holds them, and a copy here would write the span to a
+ * changelog once more for every compaction. They are copied in ({@link #holding}) only when they are
+ * about to leave the store (archived by a compaction, or the session expiring) before the span settled.
+ *
+ * @param request the DIARY request, without its messages while it is {@link #byReference}; its
+ *     {@code attempt} counts the times it was re-sent
  * @param failures FAILED results of either kind so far
  * @param retryAt when the failed kinds are sent again (null while nothing waits)
  * @param lastError the error of the last FAILED result
@@ -38,8 +46,22 @@ public record DiarySpan(
         Objects.requireNonNull(extract, "extract");
     }
 
+    /** A span just sent, its messages still in the message store: kept by reference. */
     static DiarySpan sent(LlmRequest diaryRequest) {
-        return new DiarySpan(diaryRequest, Progress.SENT, Progress.SENT, 0, null, null);
+        return new DiarySpan(diaryRequest.withMessages(List.of()), Progress.SENT, Progress.SENT, 0, null, null);
+    }
+
+    /**
+     * Whether the request is kept without its messages, which are then {@code [fromSeq, toSeq]} of the
+     * session's message store. A span always covers at least one message, so an empty list says it.
+     */
+    boolean byReference() {
+        return request.messages().isEmpty();
+    }
+
+    /** This span with its messages copied in. */
+    DiarySpan holding(List<Message> messages) {
+        return new DiarySpan(request.withMessages(messages), diary, extract, failures, retryAt, lastError);
     }
 
     Progress progress(LlmKind kind) {

@@ -563,10 +563,11 @@ final class SessionState {
             DiarySpan.Progress progress,
             String detail,
             long timestamp) {
+        LlmRequest request = withMessages(key, span).request();
         for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
             DiarySpan.Progress current = span.progress(kind);
             if (current != DiarySpan.Progress.SETTLED && (progress == null || current == progress)) {
-                outputs.deadLetterRequest(key, span.request().withKind(kind), detail, timestamp);
+                outputs.deadLetterRequest(key, request.withKind(kind), detail, timestamp);
             }
         }
         LOG.warn(
@@ -578,6 +579,34 @@ final class SessionState {
                 span.request().toSeq(),
                 span.failures());
         return header.withCounter(Counter.DIARY_DEAD_LETTERED, 1);
+    }
+
+    /**
+     * The span with its messages: its own copy, or {@code [fromSeq, toSeq]} of the message store while it
+     * is kept by reference.
+     */
+    private DiarySpan withMessages(SessionKey key, DiarySpan span) {
+        if (!span.byReference()) {
+            return span;
+        }
+        LlmRequest request = span.request();
+        List<Message> held = new ArrayList<>();
+        try (KeyValueIterator<String, StoredMessage> it =
+                messages.range(key.messageKey(request.fromSeq()), key.messageKey(request.toSeq()))) {
+            it.forEachRemaining(entry -> held.add(entry.value.message()));
+        }
+        if (held.size() != request.toSeq() - request.fromSeq() + 1) {
+            // Archiving copies a span in before its messages leave, so this is a bug, not an input.
+            LOG.error(
+                    "diary span missing messages tenant={} session={} requestId={} fromSeq={} toSeq={} found={}",
+                    key.tenant(),
+                    key.session(),
+                    request.requestId(),
+                    request.fromSeq(),
+                    request.toSeq(),
+                    held.size());
+        }
+        return span.holding(MessageSpan.of(held));
     }
 
     /** Deletes the settled spans at the front and moves coverage to the last of them. */
@@ -614,9 +643,10 @@ final class SessionState {
             DiarySpan span = entry.value.resent();
             SessionKey key =
                     new SessionKey(span.request().tenant(), span.request().session());
+            LlmRequest request = withMessages(key, span).request();
             for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
                 if (entry.value.progress(kind) == DiarySpan.Progress.FAILED) {
-                    outputs.request(key, span.request().withKind(kind), nowMs);
+                    outputs.request(key, request.withKind(kind), nowMs);
                 }
             }
             diarySpans.put(entry.key, span);
@@ -810,6 +840,14 @@ final class SessionState {
      * conversation, and out of the window.
      */
     private Archived archive(SessionKey key, long fromSeq, long toSeq, String summaryRequestId, long timestamp) {
+        // A span kept by reference takes its copy while its messages are still here to copy.
+        for (DiarySpan span : diarySpans(key)) {
+            if (span.byReference()
+                    && span.request().fromSeq() <= toSeq
+                    && span.request().toSeq() >= fromSeq) {
+                diarySpans.put(key.messageKey(span.request().fromSeq()), withMessages(key, span));
+            }
+        }
         int count = 0;
         long archivedTokens = 0;
         List<String> covered = new ArrayList<>();

@@ -141,6 +141,38 @@ class DiaryCoverageTest {
     }
 
     @Test
+    void aSpanIsKeptWithoutACopyOfItsMessagesUntilACompactionArchivesThem() {
+        send("user", "question 0" + words(100));
+        send("assistant", "answer 0" + words(100));
+        send("user", "question 1" + words(100));
+        send("assistant", "answer 1" + words(100));
+        send("user", "question 2" + words(100));
+        List<LlmRequest> emitted = driver.requests().readValuesToList();
+        assertEquals(
+                List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
+                emitted.stream().map(LlmRequest::kind).toList());
+        LlmRequest compact = emitted.get(0);
+        LlmRequest diary = emitted.get(1);
+        assertTrue(spans().get(0).request().messages().isEmpty(), "its messages are in the window: not copied");
+
+        result(LlmResult.failed(diary, "HTTP 500", 5, T0));
+        result(LlmResult.ok(compact, SessionDriver.summary("answer the questions"), 1, T0));
+        assertTrue(header().firstLiveSeq() > diary.toSeq(), "the compaction archived the span's messages");
+        assertEquals(
+                diary.messages(), spans().get(0).request().messages(), "copied in before its messages left the window");
+
+        driver.advanceWallClockTime(Duration.ofMinutes(2));
+        List<LlmRequest> again = driver.requests().readValuesToList();
+        assertEquals(
+                List.of(LlmKind.DIARY), again.stream().map(LlmRequest::kind).toList());
+        assertEquals(diary.messages(), again.get(0).messages(), "the same span, from the copy");
+        result(LlmResult.ok(again.get(0), "written", 1, T0));
+        result(LlmResult.ok(diary.withKind(LlmKind.EXTRACT), "added=1", 1, T0));
+        assertEquals(diary.toSeq(), header().diaryCoveredSeq());
+        assertTrue(spans().isEmpty());
+    }
+
+    @Test
     void afterTheLimitASpanIsDeadLetteredWithItsReason() throws Exception {
         send("user", "short question");
         send("assistant", "short answer");
@@ -206,7 +238,7 @@ class DiaryCoverageTest {
     }
 
     @Test
-    void anExpiringSessionDeadLettersItsUnsettledSpan() {
+    void anExpiringSessionDeadLettersItsUnsettledSpan() throws Exception {
         send("user", "remember this");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
         LlmRequest diary = driver.requests().readValuesToList().get(0);
@@ -214,6 +246,9 @@ class DiaryCoverageTest {
         driver.advanceWallClockTime(Duration.ofDays(31));
         List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size(), "the extraction that never answered is handed over, not dropped");
+        LlmRequest handed = Json.MAPPER.readValue(dead.get(0).value(), LlmRequest.class);
+        assertEquals(LlmKind.EXTRACT, handed.kind());
+        assertEquals(diary.messages(), handed.messages(), "with its messages, though the session's are gone");
         assertNull(header());
         assertTrue(spans().isEmpty());
     }
