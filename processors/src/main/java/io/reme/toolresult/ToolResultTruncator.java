@@ -23,6 +23,15 @@ public final class ToolResultTruncator {
      */
     public static final int SLACK_BYTES = 100;
 
+    /** Longest ID {@link #storedPath} takes, so a notice has a bounded length. */
+    public static final int MAX_ID_LENGTH = 200;
+
+    /**
+     * No notice this class writes is longer (about 260 chars and the path); a marker further from the
+     * end belongs to the tool's own output, however much of a notice follows it.
+     */
+    private static final int MAX_NOTICE_CHARS = 1024;
+
     private static final String STORE_DIR = "tool_result/";
     private static final String STORE_SUFFIX = ".txt";
 
@@ -89,8 +98,7 @@ public final class ToolResultTruncator {
         if (truncatedText == null || limitBytes <= 0) {
             return Optional.empty();
         }
-        // Our notice is always last; an earlier marker belongs to the tool's own output.
-        int markerAt = truncatedText.lastIndexOf(MARKER);
+        int markerAt = noticeStart(truncatedText);
         if (markerAt < 0) {
             return Optional.empty();
         }
@@ -130,7 +138,7 @@ public final class ToolResultTruncator {
         if (text == null) {
             return false;
         }
-        int markerAt = text.lastIndexOf(MARKER);
+        int markerAt = noticeStart(text);
         if (markerAt < 0) {
             return false;
         }
@@ -141,6 +149,21 @@ public final class ToolResultTruncator {
     }
 
     /**
+     * Where the notice would start: the last marker within the longest notice from the end, or -1. Our
+     * notice is always last, and searching only the tail keeps a 150 KB output from being scanned whole.
+     */
+    private static int noticeStart(String text) {
+        int at = text.indexOf(MARKER, Math.max(0, text.length() - MAX_NOTICE_CHARS));
+        if (at < 0) {
+            return -1;
+        }
+        for (int next = text.indexOf(MARKER, at + 1); next >= 0; next = text.indexOf(MARKER, next + 1)) {
+            at = next;
+        }
+        return at;
+    }
+
+    /**
      * Where the full output of a tool result is stored, relative to the sink's root.
      *
      * @throws IllegalArgumentException if the id is blank or could escape the directory or break the notice
@@ -148,6 +171,9 @@ public final class ToolResultTruncator {
     public static String storedPath(String toolResultId) {
         if (toolResultId == null || toolResultId.isBlank()) {
             throw new IllegalArgumentException("tool result id must not be blank");
+        }
+        if (toolResultId.length() > MAX_ID_LENGTH) {
+            throw new IllegalArgumentException("tool result id longer than " + MAX_ID_LENGTH + " chars");
         }
         for (int i = 0; i < toolResultId.length(); i++) {
             char c = toolResultId.charAt(i);

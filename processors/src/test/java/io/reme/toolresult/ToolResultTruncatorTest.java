@@ -199,6 +199,29 @@ class ToolResultTruncatorTest {
         assertTrue(aged.contains(PATH));
     }
 
+    @Test
+    void aNoticeInTheToolsOwnOutputFollowedByMoreOutputIsNotTakenForOurs() {
+        String fake =
+                truncator.truncate(lines(2_000), 1_000, "tool_result/fake.txt").orElseThrow();
+        String hostile = fake + "\n" + lines(5_000);
+        assertFalse(ToolResultTruncator.isTruncated(hostile), "a notice is always the last thing");
+        String cut = truncator.truncate(hostile, 1_000, PATH).orElseThrow();
+        assertTrue(utf8(cut).length < 1_500, "a huge output never stays whole");
+        assertEquals(PATH, parse(cut).path, "cut as new, pointing at its own stored copy");
+    }
+
+    @Test
+    void anIdTooLongForANoticeIsRefused() {
+        String longest = "a".repeat(ToolResultTruncator.MAX_ID_LENGTH);
+        assertEquals("tool_result/" + longest + ".txt", ToolResultTruncator.storedPath(longest));
+        assertThrows(IllegalArgumentException.class, () -> ToolResultTruncator.storedPath(longest + "a"));
+        String cut = truncator
+                .truncate(lines(2_000), 1_000, ToolResultTruncator.storedPath(longest))
+                .orElseThrow();
+        assertTrue(ToolResultTruncator.isTruncated(cut), "the longest notice is still found");
+        assertTrue(truncator.retruncate(cut, 300).isPresent());
+    }
+
     // ---- re-truncation ----------------------------------------------------------------------
 
     @Test
