@@ -84,7 +84,16 @@ public final class LlmWorkerPool implements AutoCloseable {
     private volatile int memoryPartitions;
     private volatile boolean running = true;
 
-    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {}
+    /**
+     * One kind of one request record. {@code raw} is the record's value, or null when the record asked for
+     * several kinds and this job is one of them.
+     */
+    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
+        /** The request as a worker reads it: the record's own bytes, or this kind's request alone. */
+        byte[] value() {
+            return raw != null ? raw : Json.bytes(request);
+        }
+    }
 
     private LlmWorkerPool(
             Map<String, Object> clientProps,
@@ -286,7 +295,17 @@ public final class LlmWorkerPool implements AutoCloseable {
             offsets.done(partition, record.offset());
             return;
         }
-        queue.put(request.tenant(), new Job(partition, record.offset(), record.key(), record.value(), request));
+        List<LlmKind> kinds = request.kinds();
+        if (kinds.size() == 1) {
+            queue.put(request.tenant(), new Job(partition, record.offset(), record.key(), record.value(), request));
+            return;
+        }
+        // One record, several kinds over one span: each is a job of its own, and the offset is done with the last.
+        offsets.fetched(partition, record.offset(), kinds.size());
+        for (LlmKind kind : kinds) {
+            queue.put(
+                    request.tenant(), new Job(partition, record.offset(), record.key(), null, request.withKind(kind)));
+        }
     }
 
     private void work() {
@@ -392,7 +411,7 @@ public final class LlmWorkerPool implements AutoCloseable {
                             Clock.systemUTC().instant()))));
             deadLetter(
                     job.key(),
-                    job.raw(),
+                    job.value(),
                     SendFailures.reason(e.getCause()),
                     "answer to " + e.topic() + " refused: " + e.getCause(),
                     job.partition().topic(),
@@ -432,7 +451,7 @@ public final class LlmWorkerPool implements AutoCloseable {
             if (request.kind() == LlmKind.COMPACT) {
                 deadLetter(
                         job.key(),
-                        job.raw(),
+                        job.value(),
                         DlqReason.LLM_FAILED,
                         result.error(),
                         job.partition().topic(),

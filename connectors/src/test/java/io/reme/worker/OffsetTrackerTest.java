@@ -33,6 +33,19 @@ class OffsetTrackerTest {
     }
 
     @Test
+    void aRecordOfSeveralJobsIsDoneWithItsLast() {
+        OffsetTracker tracker = new OffsetTracker();
+        tracker.fetched(P0, 7, 2);
+        tracker.fetched(P0, 8);
+        tracker.done(P0, 8);
+        tracker.done(P0, 7);
+        assertEquals(Map.of(), tracker.committable(), "one of the two kinds of 7 is still in flight");
+        tracker.done(P0, 7);
+        assertEquals(Map.of(P0, new OffsetAndMetadata(9)), tracker.committable());
+        assertEquals(0, tracker.pending());
+    }
+
+    @Test
     void forgetsRevokedPartitions() {
         OffsetTracker tracker = new OffsetTracker();
         tracker.fetched(P0, 1);

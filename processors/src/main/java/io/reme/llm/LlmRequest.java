@@ -3,6 +3,7 @@ package io.reme.llm;
 import io.reme.message.Message;
 import io.reme.message.SafeId;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -13,6 +14,10 @@ import java.util.Objects;
  * budget, derived from the session's window ({@code summaryBudget}, 0 when unknown: the worker's own
  * applies), and the tool calls in the span that never got a result ({@code unansweredCalls}), which
  * the summary should name.
+ *
+ * <p>One record may ask for more than one kind over the same span ({@code also}: a DIARY request's
+ * EXTRACT twin), so the span travels once; a worker answers each kind with its own result, as if
+ * each had come in a record of its own ({@link #kinds}, {@link #withKind}).
  */
 public record LlmRequest(
         String requestId,
@@ -29,7 +34,8 @@ public record LlmRequest(
         int attempt,
         Instant createdAt,
         int summaryBudget,
-        List<String> unansweredCalls) {
+        List<String> unansweredCalls,
+        List<LlmKind> also) {
 
     public LlmRequest {
         Objects.requireNonNull(requestId, "requestId");
@@ -49,6 +55,51 @@ public record LlmRequest(
             throw new IllegalArgumentException("summaryBudget must be >= 0, got " + summaryBudget);
         }
         unansweredCalls = unansweredCalls == null ? List.of() : List.copyOf(unansweredCalls);
+        also = also == null ? List.of() : List.copyOf(also);
+        for (int i = 0; i < also.size(); i++) {
+            LlmKind other = also.get(i);
+            // A COMPACT request carries what only a summary needs (budget, previous summary, calls).
+            if (other == LlmKind.COMPACT || other == kind || also.subList(0, i).contains(other)) {
+                throw new IllegalArgumentException(
+                        "also must name other kinds than " + kind + ", once each, " + "and never COMPACT: " + also);
+            }
+        }
+    }
+
+    /** A request asking for its own kind only. */
+    public LlmRequest(
+            String requestId,
+            long epoch,
+            LlmKind kind,
+            String tenant,
+            String session,
+            String user,
+            long fromSeq,
+            long toSeq,
+            List<Message> messages,
+            String previousSummary,
+            String language,
+            int attempt,
+            Instant createdAt,
+            int summaryBudget,
+            List<String> unansweredCalls) {
+        this(
+                requestId,
+                epoch,
+                kind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls,
+                List.of());
     }
 
     /** A request without a summary budget of its own and without unanswered calls. */
@@ -84,6 +135,18 @@ public record LlmRequest(
                 List.of());
     }
 
+    /** Every kind this record asks for: its own, then {@code also}. */
+    public List<LlmKind> kinds() {
+        if (also.isEmpty()) {
+            return List.of(kind);
+        }
+        List<LlmKind> kinds = new ArrayList<>(1 + also.size());
+        kinds.add(kind);
+        kinds.addAll(also);
+        return List.copyOf(kinds);
+    }
+
+    /** The same request as {@code newKind} alone (without {@code also}): what a worker answers. */
     public LlmRequest withKind(LlmKind newKind) {
         return new LlmRequest(
                 requestId,
@@ -103,6 +166,30 @@ public record LlmRequest(
                 unansweredCalls);
     }
 
+    /**
+     * The same request asking for {@code kinds} over the same span: the first as its own kind, the others
+     * as {@code also}.
+     */
+    public LlmRequest asking(List<LlmKind> kinds) {
+        return new LlmRequest(
+                requestId,
+                epoch,
+                kinds.get(0),
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls,
+                kinds.subList(1, kinds.size()));
+    }
+
     /** The same request over {@code newMessages} (the span's messages, or none where it is kept by reference). */
     public LlmRequest withMessages(List<Message> newMessages) {
         return new LlmRequest(
@@ -120,6 +207,7 @@ public record LlmRequest(
                 attempt,
                 createdAt,
                 summaryBudget,
-                unansweredCalls);
+                unansweredCalls,
+                also);
     }
 }

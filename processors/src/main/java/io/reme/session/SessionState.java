@@ -48,6 +48,8 @@ final class SessionState {
     private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
     private static final String EXPIRY_PREFIX = "x";
     private static final int MAX_AGING_COUNTS = 1_024;
+    /** What a diary span asks of the workers, in one record: the diary update and its EXTRACT twin. */
+    private static final List<LlmKind> DIARY_KINDS = List.of(LlmKind.DIARY, LlmKind.EXTRACT);
 
     private final KeyValueStore<String, SessionHeader> headers;
     private final KeyValueStore<String, StoredMessage> messages;
@@ -458,8 +460,8 @@ final class SessionState {
 
     private void sendDiarySpan(SessionKey key, LlmRequest diary, long timestamp) {
         diarySpans.put(key.messageKey(diary.fromSeq()), DiarySpan.sent(diary));
-        outputs.request(key, diary, timestamp);
-        outputs.request(key, diary.withKind(LlmKind.EXTRACT), timestamp);
+        // One record for both: the span travels once, and the worker answers each kind on its own.
+        outputs.request(key, diary.asking(DIARY_KINDS), timestamp);
     }
 
     /** The last sequence number a diary span holds, settled or not (-1: none). */
@@ -530,7 +532,7 @@ final class SessionState {
                         DiarySpan.Progress.FAILED,
                         "gave up after " + span.failures() + " failures: " + span.lastError(),
                         timestamp);
-                for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+                for (LlmKind kind : DIARY_KINDS) {
                     if (span.progress(kind) == DiarySpan.Progress.FAILED) {
                         span = span.with(kind, DiarySpan.Progress.SETTLED);
                     }
@@ -564,7 +566,7 @@ final class SessionState {
             String detail,
             long timestamp) {
         LlmRequest request = withMessages(key, span).request();
-        for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
+        for (LlmKind kind : DIARY_KINDS) {
             DiarySpan.Progress current = span.progress(kind);
             if (current != DiarySpan.Progress.SETTLED && (progress == null || current == progress)) {
                 outputs.deadLetterRequest(key, request.withKind(kind), detail, timestamp);
@@ -643,11 +645,11 @@ final class SessionState {
             DiarySpan span = entry.value.resent();
             SessionKey key =
                     new SessionKey(span.request().tenant(), span.request().session());
-            LlmRequest request = withMessages(key, span).request();
-            for (LlmKind kind : List.of(LlmKind.DIARY, LlmKind.EXTRACT)) {
-                if (entry.value.progress(kind) == DiarySpan.Progress.FAILED) {
-                    outputs.request(key, request.withKind(kind), nowMs);
-                }
+            List<LlmKind> failed = DIARY_KINDS.stream()
+                    .filter(kind -> entry.value.progress(kind) == DiarySpan.Progress.FAILED)
+                    .toList();
+            if (!failed.isEmpty()) {
+                outputs.request(key, withMessages(key, span).request().asking(failed), nowMs);
             }
             diarySpans.put(entry.key, span);
             LOG.info(

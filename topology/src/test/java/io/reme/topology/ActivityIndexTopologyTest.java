@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
@@ -82,7 +84,12 @@ class ActivityIndexTopologyTest {
         send("m1");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
         assertEquals(List.of("x" + padded(T0) + "/acme/s1"), activityKeys());
-        assertEquals(1, driver.requests().getQueueSize() / 2, "one DIARY and one EXTRACT request");
+        assertEquals(
+                List.of(List.of(LlmKind.DIARY, LlmKind.EXTRACT)),
+                driver.requests().readValuesToList().stream()
+                        .map(LlmRequest::kinds)
+                        .toList(),
+                "one record asking for the diary and the extraction");
 
         driver.advanceWallClockTime(Duration.ofDays(31));
         assertNull(header());

@@ -65,7 +65,7 @@ class DiaryCoverageTest {
         send("user", "remember the blue deploy");
         send("assistant", "noted");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = driver.requests().readValuesToList();
+        List<LlmRequest> idle = driver.asked();
         assertEquals(
                 List.of(LlmKind.DIARY, LlmKind.EXTRACT),
                 idle.stream().map(LlmRequest::kind).toList());
@@ -81,7 +81,7 @@ class DiaryCoverageTest {
         driver.advanceWallClockTime(Duration.ofSeconds(30));
         assertTrue(driver.requests().isEmpty(), "not within the backoff");
         driver.advanceWallClockTime(Duration.ofSeconds(40));
-        List<LlmRequest> again = driver.requests().readValuesToList();
+        List<LlmRequest> again = driver.asked();
         assertEquals(1, again.size(), "only the kind that failed is sent again: " + again);
         assertEquals(LlmKind.DIARY, again.get(0).kind());
         assertEquals(diary.requestId(), again.get(0).requestId());
@@ -99,7 +99,7 @@ class DiaryCoverageTest {
 
         send("user", "and the green one");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> next = driver.requests().readValuesToList();
+        List<LlmRequest> next = driver.asked();
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).fromSeq(), "the next span starts after the covered one");
     }
@@ -109,7 +109,7 @@ class DiaryCoverageTest {
         send("user", "question 0" + words(100));
         send("assistant", "answer 0" + words(100));
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        LlmRequest idle = driver.requests().readValuesToList().get(0);
+        LlmRequest idle = driver.asked().get(0);
         result(LlmResult.failed(idle, "HTTP 500", 5, T0));
         result(LlmResult.failed(idle.withKind(LlmKind.EXTRACT), "HTTP 500", 5, T0));
 
@@ -117,7 +117,7 @@ class DiaryCoverageTest {
         send("user", "question 1" + words(100));
         send("assistant", "answer 1" + words(100));
         send("user", "question 2" + words(100));
-        List<LlmRequest> emitted = driver.requests().readValuesToList();
+        List<LlmRequest> emitted = driver.asked();
         assertEquals(
                 List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
                 emitted.stream().map(LlmRequest::kind).toList());
@@ -128,7 +128,7 @@ class DiaryCoverageTest {
         assertEquals(-1, header().diaryCoveredSeq(), "a later success does not skip the failed span");
 
         driver.advanceWallClockTime(Duration.ofMinutes(2));
-        List<LlmRequest> again = driver.requests().readValuesToList();
+        List<LlmRequest> again = driver.asked();
         assertEquals(
                 List.of(LlmKind.DIARY, LlmKind.EXTRACT),
                 again.stream().map(LlmRequest::kind).toList());
@@ -141,13 +141,36 @@ class DiaryCoverageTest {
     }
 
     @Test
+    void aSpanAsksForItsDiaryAndItsExtractionInOneRecord() {
+        send("user", "remember the blue deploy");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        List<LlmRequest> records = driver.requests().readValuesToList();
+        assertEquals(1, records.size(), "the span travels once");
+        assertEquals(List.of(LlmKind.DIARY, LlmKind.EXTRACT), records.get(0).kinds());
+        LlmRequest diary = records.get(0).withKind(LlmKind.DIARY);
+
+        result(LlmResult.failed(diary, "HTTP 500", 5, T0));
+        result(LlmResult.failed(diary.withKind(LlmKind.EXTRACT), "HTTP 500", 5, T0));
+        driver.advanceWallClockTime(Duration.ofMinutes(2));
+        records = driver.requests().readValuesToList();
+        assertEquals(1, records.size(), "both failed kinds are sent again in one record");
+        assertEquals(List.of(LlmKind.DIARY, LlmKind.EXTRACT), records.get(0).kinds());
+        assertEquals(1, records.get(0).attempt());
+
+        result(LlmResult.ok(records.get(0).withKind(LlmKind.EXTRACT), "added=1", 1, T0));
+        result(LlmResult.ok(records.get(0).withKind(LlmKind.DIARY), "written", 1, T0));
+        assertEquals(0, header().diaryCoveredSeq(), "each kind is answered on its own, and both settled");
+        assertTrue(spans().isEmpty());
+    }
+
+    @Test
     void aSpanIsKeptWithoutACopyOfItsMessagesUntilACompactionArchivesThem() {
         send("user", "question 0" + words(100));
         send("assistant", "answer 0" + words(100));
         send("user", "question 1" + words(100));
         send("assistant", "answer 1" + words(100));
         send("user", "question 2" + words(100));
-        List<LlmRequest> emitted = driver.requests().readValuesToList();
+        List<LlmRequest> emitted = driver.asked();
         assertEquals(
                 List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
                 emitted.stream().map(LlmRequest::kind).toList());
@@ -162,7 +185,7 @@ class DiaryCoverageTest {
                 diary.messages(), spans().get(0).request().messages(), "copied in before its messages left the window");
 
         driver.advanceWallClockTime(Duration.ofMinutes(2));
-        List<LlmRequest> again = driver.requests().readValuesToList();
+        List<LlmRequest> again = driver.asked();
         assertEquals(
                 List.of(LlmKind.DIARY), again.stream().map(LlmRequest::kind).toList());
         assertEquals(diary.messages(), again.get(0).messages(), "the same span, from the copy");
@@ -177,14 +200,14 @@ class DiaryCoverageTest {
         send("user", "short question");
         send("assistant", "short answer");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = driver.requests().readValuesToList();
+        List<LlmRequest> idle = driver.asked();
         LlmRequest diary = idle.get(0);
         result(LlmResult.ok(idle.get(1), "added=0", 1, T0));
         LlmRequest current = diary;
         for (int failure = 1; failure < 3; failure++) {
             result(LlmResult.failed(current, "HTTP 500 #" + failure, 5, T0));
             driver.advanceWallClockTime(Duration.ofMinutes(5));
-            List<LlmRequest> again = driver.requests().readValuesToList();
+            List<LlmRequest> again = driver.asked();
             assertEquals(1, again.size());
             current = again.get(0);
             assertEquals(failure, current.attempt());
@@ -218,12 +241,12 @@ class DiaryCoverageTest {
         send("user", "short question");
         send("assistant", "short answer");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        List<LlmRequest> idle = driver.requests().readValuesToList();
+        List<LlmRequest> idle = driver.asked();
         LlmRequest current = idle.get(0);
         for (int failure = 1; failure <= 3; failure++) {
             result(LlmResult.failed(current, "HTTP 500", 5, T0));
             driver.advanceWallClockTime(Duration.ofMinutes(5));
-            List<LlmRequest> again = driver.requests().readValuesToList();
+            List<LlmRequest> again = driver.asked();
             current = again.isEmpty() ? current : again.get(0);
         }
         List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
@@ -241,7 +264,7 @@ class DiaryCoverageTest {
     void anExpiringSessionDeadLettersItsUnsettledSpan() throws Exception {
         send("user", "remember this");
         driver.advanceWallClockTime(Duration.ofMinutes(31));
-        LlmRequest diary = driver.requests().readValuesToList().get(0);
+        LlmRequest diary = driver.asked().get(0);
         result(LlmResult.ok(diary, "written", 1, T0));
         driver.advanceWallClockTime(Duration.ofDays(31));
         List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();

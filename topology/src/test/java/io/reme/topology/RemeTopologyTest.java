@@ -4,6 +4,7 @@ import static io.reme.topology.SessionDriver.summary;
 import static io.reme.topology.SessionDriver.words;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -161,29 +162,23 @@ class RemeTopologyTest {
     }
 
     /**
-     * The requests emitted since the last read, without the EXTRACT requests, after checking that
-     * each DIARY request is followed by an EXTRACT request for exactly the same span.
+     * The requests emitted since the last read, each as its own kind alone, after checking that each
+     * DIARY request asks in the same record for the extraction of exactly the same span.
      */
     private List<LlmRequest> requests() {
         return requestKeyValues().stream().map(kv -> kv.value).toList();
     }
 
     private List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> requestKeyValues() {
-        List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> all =
-                driver.requests().readKeyValuesToList();
         List<org.apache.kafka.streams.KeyValue<String, LlmRequest>> rest = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            LlmRequest request = all.get(i).value;
-            if (request.kind() == LlmKind.DIARY) {
-                assertTrue(i + 1 < all.size(), "an EXTRACT request follows the DIARY request " + request.requestId());
-                assertEquals(request.withKind(LlmKind.EXTRACT), all.get(i + 1).value, "same span for extraction");
-                assertEquals(all.get(i).key, all.get(i + 1).key);
-            }
-            if (request.kind() != LlmKind.EXTRACT) {
-                rest.add(all.get(i));
-            } else {
-                assertEquals(LlmKind.DIARY, all.get(i - 1).value.kind(), "an EXTRACT request only with a DIARY one");
-            }
+        for (org.apache.kafka.streams.KeyValue<String, LlmRequest> kv :
+                driver.requests().readKeyValuesToList()) {
+            LlmRequest request = kv.value;
+            assertNotEquals(LlmKind.EXTRACT, request.kind(), "an EXTRACT request only as a DIARY one's twin");
+            List<LlmKind> expected =
+                    request.kind() == LlmKind.DIARY ? List.of(LlmKind.DIARY, LlmKind.EXTRACT) : List.of(request.kind());
+            assertEquals(expected, request.kinds(), "the same record asks for extraction " + request.requestId());
+            rest.add(new org.apache.kafka.streams.KeyValue<>(kv.key, request.withKind(request.kind())));
         }
         return rest;
     }

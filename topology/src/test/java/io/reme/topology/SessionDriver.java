@@ -192,10 +192,18 @@ final class SessionDriver implements AutoCloseable {
     }
 
     /** The requests of {@code kind} emitted since the last read; the others read with them are dropped. */
-    List<LlmRequest> requestsOf(LlmKind kind) {
+    /**
+     * The requests emitted since the last read as a worker takes them: a record asking for several kinds
+     * (a DIARY request's EXTRACT twin) is one request per kind, in the record's order.
+     */
+    List<LlmRequest> asked() {
         return requests().readValuesToList().stream()
-                .filter(r -> r.kind() == kind)
+                .flatMap(r -> r.kinds().stream().map(r::withKind))
                 .toList();
+    }
+
+    List<LlmRequest> requestsOf(LlmKind kind) {
+        return asked().stream().filter(r -> r.kind() == kind).toList();
     }
 
     void advanceWallClockTime(Duration advance) {

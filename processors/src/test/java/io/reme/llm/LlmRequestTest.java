@@ -1,0 +1,56 @@
+package io.reme.llm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.reme.json.Json;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.message.Role;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LlmRequestTest {
+    private static final Instant T0 = Instant.parse("2026-12-02T09:00:00Z");
+
+    private static LlmRequest diary() {
+        Message message =
+                new Message("t1", "s1", "u1", "m-1", Role.USER, null, T0, List.of(new Block.Text("remember the blue")));
+        return new LlmRequest("r-1", 2, LlmKind.DIARY, "t1", "s1", "u1", 4, 4, List.of(message), "", "en", 0, T0);
+    }
+
+    @Test
+    void aRecordAsksForItsOwnKindAndThenTheOthers() {
+        LlmRequest both = diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT));
+        assertEquals(List.of(LlmKind.DIARY, LlmKind.EXTRACT), both.kinds());
+        assertEquals(List.of(LlmKind.DIARY), diary().kinds());
+        assertEquals(
+                diary().withKind(LlmKind.EXTRACT),
+                both.withKind(LlmKind.EXTRACT),
+                "each kind alone is the request as if it had come on its own");
+        assertEquals(diary(), both.withKind(LlmKind.DIARY));
+        assertEquals(
+                List.of(LlmKind.EXTRACT),
+                diary().asking(List.of(LlmKind.EXTRACT)).kinds());
+    }
+
+    @Test
+    void theOtherKindsTravelInTheJson() throws Exception {
+        LlmRequest both = diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT));
+        assertEquals(both, Json.MAPPER.readValue(Json.bytes(both), LlmRequest.class));
+        String older =
+                new String(Json.bytes(diary()), java.nio.charset.StandardCharsets.UTF_8).replace(",\"also\":[]", "");
+        assertEquals(
+                diary(), Json.MAPPER.readValue(older, LlmRequest.class), "a record written before 'also' asks for one");
+    }
+
+    @Test
+    void theOtherKindsAreDistinctAndNeverASummary() {
+        assertThrows(IllegalArgumentException.class, () -> diary().asking(List.of(LlmKind.DIARY, LlmKind.DIARY)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT, LlmKind.EXTRACT)));
+        assertThrows(IllegalArgumentException.class, () -> diary().asking(List.of(LlmKind.DIARY, LlmKind.COMPACT)));
+    }
+}
