@@ -259,8 +259,10 @@ public final class IngestBenchmark {
                 Integer.toString(threads),
                 AppConfig.COMMIT_INTERVAL_MS.name(),
                 Integer.toString(commitIntervalMs)));
-        kafka.forEach((key, value) -> settings.put("kafka." + key, value));
-        AppConfig config = AppConfig.of(settings);
+        // kafka.* entries are read from the config file only; as options they would be dropped unread.
+        Map<String, String> file = new HashMap<>();
+        kafka.forEach((key, value) -> file.put("kafka." + key, value));
+        AppConfig config = AppConfig.load(file, Map.of(), settings);
         Properties props = StreamsSettings.properties(config, bootstrap, "127.0.0.1:1");
         Map<TopicPartition, Long> ends = endOffsets(admin, inputTopic);
         Map<String, Long> sizesBefore = topicBytes(admin);
@@ -297,11 +299,17 @@ public final class IngestBenchmark {
             Map<String, Long> lastNative = nativeCpuNs();
             streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
-            if (firstNs == 0 || total - firstDone < total / 2) {
+            if (firstNs == 0 || total - firstDone < total / 10) {
                 throw new IllegalStateException(applicationId + ": too little was measured (" + (total - firstDone)
                         + " of " + total + " records after the first commit); use a larger shape");
             }
             long measured = total - firstDone;
+            if (measured < total / 2) {
+                // The pass-through can copy most of a shape before its first commit: a rough figure, said so.
+                out.printf(
+                        "    %s: only %d of %d records came after the first commit: a rough figure%n",
+                        applicationId, measured, total);
+            }
             out.printf(
                     "    %s: CPU per message %.0f µs in its own threads, %.0f µs in the process%n",
                     applicationId, threadCpu / 1e3 / measured, processCpu / 1e3 / measured);
