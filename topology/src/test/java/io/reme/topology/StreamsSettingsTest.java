@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +48,11 @@ class StreamsSettingsTest {
         assertEquals(10_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+        assertEquals("zstd", defaults.get(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG)));
+        assertEquals(
+                1,
+                defaults.get(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG)),
+                "the cheap level: tasks write many small batches");
         assertEquals(
                 0,
                 StreamsSettings.properties(config(dir, Map.of()), "127.0.0.1:9092", "h:1")
