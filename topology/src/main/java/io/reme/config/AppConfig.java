@@ -526,6 +526,12 @@ public final class AppConfig {
                 errors.add(field.name() + " (" + source + "): " + e.getMessage());
             }
         }
+        for (String name : overrides.keySet()) {
+            // A misspelt option, or a file-only one (kafka.*, per tenant), would otherwise be dropped unread.
+            if (FIELDS.stream().noneMatch(f -> f.name().equals(name))) {
+                errors.add(name + " (option): unknown option");
+            }
+        }
         Map<String, String> kafka = new LinkedHashMap<>();
         Map<String, String> fileOnly = new HashMap<>();
         Map<String, Map<String, Object>> tenantValues = new TreeMap<>();

@@ -190,6 +190,13 @@ class AppConfigTest {
     }
 
     @Test
+    void anOptionThatNoFieldReadsIsRefusedNotDropped() {
+        String problem = problemOf(rejected(Map.of(), Map.of(), Map.of("kafka.linger.ms", "20")), "kafka.linger.ms");
+        assertTrue(problem.contains("(option): unknown option"), problem);
+        problemOf(rejected(Map.of(), Map.of(), Map.of("reme.topic.partition", "6")), "reme.topic.partition");
+    }
+
+    @Test
     void everyBadValueIsReportedAtOnce() {
         ConfigException e = rejected(
                 Map.of("reme.zone", "Mars/Olympus_Mons", "reme.unknown-thing", "1"),
@@ -396,11 +403,12 @@ class AppConfigTest {
 
     @Test
     void tenantOverridesAreReadOnlyFromTheFile() {
-        AppConfig config = AppConfig.load(
-                Map.of(),
-                Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"),
-                Map.of("reme.tenant.acme.context.reserve", "20000"));
+        AppConfig config = AppConfig.load(Map.of(), Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"), Map.of());
         assertTrue(config.tenantPolicies().isEmpty());
+        String problem = problemOf(
+                rejected(Map.of(), Map.of(), Map.of("reme.tenant.acme.context.reserve", "20000")),
+                "reme.tenant.acme.context.reserve");
+        assertTrue(problem.contains("unknown option"), "as an option it is refused, not dropped: " + problem);
     }
 
     @Test
