@@ -7,6 +7,7 @@ import io.reme.json.Json;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class LlmRequestTest {
         LlmRequest both = diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT));
         assertEquals(both, Json.MAPPER.readValue(Json.bytes(both), LlmRequest.class));
         String older =
-                new String(Json.bytes(diary()), java.nio.charset.StandardCharsets.UTF_8).replace(",\"also\":[]", "");
+                new String(Json.bytes(diary()), StandardCharsets.UTF_8).replace(",\"also\":[]", "");
         assertEquals(
                 diary(), Json.MAPPER.readValue(older, LlmRequest.class), "a record written before 'also' asks for one");
     }
