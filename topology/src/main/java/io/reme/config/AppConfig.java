@@ -127,6 +127,13 @@ public final class AppConfig {
             "100",
             "Streams commit interval in milliseconds.",
             Parsers.intIn(1, 600_000));
+    public static final ConfigField<Integer> CACHE_MAX_BYTES = new ConfigField<>(
+            "reme.streams.cache-max-bytes",
+            "67108864",
+            "Bytes of the Streams record cache, shared by the stream threads (0: none). A tool output is stored "
+                    + "in full while recent and cut by the next message, mostly within the same commit; a cache "
+                    + "that holds a commit's writes keeps the full form out of RocksDB and the changelog.",
+            Parsers.intIn(0, Integer.MAX_VALUE));
     public static final ConfigField<Boolean> STATIC_MEMBERSHIP = new ConfigField<>(
             "reme.streams.static-membership",
             "true",

@@ -28,6 +28,7 @@ public final class StreamsSettings {
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.get(AppConfig.PROCESSING_GUARANTEE));
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.get(AppConfig.STREAM_THREADS));
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.get(AppConfig.COMMIT_INTERVAL_MS));
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, (long) config.get(AppConfig.CACHE_MAX_BYTES));
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(AppConfig.REPLICATION_FACTOR));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Opt in to the Kafka 5 behaviour now; we have no global stores, so this only silences a warning.

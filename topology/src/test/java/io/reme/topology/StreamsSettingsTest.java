@@ -48,6 +48,7 @@ class StreamsSettingsTest {
         assertEquals(10_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+        assertEquals(64L << 20, defaults.get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG));
         assertEquals("zstd", defaults.get(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG)));
         assertEquals(
                 1,
@@ -68,6 +69,8 @@ class StreamsSettingsTest {
                                 AppConfig.SESSION_TIMEOUT.name(),
                                 "45s",
                                 AppConfig.STANDBY_REPLICAS.name(),
+                                "0",
+                                AppConfig.CACHE_MAX_BYTES.name(),
                                 "0")),
                 "b:9092",
                 "h:1");
@@ -75,6 +78,7 @@ class StreamsSettingsTest {
         assertFalse(Files.exists(dir.resolve("d").resolve(InstanceId.FILE)));
         assertEquals(45_000, dynamic.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(0, dynamic.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+        assertEquals(0L, dynamic.get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG));
 
         Path file = dir.resolve("reme.properties");
         Files.writeString(file, "kafka.session.timeout.ms=6000\n");
