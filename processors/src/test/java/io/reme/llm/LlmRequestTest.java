@@ -40,8 +40,7 @@ class LlmRequestTest {
     void theOtherKindsTravelInTheJson() throws Exception {
         LlmRequest both = diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT));
         assertEquals(both, Json.MAPPER.readValue(Json.bytes(both), LlmRequest.class));
-        String older =
-                new String(Json.bytes(diary()), StandardCharsets.UTF_8).replace(",\"also\":[]", "");
+        String older = new String(Json.bytes(diary()), StandardCharsets.UTF_8).replace(",\"also\":[]", "");
         assertEquals(
                 diary(), Json.MAPPER.readValue(older, LlmRequest.class), "a record written before 'also' asks for one");
     }
