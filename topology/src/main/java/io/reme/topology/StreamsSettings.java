@@ -39,8 +39,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
         // Level 1, not zstd's default 3: a task writes many small batches per commit (a changelog per store
         // and partition), and level 3 set up and cleared its larger tables for each one, 12-14 % of the
-        // session threads' CPU in bench ingest; level 1 cut their CPU per message by about a quarter for
-        // 0-8 % more bytes (docs/benchmarks.md). Topics that keep zstd store such batches as they come.
+        // session threads' CPU in bench ingest; at level 1 it is 7 %, for 0-8 % more bytes
+        // (docs/benchmarks.md). Topics that keep zstd store such batches as they come.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG), 1);
         // With transactions v2 the first batch of every transaction can meet CONCURRENT_TRANSACTIONS
         // while the previous one completes; a later batch sent alongside it then reaches a partition
