@@ -107,6 +107,18 @@ final class FusionSweep {
     }
 
     static List<String> rrf(Lists l, int k, double[] w) {
+        return order(rrfScores(l, k, w));
+    }
+
+    /** RRF over the four lists, a memory whose text asks a question keeping {@code weight} of its score. */
+    static List<String> questions(Lists l, int k, double weight) {
+        Map<String, Double> s = rrfScores(l, k, new double[] {1, 1, 1, 1});
+        s.replaceAll((id, sum) -> HybridFusion.asksQuestion(l.hits().get(id).text()) ? sum * weight : sum);
+        return order(s);
+    }
+
+    /** Each candidate's sum over the four lists of {@code w[list] / (k + rank)}. */
+    private static Map<String, Double> rrfScores(Lists l, int k, double[] w) {
         Map<String, Double> s = new HashMap<>();
         for (String id : l.ids()) {
             double sum = 0;
@@ -118,23 +130,7 @@ final class FusionSweep {
             }
             s.put(id, sum);
         }
-        return order(s);
-    }
-
-    /** RRF over the four lists, a memory whose text asks a question keeping {@code weight} of its score. */
-    static List<String> questions(Lists l, int k, double weight) {
-        Map<String, Double> s = new HashMap<>();
-        for (String id : l.ids()) {
-            double sum = 0;
-            for (int i = 0; i < 4; i++) {
-                Integer r = l.ranks().get(i).get(id);
-                if (r != null) {
-                    sum += 1.0 / (k + r);
-                }
-            }
-            s.put(id, HybridFusion.asksQuestion(l.hits().get(id).text()) ? sum * weight : sum);
-        }
-        return order(s);
+        return s;
     }
 
     /** The first n of the stage-1 order reordered by the bare lists' RRF (and the stage-1 rank); the rest kept. */

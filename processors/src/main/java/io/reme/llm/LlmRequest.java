@@ -148,22 +148,7 @@ public record LlmRequest(
 
     /** The same request as {@code newKind} alone (without {@code also}): what a worker answers. */
     public LlmRequest withKind(LlmKind newKind) {
-        return new LlmRequest(
-                requestId,
-                epoch,
-                newKind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                summaryBudget,
-                unansweredCalls);
+        return asking(List.of(newKind));
     }
 
     /**

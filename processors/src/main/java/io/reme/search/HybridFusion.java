@@ -93,6 +93,11 @@ public final class HybridFusion {
         public Fused(String id, double score, Double textScore, Double vectorScore) {
             this(id, score, textScore, vectorScore, null, null);
         }
+
+        /** The same candidate with another fused score; the lists' raw scores stay. */
+        Fused withScore(double newScore) {
+            return new Fused(id, newScore, textScore, vectorScore, contextTextScore, contextVectorScore);
+        }
     }
 
     /**
@@ -170,16 +175,7 @@ public final class HybridFusion {
         if (!candidates.questions().isEmpty()) {
             List<Fused> weighed = new ArrayList<>(all.size());
             for (Fused f : all) {
-                weighed.add(
-                        candidates.questions().contains(f.id())
-                                ? new Fused(
-                                        f.id(),
-                                        f.score() * QUESTION_WEIGHT,
-                                        f.textScore(),
-                                        f.vectorScore(),
-                                        f.contextTextScore(),
-                                        f.contextVectorScore())
-                                : f);
+                weighed.add(candidates.questions().contains(f.id()) ? f.withScore(f.score() * QUESTION_WEIGHT) : f);
             }
             weighed.sort(FUSED_ORDER);
             all = weighed;
@@ -300,13 +296,7 @@ public final class HybridFusion {
         List<Fused> out = new ArrayList<>(ranks.size());
         for (Fused f : ranks) {
             double score = used == 0 ? 0 : scores.getOrDefault(f.id(), 0.0) / used;
-            out.add(new Fused(
-                    f.id(),
-                    (f.score() + score) / 2,
-                    f.textScore(),
-                    f.vectorScore(),
-                    f.contextTextScore(),
-                    f.contextVectorScore()));
+            out.add(f.withScore((f.score() + score) / 2));
         }
         out.sort(FUSED_ORDER);
         return out;
