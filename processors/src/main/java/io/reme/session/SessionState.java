@@ -746,12 +746,14 @@ final class SessionState {
             if (header == null || staleEntry(header, lastActiveMs)) {
                 continue;
             }
-            Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
+            // Before archiving: a span kept by reference reads its messages from the store, and archiving
+            // would first write each such span again with a copy of them, only for it to be deleted here.
             for (DiarySpan span : diarySpans(key)) {
                 // The state goes, so nothing can retry it: hand the span to the operator instead of dropping it.
                 deadLetterSpan(key, header, span, null, "session expired before the span succeeded", nowMs);
                 diarySpans.delete(key.messageKey(span.request().fromSeq()));
             }
+            Archived archived = archive(key, header.firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
             summaries.delete(key.key());
             recentIds.forget(key);
             headers.delete(key.key());
