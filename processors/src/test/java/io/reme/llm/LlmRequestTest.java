@@ -52,5 +52,11 @@ class LlmRequestTest {
                 IllegalArgumentException.class,
                 () -> diary().asking(List.of(LlmKind.DIARY, LlmKind.EXTRACT, LlmKind.EXTRACT)));
         assertThrows(IllegalArgumentException.class, () -> diary().asking(List.of(LlmKind.DIARY, LlmKind.COMPACT)));
+        // Produced straight to Kafka: unreadable, which a worker dead-letters instead of running.
+        String forged = new String(Json.bytes(diary()), StandardCharsets.UTF_8)
+                .replace("\"also\":[]", "\"also\":[\"EXTRACT\",\"EXTRACT\",\"COMPACT\"]");
+        assertThrows(Exception.class, () -> Json.MAPPER.readValue(forged, LlmRequest.class));
+        String unknown = forged.replace("[\"EXTRACT\",\"EXTRACT\",\"COMPACT\"]", "[\"DELETE_ALL\"]");
+        assertThrows(Exception.class, () -> Json.MAPPER.readValue(unknown, LlmRequest.class));
     }
 }
