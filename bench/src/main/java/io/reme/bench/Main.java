@@ -1,5 +1,6 @@
 package io.reme.bench;
 
+import io.reme.cluster.ClusterCommand;
 import io.reme.config.ConfigException;
 import io.reme.eval.EvalCommand;
 import picocli.CommandLine;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "ReMe Streams benchmarks 0.1.0",
         description = "Benchmarks and evaluation of ReMe Streams.",
-        subcommands = {BenchCommand.class, EvalCommand.class})
+        subcommands = {BenchCommand.class, EvalCommand.class, ClusterCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
