@@ -73,6 +73,10 @@ public final class ChildProcess {
             builder.environment().keySet().removeIf(variable -> variable.startsWith("REME_"));
             builder.environment().putAll(environment);
             Process process = builder.start();
+            if (!detached) {
+                // An attached child must not outlive the JVM that started it, however that JVM ends.
+                Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, name + "-stop"));
+            }
             Files.writeString(pidFile, Long.toString(process.pid()), StandardCharsets.UTF_8);
             return process.pid();
         } catch (IOException e) {
