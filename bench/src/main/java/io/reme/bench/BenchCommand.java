@@ -20,16 +20,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench ingest|search|llm|soak}: throughput benchmarks on a throw-away embedded broker (ingest,
- * llm) or a throw-away memory index (search), and the fault soak (the application in a child JVM,
- * killed and restarted).
+ * {@code bench ingest|search|llm|soak|cluster}: throughput benchmarks on a throw-away embedded broker
+ * (ingest, llm) or a throw-away memory index (search), the fault soak (the application in a child JVM,
+ * killed and restarted) and the cluster faults (every part of a real cluster killed in turn).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark: ingest, search, llm or soak.")
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        description = "Run a benchmark: ingest, search, llm, soak or cluster.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",
-            description = "ingest (session processor), search (memory index), llm (worker pool) or soak (faults)")
+            description =
+                    "ingest (session processor), search (memory index), llm (worker pool), soak (faults) or cluster "
+                            + "(faults of a real cluster)")
     String what;
 
     @Option(
@@ -128,15 +133,39 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--max-up-ms", description = "soak: longest run between kills (default 15000).")
     long maxUpMs = 15_000;
 
-    @Option(names = "--pace-ms", description = "soak: pause between two produced turns (default 600).")
+    @Option(names = "--pace-ms", description = "soak, cluster: pause between two turns of the load (default 600).")
     long paceMs = 600;
 
     @Option(
             names = "--settle-timeout-s",
-            description = "soak: how long the pipeline may take to settle after " + "the last kill (default 300).")
+            description = "soak, cluster: how long the pipeline may take to settle after the last fault (default 300).")
     long settleTimeoutS = 300;
 
-    @Option(names = "--seed", description = "soak: seed of the load, the kills and the LLM's moods (default 42).")
+    @Option(names = "--instances", description = "cluster: application instances (default 2).")
+    int instances = 2;
+
+    @Option(
+            names = "--sessions-per-tenant",
+            description = "cluster: sessions of each of the three tenants (default 4).")
+    int clusterSessions = 4;
+
+    @Option(names = "--hold-s", description = "cluster: how long each fault lasts under load (default 20).")
+    long holdS = 20;
+
+    @Option(
+            names = "--quiet-s",
+            description = "cluster: load without a fault before the first and after each recovery (default 20).")
+    long quietS = 20;
+
+    @Option(
+            names = "--app-jar",
+            description = "cluster: the application jar (default topology/target/reme-streams.jar, from the "
+                    + "repository root).")
+    Path appJar = Path.of("topology/target/reme-streams.jar");
+
+    @Option(
+            names = "--seed",
+            description = "soak, cluster: seed of the load, the kills and the LLM's moods (default 42).")
     long seed = 42;
 
     @Option(
@@ -147,8 +176,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm", "soak").contains(what)) {
-            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak");
+        if (!List.of("ingest", "search", "llm", "soak", "cluster").contains(what)) {
+            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak, cluster");
             return 2;
         }
         if (dataDir != null) {
@@ -173,6 +202,24 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private int run(Path dir) throws Exception {
+        if ("cluster".equals(what)) {
+            ClusterBenchmark.Settings settings;
+            try {
+                settings = new ClusterBenchmark.Settings(
+                        instances,
+                        clusterSessions,
+                        Duration.ofMillis(paceMs),
+                        Duration.ofSeconds(holdS),
+                        Duration.ofSeconds(quietS),
+                        Duration.ofSeconds(settleTimeoutS),
+                        seed,
+                        appJar);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return new ClusterBenchmark(dir, settings, System.out).run() ? 0 : 1;
+        }
         if ("soak".equals(what)) {
             SoakBenchmark.Settings settings;
             try {

@@ -1,12 +1,10 @@
 package io.reme.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.app.AppProcess;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.json.Json;
-import io.reme.session.ArchivedMessage;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -39,13 +37,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -231,7 +225,7 @@ public final class SoakBenchmark {
             if (turn + 1 >= settings.turns()) {
                 sessions.remove(session);
             }
-            for (ObjectNode message : turn(session, turn, turns)) {
+            for (ObjectNode message : AgentTurns.turn(TENANT, session, users.get(session), turn, turns)) {
                 try {
                     producer.send(new ProducerRecord<>(
                                     TOPICS.messages(),
@@ -246,81 +240,6 @@ public final class SoakBenchmark {
             }
             sleep(settings.pace().toMillis());
         }
-    }
-
-    /** A turn: the user asks, the assistant calls a tool, the tool answers, the assistant replies. */
-    private List<ObjectNode> turn(String session, int turn, Random rnd) {
-        String callId = "call_" + session + "_" + turn;
-        List<ObjectNode> messages = new ArrayList<>(4);
-        ObjectNode user = Json.MAPPER.createObjectNode().put("role", "user");
-        ObjectNode call = Json.MAPPER.createObjectNode().put("role", "assistant");
-        ArrayNode calls = call.putArray("tool_calls");
-        calls.addObject()
-                .put("id", callId)
-                .put("type", "function")
-                .putObject("function")
-                .put("name", "read_file")
-                .put("arguments", "{\"path\":\"/srv/app/module" + turn % 7 + "/Service.java\"}");
-        ObjectNode result = Json.MAPPER
-                .createObjectNode()
-                .put("role", "tool")
-                .put("tool_call_id", callId)
-                .put("name", "read_file");
-        ObjectNode answer = Json.MAPPER.createObjectNode().put("role", "assistant");
-        messages.addAll(List.of(user, call, result, answer));
-        Instant now = Instant.now();
-        for (int i = 0; i < messages.size(); i++) {
-            String id = session + "-t" + turn + "-" + i;
-            String marker = "[soak:" + id + "]";
-            String text = switch (i) {
-                case 0 -> marker + " Turn " + turn + ": please look at module " + turn % 7 + " " + words(rnd, 30);
-                case 1 -> marker + " Reading the module.";
-                case 2 -> marker + "\n" + lines(rnd, rnd.nextInt(10) == 0 ? 16_000 : 300 + rnd.nextInt(4000));
-                default -> marker + " Done with turn " + turn + ". " + words(rnd, 40);
-            };
-            messages.get(i)
-                    .put("content", text)
-                    .put("tenant", TENANT)
-                    .put("session", session)
-                    .put("user", users.get(session))
-                    .put("id", id)
-                    .put("time", now.plusMillis(i).toString());
-        }
-        return messages;
-    }
-
-    private static String words(Random rnd, int count) {
-        String[] words = {
-            "offset",
-            "partition",
-            "retry",
-            "timeout",
-            "config",
-            "deploy",
-            "latency",
-            "window",
-            "summary",
-            "budget",
-            "tenant",
-            "decision",
-            "constraint",
-            "progress",
-            "blocked",
-            "error"
-        };
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            text.append(i == 0 ? "" : " ").append(words[rnd.nextInt(words.length)]);
-        }
-        return text.toString();
-    }
-
-    private static String lines(Random rnd, int bytes) {
-        StringBuilder text = new StringBuilder(bytes + 80);
-        for (int line = 1; text.length() < bytes; line++) {
-            text.append(line).append(": ").append(words(rnd, 10)).append('\n');
-        }
-        return text.toString();
     }
 
     /** Switches the LLM endpoint's mode every few seconds: mostly good, sometimes failing, slow or limited. */
@@ -397,9 +316,12 @@ public final class SoakBenchmark {
     private Check check(String bootstrap) throws IOException {
         List<String> violations = new ArrayList<>();
         String base = url.get();
-        Map<String, List<String>> archive = archivedIds(bootstrap);
-        Map<String, List<String>> files = dialogFileIds();
-        Map<String, String> diaries = diaryText();
+        Properties client = new Properties();
+        client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Map<String, List<String>> archive = Archive.topicIds(client, TOPICS.dialog());
+        Path workspace = dir.resolve("app").resolve("workspace");
+        Map<String, List<String>> files = Archive.fileIds(workspace);
+        Map<String, String> diaries = Archive.diaryText(workspace);
         long acceptedCount = 0;
         long liveCount = 0;
         long archivedCount = 0;
@@ -417,7 +339,8 @@ public final class SoakBenchmark {
             List<String> live = new ArrayList<>();
             window.path("messages")
                     .forEach(m -> live.add(m.path("message").path("id").asText()));
-            List<String> archived = archive.getOrDefault(session, List.of());
+            List<String> archived = archive.getOrDefault(TENANT + "/" + session, List.of());
+            List<String> filed = files.getOrDefault(TENANT + "/" + session, List.of());
             liveCount += live.size();
             archivedCount += archived.size();
             List<String> both = Stream.concat(archived.stream(), live.stream()).toList();
@@ -433,12 +356,11 @@ public final class SoakBenchmark {
                 violations.add(session + ": missing " + missing.size() + " " + first(missing) + ", unexpected "
                         + extra.size() + " " + first(extra));
             }
-            if (!new HashSet<>(files.getOrDefault(session, List.of())).equals(new HashSet<>(archived))
-                    || files.getOrDefault(session, List.of()).size() != archived.size()) {
-                violations.add(session + ": dialog files hold "
-                        + files.getOrDefault(session, List.of()).size() + " messages, the topic " + archived.size());
+            if (!new HashSet<>(filed).equals(new HashSet<>(archived)) || filed.size() != archived.size()) {
+                violations.add(
+                        session + ": dialog files hold " + filed.size() + " messages, the topic " + archived.size());
             }
-            String diary = diaries.getOrDefault(users.get(session), "");
+            String diary = diaries.getOrDefault(TENANT + "/" + users.get(session), "");
             List<String> undiarised = archived.stream()
                     .filter(id -> !diary.contains("[soak:" + id + "]"))
                     .toList();
@@ -508,70 +430,6 @@ public final class SoakBenchmark {
         } else {
             out.println("invariant FAILED:");
             check.violations().forEach(v -> out.println("  " + v));
-        }
-    }
-
-    /** Message ids on the {@code dialog} topic per session, committed records only. */
-    private static Map<String, List<String>> archivedIds(String bootstrap) throws IOException {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        Map<String, List<String>> ids = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(TOPICS.dialog()).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition()))
-                    .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    ArchivedMessage message = Json.MAPPER.readValue(record.value(), ArchivedMessage.class);
-                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>())
-                            .add(message.message().id());
-                }
-            }
-        }
-        return ids;
-    }
-
-    /** Message ids in the dialog JSONL files per session. */
-    private Map<String, List<String>> dialogFileIds() throws IOException {
-        Map<String, List<String>> ids = new HashMap<>();
-        for (Path file : files("dialog", ".jsonl")) {
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                if (!line.isBlank()) {
-                    ArchivedMessage message = Json.MAPPER.readValue(line, ArchivedMessage.class);
-                    ids.computeIfAbsent(message.session(), s -> new ArrayList<>())
-                            .add(message.message().id());
-                }
-            }
-        }
-        return ids;
-    }
-
-    /** Each user's diary pages, concatenated. */
-    private Map<String, String> diaryText() throws IOException {
-        Map<String, String> text = new HashMap<>();
-        for (Path file : files("memory", ".md")) {
-            String user = file.getParent().getParent().getFileName().toString();
-            text.merge(user, Files.readString(file, StandardCharsets.UTF_8), String::concat);
-        }
-        return text;
-    }
-
-    /** Files {@code <workspace>/soak/<user>/<folder>/*<suffix>}. */
-    private List<Path> files(String folder, String suffix) throws IOException {
-        Path tenant = dir.resolve("app").resolve("workspace").resolve(TENANT);
-        if (!Files.isDirectory(tenant)) {
-            return List.of();
-        }
-        try (Stream<Path> walk = Files.walk(tenant, 3)) {
-            return walk.filter(p -> p.getFileName().toString().endsWith(suffix)
-                            && p.getParent().getFileName().toString().equals(folder))
-                    .toList();
         }
     }
 

@@ -12,8 +12,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.Uuid;
 
@@ -21,7 +24,7 @@ import org.apache.kafka.common.Uuid;
  * What a cluster is, fixed at its first start and kept in {@code <dir>/cluster.properties} (mode 600: it
  * holds every password): its Kafka cluster id, every port (a restarted node must come back where the
  * quorum and the clients expect it), the SASL passwords of each principal, the application's request
- * secret and the one tenant's API key. Later commands on the same directory read it back.
+ * secret and the API key of each tenant. Later commands on the same directory read it back.
  *
  * @param brokerPorts the SASL/SCRAM client and inter-broker listener of node {@code i + 1}
  * @param controllerPorts the SASL/PLAIN controller listener of node {@code i + 1}
@@ -37,8 +40,7 @@ public record ClusterSpec(
         int workersPort,
         Properties passwords,
         String requestSecret,
-        String tenant,
-        String apiKey) {
+        Map<String, String> apiKeys) {
 
     /** The principals of {@code docker/acls.md}, each with its own SCRAM password. */
     public static final List<String> PRINCIPALS =
@@ -46,12 +48,15 @@ public record ClusterSpec(
 
     public static final String FILE = "cluster.properties";
     public static final String HOST = "127.0.0.1";
+    /** The tenants a new cluster serves, each with its own API key. */
+    public static final List<String> TENANTS = List.of("acme", "globex", "initech");
 
     public ClusterSpec {
         dir = dir.toAbsolutePath().normalize();
         brokerPorts = List.copyOf(brokerPorts);
         controllerPorts = List.copyOf(controllerPorts);
         appPorts = List.copyOf(appPorts);
+        apiKeys = Collections.unmodifiableMap(new LinkedHashMap<>(apiKeys));
         if (brokerPorts.size() != controllerPorts.size() || brokerPorts.isEmpty()) {
             throw new IllegalArgumentException("one broker and one controller port per node");
         }
@@ -73,6 +78,10 @@ public record ClusterSpec(
         for (String principal : PRINCIPALS) {
             passwords.setProperty(principal, secret(random, 16));
         }
+        Map<String, String> apiKeys = new LinkedHashMap<>();
+        for (String tenant : TENANTS) {
+            apiKeys.put(tenant, secret(random, 24));
+        }
         List<Integer> ports = freePorts(2 * nodes + instances + 2);
         ClusterSpec spec = new ClusterSpec(
                 dir,
@@ -84,8 +93,7 @@ public record ClusterSpec(
                 ports.get(2 * nodes + 1 + instances),
                 passwords,
                 secret(random, 32),
-                "acme",
-                secret(random, 24));
+                apiKeys);
         spec.write();
         return spec;
     }
@@ -112,8 +120,7 @@ public record ClusterSpec(
                 Integer.parseInt(props.getProperty("workers.port")),
                 passwords,
                 props.getProperty("request.secret"),
-                props.getProperty("tenant"),
-                props.getProperty("api.key"));
+                apiKeys(props.getProperty("api.keys")));
     }
 
     private void write() {
@@ -128,8 +135,7 @@ public record ClusterSpec(
             props.setProperty("password." + principal, password(principal));
         }
         props.setProperty("request.secret", requestSecret);
-        props.setProperty("tenant", tenant);
-        props.setProperty("api.key", apiKey);
+        props.setProperty("api.keys", apiKeysOption());
         try {
             Files.createDirectories(dir);
             Path file = dir.resolve(FILE);
@@ -145,6 +151,26 @@ public record ClusterSpec(
 
     public int nodes() {
         return brokerPorts.size();
+    }
+
+    /** The first tenant, the one a person trying the cluster uses. */
+    public String tenant() {
+        return apiKeys.keySet().iterator().next();
+    }
+
+    public String apiKey(String tenant) {
+        String key = apiKeys.get(tenant);
+        if (key == null) {
+            throw new IllegalArgumentException("no such tenant: " + tenant);
+        }
+        return key;
+    }
+
+    /** {@code tenant:key,...}, the instances' {@code REME_API_KEYS}. */
+    public String apiKeysOption() {
+        List<String> pairs = new ArrayList<>();
+        apiKeys.forEach((tenant, key) -> pairs.add(tenant + ":" + key));
+        return String.join(",", pairs);
     }
 
     public String password(String principal) {
@@ -211,6 +237,15 @@ public record ClusterSpec(
             throw new UncheckedIOException("no free loopback ports", e);
         }
         return ports;
+    }
+
+    private static Map<String, String> apiKeys(String option) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        for (String pair : option.split(",")) {
+            int colon = pair.indexOf(':');
+            keys.put(pair.substring(0, colon), pair.substring(colon + 1));
+        }
+        return keys;
     }
 
     private static List<Integer> ports(String list) {

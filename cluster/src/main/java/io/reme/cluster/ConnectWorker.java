@@ -1,5 +1,6 @@
 package io.reme.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -70,6 +71,34 @@ public final class ConnectWorker {
                     "Connect to create " + name,
                     deadline,
                     () -> http.send(put, HttpResponse.BodyHandlers.ofString()).statusCode() / 100 == 2,
+                    process);
+        }
+    }
+
+    /** Waits until every connector and each of its tasks is RUNNING. */
+    void awaitRunning(HttpClient http, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (String name : CONNECTORS) {
+            HttpRequest get = HttpRequest.newBuilder(URI.create(spec.connectUrl() + "/connectors/" + name + "/status"))
+                    .timeout(Duration.ofSeconds(30))
+                    .GET()
+                    .build();
+            Waits.until(
+                    name + " running",
+                    deadline,
+                    () -> {
+                        HttpResponse<String> response = http.send(get, HttpResponse.BodyHandlers.ofString());
+                        if (response.statusCode() != 200) {
+                            return false;
+                        }
+                        JsonNode status = JSON.readTree(response.body());
+                        boolean running = "RUNNING"
+                                .equals(status.path("connector").path("state").asText());
+                        for (JsonNode task : status.path("tasks")) {
+                            running &= "RUNNING".equals(task.path("state").asText());
+                        }
+                        return running && !status.path("tasks").isEmpty();
+                    },
                     process);
         }
     }

@@ -11,9 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,7 +139,9 @@ public final class LocalCluster implements AutoCloseable {
             awaitHttp(workers.process(), "http://" + ClusterSpec.HOST + ":" + workers.port() + "/metrics", deadline);
         }
         if (options.connect()) {
-            connect.createConnectors(http, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            connect.createConnectors(http, left);
+            connect.awaitRunning(http, left);
         }
         return this;
     }
@@ -187,8 +193,65 @@ public final class LocalCluster implements AutoCloseable {
         return workers;
     }
 
+    /** Starts the workers process again and waits until it serves its metrics. */
+    public void restartWorkers(Duration timeout) {
+        startIfStopped(workers);
+        awaitHttp(
+                workers.process(),
+                "http://" + ClusterSpec.HOST + ":" + workers.port() + "/metrics",
+                System.nanoTime() + timeout.toNanos());
+    }
+
     public ConnectWorker connect() {
         return connect;
+    }
+
+    /** Starts the Connect worker again and waits until it runs every connector (they live in its config topic). */
+    public void restartConnect(Duration timeout) {
+        if (!connect.process().isAlive()) {
+            connect.start(launcher(), options.appJar(), options.detached());
+        }
+        connect.awaitRunning(http, Duration.ofNanos(timeout.toNanos()));
+    }
+
+    /** The node that leads the metadata quorum (the active controller). */
+    public int activeController() throws Exception {
+        try (Admin admin = admin()) {
+            return admin.describeMetadataQuorum()
+                    .quorumInfo()
+                    .get(30, TimeUnit.SECONDS)
+                    .leaderId();
+        }
+    }
+
+    /**
+     * Waits until every partition of every topic has all its replicas in sync: after a restart or a
+     * wiped disk, the cluster is whole again only once it could lose another node.
+     */
+    public void awaitInSync(Duration timeout) {
+        try (Admin admin = admin()) {
+            Waits.until(
+                    "every replica in sync",
+                    System.nanoTime() + timeout.toNanos(),
+                    () -> {
+                        Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true))
+                                .names()
+                                .get(30, TimeUnit.SECONDS);
+                        for (TopicDescription topic : admin.describeTopics(topics)
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .values()) {
+                            for (TopicPartitionInfo partition : topic.partitions()) {
+                                if (partition.isr().size()
+                                        < partition.replicas().size()) {
+                                    return false;
+                                }
+                            }
+                        }
+                        return true;
+                    },
+                    nodes.stream().map(KafkaNode::process).toArray(ChildProcess[]::new));
+        }
     }
 
     /** Every process of the cluster, in start order. */

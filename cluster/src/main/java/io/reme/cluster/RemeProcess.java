@@ -80,7 +80,7 @@ public final class RemeProcess {
                 "--http-port",
                 Integer.toString(port())));
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("REME_API_KEYS", spec.tenant() + ":" + spec.apiKey());
+        env.put("REME_API_KEYS", spec.apiKeysOption());
         env.put("REME_REQUEST_SECRET", spec.requestSecret());
         env.put("REME_HTTP_HOST", ClusterSpec.HOST);
         env.put("REME_HTTP_ADVERTISED_HOST", ClusterSpec.HOST);

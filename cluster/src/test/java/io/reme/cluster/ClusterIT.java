@@ -286,7 +286,7 @@ class ClusterIT {
         HttpRequest get = HttpRequest.newBuilder(
                         URI.create(cluster.spec().appUrl(1) + "/v1/sessions/" + session + "/context?window=all"))
                 .timeout(Duration.ofSeconds(20))
-                .header("Authorization", "Bearer " + cluster.spec().apiKey())
+                .header("Authorization", "Bearer " + cluster.spec().apiKey("acme"))
                 .GET()
                 .build();
         HttpResponse<String> response = http.send(get, HttpResponse.BodyHandlers.ofString());
@@ -324,7 +324,7 @@ class ClusterIT {
                 .toString();
         return HttpRequest.newBuilder(URI.create(cluster.spec().appUrl(1) + "/v1/messages"))
                 .timeout(Duration.ofSeconds(15))
-                .header("Authorization", "Bearer " + cluster.spec().apiKey())
+                .header("Authorization", "Bearer " + cluster.spec().apiKey("acme"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();

@@ -1,0 +1,691 @@
+package io.reme.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.cluster.LocalCluster;
+import io.reme.json.Json;
+import io.reme.topic.Topics;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * {@code bench cluster}: the application on a real cluster ({@link LocalCluster}: three Kafka processes
+ * with SASL and ACLs, Connect in distributed mode, instances and a workers process), driven by agent
+ * sessions of several tenants through the HTTP API while one fault after another hits it: the leader
+ * of a busy {@code messages} partition and the active controller killed, a rolling restart of the
+ * brokers, an instance, the workers and Connect killed, a broker's disk wiped. Between faults the
+ * cluster recovers until every replica is in sync.
+ *
+ * <p>The ledger holds every message and memory the API accepted (a 2xx); a POST that failed or timed
+ * out is sent again with the same ids, to either instance, until it is accepted. At the end it checks
+ * the promises: each accepted message exactly once and in order, live or archived; the dialog files
+ * equal the topic; each archived message in a diary or a dead letter; each accepted memory listed and
+ * found by search; no served window above its maximum. It prints, per fault, the longest time a POST
+ * and a context read failed and the POST p99 against the quiet one, then one JSON line.
+ */
+public final class ClusterBenchmark {
+    private static final int MAX_INPUT = 4000;
+    private static final Duration PENDING_TIMEOUT = Duration.ofSeconds(60);
+    private static final Topics TOPICS = Topics.withDefaultPrefix();
+
+    /**
+     * What to run.
+     *
+     * @param hold how long each fault lasts under load before the part is brought back
+     * @param quiet load without faults, before the first (the quiet p99) and after each recovery
+     */
+    public record Settings(
+            int instances,
+            int sessionsPerTenant,
+            Duration pace,
+            Duration hold,
+            Duration quiet,
+            Duration settleTimeout,
+            long seed,
+            Path appJar) {
+        public Settings {
+            if (instances < 2) {
+                throw new IllegalArgumentException("--instances must be >= 2: one is killed while the others serve");
+            }
+            if (sessionsPerTenant < 1) {
+                throw new IllegalArgumentException("--sessions must be >= 1");
+            }
+        }
+    }
+
+    /** One injected fault: its name, what it does, and how the part comes back. */
+    private record Fault(String name, FaultStep inject, FaultStep recover) {}
+
+    @FunctionalInterface
+    private interface FaultStep {
+        void run() throws Exception;
+    }
+
+    /** What one phase (quiet, or a fault from injection to whole again) measured. */
+    private static final class Phase {
+        final String name;
+        final List<Long> postMs = new CopyOnWriteArrayList<>();
+        volatile long longestPostFailureMs;
+        volatile long longestReadFailureMs;
+        volatile long unavailableAfterWholeMs;
+
+        Phase(String name) {
+            this.name = name;
+        }
+
+        synchronized void postFailed(long ms) {
+            longestPostFailureMs = Math.max(longestPostFailureMs, ms);
+        }
+
+        synchronized void readFailed(long ms) {
+            longestReadFailureMs = Math.max(longestReadFailureMs, ms);
+        }
+
+        long p99() {
+            List<Long> sorted = postMs.stream().sorted().toList();
+            return sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99)));
+        }
+    }
+
+    private record Session(String tenant, String id, String user) {
+        String key() {
+            return tenant + "/" + id;
+        }
+    }
+
+    /** An accepted memory: its id and the word only it contains. */
+    private record Memory(Session session, String id, String word) {}
+
+    private final Path dir;
+    private final Settings settings;
+    private final PrintStream out;
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<Session> sessions = new ArrayList<>();
+    /** Accepted message ids per session ({@code tenant/session}), in the order they were accepted. */
+    private final Map<String, List<String>> accepted = new ConcurrentHashMap<>();
+
+    private final List<Memory> memories = new CopyOnWriteArrayList<>();
+    private final Map<String, Long> largestWindow = new ConcurrentHashMap<>();
+    private final AtomicReference<Phase> phase = new AtomicReference<>(new Phase("quiet"));
+    private final List<Phase> phases = new CopyOnWriteArrayList<>();
+    private LocalCluster cluster;
+
+    public ClusterBenchmark(Path dir, Settings settings, PrintStream out) {
+        this.dir = dir;
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /** Runs the load and the faults and returns whether every invariant held. */
+    public boolean run() throws Exception {
+        try (LocalChatServer llm = LocalChatServer.start(Duration.ofMillis(20))) {
+            long started = System.nanoTime();
+            cluster = LocalCluster.in(
+                    dir,
+                    new LocalCluster.Options(
+                            settings.instances(), true, true, settings.appJar(), false, appEnvironment(llm)));
+            try {
+                cluster.start(Duration.ofMinutes(10));
+                out.printf(
+                        "bench cluster: brokers=%d instances=%d sessions=%d (tenants %s) dir=%s, started in %d s%n",
+                        LocalCluster.NODES,
+                        settings.instances(),
+                        settings.sessionsPerTenant() * cluster.spec().apiKeys().size(),
+                        cluster.spec().apiKeys().keySet(),
+                        dir,
+                        (System.nanoTime() - started) / 1_000_000_000);
+                return drive();
+            } finally {
+                cluster.stop();
+            }
+        }
+    }
+
+    private boolean drive() throws Exception {
+        Random random = new Random(settings.seed());
+        for (String tenant : cluster.spec().apiKeys().keySet()) {
+            for (int i = 0; i < settings.sessionsPerTenant(); i++) {
+                Session session = new Session(tenant, String.format("s%02d", i), "u" + (i % 2));
+                sessions.add(session);
+                accepted.put(session.key(), new CopyOnWriteArrayList<>());
+            }
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> load = new ArrayList<>();
+        for (Session session : sessions) {
+            long seed = random.nextLong();
+            load.add(Thread.ofPlatform()
+                    .daemon()
+                    .name("writer-" + session.key())
+                    .start(() -> write(session, new Random(seed), stop)));
+        }
+        load.add(Thread.ofPlatform().daemon().name("reader").start(() -> read(stop)));
+
+        List<Fault> faults = faults();
+        phases.add(phase.get());
+        pause(settings.quiet());
+        for (Fault fault : faults) {
+            Phase current = new Phase(fault.name());
+            phase.set(current);
+            phases.add(current);
+            long injected = System.nanoTime();
+            fault.inject().run();
+            pause(settings.hold());
+            fault.recover().run();
+            long whole = System.nanoTime();
+            current.unavailableAfterWholeMs = untilEveryContextAnswers();
+            cluster.awaitInSync(Duration.ofMinutes(5));
+            out.printf(
+                    "%-16s whole again %5.1f s after the fault; POSTs failed for at most %6d ms, context reads for"
+                            + " %6d ms; POST p99 %6d ms (quiet %d ms); every session readable %5d ms after whole%n",
+                    fault.name(),
+                    (whole - injected) / 1e9,
+                    current.longestPostFailureMs,
+                    current.longestReadFailureMs,
+                    current.p99(),
+                    phases.get(0).p99(),
+                    current.unavailableAfterWholeMs);
+            Phase quiet = new Phase("quiet after " + fault.name());
+            phase.set(quiet);
+            pause(settings.quiet());
+        }
+        stop.set(true);
+        for (Thread thread : load) {
+            thread.join(Duration.ofMinutes(2));
+        }
+        return settleAndCheck(faults.size());
+    }
+
+    private List<Fault> faults() {
+        Duration back = Duration.ofMinutes(3);
+        int[] victim = new int[1];
+        return List.of(
+                new Fault(
+                        "leader-kill",
+                        () -> {
+                            victim[0] = leaderOfBusiestMessagesPartition();
+                            cluster.node(victim[0]).kill();
+                        },
+                        () -> cluster.restartNode(victim[0], back)),
+                new Fault(
+                        "controller-kill",
+                        () -> {
+                            victim[0] = cluster.activeController();
+                            cluster.node(victim[0]).kill();
+                        },
+                        () -> cluster.restartNode(victim[0], back)),
+                new Fault(
+                        "rolling-restart",
+                        () -> {
+                            for (int node = 1; node <= LocalCluster.NODES; node++) {
+                                cluster.node(node).process().stop(Duration.ofSeconds(60));
+                                cluster.restartNode(node, back);
+                                cluster.awaitInSync(Duration.ofMinutes(5));
+                            }
+                        },
+                        () -> {}),
+                new Fault(
+                        "instance-kill",
+                        () -> cluster.instance(1).process().kill(),
+                        () -> cluster.restartInstance(1, back)),
+                new Fault("workers-kill", () -> cluster.workers().process().kill(), () -> cluster.restartWorkers(back)),
+                new Fault("connect-kill", () -> cluster.connect().process().kill(), () -> cluster.restartConnect(back)),
+                new Fault(
+                        "disk-wipe",
+                        () -> {
+                            victim[0] = 1 + new Random(settings.seed()).nextInt(LocalCluster.NODES);
+                            cluster.node(victim[0]).kill();
+                            cluster.node(victim[0]).wipe();
+                        },
+                        () -> cluster.restartNode(victim[0], back)));
+    }
+
+    private Map<String, String> appEnvironment(LocalChatServer llm) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("REME_TOPIC_PARTITIONS", "6");
+        env.put("REME_CONTEXT_MAX_INPUT_LENGTH", Integer.toString(MAX_INPUT));
+        env.put("REME_CONTEXT_RESERVE", "800");
+        env.put("REME_TOOL_RESULT_RECENT_BYTES", "12000");
+        env.put("REME_TOOL_RESULT_OLD_BYTES", "2000");
+        env.put("REME_COMPACTION_RETRY_BACKOFF", "2s");
+        env.put("REME_COMPACTION_PENDING_TIMEOUT", PENDING_TIMEOUT.toSeconds() + "s");
+        env.put("REME_LLM_BASE_URL", llm.baseUrl());
+        env.put("REME_LLM_API_KEY", "bench");
+        env.put("REME_LLM_MODEL", LocalChatServer.MODEL);
+        env.put("REME_LLM_TIMEOUT", "10s");
+        env.put("REME_LLM_MAX_ATTEMPTS", "3");
+        env.put("REME_LLM_BACKOFF", "200ms");
+        env.put("REME_LLM_BACKOFF_MAX", "2s");
+        env.put("REME_SESSION_IDLE_AFTER", "20s");
+        env.put("REME_DIARY_RETRY_BACKOFF", "2s");
+        env.put("REME_WORKSPACE_WATCH_INTERVAL", "1s");
+        return env;
+    }
+
+    // ----------------------------------------------------------------------------- load
+
+    /** One session: a turn per POST, the next only once the last was accepted; now and then a memory. */
+    private void write(Session session, Random random, AtomicBoolean stop) {
+        for (int turn = 0; !stop.get(); turn++) {
+            ArrayNode batch = Json.MAPPER.createArrayNode();
+            List<String> ids = new ArrayList<>();
+            for (ObjectNode message : AgentTurns.turn(session.tenant(), session.id(), session.user(), turn, random)) {
+                message.remove("tenant");
+                batch.add(message);
+                ids.add(message.get("id").asText());
+            }
+            postUntilAccepted(session, "/v1/messages", batch.toString());
+            accepted.get(session.key()).addAll(ids);
+            if (turn % 10 == 5) {
+                String word = "kappa" + session.tenant() + session.id() + "t" + turn;
+                ObjectNode memory = Json.MAPPER
+                        .createObjectNode()
+                        .put("type", "personal")
+                        .put("user", session.user())
+                        .put("session", session.id())
+                        .put("content", session.user() + " keeps the " + word + " runbook for module " + turn % 7);
+                JsonNode answer = postUntilAccepted(session, "/v1/memories", memory.toString());
+                memories.add(new Memory(session, answer.path("id").asText(), word));
+            }
+            pause(settings.pace());
+        }
+    }
+
+    /** POSTs until a 2xx, alternating instances; returns the answer. Counts the time it kept failing. */
+    private JsonNode postUntilAccepted(Session session, String path, String body) {
+        long failingSince = -1;
+        for (int attempt = 0; ; attempt++) {
+            int instance =
+                    1 + (attempt + ThreadLocalRandom.current().nextInt(settings.instances())) % settings.instances();
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create(cluster.spec().appUrl(instance) + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Authorization", "Bearer " + cluster.spec().apiKey(session.tenant()))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build();
+            long sent = System.nanoTime();
+            Phase current = phase.get();
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                long now = System.nanoTime();
+                if (response.statusCode() / 100 == 2) {
+                    current.postMs.add((now - sent) / 1_000_000);
+                    if (failingSince >= 0) {
+                        current.postFailed((now - failingSince) / 1_000_000);
+                    }
+                    return Json.MAPPER.readTree(response.body());
+                }
+                if (response.statusCode() / 100 == 4 && response.statusCode() != 429) {
+                    throw new IllegalStateException(
+                            path + " refused: " + response.statusCode() + " " + response.body());
+                }
+            } catch (IOException e) {
+                // Refused or timed out: ambiguous, sent again with the same ids.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+            if (failingSince < 0) {
+                failingSince = sent;
+            }
+            pause(Duration.ofMillis(200));
+        }
+    }
+
+    /** Reads every session's context from either instance in turn, timing failures and keeping the largest window. */
+    private void read(AtomicBoolean stop) {
+        Map<String, Long> failingSince = new HashMap<>();
+        while (!stop.get()) {
+            for (Session session : sessions) {
+                int instance = 1 + ThreadLocalRandom.current().nextInt(settings.instances());
+                long asked = System.nanoTime();
+                JsonNode context = context(instance, session, false);
+                long now = System.nanoTime();
+                if (context == null) {
+                    failingSince.putIfAbsent(session.key(), asked);
+                    phase.get().readFailed((now - failingSince.get(session.key())) / 1_000_000);
+                } else {
+                    failingSince.remove(session.key());
+                    largestWindow.merge(
+                            session.key(), context.path("tokens").path("total").asLong(), Math::max);
+                }
+            }
+            pause(Duration.ofMillis(250));
+        }
+    }
+
+    /** After the cluster is whole again: how long until every session's context has answered once. */
+    private long untilEveryContextAnswers() {
+        long whole = System.nanoTime();
+        Set<String> waiting = sessions.stream().map(Session::key).collect(Collectors.toCollection(HashSet::new));
+        long deadline = whole + Duration.ofMinutes(5).toNanos();
+        while (!waiting.isEmpty() && System.nanoTime() < deadline) {
+            for (Session session : sessions) {
+                if (waiting.contains(session.key())
+                        && context(1 + ThreadLocalRandom.current().nextInt(settings.instances()), session, false)
+                                != null) {
+                    waiting.remove(session.key());
+                }
+            }
+        }
+        return (System.nanoTime() - whole) / 1_000_000;
+    }
+
+    private int leaderOfBusiestMessagesPartition() throws Exception {
+        // Every session writes at the same pace, so the busiest partition holds the most sessions.
+        Map<Integer, Integer> perPartition = new HashMap<>();
+        try (var admin = cluster.admin()) {
+            var messages = admin.describeTopics(List.of(TOPICS.messages()))
+                    .allTopicNames()
+                    .get()
+                    .get(TOPICS.messages());
+            for (Session session : sessions) {
+                // The producer's default partitioner, as the API's producer places the session's key.
+                int partition = Utils.toPositive(Utils.murmur2(session.key().getBytes(StandardCharsets.UTF_8)))
+                        % messages.partitions().size();
+                perPartition.merge(partition, 1, Integer::sum);
+            }
+            int busiest = perPartition.entrySet().stream()
+                    .max(Map.Entry.comparingByValue())
+                    .orElseThrow()
+                    .getKey();
+            return messages.partitions().get(busiest).leader().id();
+        }
+    }
+
+    // ----------------------------------------------------------------------------- checks
+
+    private record Tally(
+            long accepted,
+            long lost,
+            long duplicated,
+            long outOfOrder,
+            long archived,
+            long undiarised,
+            long deadLettered,
+            long fileMismatches,
+            long memoriesMissing,
+            long windowMax,
+            List<String> violations) {}
+
+    private boolean settleAndCheck(int faults) throws Exception {
+        long deadline = System.nanoTime() + settings.settleTimeout().toNanos();
+        Tally tally;
+        while (true) {
+            tally = check();
+            if (tally.violations().isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            pause(Duration.ofSeconds(5));
+        }
+        long unavailableMaxMs =
+                phases.stream().mapToLong(p -> p.unavailableAfterWholeMs).max().orElse(0);
+        out.printf(
+                "accepted %d messages (%d archived, %d of them in a dead letter instead of a diary) and %d memories;"
+                        + " largest served window %d of %d tokens%n",
+                tally.accepted(),
+                tally.archived(),
+                tally.deadLettered(),
+                memories.size(),
+                tally.windowMax(),
+                MAX_INPUT);
+        if (tally.violations().isEmpty()) {
+            out.println(
+                    "invariant held: every accepted message exactly once and in order, dialog files equal the topic,"
+                            + " the archive in diaries or dead letters, every memory listed and found, windows bounded");
+        } else {
+            out.println("invariant FAILED:");
+            tally.violations().stream().limit(50).forEach(v -> out.println("  " + v));
+        }
+        ObjectNode line = Json.MAPPER.createObjectNode();
+        line.put("brokers", LocalCluster.NODES);
+        line.put("instances", settings.instances());
+        line.put("faults", faults);
+        line.put("accepted", tally.accepted());
+        line.put("lost", tally.lost());
+        line.put("duplicated", tally.duplicated());
+        line.put("out_of_order", tally.outOfOrder());
+        line.put("unavailable_max_s", Math.round(unavailableMaxMs / 100.0) / 10.0);
+        line.put("memories", memories.size());
+        line.put("memories_missing", tally.memoriesMissing());
+        line.put("undiarised", tally.undiarised());
+        line.put("dialog_file_mismatches", tally.fileMismatches());
+        line.put("window_max", tally.windowMax());
+        line.put("post_p99_quiet_ms", phases.get(0).p99());
+        out.println(line);
+        return tally.violations().isEmpty();
+    }
+
+    private Tally check() throws IOException {
+        List<String> violations = new ArrayList<>();
+        Properties admin = cluster.clientSettings("admin");
+        Map<String, List<String>> archive = Archive.topicIds(admin, TOPICS.dialog());
+        Path workspace = dir.resolve("workspace");
+        Map<String, List<String>> files = Archive.fileIds(workspace);
+        Map<String, String> diaries = Archive.diaryText(workspace);
+        StringBuilder deadLetters = new StringBuilder();
+        Archive.readAll(
+                admin, TOPICS.dlq(), record -> deadLetters.append(new String(record.value(), StandardCharsets.UTF_8)));
+        long acceptedCount = 0;
+        long lost = 0;
+        long duplicated = 0;
+        long outOfOrder = 0;
+        long archivedCount = 0;
+        long undiarised = 0;
+        long deadLettered = 0;
+        long fileMismatches = 0;
+        for (Session session : sessions) {
+            List<String> sent = List.copyOf(accepted.get(session.key()));
+            acceptedCount += sent.size();
+            JsonNode window = context(1, session, true);
+            if (window == null) {
+                window = context(2, session, true);
+            }
+            if (window == null) {
+                violations.add(session.key() + ": context not readable");
+                continue;
+            }
+            List<String> both = new ArrayList<>(archive.getOrDefault(session.key(), List.of()));
+            archivedCount += both.size();
+            window.path("messages")
+                    .forEach(m -> both.add(m.path("message").path("id").asText()));
+            Set<String> seen = new HashSet<>();
+            List<String> once = new ArrayList<>();
+            for (String id : both) {
+                if (seen.add(id)) {
+                    once.add(id);
+                } else {
+                    duplicated++;
+                    violations.add(session.key() + ": " + id + " twice");
+                }
+            }
+            Set<String> missing = new HashSet<>(sent);
+            missing.removeAll(seen);
+            lost += missing.size();
+            if (!missing.isEmpty()) {
+                violations.add(session.key() + ": " + missing.size() + " accepted messages missing, e.g. "
+                        + missing.iterator().next());
+            }
+            Map<String, Integer> position = new HashMap<>();
+            for (int i = 0; i < sent.size(); i++) {
+                position.put(sent.get(i), i);
+            }
+            int last = -1;
+            for (String id : once) {
+                Integer at = position.get(id);
+                if (at == null) {
+                    continue;
+                }
+                if (at < last) {
+                    outOfOrder++;
+                    violations.add(session.key() + ": " + id + " out of order");
+                }
+                last = Math.max(last, at);
+            }
+            List<String> archived = archive.getOrDefault(session.key(), List.of());
+            List<String> filed = files.getOrDefault(session.key(), List.of());
+            if (!new HashSet<>(filed).equals(new HashSet<>(archived)) || filed.size() != archived.size()) {
+                fileMismatches++;
+                violations.add(session.key() + ": dialog files hold " + filed.size() + " messages, the topic "
+                        + archived.size());
+            }
+            String diary = diaries.getOrDefault(session.tenant() + "/" + session.user(), "");
+            long inNoDiary = 0;
+            for (String id : archived) {
+                String marker = "[soak:" + id + "]";
+                if (!diary.contains(marker)) {
+                    if (deadLetters.indexOf(marker) >= 0) {
+                        deadLettered++;
+                    } else {
+                        inNoDiary++;
+                    }
+                }
+            }
+            undiarised += inNoDiary;
+            if (inNoDiary > 0) {
+                violations.add(session.key() + ": " + inNoDiary + " archived messages in no diary and no dead letter");
+            }
+            if (largestWindow.getOrDefault(session.key(), 0L) > MAX_INPUT) {
+                violations.add(
+                        session.key() + ": a served context reached " + largestWindow.get(session.key()) + " tokens");
+            }
+        }
+        long memoriesMissing = 0;
+        for (Memory memory : memories) {
+            if (!listed(memory) || !found(memory)) {
+                memoriesMissing++;
+                violations.add(memory.session().tenant() + ": memory " + memory.id() + " (" + memory.word()
+                        + ") not listed or not found");
+            }
+        }
+        long windowMax =
+                largestWindow.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        return new Tally(
+                acceptedCount,
+                lost,
+                duplicated,
+                outOfOrder,
+                archivedCount,
+                undiarised,
+                deadLettered,
+                fileMismatches,
+                memoriesMissing,
+                windowMax,
+                violations);
+    }
+
+    private boolean listed(Memory memory) {
+        JsonNode answer = get(
+                memory.session().tenant(), "/v1/memories/" + URLEncoder.encode(memory.id(), StandardCharsets.UTF_8));
+        return answer != null && memory.id().equals(answer.path("id").asText());
+    }
+
+    private boolean found(Memory memory) {
+        ObjectNode query =
+                Json.MAPPER.createObjectNode().put("query", memory.word()).put("k", 10);
+        query.putArray("users").add(memory.session().user());
+        for (int instance = 1; instance <= settings.instances(); instance++) {
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create(cluster.spec().appUrl(instance) + "/v1/search"))
+                    .timeout(Duration.ofSeconds(30))
+                    .header(
+                            "Authorization",
+                            "Bearer " + cluster.spec().apiKey(memory.session().tenant()))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(query.toString()))
+                    .build();
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    for (JsonNode hit : Json.MAPPER.readTree(response.body()).path("hits")) {
+                        if (memory.id().equals(hit.path("id").asText())) {
+                            return true;
+                        }
+                    }
+                    return false;
+                }
+            } catch (IOException e) {
+                // the other instance
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** A session's context (served, or its whole window), or null unless the instance answers 200. */
+    private JsonNode context(int instance, Session session, boolean wholeWindow) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.spec().appUrl(instance) + "/v1/sessions/"
+                        + session.id() + "/context" + (wholeWindow ? "?window=all" : "")))
+                .header("Authorization", "Bearer " + cluster.spec().apiKey(session.tenant()))
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build();
+        return answer(request);
+    }
+
+    private JsonNode get(String tenant, String path) {
+        for (int instance = 1; instance <= settings.instances(); instance++) {
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create(cluster.spec().appUrl(instance) + path))
+                    .header("Authorization", "Bearer " + cluster.spec().apiKey(tenant))
+                    .timeout(Duration.ofSeconds(10))
+                    .GET()
+                    .build();
+            JsonNode answer = answer(request);
+            if (answer != null) {
+                return answer;
+            }
+        }
+        return null;
+    }
+
+    private JsonNode answer(HttpRequest request) {
+        try {
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}
