@@ -64,6 +64,8 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final String OPENAPI_RESOURCE = "/openapi.json";
+    /** Set on a read a standby replica answered because the owner did not: it may miss the owner's last commit. */
+    static final String SERVED_BY_HEADER = "X-Reme-Served-By";
 
     /**
      * Handles one matched request from a caller the route's {@link Access} admitted; {@code params} are
@@ -906,6 +908,9 @@ public final class ApiServer implements AutoCloseable {
     private static void relay(Exchange exchange, OwnerRouting.Answer answer) throws IOException {
         if (answer.retryAfter() != null) {
             exchange.setHeader("Retry-After", answer.retryAfter());
+        }
+        if (answer.standby()) {
+            exchange.setHeader(SERVED_BY_HEADER, "standby");
         }
         send(exchange, answer.status(), answer.body());
     }

@@ -49,13 +49,14 @@ public final class ContextQueries {
         Request request = Request.parse(rawQuery);
         SessionKey key = new SessionKey(tenant, session);
         // The owner shapes the answer, so the format travels with a forwarded request.
-        return routing.route(
+        return routing.routeOrStandby(
                 SessionStores.HEADERS,
                 key.key(),
                 "/v1/sessions/" + session + "/context" + request.query(),
                 forwarded,
                 authorization,
-                partition -> read(key, partition, request));
+                partition -> read(key, partition, request, false),
+                partition -> read(key, partition, request, true));
     }
 
     /** What a context request asks for: the whole window or the served part, in which shape (null: the full view). */
@@ -111,21 +112,23 @@ public final class ContextQueries {
         return Request.parse(rawQuery).wholeWindow();
     }
 
-    private OwnerRouting.Answer read(SessionKey key, int partition, Request request) {
-        ReadOnlyKeyValueStore<String, SessionHeader> headers = streams.store(StoreQueryParameters.fromNameAndType(
-                        SessionStores.HEADERS, QueryableStoreTypes.<String, SessionHeader>keyValueStore())
-                .withPartition(partition));
-        ReadOnlyKeyValueStore<String, StoredMessage> messages = streams.store(StoreQueryParameters.fromNameAndType(
-                        SessionStores.MESSAGES, QueryableStoreTypes.<String, StoredMessage>keyValueStore())
-                .withPartition(partition));
-        ReadOnlyKeyValueStore<String, String> summaries = streams.store(StoreQueryParameters.fromNameAndType(
-                        SessionStores.SUMMARIES, QueryableStoreTypes.<String, String>keyValueStore())
-                .withPartition(partition));
+    /** @param standby read this instance's standby replica of the partition, not an active task */
+    private OwnerRouting.Answer read(SessionKey key, int partition, Request request, boolean standby) {
+        ReadOnlyKeyValueStore<String, SessionHeader> headers = store(SessionStores.HEADERS, partition, standby);
+        ReadOnlyKeyValueStore<String, StoredMessage> messages = store(SessionStores.MESSAGES, partition, standby);
+        ReadOnlyKeyValueStore<String, String> summaries = store(SessionStores.SUMMARIES, partition, standby);
         Optional<SessionView> view = SessionView.read(
                 headers, messages, summaries, key, windows.apply(key.tenant()), encoding, request.wholeWindow());
         return view.map(v -> new OwnerRouting.Answer(
                         200, OwnerRouting.json(request.format() == null ? v : ReadyContext.of(v, request.format()))))
                 .orElseGet(() -> OwnerRouting.notFound(
                         "session_not_found", "no session '" + key.session() + "' for this tenant"));
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name, int partition, boolean standby) {
+        StoreQueryParameters<ReadOnlyKeyValueStore<String, V>> query = StoreQueryParameters.fromNameAndType(
+                        name, QueryableStoreTypes.<String, V>keyValueStore())
+                .withPartition(partition);
+        return streams.store(standby ? query.enableStaleStores() : query);
     }
 }

@@ -1,9 +1,14 @@
 package io.reme.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.topic.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +36,8 @@ class RecoveryTimesIT extends WithBroker {
     private static final Duration BOUND = Duration.ofSeconds(30);
     /** How much longer than the first start a restart may take when the machine is slow anyway. */
     private static final Duration SLOWER_THAN_FIRST = Duration.ofSeconds(15);
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static final boolean BASELINE = Boolean.getBoolean("reme.recovery.baseline");
     /** More lines for the children's config file, {@code ;}-separated, to measure variants (e.g. kafka.group.protocol). */
@@ -90,6 +97,30 @@ class RecoveryTimesIT extends WithBroker {
                             () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), other::requireAlive);
                     again.kill();
                     long killed = System.nanoTime();
+                    if (!BASELINE) {
+                        // Before the group gives the dead member up, its sessions are served from the
+                        // survivor's standby replicas, not refused.
+                        int fromStandby = 0;
+                        for (String session : sizes.keySet()) {
+                            HttpResponse<String> read = HTTP.send(
+                                    HttpRequest.newBuilder(
+                                                    URI.create(otherUrl + "/v1/sessions/" + session + "/context"))
+                                            .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
+                            assertEquals(200, read.statusCode(), session + " right after the kill: " + read.body());
+                            fromStandby += read.headers()
+                                            .firstValue("X-Reme-Served-By")
+                                            .orElse("")
+                                            .equals("standby")
+                                    ? 1
+                                    : 0;
+                        }
+                        LOG.info(
+                                "recovery right after the kill: {} of {} sessions served from a standby",
+                                fromStandby,
+                                sizes.size());
+                    }
                     ContextApi.awaitCounted(
                             () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), other::requireAlive);
                     long takeoverMs = millisSince(killed);
