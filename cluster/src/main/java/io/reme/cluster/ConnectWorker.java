@@ -141,6 +141,10 @@ public final class ConnectWorker {
         props.put("config.storage.replication.factor", "3");
         props.put("offset.storage.replication.factor", "3");
         props.put("status.storage.replication.factor", "3");
+        // Connect's default of 25 offset partitions is for many connectors; three sinks need few, and every
+        // partition is replicated three times, elected after each broker fault and loaded at each start.
+        props.put("offset.storage.partitions", "3");
+        props.put("status.storage.partitions", "3");
         props.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
         props.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
         props.put("header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");

@@ -1,11 +1,14 @@
 package io.reme.cluster;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +75,7 @@ public final class LocalCluster implements AutoCloseable {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private Launcher launcher;
+    private Path appJar;
 
     private LocalCluster(ClusterSpec spec, Options options) {
         this.spec = spec;
@@ -115,6 +119,7 @@ public final class LocalCluster implements AutoCloseable {
                     + " (build it: mvn -DskipTests -pl topology -am package)");
         }
         launcher = Launcher.forCluster(spec.dir());
+        appJar = copyOfAppJar();
         for (KafkaNode node : nodes) {
             if (!node.process().isAlive()) {
                 node.start(launcher, options.detached());
@@ -130,7 +135,7 @@ public final class LocalCluster implements AutoCloseable {
             startIfStopped(workers);
         }
         if (options.connect() && !connect.process().isAlive()) {
-            connect.start(launcher, options.appJar(), options.detached());
+            connect.start(launcher, appJar(), options.detached());
         }
         for (int i = 0; i < options.instances(); i++) {
             awaitInstance(i + 1, deadline);
@@ -172,10 +177,36 @@ public final class LocalCluster implements AutoCloseable {
         return nodes.get(id - 1);
     }
 
-    /** Starts node {@code id} again (after a kill or a wipe) and waits until all three brokers answer. */
+    /**
+     * Starts node {@code id} again (after a kill, a stop or a wipe) and waits until it serves clients
+     * itself and all three brokers answer.
+     */
     public void restartNode(int id, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         node(id).start(launcher(), options.detached());
-        awaitBrokers(NODES, System.nanoTime() + timeout.toNanos());
+        awaitServing(id, deadline);
+        awaitBrokers(NODES, deadline);
+    }
+
+    /**
+     * Waits until node {@code id} answers a client on its own listener. The cluster's view is not
+     * enough: a node killed and started again within the controller's broker session timeout is still
+     * registered and unfenced from before, so the others list it while it is still starting.
+     */
+    private void awaitServing(int id, long deadline) {
+        Properties settings = clientSettings("admin");
+        settings.put(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                ClusterSpec.HOST + ":" + spec.brokerPorts().get(id - 1));
+        try (Admin admin = Admin.create(settings)) {
+            Waits.until(
+                    "node-" + id + " serving",
+                    deadline,
+                    () -> admin.describeCluster().controller().get(10, TimeUnit.SECONDS) != null
+                            && admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream()
+                                    .anyMatch(node -> node.id() == id),
+                    node(id).process());
+        }
     }
 
     /** Application instance {@code instance} (from 1). */
@@ -209,7 +240,7 @@ public final class LocalCluster implements AutoCloseable {
     /** Starts the Connect worker again and waits until it runs every connector (they live in its config topic). */
     public void restartConnect(Duration timeout) {
         if (!connect.process().isAlive()) {
-            connect.start(launcher(), options.appJar(), options.detached());
+            connect.start(launcher(), appJar(), options.detached());
         }
         connect.awaitRunning(http, Duration.ofNanos(timeout.toNanos()));
     }
@@ -277,6 +308,38 @@ public final class LocalCluster implements AutoCloseable {
         return props;
     }
 
+    /**
+     * The application jar the processes run: a copy under the directory, so that a build writing a new
+     * jar over the original (the shade plugin rewrites it in place) cannot pull classes from under a
+     * running instance or Connect. Copied again only when the original changed.
+     */
+    private Path copyOfAppJar() {
+        Path copy = spec.dir().resolve("lib").resolve("reme-streams.jar");
+        if (!Files.isRegularFile(options.appJar())) {
+            return copy;
+        }
+        try {
+            Files.createDirectories(copy.getParent());
+            if (!Files.isRegularFile(copy)
+                    || Files.size(copy) != Files.size(options.appJar())
+                    || Files.getLastModifiedTime(copy).compareTo(Files.getLastModifiedTime(options.appJar())) < 0) {
+                Path partial = copy.resolveSibling("reme-streams.jar.partial");
+                Files.copy(options.appJar(), partial, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(partial, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not copy " + options.appJar() + " to " + copy, e);
+        }
+        return copy;
+    }
+
+    private Path appJar() {
+        if (appJar == null) {
+            appJar = copyOfAppJar();
+        }
+        return appJar;
+    }
+
     private Launcher launcher() {
         if (launcher == null) {
             launcher = Launcher.forCluster(spec.dir());
@@ -286,7 +349,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private void startIfStopped(RemeProcess process) {
         if (!process.process().isAlive()) {
-            process.start(launcher(), options.appJar(), options.appEnvironment(), options.detached());
+            process.start(launcher(), appJar(), options.appEnvironment(), options.detached());
         }
     }
 

@@ -91,6 +91,10 @@ public final class RemeProcess {
         env.put("REME_STREAMS_STANDBY_REPLICAS", "1");
         // The tokenizer's native library is unpacked here, not under the user's home.
         env.put("DJL_CACHE_DIR", spec.dir().resolve("djl-cache").toString());
+        if (instance == 0 && !spec.appPorts().isEmpty()) {
+            // Extraction merges with the memories already stored, which only an instance can search.
+            env.put("REME_WORKERS_SEARCH_URL", spec.appUrl(1));
+        }
         env.putAll(environment);
         process.start(command, env, detached);
     }
