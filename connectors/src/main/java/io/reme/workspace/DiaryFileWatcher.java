@@ -14,9 +14,11 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,7 +33,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -160,24 +161,34 @@ public final class DiaryFileWatcher implements AutoCloseable {
             return List.of();
         }
         List<DiaryEdit> edits = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(workspace.root(), 4)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Optional<DocumentKey> key = workspace.documentAt(file);
-                if (key.isEmpty()) {
-                    continue;
-                }
-                try {
-                    // The entry itself, not what a link points to: a linked MEMORY.md is refused in check.
-                    BasicFileAttributes attributes =
-                            Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                    if (attributes.isRegularFile() || attributes.isSymbolicLink()) {
-                        check(file, key.get(), attributes).ifPresent(edits::add);
+        try {
+            Files.walkFileTree(workspace.root(), Set.of(), 4, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    Optional<DocumentKey> key = workspace.documentAt(file);
+                    if (key.isPresent() && (attributes.isRegularFile() || attributes.isSymbolicLink())) {
+                        try {
+                            // The entry itself (links are not followed): a linked MEMORY.md is refused in check.
+                            check(file, key.get(), attributes).ifPresent(edits::add);
+                        } catch (IOException e) {
+                            // One unreadable file (removed mid-walk, no permission) must not hide the others.
+                            LOG.warn("cannot check document file={} error={}", file, e.toString());
+                        }
                     }
-                } catch (IOException e) {
-                    // One unreadable file (removed mid-walk, no permission) must not hide the others.
-                    LOG.warn("cannot check document file={} error={}", file, e.toString());
+                    return FileVisitResult.CONTINUE;
                 }
-            }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    // The sinks write through temporary files renamed into place: one listed and gone before
+                    // it was looked at is no error, and failing the walk for it left busy tenants' edits
+                    // unpublished for as long as tool outputs kept coming (seen in bench cluster).
+                    if (!(e instanceof NoSuchFileException)) {
+                        LOG.warn("cannot read file={} error={}", file, e.toString());
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -10,18 +10,22 @@ import io.reme.diary.DiaryEdit;
 import io.reme.diary.DocumentKey;
 import io.reme.json.Json;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -227,6 +231,40 @@ class DiaryFileWatcherTest {
                 .atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(10))
                 .until(() -> producer.history().size() >= sends);
+    }
+
+    @Test
+    void filesRenamedAwayWhileThePollWalksDoNotFailIt() throws Exception {
+        Path day = workspace.documentFile(DocumentKey.parse("acme/bob/2026-11-29"));
+        Files.createDirectories(day.getParent());
+        Files.writeString(day, "# 2026-11-29\n- met Carol\n");
+        // A sink writing tool outputs: temporary files that appear and are renamed away all the time.
+        Path outputs = Files.createDirectories(root.resolve("acme").resolve("tool_result"));
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread sink = Thread.ofPlatform().start(() -> {
+            for (int i = 0; !stop.get(); i++) {
+                try {
+                    Path temporary = Files.writeString(outputs.resolve(".out-" + i + ".tmp"), "output " + i);
+                    Files.move(
+                            temporary,
+                            outputs.resolve("out-" + (i % 50) + ".txt"),
+                            StandardCopyOption.REPLACE_EXISTING);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        });
+        List<DiaryEdit> edits = new ArrayList<>();
+        try {
+            for (int poll = 0; poll < 300; poll++) {
+                edits.addAll(watcher.poll());
+            }
+        } finally {
+            stop.set(true);
+            sink.join();
+        }
+        assertEquals(1, edits.size(), "the hand-written day is published once, however busy the sink");
+        assertEquals("acme/bob/2026-11-29", edits.get(0).key().key());
     }
 
     @Test
