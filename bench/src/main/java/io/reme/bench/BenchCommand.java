@@ -146,8 +146,22 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--sessions-per-tenant",
-            description = "cluster: sessions of each of the three tenants (default 4).")
-    int clusterSessions = 4;
+            description = "cluster: sessions of each of the three tenants (default 3).")
+    int clusterSessions = 3;
+
+    @Option(
+            names = "--turn-ms",
+            description = "cluster: each session's pause between two turns (default 2000: two cores carry three "
+                    + "brokers, Connect, two instances and the workers; at 600 the quiet POST p99 was 12 s).")
+    long turnMs = 2_000;
+
+    @Option(
+            names = "--faults",
+            split = ",",
+            paramLabel = "NAME",
+            description = "cluster: which faults to inject, in their fixed order (default all: leader-kill, "
+                    + "controller-kill, rolling-restart, instance-kill, workers-kill, connect-kill, disk-wipe).")
+    List<String> faults = List.of();
 
     @Option(names = "--hold-s", description = "cluster: how long each fault lasts under load (default 20).")
     long holdS = 20;
@@ -156,6 +170,17 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--quiet-s",
             description = "cluster: load without a fault before the first and after each recovery (default 20).")
     long quietS = 20;
+
+    @Option(
+            names = "--scale",
+            split = ",",
+            paramLabel = "N",
+            description = "cluster: instead of the faults, the same closed-loop load on fresh clusters of N "
+                    + "instances each, e.g. 1,2,3: messages/s and CPU per message per instance.")
+    List<Integer> scale = List.of();
+
+    @Option(names = "--measure-s", description = "cluster --scale: measured seconds per instance count (default 60).")
+    long measureS = 60;
 
     @Option(
             names = "--app-jar",
@@ -202,18 +227,39 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private int run(Path dir) throws Exception {
+        if ("cluster".equals(what) && !scale.isEmpty()) {
+            if (scale.stream().anyMatch(n -> n < 1 || n > 9) || clusterSessions < 1 || measureS < 1) {
+                System.err.println("--scale takes instance counts 1 to 9; --sessions-per-tenant and --measure-s >= 1");
+                return 2;
+            }
+            new ScaleOutBenchmark(
+                            dir,
+                            scale,
+                            clusterSessions * 3,
+                            Duration.ofSeconds(quietS),
+                            Duration.ofSeconds(measureS),
+                            appJar,
+                            System.out)
+                    .run();
+            return 0;
+        }
         if ("cluster".equals(what)) {
+            if (!ClusterBenchmark.ALL_FAULTS.containsAll(faults)) {
+                System.err.println("--faults takes " + ClusterBenchmark.ALL_FAULTS + ", not " + faults);
+                return 2;
+            }
             ClusterBenchmark.Settings settings;
             try {
                 settings = new ClusterBenchmark.Settings(
                         instances,
                         clusterSessions,
-                        Duration.ofMillis(paceMs),
+                        Duration.ofMillis(turnMs),
                         Duration.ofSeconds(holdS),
                         Duration.ofSeconds(quietS),
                         Duration.ofSeconds(settleTimeoutS),
                         seed,
-                        appJar);
+                        appJar,
+                        faults);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());
                 return 2;

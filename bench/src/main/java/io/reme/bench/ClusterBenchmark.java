@@ -67,8 +67,10 @@ public final class ClusterBenchmark {
             Duration quiet,
             Duration settleTimeout,
             long seed,
-            Path appJar) {
+            Path appJar,
+            List<String> faults) {
         public Settings {
+            faults = List.copyOf(faults);
             if (instances < 2) {
                 throw new IllegalArgumentException("--instances must be >= 2: one is killed while the others serve");
             }
@@ -185,7 +187,12 @@ public final class ClusterBenchmark {
                     .name("writer-" + session.key())
                     .start(() -> write(session, new Random(seed), stop)));
         }
-        load.add(Thread.ofPlatform().daemon().name("reader").start(() -> read(stop)));
+        // One reader per session: a read that hangs until its timeout must not make every other session
+        // look unreadable for as long.
+        for (Session session : sessions) {
+            load.add(
+                    Thread.ofPlatform().daemon().name("reader-" + session.key()).start(() -> read(session, stop)));
+        }
 
         List<Fault> faults = faults();
         // The first minute of load meets cold JVMs, producers and caches: not what "quiet" means.
@@ -226,7 +233,28 @@ public final class ClusterBenchmark {
         return settleAndCheck(faults.size());
     }
 
+    /** The faults of {@link #ALL_FAULTS} the settings ask for, in that order. */
     private List<Fault> faults() {
+        List<Fault> chosen = new ArrayList<>();
+        for (Fault fault : allFaults()) {
+            if (settings.faults().isEmpty() || settings.faults().contains(fault.name())) {
+                chosen.add(fault);
+            }
+        }
+        return chosen;
+    }
+
+    /** The names of every fault, in the order they are injected. */
+    public static final List<String> ALL_FAULTS = List.of(
+            "leader-kill",
+            "controller-kill",
+            "rolling-restart",
+            "instance-kill",
+            "workers-kill",
+            "connect-kill",
+            "disk-wipe");
+
+    private List<Fault> allFaults() {
         Duration back = Duration.ofMinutes(3);
         int[] victim = new int[1];
         return List.of(
@@ -363,25 +391,23 @@ public final class ClusterBenchmark {
         }
     }
 
-    /** Reads every session's context from either instance in turn, timing failures and keeping the largest window. */
-    private void read(AtomicBoolean stop) {
-        Map<String, Long> failingSince = new HashMap<>();
+    /** Reads a session's context from either instance in turn, timing failures and keeping the largest window. */
+    private void read(Session session, AtomicBoolean stop) {
+        long failingSince = -1;
         while (!stop.get()) {
-            for (Session session : sessions) {
-                int instance = 1 + ThreadLocalRandom.current().nextInt(settings.instances());
-                long asked = System.nanoTime();
-                JsonNode context = context(instance, session, false);
-                long now = System.nanoTime();
-                if (context == null) {
-                    failingSince.putIfAbsent(session.key(), asked);
-                    phase.get().readFailed((now - failingSince.get(session.key())) / 1_000_000);
-                } else {
-                    failingSince.remove(session.key());
-                    largestWindow.merge(
-                            session.key(), context.path("tokens").path("total").asLong(), Math::max);
-                }
+            int instance = 1 + ThreadLocalRandom.current().nextInt(settings.instances());
+            long asked = System.nanoTime();
+            JsonNode context = context(instance, session, false);
+            long now = System.nanoTime();
+            if (context == null) {
+                failingSince = failingSince < 0 ? asked : failingSince;
+                phase.get().readFailed((now - failingSince) / 1_000_000);
+            } else {
+                failingSince = -1;
+                largestWindow.merge(
+                        session.key(), context.path("tokens").path("total").asLong(), Math::max);
             }
-            pause(Duration.ofMillis(250));
+            pause(Duration.ofMillis(500));
         }
     }
 
@@ -647,41 +673,23 @@ public final class ClusterBenchmark {
 
     /** A session's context (served, or its whole window), or null unless the instance answers 200. */
     private JsonNode context(int instance, Session session, boolean wholeWindow) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.spec().appUrl(instance) + "/v1/sessions/"
-                        + session.id() + "/context" + (wholeWindow ? "?window=all" : "")))
-                .header("Authorization", "Bearer " + cluster.spec().apiKey(session.tenant()))
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build();
-        return answer(request);
+        return ApiReads.get(
+                http,
+                cluster.spec().appUrl(instance) + "/v1/sessions/" + session.id() + "/context"
+                        + (wholeWindow ? "?window=all" : ""),
+                cluster.spec().apiKey(session.tenant()));
     }
 
+    /** {@code GET path} of the tenant from the first instance that answers 200, or null. */
     private JsonNode get(String tenant, String path) {
         for (int instance = 1; instance <= settings.instances(); instance++) {
-            HttpRequest request = HttpRequest.newBuilder(
-                            URI.create(cluster.spec().appUrl(instance) + path))
-                    .header("Authorization", "Bearer " + cluster.spec().apiKey(tenant))
-                    .timeout(Duration.ofSeconds(10))
-                    .GET()
-                    .build();
-            JsonNode answer = answer(request);
+            JsonNode answer = ApiReads.get(
+                    http, cluster.spec().appUrl(instance) + path, cluster.spec().apiKey(tenant));
             if (answer != null) {
                 return answer;
             }
         }
         return null;
-    }
-
-    private JsonNode answer(HttpRequest request) {
-        try {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
     }
 
     private static void pause(Duration duration) {

@@ -8,10 +8,7 @@ import io.reme.json.Json;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -443,21 +440,8 @@ public final class SoakBenchmark {
         if (base == null) {
             return null;
         }
-        HttpRequest request = HttpRequest.newBuilder(
-                        URI.create(base + "/v1/sessions/" + session + "/context" + (wholeWindow ? "?window=all" : "")))
-                .header("Authorization", "Bearer " + KEY)
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build();
-        try {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return ApiReads.get(
+                http, base + "/v1/sessions/" + session + "/context" + (wholeWindow ? "?window=all" : ""), KEY);
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
