@@ -307,9 +307,9 @@ public final class ClusterBenchmark {
         env.put("REME_TOOL_RESULT_OLD_BYTES", "2000");
         env.put("REME_COMPACTION_RETRY_BACKOFF", "2s");
         env.put("REME_COMPACTION_PENDING_TIMEOUT", PENDING_TIMEOUT.toSeconds() + "s");
-        env.put("REME_LLM_BASE_URL", llm.baseUrl());
-        env.put("REME_LLM_API_KEY", "bench");
-        env.put("REME_LLM_MODEL", LocalChatServer.MODEL);
+        env.put("LLM_BASE_URL", llm.baseUrl());
+        env.put("LLM_API_KEY", "bench");
+        env.put("LLM_MODEL", LocalChatServer.MODEL);
         env.put("REME_LLM_TIMEOUT", "10s");
         env.put("REME_LLM_MAX_ATTEMPTS", "3");
         env.put("REME_LLM_BACKOFF", "200ms");

@@ -533,6 +533,14 @@ public final class AppConfig {
                 errors.add(field.name() + " (" + source + "): " + e.getMessage());
             }
         }
+        for (String name : env.keySet()) {
+            // A misspelt variable is dropped unread otherwise, and the process runs on a default the
+            // operator thought they had changed (REME_LLM_BASE_URL for LLM_BASE_URL ran the offline provider).
+            if (name.startsWith("REME_")
+                    && FIELDS.stream().noneMatch(f -> f.envName().equals(name))) {
+                errors.add(name + " (environment): unknown variable");
+            }
+        }
         for (String name : overrides.keySet()) {
             // A misspelt option, or a file-only one (kafka.*, per tenant), would otherwise be dropped unread.
             if (FIELDS.stream().noneMatch(f -> f.name().equals(name))) {

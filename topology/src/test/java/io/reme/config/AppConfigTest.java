@@ -197,6 +197,16 @@ class AppConfigTest {
     }
 
     @Test
+    void aReMeVariableThatNoFieldReadsIsRefusedNotDropped() {
+        String problem = problemOf(
+                rejected(Map.of(), Map.of("REME_LLM_BASE_URL", "http://127.0.0.1:1/v1"), Map.of()),
+                "REME_LLM_BASE_URL");
+        assertTrue(problem.contains("(environment): unknown variable"), problem);
+        // Other variables of the process are none of the configuration's business.
+        AppConfig.load(Map.of(), Map.of("LLM_BASE_URL", "http://127.0.0.1:1/v1", "HOME", "/root"), Map.of());
+    }
+
+    @Test
     void everyBadValueIsReportedAtOnce() {
         ConfigException e = rejected(
                 Map.of("reme.zone", "Mars/Olympus_Mons", "reme.unknown-thing", "1"),
@@ -403,8 +413,12 @@ class AppConfigTest {
 
     @Test
     void tenantOverridesAreReadOnlyFromTheFile() {
-        AppConfig config = AppConfig.load(Map.of(), Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"), Map.of());
-        assertTrue(config.tenantPolicies().isEmpty());
+        String fromEnvironment = problemOf(
+                rejected(Map.of(), Map.of("REME_TENANT_ACME_CONTEXT_RESERVE", "20000"), Map.of()),
+                "REME_TENANT_ACME_CONTEXT_RESERVE");
+        assertTrue(
+                fromEnvironment.contains("unknown variable"),
+                "as a variable it is refused, not dropped: " + fromEnvironment);
         String problem = problemOf(
                 rejected(Map.of(), Map.of(), Map.of("reme.tenant.acme.context.reserve", "20000")),
                 "reme.tenant.acme.context.reserve");
