@@ -99,9 +99,8 @@ public final class ClusterCommand implements Runnable {
 
         @Override
         public Integer call() {
-            ClusterSpec spec = ClusterSpec.load(dir);
-            LocalCluster cluster = LocalCluster.in(
-                    dir, new LocalCluster.Options(spec.appPorts().size(), true, true, dir, false, Map.of()));
+            LocalCluster cluster = LocalCluster.existing(dir);
+            ClusterSpec spec = cluster.spec();
             int running = 0;
             for (ChildProcess process : cluster.processes()) {
                 boolean alive = process.isAlive();

@@ -40,6 +40,8 @@ public final class LocalCluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LocalCluster.class);
     public static final int NODES = 3;
     private static final Duration NODE_STOP_GRACE = Duration.ofSeconds(60);
+    /** Where, under the cluster's directory, the processes' copy of the application jar is. */
+    private static final String APP_JAR = "lib/reme-streams.jar";
 
     /**
      * What to run besides the three nodes.
@@ -100,10 +102,16 @@ public final class LocalCluster implements AutoCloseable {
         return new LocalCluster(spec, options);
     }
 
+    /** The cluster an earlier start made in {@code dir}, every part of it, running the jar copied there. */
+    public static LocalCluster existing(Path dir) {
+        ClusterSpec spec = ClusterSpec.load(dir);
+        return new LocalCluster(
+                spec, new Options(spec.appPorts().size(), true, true, spec.dir().resolve(APP_JAR), false, Map.of()));
+    }
+
     /** Stops every process of the cluster in {@code dir}, whatever started it. */
     public static void stop(Path dir) {
-        ClusterSpec spec = ClusterSpec.load(dir);
-        new LocalCluster(spec, new Options(spec.appPorts().size(), true, true, dir, false, Map.of())).stop();
+        existing(dir).stop();
     }
 
     public ClusterSpec spec() {
@@ -118,11 +126,9 @@ public final class LocalCluster implements AutoCloseable {
             throw new IllegalArgumentException("no application jar at " + options.appJar()
                     + " (build it: mvn -DskipTests -pl topology -am package)");
         }
-        launcher = Launcher.forCluster(spec.dir());
-        appJar = copyOfAppJar();
         for (KafkaNode node : nodes) {
             if (!node.process().isAlive()) {
-                node.start(launcher, options.detached());
+                node.start(launcher(), options.detached());
             }
         }
         awaitBrokers(NODES, deadline);
@@ -135,7 +141,7 @@ public final class LocalCluster implements AutoCloseable {
             startIfStopped(workers);
         }
         if (options.connect() && !connect.process().isAlive()) {
-            connect.start(launcher, appJar(), options.detached());
+            connect.start(launcher(), appJar(), options.detached());
         }
         for (int i = 0; i < options.instances(); i++) {
             awaitInstance(i + 1, deadline);
@@ -314,8 +320,8 @@ public final class LocalCluster implements AutoCloseable {
      * running instance or Connect. Copied again only when the original changed.
      */
     private Path copyOfAppJar() {
-        Path copy = spec.dir().resolve("lib").resolve("reme-streams.jar");
-        if (!Files.isRegularFile(options.appJar())) {
+        Path copy = spec.dir().resolve(APP_JAR);
+        if (!Files.isRegularFile(options.appJar()) || options.appJar().equals(copy)) {
             return copy;
         }
         try {
