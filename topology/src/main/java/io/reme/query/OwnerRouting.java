@@ -145,7 +145,7 @@ final class OwnerRouting {
                         owner.partition());
                 return answer;
             } catch (InvalidStateStoreException e) {
-                LOG.debug("standby not queryable partition={} error={}", owner.partition(), e.getMessage());
+                LOG.warn("standby not queryable partition={} error={}", owner.partition(), e.getMessage());
             }
         }
         throw ApiException.unavailable("the instance owning this key did not answer; try again shortly");

@@ -81,6 +81,22 @@ final class PartitionFanOut {
             Map<String, Object> body,
             String authorization,
             Class<P> answer) {
+        return gather(wanted, local, null, path, body, authorization, answer);
+    }
+
+    /**
+     * As {@link #gather(Set, Function, String, Map, String, Class)}; then the partitions still missing
+     * (their owner did not answer: killed, and not yet given up by the group) of which this instance
+     * keeps a standby replica are read from it by {@code standby}.
+     */
+    <P extends Part> Gathered<P> gather(
+            Set<Integer> wanted,
+            Function<Set<Integer>, P> local,
+            Function<Set<Integer>, P> standby,
+            String path,
+            Map<String, Object> body,
+            String authorization,
+            Class<P> answer) {
         Set<Integer> missing = new TreeSet<>(wanted);
         List<P> parts = new ArrayList<>();
         for (Map.Entry<HostInfo, Set<Integer>> host : owners(wanted).entrySet()) {
@@ -97,7 +113,29 @@ final class PartitionFanOut {
                 missing.removeAll(p.answered());
             });
         }
+        Set<Integer> kept = standby == null ? Set.of() : standbys(missing);
+        if (!kept.isEmpty()) {
+            P part = standby.apply(kept);
+            parts.add(part);
+            missing.removeAll(part.answered());
+            LOG.info("answered from this instance's standby replicas partitions={}", part.answered());
+        }
         return new Gathered<>(List.copyOf(parts), missing);
+    }
+
+    /** The partitions of {@code wanted} that this instance keeps a standby replica of. */
+    private Set<Integer> standbys(Set<Integer> wanted) {
+        Set<Integer> kept = new TreeSet<>();
+        for (StreamsMetadata client : clients.get()) {
+            if (isSelf(client.hostInfo())) {
+                for (TopicPartition partition : client.standbyTopicPartitions()) {
+                    if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
+                        kept.add(partition.partition());
+                    }
+                }
+            }
+        }
+        return kept;
     }
 
     boolean isSelf(HostInfo host) {

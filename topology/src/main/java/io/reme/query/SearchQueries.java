@@ -94,6 +94,7 @@ public final class SearchQueries {
         PartitionFanOut.Gathered<PartitionHits> gathered = fanOut.gather(
                 wanted,
                 mine -> local(query, mine, candidates),
+                kept -> standby(query, kept, candidates),
                 INTERNAL_PATH,
                 Map.of("query", query, "candidates", candidates),
                 authorization,
@@ -117,13 +118,26 @@ public final class SearchQueries {
 
     /** Runs the search on this instance's active tasks for {@code wanted}: their top k, or all their candidates. */
     PartitionHits local(SearchQuery query, Set<Integer> wanted, boolean candidates) {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
+        return query(query, wanted, candidates, true);
+    }
+
+    /**
+     * Runs the search on this instance's standby replicas of {@code kept}, whose owner did not answer:
+     * they hold what the owner committed, up to the moment they last caught up.
+     */
+    private PartitionHits standby(SearchQuery query, Set<Integer> kept, boolean candidates) {
+        return query(query, kept, candidates, false);
+    }
+
+    private PartitionHits query(SearchQuery query, Set<Integer> wanted, boolean candidates, boolean active) {
+        // As context reads: the tasks that stay through a rebalance keep answering.
+        if (!streams.state().isRunningOrRebalancing()) {
             return new PartitionHits(List.of(), Set.of());
         }
-        StateQueryResult<SearchResult> result = streams.query(StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
+        StateQueryRequest<SearchResult> request = StateQueryRequest.inStore(MemoryIndexUpdater.STORE)
                 .withQuery(new MemorySearch(query, candidates))
-                .withPartitions(wanted)
-                .requireActive());
+                .withPartitions(wanted);
+        StateQueryResult<SearchResult> result = streams.query(active ? request.requireActive() : request);
         return collect(query, result.getPartitionResults());
     }
 

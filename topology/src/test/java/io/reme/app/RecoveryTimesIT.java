@@ -3,19 +3,28 @@ package io.reme.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.app.ConversationGenerator.Envelope;
+import io.reme.index.MemoryPartitioning;
+import io.reme.json.Json;
+import io.reme.search.MemoryRecord;
+import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +63,8 @@ class RecoveryTimesIT extends WithBroker {
         Files.writeString(
                 config,
                 "reme.embedding.provider=none\n"
+                        // acme's memories in every partition, so some live on the instance that is killed.
+                        + "reme.search.tenant-buckets=" + MEMORY_BUCKETS + "\n"
                         + (BASELINE
                                 ? "reme.streams.static-membership=false\nreme.streams.session-timeout=45s\n"
                                         + "reme.streams.standby-replicas=0\n"
@@ -91,6 +102,13 @@ class RecoveryTimesIT extends WithBroker {
                     String otherUrl = other.awaitReady(Duration.ofSeconds(120));
                     ContextApi.awaitCounted(
                             () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), other::requireAlive);
+                    produceMemories(producer);
+                    Awaitility.await("every memory found, and the standbys caught up")
+                            .atMost(Duration.ofSeconds(120))
+                            .until(() -> {
+                                JsonNode found = search(otherUrl);
+                                return found != null && found.path("hits").size() == MEMORIES;
+                            });
                     // Let the group settle (standbys restored, no rebalance in flight) before the kill.
                     Thread.sleep(5_000);
                     ContextApi.awaitCounted(
@@ -120,6 +138,10 @@ class RecoveryTimesIT extends WithBroker {
                                 "recovery right after the kill: {} of {} sessions served from a standby",
                                 fromStandby,
                                 sizes.size());
+                        // The killed owner's index partitions answer from the survivor's standbys: complete.
+                        JsonNode found = search(otherUrl);
+                        assertTrue(found != null && !found.path("partial").asBoolean(), String.valueOf(found));
+                        assertEquals(MEMORIES, found.path("hits").size(), found.toString());
                     }
                     ContextApi.awaitCounted(
                             () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(120), other::requireAlive);
@@ -139,6 +161,50 @@ class RecoveryTimesIT extends WithBroker {
                 }
             }
         }
+    }
+
+    /** The children's partition count (CrashRestartIT.child): acme's memories in every partition. */
+    private static final int MEMORY_BUCKETS = 4;
+
+    private static final int MEMORIES = 30;
+
+    /** Notes of acme, each with the word "harbour", spread over the partitions. */
+    private static void produceMemories(KafkaProducer<byte[], byte[]> producer) throws Exception {
+        MemoryPartitioning partitioning = new MemoryPartitioning(MEMORY_BUCKETS);
+        Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+        for (int i = 0; i < MEMORIES; i++) {
+            MemoryRecord record = new MemoryRecord(
+                    "harbour-" + i,
+                    "acme",
+                    "alice",
+                    null,
+                    MemoryType.PERSONAL,
+                    "Alice walks along the harbour on day " + i,
+                    t0,
+                    t0,
+                    t0.plusSeconds(i),
+                    Map.of(),
+                    null,
+                    null);
+            producer.send(new ProducerRecord<>(
+                            TOPICS.memories(),
+                            partitioning.partition("acme", record.id(), MEMORY_BUCKETS),
+                            ("acme/" + record.id()).getBytes(StandardCharsets.UTF_8),
+                            Json.MAPPER.writeValueAsBytes(record)))
+                    .get();
+        }
+    }
+
+    /** {@code POST /v1/search} for "harbour" as acme, or null unless it answers 200. */
+    private static JsonNode search(String url) throws Exception {
+        HttpResponse<String> response = HTTP.send(
+                HttpRequest.newBuilder(URI.create(url + "/v1/search"))
+                        .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"harbour\",\"k\":100}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
     }
 
     private static long millisSince(long nanos) {
