@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -49,8 +48,7 @@ import org.apache.kafka.common.utils.Utils;
  * and a context read failed and the POST p99 against the quiet one, then one JSON line.
  */
 public final class ClusterBenchmark {
-    private static final int MAX_INPUT = 4000;
-    private static final Duration PENDING_TIMEOUT = Duration.ofSeconds(60);
+    private static final int MAX_INPUT = FaultBenchOptions.MAX_INPUT;
     private static final Topics TOPICS = Topics.withDefaultPrefix();
 
     /**
@@ -298,26 +296,9 @@ public final class ClusterBenchmark {
                         () -> cluster.restartNode(victim[0], back)));
     }
 
-    private Map<String, String> appEnvironment(LocalChatServer llm) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("REME_TOPIC_PARTITIONS", "6");
-        env.put("REME_CONTEXT_MAX_INPUT_LENGTH", Integer.toString(MAX_INPUT));
-        env.put("REME_CONTEXT_RESERVE", "800");
-        env.put("REME_TOOL_RESULT_RECENT_BYTES", "12000");
-        env.put("REME_TOOL_RESULT_OLD_BYTES", "2000");
-        env.put("REME_COMPACTION_RETRY_BACKOFF", "2s");
-        env.put("REME_COMPACTION_PENDING_TIMEOUT", PENDING_TIMEOUT.toSeconds() + "s");
-        env.put("LLM_BASE_URL", llm.baseUrl());
-        env.put("LLM_API_KEY", "bench");
-        env.put("LLM_MODEL", LocalChatServer.MODEL);
-        env.put("REME_LLM_TIMEOUT", "10s");
-        env.put("REME_LLM_MAX_ATTEMPTS", "3");
-        env.put("REME_LLM_BACKOFF", "200ms");
-        env.put("REME_LLM_BACKOFF_MAX", "2s");
-        env.put("REME_SESSION_IDLE_AFTER", "20s");
-        env.put("REME_DIARY_RETRY_BACKOFF", "2s");
-        env.put("REME_WORKSPACE_WATCH_INTERVAL", "1s");
-        return env;
+    private static Map<String, String> appEnvironment(LocalChatServer llm) {
+        return FaultBenchOptions.asEnvironment(
+                FaultBenchOptions.compressed(6, llm.baseUrl(), Duration.ofSeconds(10), Duration.ofSeconds(20)));
     }
 
     // ----------------------------------------------------------------------------- load

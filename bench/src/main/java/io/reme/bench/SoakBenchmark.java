@@ -54,8 +54,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class SoakBenchmark {
     private static final String TENANT = "soak";
     private static final String KEY = "soak-key-0123456789abcdef";
-    private static final int MAX_INPUT = 4000;
-    private static final Duration PENDING_TIMEOUT = Duration.ofSeconds(60);
+    private static final int MAX_INPUT = FaultBenchOptions.MAX_INPUT;
+    private static final Duration PENDING_TIMEOUT = FaultBenchOptions.PENDING_TIMEOUT;
     private static final int CONTEXT_LIMIT_CHARS = 10_000;
     private static final Topics TOPICS = Topics.withDefaultPrefix();
 
@@ -173,26 +173,9 @@ public final class SoakBenchmark {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         options.put("reme.request.secret", HexFormat.of().formatHex(secret));
-        options.put("reme.topic.partitions", "4");
-        options.put("reme.context.max-input-length", Integer.toString(MAX_INPUT));
-        options.put("reme.context.reserve", "800");
-        options.put("reme.tool-result.recent-bytes", "12000");
-        options.put("reme.tool-result.old-bytes", "2000");
-        options.put("reme.compaction.retry-backoff", "2s");
-        options.put("reme.compaction.pending-timeout", PENDING_TIMEOUT.toSeconds() + "s");
-        options.put("reme.llm.base-url", llmUrl);
-        options.put("reme.llm.api-key", "soak");
-        options.put("reme.llm.model", LocalChatServer.MODEL);
-        options.put("reme.llm.timeout", "5s");
-        options.put("reme.llm.max-attempts", "3");
-        options.put("reme.llm.backoff", "200ms");
-        options.put("reme.llm.backoff-max", "2s");
-        options.put("reme.session.idle-after", "15s");
-        // The soak compresses an outage into seconds: a failed diary span is sent again after 2 s, doubling.
-        options.put("reme.diary.retry-backoff", "2s");
+        options.putAll(FaultBenchOptions.compressed(4, llmUrl, Duration.ofSeconds(5), Duration.ofSeconds(15)));
         options.put("reme.embedding.provider", "none");
         options.put("reme.sinks.embedded", "true");
-        options.put("reme.workspace.watch-interval", "1s");
         StringBuilder text = new StringBuilder("# bench soak: written for one run\n");
         options.forEach(
                 (name, value) -> text.append(name).append('=').append(value).append('\n'));
