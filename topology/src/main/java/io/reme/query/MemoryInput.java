@@ -307,6 +307,10 @@ final class MemoryInput {
         } catch (IOException | IllegalArgumentException e) {
             throw invalid("'cursor' is not a cursor this API returned");
         }
+        if (c == null) {
+            // Base64 of "null" reads as no cursor object at all.
+            throw invalid("'cursor' is not a cursor this API returned");
+        }
         if (c.id() == null || !sort.name().equals(c.sort()) || descending != c.descending()) {
             throw invalid("'cursor' belongs to a listing with another sort or order; keep them the same while paging");
         }

@@ -261,7 +261,7 @@ final class SessionListing {
         } catch (IOException | IllegalArgumentException e) {
             throw invalid("'cursor' is not a cursor this API returned");
         }
-        if (position.lastActivity() == null || position.session() == null) {
+        if (position == null || position.lastActivity() == null || position.session() == null) {
             throw invalid("'cursor' is not a cursor this API returned");
         }
         return position;

@@ -273,6 +273,8 @@ class MemoryApiIT extends WithBroker {
                 "limit=0",
                 "limit=x",
                 "cursor=nonsense",
+                // Base64 of "null": once a 500.
+                "cursor=bnVsbA",
                 "colour=red",
                 "from=monday",
                 "type=mood")) {

@@ -141,6 +141,8 @@ class SessionListingIT extends WithBroker {
                 assertInvalid(a, "limit=501", "limit");
                 assertInvalid(a, "active_since=yesterday", "active_since");
                 assertInvalid(a, "cursor=not-a-cursor", "cursor");
+                // Base64 of "null": once a 500.
+                assertInvalid(a, "cursor=bnVsbA", "cursor");
                 assertInvalid(a, "user=a/b", "user");
                 assertInvalid(a, "order=asc", "order");
 
