@@ -53,6 +53,7 @@ public final class JsonErrorHandler extends ErrorHandler {
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
         response.write(true, ByteBuffer.wrap(body(status, message == null ? null : message.toString())), callback);
         return true;
     }
@@ -61,6 +62,7 @@ public final class JsonErrorHandler extends ErrorHandler {
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
         fields.put(HttpHeader.CONTENT_TYPE, "application/json");
         fields.put(HttpHeader.CACHE_CONTROL, "no-store");
+        fields.put("X-Content-Type-Options", "nosniff");
         return ByteBuffer.wrap(body(status, reason));
     }
 

@@ -696,7 +696,6 @@ public final class ApiServer implements AutoCloseable {
         String tenant = caller.tenant();
         byte[] text = toolResults.read(tenant, params.get(0));
         // Plain text the browser must never run as a page: the tool's output is anybody's text.
-        exchange.setHeader("X-Content-Type-Options", "nosniff");
         exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
         send(exchange, 200, "text/plain; charset=utf-8", text);
     }
@@ -1023,6 +1022,9 @@ public final class ApiServer implements AutoCloseable {
             answered = true;
             response.setStatus(status);
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+            // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a
+            // caller's text is never run as a page or a script.
+            response.getHeaders().put("X-Content-Type-Options", "nosniff");
             response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
             response.write(true, ByteBuffer.wrap(body), callback);
         }

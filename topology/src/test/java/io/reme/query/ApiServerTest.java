@@ -106,6 +106,7 @@ class ApiServerTest {
     private static void assertJsonError(RawHttp.Answer answer, int status, String code) {
         assertEquals(status, answer.status(), answer::toString);
         assertTrue(String.valueOf(answer.header("Content-Type")).startsWith("application/json"), answer::toString);
+        assertEquals("nosniff", answer.header("X-Content-Type-Options"), answer::toString);
         JsonNode error = answer.json().path("error");
         assertEquals(code, error.path("code").asText(null), answer::toString);
         assertFalse(error.path("message").asText("").isBlank(), answer::toString);
