@@ -23,6 +23,9 @@ import java.util.Set;
  * names the field and what is accepted.
  */
 final class MemoryInput {
+    /** Most values of one filter of a memory listing (meta.* keys, targets, users). */
+    static final int MAX_FILTER_VALUES = 64;
+
     static final int MAX_CONTENT_CHARS = 16_000;
     static final int MAX_METADATA_ENTRIES = 32;
     static final int MAX_METADATA_CHARS = 256;
@@ -238,6 +241,16 @@ final class MemoryInput {
                     }
                     metadata.put(name.substring(5), value);
                 }
+            }
+        }
+        // Each value is a clause of the index query; past Lucene's clause limit a partition fails the
+        // listing, which then answered 200 with that partition "missing" instead of saying why.
+        for (Map.Entry<String, Integer> filter : Map.of(
+                        "meta.*", metadata.size(), "target", targets.size(), "user", users.size())
+                .entrySet()) {
+            if (filter.getValue() > MAX_FILTER_VALUES) {
+                throw invalid("at most " + MAX_FILTER_VALUES + " '" + filter.getKey() + "' filters (got "
+                        + filter.getValue() + ")");
             }
         }
         MemoryListQuery.Sort sortKey = switch (sort) {

@@ -16,6 +16,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -275,6 +277,9 @@ class MemoryApiIT extends WithBroker {
                 "cursor=nonsense",
                 // Base64 of "null": once a 500.
                 "cursor=bnVsbA",
+                // More filters than the index query may hold: once a 200 with a partition "missing".
+                IntStream.range(0, 65).mapToObj(i -> "meta.k" + i + "=v").collect(Collectors.joining("&")),
+                IntStream.range(0, 65).mapToObj(i -> "user=u" + i).collect(Collectors.joining("&")),
                 "colour=red",
                 "from=monday",
                 "type=mood")) {
