@@ -25,10 +25,12 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.utils.Utils;
 
@@ -93,9 +95,16 @@ public final class ClusterBenchmark {
         volatile long longestPostFailureMs;
         volatile long longestReadFailureMs;
         volatile long unavailableAfterWholeMs;
+        /** Why requests failed: "read 2: 503", "post 1: ConnectException", with how often. */
+        final Map<String, LongAdder> failures = new ConcurrentSkipListMap<>();
 
         Phase(String name) {
             this.name = name;
+        }
+
+        void failed(String what, int instance, String why) {
+            failures.computeIfAbsent(what + " " + instance + ": " + why, k -> new LongAdder())
+                    .increment();
         }
 
         synchronized void postFailed(long ms) {
@@ -220,6 +229,9 @@ public final class ClusterBenchmark {
                     current.p99(),
                     phases.get(0).p99(),
                     current.unavailableAfterWholeMs);
+            if (!current.failures.isEmpty()) {
+                out.printf("%-16s failed requests by instance and cause: %s%n", "", current.failures);
+            }
             Phase quiet = new Phase("quiet after " + fault.name());
             phase.set(quiet);
             pause(settings.quiet());
@@ -359,8 +371,10 @@ public final class ClusterBenchmark {
                     throw new IllegalStateException(
                             path + " refused: " + response.statusCode() + " " + response.body());
                 }
+                current.failed("post", instance, String.valueOf(response.statusCode()));
             } catch (IOException e) {
                 // Refused or timed out: ambiguous, sent again with the same ids.
+                current.failed("post", instance, e.getClass().getSimpleName());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -372,17 +386,30 @@ public final class ClusterBenchmark {
         }
     }
 
-    /** Reads a session's context from either instance in turn, timing failures and keeping the largest window. */
+    /**
+     * Reads a session's context from a random instance, then the others while it fails, timing how long
+     * no instance answered and keeping the largest window.
+     */
     private void read(Session session, AtomicBoolean stop) {
         long failingSince = -1;
         while (!stop.get()) {
-            int instance = 1 + ThreadLocalRandom.current().nextInt(settings.instances());
+            int first = ThreadLocalRandom.current().nextInt(settings.instances());
             long asked = System.nanoTime();
-            JsonNode context = context(instance, session, false);
+            Phase current = phase.get();
+            // As a client behind a load balancer: an instance that fails the read hands it to the next one.
+            JsonNode context = null;
+            for (int tried = 0; context == null && tried < settings.instances(); tried++) {
+                int instance = 1 + (first + tried) % settings.instances();
+                context = ApiReads.get(
+                        http,
+                        cluster.spec().appUrl(instance) + "/v1/sessions/" + session.id() + "/context",
+                        cluster.spec().apiKey(session.tenant()),
+                        why -> current.failed("read", instance, why));
+            }
             long now = System.nanoTime();
             if (context == null) {
                 failingSince = failingSince < 0 ? asked : failingSince;
-                phase.get().readFailed((now - failingSince) / 1_000_000);
+                current.readFailed((now - failingSince) / 1_000_000);
             } else {
                 failingSince = -1;
                 largestWindow.merge(

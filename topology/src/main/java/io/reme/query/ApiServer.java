@@ -590,6 +590,14 @@ public final class ApiServer implements AutoCloseable {
         try {
             route(exchange);
         } catch (ApiException e) {
+            if (e.status() == 503) {
+                // The operator's trace of a fault: which reads were refused while what was moving.
+                LOG.info(
+                        "request unavailable method={} path={} reason={}",
+                        exchange.method(),
+                        exchange.path(),
+                        e.getMessage());
+            }
             sendError(exchange, e);
         } catch (IOException e) {
             LOG.debug("request not read or answer not delivered path={} error={}", exchange.path(), e.toString());
@@ -668,7 +676,9 @@ public final class ApiServer implements AutoCloseable {
                         tenant,
                         params.get(0),
                         exchange.rawQuery(),
-                        forwarded(exchange),
+                        OwnerRouting.Hop.of(
+                                exchange.header(OwnerRouting.FORWARDED_HEADER),
+                                exchange.header(OwnerRouting.STANDBY_HEADER)),
                         exchange.header("Authorization")));
     }
 

@@ -41,7 +41,7 @@ public final class ContextQueries {
      *                 or {@code format=anthropic} (the messages ready to send, see {@link ReadyContext})
      */
     OwnerRouting.Answer context(
-            String tenant, String session, String rawQuery, boolean forwarded, String authorization) {
+            String tenant, String session, String rawQuery, OwnerRouting.Hop hop, String authorization) {
         String problem = SafeId.problem("session", session);
         if (problem != null) {
             throw new ApiException(400, "invalid_session", problem);
@@ -53,7 +53,7 @@ public final class ContextQueries {
                 SessionStores.HEADERS,
                 key.key(),
                 "/v1/sessions/" + session + "/context" + request.query(),
-                forwarded,
+                hop,
                 authorization,
                 partition -> read(key, partition, request, false),
                 partition -> read(key, partition, request, true));

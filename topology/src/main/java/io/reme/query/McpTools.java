@@ -313,7 +313,11 @@ final class McpTools {
             query.add("window=" + encode(text(args.get("window"))));
         }
         return relayed(contexts.context(
-                caller.tenant(), text(args.get("session")), String.join("&", query), false, caller.authorization()));
+                caller.tenant(),
+                text(args.get("session")),
+                String.join("&", query),
+                OwnerRouting.Hop.CLIENT,
+                caller.authorization()));
     }
 
     Object append(Caller caller, ObjectNode args) {

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -24,29 +25,77 @@ import org.slf4j.LoggerFactory;
  * with Retry-After instead of looping). Streams neither running nor rebalancing, an unknown owner or
  * a store that is not queryable are 503 too.
  *
- * <p>When the owner does not answer (killed, not yet given up by the group) and this instance keeps
- * a standby replica of the key's task, a read that offers a standby path is answered from it, marked
- * {@link Answer#standby()}: it may miss what the owner committed last, but the session stays readable
- * from the moment its owner dies instead of after the group's session timeout and a rebalance.
+ * <p>A read that offers a standby path is answered from a standby replica, marked {@link
+ * Answer#standby()}, when its owner cannot answer: killed and not yet given up by the group, or back
+ * from a crash and restoring the state exactly-once wiped (a static member takes its tasks back at
+ * once). This instance's replica is read directly, another instance's is asked with {@link
+ * #STANDBY_HEADER}. It may miss what the owner committed last, but the session stays readable from
+ * the moment its owner dies instead of after the group's session timeout and the restoration.
  */
 final class OwnerRouting {
     static final String FORWARDED_HEADER = "X-Reme-Forwarded";
+    /** On a forwarded read: answer it from this instance's standby replica, or refuse it. */
+    static final String STANDBY_HEADER = "X-Reme-Read-Standby";
+
     private static final Logger LOG = LoggerFactory.getLogger(OwnerRouting.class);
 
-    private final KafkaStreams streams;
+    private final Supplier<KafkaStreams.State> state;
+    private final Locator locator;
     private final HostInfo self;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     OwnerRouting(KafkaStreams streams, HostInfo self) {
-        this.streams = streams;
+        // Lambdas, not method references: an API without Kafka (tests) has no streams to bind to.
+        this(
+                () -> streams.state(),
+                (store, key, partitioner) -> partitioner == null
+                        ? streams.queryMetadataForKey(store, key, new StringSerializer())
+                        : streams.queryMetadataForKey(store, key, partitioner),
+                self);
+    }
+
+    private OwnerRouting(Supplier<KafkaStreams.State> state, Locator locator, HostInfo self) {
+        this.state = state;
+        this.locator = locator;
         this.self = self;
+    }
+
+    /** Routing over a given state and key metadata instead of a running application's, for tests. */
+    static OwnerRouting over(Supplier<KafkaStreams.State> state, Locator locator, HostInfo self) {
+        return new OwnerRouting(state, locator, self);
+    }
+
+    /** Where a key's active task and standby replicas are. */
+    @FunctionalInterface
+    interface Locator {
+        /** @param partitioner null for the default partitioning of the string key */
+        KeyQueryMetadata locate(String store, String key, StreamPartitioner<String, Object> partitioner);
+    }
+
+    /** How a read reached this instance, which decides where it may go next. */
+    enum Hop {
+        /** From a client: routed to the owner, or to a standby when the owner cannot answer. */
+        CLIENT,
+        /** Forwarded to this instance as the owner: answered here or refused, never forwarded again. */
+        OWNER,
+        /** Forwarded to this instance as a standby holder: read from its standby replica or refused. */
+        STANDBY;
+
+        static Hop of(boolean forwarded) {
+            return forwarded ? OWNER : CLIENT;
+        }
+
+        /** @param forwarded the {@link #FORWARDED_HEADER} value, null on a client's request */
+        static Hop of(String forwarded, String standby) {
+            return forwarded == null ? CLIENT : standby != null ? STANDBY : OWNER;
+        }
     }
 
     /**
      * A JSON body with its status, either read here or relayed from the owner.
      *
-     * @param standby whether a standby replica answered because the owner did not
+     * @param standby whether a standby replica answered because the owner could not
      */
     record Answer(int status, byte[] body, String retryAfter, boolean standby) {
         Answer(int status, byte[] body) {
@@ -69,22 +118,23 @@ final class OwnerRouting {
      */
     Answer route(
             String store, String key, String path, boolean forwarded, String authorization, IntFunction<Answer> local) {
-        return route(store, key, null, path, forwarded, authorization, local);
+        return route(store, key, null, path, Hop.of(forwarded), authorization, local, null);
     }
 
     /**
-     * As {@link #route(String, String, String, boolean, String, IntFunction)}; when the owner does not
-     * answer and this instance holds a standby of the key's task, {@code standby} reads it here.
+     * As {@link #route(String, String, String, boolean, String, IntFunction)}; when the owner cannot
+     * answer, {@code standby} reads the key's partition of a standby replica, here or where {@code hop}
+     * is {@link Hop#STANDBY} (a standby holder asked by another instance).
      */
     Answer routeOrStandby(
             String store,
             String key,
             String path,
-            boolean forwarded,
+            Hop hop,
             String authorization,
             IntFunction<Answer> local,
             IntFunction<Answer> standby) {
-        return route(store, key, null, path, forwarded, authorization, local, standby);
+        return route(store, key, null, path, hop, authorization, local, standby);
     }
 
     /** As {@link #route(String, String, String, boolean, String, IntFunction)} for a store partitioned by {@code partitioner}. */
@@ -96,7 +146,7 @@ final class OwnerRouting {
             boolean forwarded,
             String authorization,
             IntFunction<Answer> local) {
-        return route(store, key, partitioner, path, forwarded, authorization, local, null);
+        return route(store, key, partitioner, path, Hop.of(forwarded), authorization, local, null);
     }
 
     private Answer route(
@@ -104,61 +154,115 @@ final class OwnerRouting {
             String key,
             StreamPartitioner<String, Object> partitioner,
             String path,
-            boolean forwarded,
+            Hop hop,
             String authorization,
             IntFunction<Answer> local,
             IntFunction<Answer> standby) {
         // A rebalance keeps the tasks that stay where they are (cooperative), so they serve through it:
         // refusing every read while REBALANCING turned a broker failover, which fences a member and
         // rebalances the group, into 10-15 s of 503s for every session (bench cluster).
-        KafkaStreams.State state = streams.state();
-        if (!state.isRunningOrRebalancing()) {
-            throw ApiException.unavailable("streams is " + state + "; try again shortly");
+        KafkaStreams.State now = state.get();
+        if (!now.isRunningOrRebalancing()) {
+            throw ApiException.unavailable("streams is " + now + "; try again shortly");
         }
-        KeyQueryMetadata owner = partitioner == null
-                ? streams.queryMetadataForKey(store, key, new StringSerializer())
-                : streams.queryMetadataForKey(store, key, partitioner);
+        KeyQueryMetadata owner = locator.locate(store, key, partitioner);
         if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
             throw ApiException.unavailable("the owner of this key is not known yet; try again shortly");
+        }
+        if (hop == Hop.STANDBY) {
+            Answer here = standby == null || !owner.standbyHosts().contains(self) ? null : standbyHere(owner, standby);
+            if (here == null) {
+                throw ApiException.unavailable("no queryable standby replica of this key here; try again shortly");
+            }
+            return here;
         }
         if (owner.activeHost().equals(self)) {
             try {
                 return local.apply(owner.partition());
             } catch (InvalidStateStoreException e) {
+                // Restoring, most often after a crash: a standby elsewhere has been following all along.
+                Answer elsewhere = hop == Hop.CLIENT ? fromStandby(owner, standby, path, authorization) : null;
+                if (elsewhere != null) {
+                    return elsewhere;
+                }
                 throw ApiException.unavailable("the store is not queryable right now: " + e.getMessage());
             }
         }
-        if (forwarded) {
+        if (hop == Hop.OWNER) {
             throw ApiException.unavailable("ownership is moving; try again shortly");
         }
-        Answer relayed = forward(owner.activeHost(), path, authorization);
-        if (relayed != null) {
+        Answer relayed = forward(owner.activeHost(), path, authorization, Hop.OWNER);
+        if (relayed != null && relayed.status() != 503) {
             return relayed;
         }
-        if (standby != null && owner.standbyHosts().contains(self)) {
-            try {
-                Answer answer = standby.apply(owner.partition()).fromStandby();
-                LOG.info(
-                        "owner did not answer; served from this instance's standby owner={}:{} partition={}",
-                        owner.activeHost().host(),
-                        owner.activeHost().port(),
-                        owner.partition());
-                return answer;
-            } catch (InvalidStateStoreException e) {
-                LOG.warn("standby not queryable partition={} error={}", owner.partition(), e.getMessage());
-            }
+        Answer fromStandby = fromStandby(owner, standby, path, authorization);
+        if (fromStandby != null) {
+            return fromStandby;
+        }
+        if (relayed != null) {
+            return relayed;
         }
         throw ApiException.unavailable("the instance owning this key did not answer; try again shortly");
     }
 
-    /** The owner's answer, or null when it does not answer at all. */
-    private Answer forward(HostInfo owner, String path, String authorization) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + owner.host() + ":" + owner.port() + path))
+    /**
+     * The key read from a standby replica because its owner could not answer: this instance's, else
+     * the first other holder's that answers; null when there is no standby path or none answers.
+     */
+    private Answer fromStandby(KeyQueryMetadata owner, IntFunction<Answer> standby, String path, String authorization) {
+        if (standby == null) {
+            return null;
+        }
+        if (owner.standbyHosts().contains(self)) {
+            Answer here = standbyHere(owner, standby);
+            if (here != null) {
+                return here;
+            }
+        }
+        for (HostInfo holder : owner.standbyHosts()) {
+            if (holder.equals(self) || holder.equals(owner.activeHost())) {
+                continue;
+            }
+            Answer there = forward(holder, path, authorization, Hop.STANDBY);
+            if (there != null && there.status() != 503) {
+                LOG.info(
+                        "owner could not answer; served from a standby owner={}:{} standby={}:{} partition={}",
+                        owner.activeHost().host(),
+                        owner.activeHost().port(),
+                        holder.host(),
+                        holder.port(),
+                        owner.partition());
+                return there.fromStandby();
+            }
+        }
+        return null;
+    }
+
+    private Answer standbyHere(KeyQueryMetadata owner, IntFunction<Answer> standby) {
+        try {
+            Answer answer = standby.apply(owner.partition()).fromStandby();
+            LOG.info(
+                    "owner could not answer; served from this instance's standby owner={}:{} partition={}",
+                    owner.activeHost().host(),
+                    owner.activeHost().port(),
+                    owner.partition());
+            return answer;
+        } catch (InvalidStateStoreException e) {
+            LOG.warn("standby not queryable partition={} error={}", owner.partition(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** The answer of the instance asked (as {@code hop} says), or null when it does not answer at all. */
+    private Answer forward(HostInfo to, String path, String authorization, Hop hop) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://" + to.host() + ":" + to.port() + path))
                 .timeout(Duration.ofSeconds(10))
                 .header("Authorization", authorization)
-                .header(FORWARDED_HEADER, self.host() + ":" + self.port())
-                .GET()
-                .build();
+                .header(FORWARDED_HEADER, self.host() + ":" + self.port());
+        if (hop == Hop.STANDBY) {
+            builder.header(STANDBY_HEADER, "true");
+        }
+        HttpRequest request = builder.GET().build();
         try {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
             return new Answer(
@@ -166,7 +270,7 @@ final class OwnerRouting {
                     response.body(),
                     response.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
-            LOG.warn("forward failed owner={}:{} error={}", owner.host(), owner.port(), e.toString());
+            LOG.warn("forward failed to={}:{} hop={} error={}", to.host(), to.port(), hop, e.toString());
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -12,10 +12,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -85,9 +87,10 @@ final class PartitionFanOut {
     }
 
     /**
-     * As {@link #gather(Set, Function, String, Map, String, Class)}; then the partitions still missing
-     * (their owner did not answer: killed, and not yet given up by the group) of which this instance
-     * keeps a standby replica are read from it by {@code standby}.
+     * As {@link #gather(Set, Function, String, Map, String, Class)}; then each partition still missing
+     * (its owner did not answer: killed and not yet given up by the group, or restoring its state after
+     * a crash) is read from a standby replica: this instance's by {@code standby}, another's by POSTing
+     * with {@code "standby": true}, which that instance answers from its standby replicas.
      */
     <P extends Part> Gathered<P> gather(
             Set<Integer> wanted,
@@ -99,43 +102,69 @@ final class PartitionFanOut {
             Class<P> answer) {
         Set<Integer> missing = new TreeSet<>(wanted);
         List<P> parts = new ArrayList<>();
+        Set<HostInfo> silent = new HashSet<>();
         for (Map.Entry<HostInfo, Set<Integer>> host : owners(wanted).entrySet()) {
-            Optional<P> part;
-            if (isSelf(host.getKey())) {
-                part = Optional.of(local.apply(host.getValue()));
-            } else {
-                Map<String, Object> asked = new HashMap<>(body);
-                asked.put("partitions", host.getValue());
-                part = post(host.getKey(), path, asked, authorization, answer);
-            }
+            Optional<P> part = isSelf(host.getKey())
+                    ? Optional.of(local.apply(host.getValue()))
+                    : post(host.getKey(), path, asked(body, host.getValue(), false), authorization, answer);
+            part.ifPresentOrElse(
+                    p -> {
+                        parts.add(p);
+                        missing.removeAll(p.answered());
+                    },
+                    () -> silent.add(host.getKey()));
+        }
+        if (standby == null || missing.isEmpty()) {
+            return new Gathered<>(List.copyOf(parts), missing);
+        }
+        // An instance that just did not answer as an owner is not asked again as a standby.
+        for (Map.Entry<HostInfo, Set<Integer>> host : standbys(missing, silent).entrySet()) {
+            Optional<P> part = isSelf(host.getKey())
+                    ? Optional.of(standby.apply(host.getValue()))
+                    : post(host.getKey(), path, asked(body, host.getValue(), true), authorization, answer);
             part.ifPresent(p -> {
                 parts.add(p);
                 missing.removeAll(p.answered());
+                LOG.info(
+                        "answered from standby replicas host={}:{} partitions={}",
+                        host.getKey().host(),
+                        host.getKey().port(),
+                        p.answered());
             });
-        }
-        Set<Integer> kept = standby == null ? Set.of() : standbys(missing);
-        if (!kept.isEmpty()) {
-            P part = standby.apply(kept);
-            parts.add(part);
-            missing.removeAll(part.answered());
-            LOG.info("answered from this instance's standby replicas partitions={}", part.answered());
         }
         return new Gathered<>(List.copyOf(parts), missing);
     }
 
-    /** The partitions of {@code wanted} that this instance keeps a standby replica of. */
-    private Set<Integer> standbys(Set<Integer> wanted) {
-        Set<Integer> kept = new TreeSet<>();
+    private static Map<String, Object> asked(Map<String, Object> body, Set<Integer> partitions, boolean standby) {
+        Map<String, Object> asked = new HashMap<>(body);
+        asked.put("partitions", partitions);
+        if (standby) {
+            asked.put("standby", true);
+        }
+        return asked;
+    }
+
+    /**
+     * The instances keeping a standby replica of partitions of {@code wanted}, each partition given to
+     * one of them only: this instance when it keeps one, so it is read without a call.
+     */
+    private Map<HostInfo, Set<Integer>> standbys(Set<Integer> wanted, Set<HostInfo> silent) {
+        Map<Integer, HostInfo> holder = new TreeMap<>();
         for (StreamsMetadata client : clients.get()) {
-            if (isSelf(client.hostInfo())) {
-                for (TopicPartition partition : client.standbyTopicPartitions()) {
-                    if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
-                        kept.add(partition.partition());
-                    }
+            if (silent.contains(client.hostInfo())) {
+                continue;
+            }
+            for (TopicPartition partition : client.standbyTopicPartitions()) {
+                if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
+                    holder.merge(
+                            partition.partition(), client.hostInfo(), (kept, other) -> isSelf(other) ? other : kept);
                 }
             }
         }
-        return kept;
+        Map<HostInfo, Set<Integer>> byHost = new HashMap<>();
+        holder.forEach((partition, host) ->
+                byHost.computeIfAbsent(host, h -> new TreeSet<>()).add(partition));
+        return byHost;
     }
 
     boolean isSelf(HostInfo host) {

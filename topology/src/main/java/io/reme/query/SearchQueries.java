@@ -122,7 +122,7 @@ public final class SearchQueries {
     }
 
     /**
-     * Runs the search on this instance's standby replicas of {@code kept}, whose owner did not answer:
+     * Runs the search on this instance's standby replicas of {@code kept}, whose owner could not answer:
      * they hold what the owner committed, up to the moment they last caught up.
      */
     private PartitionHits standby(SearchQuery query, Set<Integer> kept, boolean candidates) {
@@ -171,7 +171,10 @@ public final class SearchQueries {
         return new PartitionHits(hits, answered);
     }
 
-    /** {@code POST /v1/internal/search} from another instance: the query must be for the caller's tenant. */
+    /**
+     * {@code POST /v1/internal/search} from another instance: the query must be for the caller's tenant.
+     * With {@code "standby": true} it is answered from this instance's standby replicas.
+     */
     PartitionHits internal(String tenant, JsonNode body) {
         try {
             SearchQuery query = Json.MAPPER.treeToValue(body.get("query"), SearchQuery.class);
@@ -182,7 +185,11 @@ public final class SearchQueries {
             }
             limits.check(query.text());
             wanted.retainAll(partitioning.partitionsOf(tenant, partitions));
-            return local(query, wanted, body.path("candidates").asBoolean(false));
+            boolean candidates = body.path("candidates").asBoolean(false);
+            // Asked as a standby: the partitions' owner could not answer (see PartitionFanOut#gather).
+            return body.path("standby").asBoolean(false)
+                    ? standby(query, wanted, candidates)
+                    : local(query, wanted, candidates);
         } catch (IOException | IllegalArgumentException e) {
             throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
         }

@@ -47,10 +47,7 @@ class PartitionFanOutGatherTest {
     void eachOwnerIsAskedOnceForItsActivePartitionsAndWhatNoOneAnswersIsMissing() throws Exception {
         List<Asked> asked = new CopyOnWriteArrayList<>();
         // An owner the metadata still names but that is gone (a rebalance not yet noticed): nothing listens.
-        HostInfo gone;
-        try (ServerSocket free = new ServerSocket(0)) {
-            gone = new HostInfo("127.0.0.1", free.getLocalPort());
-        }
+        HostInfo gone = nothingListens();
         WebServer remote = remote(asked, 200, null);
         try {
             HostInfo other = new HostInfo("127.0.0.1", remote.port());
@@ -97,6 +94,52 @@ class PartitionFanOutGatherTest {
     }
 
     @Test
+    void partitionsNoOwnerAnsweredAreReadFromStandbysHereFirstThenAskedOfOthersAsStandbys() throws Exception {
+        List<Asked> asked = new CopyOnWriteArrayList<>();
+        HostInfo gone = nothingListens();
+        WebServer remote = remote(asked, 200, null);
+        try {
+            HostInfo other = new HostInfo("127.0.0.1", remote.port());
+            List<StreamsMetadata> clients = List.of(
+                    new Client(SELF, Set.of(tp(TOPIC, 0)), Set.of(tp(TOPIC, 1))),
+                    // The dead owner of 1, 2 and 5 keeps a standby of 2 in the metadata: not asked again.
+                    new Client(gone, Set.of(tp(TOPIC, 1), tp(TOPIC, 2), tp(TOPIC, 5)), Set.of(tp(TOPIC, 2))),
+                    // A standby of 1 too, but this instance's is read first; 5 has no standby anywhere.
+                    new Client(other, Set.of(), Set.of(tp(TOPIC, 1), tp(TOPIC, 2))));
+            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, SELF, TOPIC);
+            List<Set<Integer>> standbyCalls = new ArrayList<>();
+
+            PartitionFanOut.Gathered<Found> gathered = fanOut.gather(
+                    Set.of(0, 1, 2, 5),
+                    partitions -> found("local", partitions),
+                    partitions -> {
+                        standbyCalls.add(partitions);
+                        return found("standby", partitions);
+                    },
+                    "/v1/internal/x",
+                    Map.of("query", Map.of("tenant", "acme")),
+                    "Bearer k",
+                    Found.class);
+
+            assertEquals(List.of(Set.of(1)), standbyCalls);
+            assertEquals(1, asked.size(), "only the live holder is asked, once: " + asked);
+            JsonNode body = asked.get(0).body();
+            List<Integer> partitionsAsked = new ArrayList<>();
+            body.path("partitions").forEach(p -> partitionsAsked.add(p.asInt()));
+            assertEquals(List.of(2), partitionsAsked);
+            assertEquals(true, body.path("standby").asBoolean(false), "asked as a standby");
+            assertEquals(Set.of(5), gathered.missing());
+            assertEquals(
+                    Set.of("local-0", "standby-1", "remote-2"),
+                    gathered.parts().stream()
+                            .flatMap(part -> part.items().stream())
+                            .collect(Collectors.toSet()));
+        } finally {
+            remote.close();
+        }
+    }
+
+    @Test
     void anOwnersErrorIsThrownNotCountedAsMissing() throws Exception {
         WebServer remote = remote(
                 new CopyOnWriteArrayList<>(), 500, "{\"error\":{\"code\":\"search_failed\",\"message\":\"boom\"}}");
@@ -134,6 +177,12 @@ class PartitionFanOutGatherTest {
         assertEquals(0, localCalls.get());
         assertEquals(List.of(), gathered.parts());
         assertEquals(Set.of(0, 1), gathered.missing());
+    }
+
+    private static HostInfo nothingListens() throws Exception {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return new HostInfo("127.0.0.1", free.getLocalPort());
+        }
     }
 
     private static Found found(String who, Set<Integer> partitions) {
