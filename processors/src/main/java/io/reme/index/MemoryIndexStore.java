@@ -9,11 +9,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -29,13 +33,24 @@ import org.slf4j.LoggerFactory;
 /**
  * A Lucene {@link MemoryIndex} as a state store, one per task, in the task's state directory.
  * Writes are upserts by memory id and deletes by tombstone, so replaying the {@code memories} topic
- * (restore, standby) is idempotent and needs no model call: records carry their vectors. Lucene is
- * committed when Streams flushes the store (before it writes a checkpoint), not per record; a search
+ * (restore, standby) is idempotent and needs no model call: records carry their vectors. A search
  * first refreshes the searcher if anything was written since, so it sees every applied record.
  * Used by its task's thread for writes; searches may come from any thread.
+ *
+ * <p>The store keeps its own offsets ({@link #managesOffsets()}): each Lucene commit point records the
+ * offset of the last record it contains, and Streams restores from the one after it. So a crash (kill
+ * -9, under exactly-once too) costs the replay of the records since the last commit, not a rebuild:
+ * Streams wipes a store after a crash only when it cannot tell what the store holds. Lucene commits when
+ * Streams commits the store (closing, restoring, on a standby) and, on an active task, which Streams
+ * does not commit under exactly-once, every {@link #COMMIT_INTERVAL} ({@link MemoryIndexUpdater}).
+ * Committing ahead of the task's transaction is safe: the records come from the topic,
+ * committed, and the task replays what it had not committed, which {@link #holds} tells apart.
  */
 public final class MemoryIndexStore implements StateStore {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexStore.class);
+
+    /** How often an active task's index commits: a crash replays at most the records of this long. */
+    static final Duration COMMIT_INTERVAL = Duration.ofSeconds(10);
 
     private final String name;
     private final InputLimit limit;
@@ -48,6 +63,10 @@ public final class MemoryIndexStore implements StateStore {
     private volatile boolean unseen;
     /** Offset of the last applied record of this task's partition (written by the task's thread only). */
     private volatile long applied = -1;
+    /** Offset the last Lucene commit point records, -1 before any record (written by the task's thread only). */
+    private long committed = -1;
+    /** Whether the index's content is known: false for an index committed without an offset. */
+    private boolean known;
 
     MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
@@ -120,8 +139,25 @@ public final class MemoryIndexStore implements StateStore {
             apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
             applied = Math.max(applied, record.offset());
         }));
+        OptionalLong recorded;
+        try {
+            recorded = index.committedOffset();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the memory index commit in " + folder, e);
+        }
+        known = recorded.isPresent();
+        committed = recorded.orElse(-1);
+        applied = committed;
         open = true;
-        LOG.info("memory index opened task={} documents={}", context.taskId(), count());
+        LOG.info("memory index opened task={} documents={} committedOffset={}", context.taskId(), count(), committed);
+    }
+
+    /**
+     * Whether the record at {@code offset} is already in the index: a task replays from its last
+     * committed transaction, which may be older than the index's last commit point.
+     */
+    boolean holds(long offset) {
+        return offset <= applied;
     }
 
     /**
@@ -184,17 +220,38 @@ public final class MemoryIndexStore implements StateStore {
     }
 
     @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        // The offsets Streams hands over are those of the records it gave this store, which it knows as applied.
+        flush();
+    }
+
+    @Override
     public void flush() {
-        if (!dirty) {
+        if (!dirty && applied == committed && known) {
             return;
         }
         try {
-            index.commit();
+            long upTo = applied;
+            index.commit(upTo);
+            committed = upTo;
+            known = true;
             index.refresh();
             dirty = false;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot commit the memory index " + name, e);
         }
+    }
+
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        // Null tells Streams nothing is known: an index from before offsets were recorded is rebuilt. A new
+        // index is -1, restored from the start: Streams would take a new but not empty folder for corrupted.
+        return known ? committed : null;
     }
 
     @Override

@@ -1,13 +1,16 @@
 package io.reme.index;
 
 import io.reme.dlq.InputLimit;
+import java.util.Optional;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /** Feeds the {@code memories} topic into the task's {@link MemoryIndexStore} (the store's only writer). */
 public final class MemoryIndexUpdater implements Processor<String, byte[], Void, Void> {
@@ -41,11 +44,18 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         this.store = context.getStateStore(STORE);
+        // Under exactly-once Streams never commits an active task's stores: the index commits itself.
+        context.schedule(MemoryIndexStore.COMMIT_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> store.flush());
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
+        Optional<RecordMetadata> metadata = context.recordMetadata();
+        if (metadata.isPresent() && store.holds(metadata.get().offset())) {
+            // Replayed after a crash: the index committed it before the task's transaction did.
+            return;
+        }
         store.apply(record.key(), record.value());
-        context.recordMetadata().ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));
+        metadata.ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));
     }
 }

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.analysis.Analyzer;
@@ -193,6 +194,9 @@ public final class MemoryIndex implements Closeable {
      */
     static final int LARGE_INDEX = 500_000;
 
+    /** The commit user data key holding the source offset a commit point contains up to. */
+    private static final String COMMITTED_OFFSET = "reme.committed-offset";
+
     private final Directory directory;
     private final boolean ownsDirectory;
     private final Analyzer analyzer;
@@ -211,7 +215,9 @@ public final class MemoryIndex implements Closeable {
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setSimilarity(similarity)
                 .setRAMBufferSizeMB(64)
-                .setMergePolicy(mergePolicy());
+                .setMergePolicy(mergePolicy())
+                // Only commit(offset) commits: a commit point on close would hold writes past its recorded offset.
+                .setCommitOnClose(false);
         this.writer = new IndexWriter(directory, config);
         this.searchers = new SearcherManager(writer, true, false, new SearcherFactory() {
             @Override
@@ -319,6 +325,37 @@ public final class MemoryIndex implements Closeable {
     /** Makes every write so far durable. */
     public void commit() throws IOException {
         writer.commit();
+    }
+
+    /**
+     * Makes every write so far durable in one commit point that records {@code offset}, the source
+     * offset of the last write applied. A crash at any moment leaves the index at a commit point whose
+     * documents are exactly the writes up to the offset it records (Lucene switches commit points
+     * atomically), so the writes after it are the ones to replay.
+     */
+    public void commit(long offset) throws IOException {
+        writer.setLiveCommitData(Map.of(COMMITTED_OFFSET, Long.toString(offset)).entrySet());
+        writer.commit();
+    }
+
+    /**
+     * The offset the last commit point recorded ({@link #commit(long)}), -1 for a new index that holds
+     * no commit point at all, or empty for one committed without an offset (by a version of the
+     * service before offsets were recorded), whose content is not known.
+     */
+    public OptionalLong committedOffset() throws IOException {
+        if (!DirectoryReader.indexExists(directory)) {
+            return OptionalLong.of(-1);
+        }
+        Iterable<Map.Entry<String, String>> data = writer.getLiveCommitData();
+        if (data != null) {
+            for (Map.Entry<String, String> entry : data) {
+                if (entry.getKey().equals(COMMITTED_OFFSET)) {
+                    return OptionalLong.of(Long.parseLong(entry.getValue()));
+                }
+            }
+        }
+        return OptionalLong.empty();
     }
 
     /** Makes every write so far visible to searches; blocks until it is. */

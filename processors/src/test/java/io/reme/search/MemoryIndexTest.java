@@ -68,6 +68,28 @@ class MemoryIndexTest {
     // ---- two granularities: a memory's text, and its text with context ----------------------------
 
     @Test
+    void aCommitPointRecordsItsOffsetAndAnIndexCommittedWithoutOneIsNotKnown() throws IOException {
+        ByteBuffersDirectory directory = new ByteBuffersDirectory();
+        try (MemoryIndex fresh = MemoryIndex.open(directory)) {
+            assertEquals(-1, fresh.committedOffset().orElseThrow(), "nothing committed: replay from the start");
+            fresh.upsert(rec("a", "first"));
+            fresh.commit();
+            assertTrue(fresh.committedOffset().isEmpty(), "committed without an offset: content not known");
+            fresh.upsert(rec("b", "second"));
+            fresh.commit(41);
+            assertEquals(41, fresh.committedOffset().orElseThrow());
+            // Written after the commit point, never committed: gone when the index opens again.
+            fresh.upsert(rec("c", "third"));
+        }
+        try (MemoryIndex reopened = MemoryIndex.open(directory)) {
+            assertEquals(41, reopened.committedOffset().orElseThrow());
+            reopened.refresh();
+            assertEquals(2, reopened.count());
+            assertNull(reopened.get("acme", "c"));
+        }
+    }
+
+    @Test
     void aMemoryIsFoundThroughItsContextButTheOneThatSaysItRanksFirst() throws IOException {
         MemoryRecord said = rec("said", "bob: the tax return is due on friday");
         MemoryRecord beside = rec("beside", "alice: thanks, I will plan around it")
