@@ -20,21 +20,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench ingest|search|llm|soak|cluster}: throughput benchmarks on a throw-away embedded broker
- * (ingest, llm) or a throw-away memory index (search), the fault soak (the application in a child JVM,
- * killed and restarted) and the cluster faults (every part of a real cluster killed in turn).
+ * {@code bench ingest|search|llm|soak|cluster|restore}: throughput benchmarks on a throw-away embedded
+ * broker (ingest, llm) or a throw-away memory index (search), the fault soak (the application in a child
+ * JVM, killed and restarted), the cluster faults (every part of a real cluster killed in turn) and the
+ * memory index's recovery (restore).
  */
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Run a benchmark: ingest, search, llm, soak or cluster.")
+        description = "Run a benchmark: ingest, search, llm, soak, cluster or restore.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",
             description =
-                    "ingest (session processor), search (memory index), llm (worker pool), soak (faults) or cluster "
-                            + "(faults of a real cluster)")
+                    "ingest (session processor), search (memory index), llm (worker pool), soak (faults), cluster "
+                            + "(faults of a real cluster) or restore (the memory index after a crash and on a new disk)")
     String what;
 
     @Option(
@@ -56,11 +57,19 @@ public final class BenchCommand implements Callable<Integer> {
                     + "the JIT compiles the session processor, the clients and the broker for three).")
     int warmUpRounds = 4;
 
-    @Option(names = "--partitions", description = "ingest: topic partitions (default 6).")
+    @Option(names = "--partitions", description = "ingest, restore: topic partitions (default 6).")
     int partitions = 6;
 
     @Option(names = "--threads", description = "ingest: stream threads (default 2).")
     int threads = 2;
+
+    @Option(names = "--memories", description = "restore: memories in the index (default 100000).")
+    long restoreMemories = 100_000;
+
+    @Option(
+            names = "--heap",
+            description = "restore: the instance's maximum heap, as -Xmx takes it (default 4g, a 4 GB instance's).")
+    String heap = "4g";
 
     @Option(names = "--requests", description = "llm: COMPACT requests per concurrency (default 200).")
     int requests = 200;
@@ -201,8 +210,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm", "soak", "cluster").contains(what)) {
-            System.err.println("unknown benchmark '" + what + "'; available: ingest, search, llm, soak, cluster");
+        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore").contains(what)) {
+            System.err.println(
+                    "unknown benchmark '" + what + "'; available: ingest, search, llm, soak, cluster, restore");
             return 2;
         }
         if (dataDir != null) {
@@ -283,6 +293,23 @@ public final class BenchCommand implements Callable<Integer> {
                 return 2;
             }
             return new SoakBenchmark(dir, settings, System.out).run() ? 0 : 1;
+        }
+        if ("restore".equals(what)) {
+            try (EmbeddingModel model = Providers.embeddings(AppConfig.of(Map.of()))) {
+                if (model == null) {
+                    System.err.println("bench restore needs an embedding model (REME_EMBEDDING_PROVIDER is none)");
+                    return 2;
+                }
+                RestoreBenchmark bench;
+                try {
+                    bench = new RestoreBenchmark(
+                            dir, restoreMemories, partitions, heap, MemoryCorpus.embeddedWith(model), System.out);
+                } catch (IllegalArgumentException e) {
+                    System.err.println(e.getMessage());
+                    return 2;
+                }
+                return bench.run() ? 0 : 1;
+            }
         }
         if ("search".equals(what)) {
             SearchBenchmark.Settings settings;

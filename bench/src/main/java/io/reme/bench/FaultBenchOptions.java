@@ -2,7 +2,14 @@ package io.reme.bench;
 
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigField;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -55,5 +62,24 @@ final class FaultBenchOptions {
             env.put(field.envName(), value);
         });
         return env;
+    }
+
+    /**
+     * Writes {@code options} and a fresh request secret to {@code file}, readable by its owner only (it
+     * holds API keys and the secret), as an operator's config file.
+     */
+    static Path writeConfig(Path file, String header, Map<String, String> options) throws IOException {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        StringBuilder text = new StringBuilder("# " + header + "\n");
+        text.append("reme.request.secret=")
+                .append(HexFormat.of().formatHex(secret))
+                .append('\n');
+        options.forEach(
+                (name, value) -> text.append(name).append('=').append(value).append('\n'));
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text.toString(), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
     }
 }

@@ -10,17 +10,13 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -170,20 +166,11 @@ public final class SoakBenchmark {
     private Path writeConfig(String bootstrap, String llmUrl) throws IOException {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("reme.api.keys", TENANT + ":" + KEY);
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        options.put("reme.request.secret", HexFormat.of().formatHex(secret));
         options.putAll(FaultBenchOptions.compressed(4, llmUrl, Duration.ofSeconds(5), Duration.ofSeconds(15)));
         options.put("reme.embedding.provider", "none");
         options.put("reme.sinks.embedded", "true");
-        StringBuilder text = new StringBuilder("# bench soak: written for one run\n");
-        options.forEach(
-                (name, value) -> text.append(name).append('=').append(value).append('\n'));
-        Files.createDirectories(dir);
-        Path file = dir.resolve("soak.properties");
-        Files.writeString(file, text.toString(), StandardCharsets.UTF_8);
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        return file;
+        return FaultBenchOptions.writeConfig(
+                dir.resolve("soak.properties"), "bench soak: written for one run", options);
     }
 
     // ----------------------------------------------------------------------------- load and faults

@@ -68,6 +68,8 @@ public final class MemoryIndexStore implements StateStore {
     /** Whether the index's content is known: false for an index committed without an offset. */
     private boolean known;
 
+    private long committedAtNanos = System.nanoTime();
+
     MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
         this.limit = limit;
@@ -219,14 +221,23 @@ public final class MemoryIndexStore implements StateStore {
         applied = Math.max(applied, offset);
     }
 
+    /**
+     * Streams' commit of the store: on a standby, while restoring, and on every task commit when the
+     * stores are transactional or the guarantee is at-least-once. A Lucene commit writes and syncs
+     * segment files, and Streams commits every 100 ms under exactly-once: the index commits at most
+     * once per {@link #COMMIT_INTERVAL} here ({@link #flush} commits at once).
+     */
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         // The offsets Streams hands over are those of the records it gave this store, which it knows as applied.
-        flush();
+        if (System.nanoTime() - committedAtNanos >= COMMIT_INTERVAL.toNanos()) {
+            flush();
+        }
     }
 
     @Override
     public void flush() {
+        committedAtNanos = System.nanoTime();
         if (!dirty && applied == committed && known) {
             return;
         }

@@ -53,6 +53,8 @@ class MemoryIndexCrashTest {
                     new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
                 assertEquals("committed", out.readLine(), "the writer committed once");
                 Thread.sleep(random.nextInt(500));
+            } finally {
+                // SIGKILL, also when an assertion failed: the writer never stops by itself.
                 writer.destroyForcibly();
                 assertTrue(writer.waitFor(30, TimeUnit.SECONDS), "killed");
             }

@@ -182,7 +182,8 @@ public final class ApiServer implements AutoCloseable {
         this.gate = AdmissionGate.of(server.settings());
         this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
         this.openApi = openApiDocument();
-        OwnerRouting routing = new OwnerRouting(streams, self);
+        StoreLags lags = new StoreLags(streams);
+        OwnerRouting routing = new OwnerRouting(streams, lags, self);
         // The window a tenant's sessions run under here: its policy's over this instance's settings.
         Function<String, ContextPolicy> windows = tenant -> tenants.directory().contextPolicy(settings, tenant);
         this.contexts = new ContextQueries(streams, routing, windows, parts.encoding);
@@ -195,7 +196,8 @@ public final class ApiServer implements AutoCloseable {
                 search.partitions(),
                 search.partitioning(),
                 search.embeddings(),
-                search.limits());
+                search.limits(),
+                lags);
         this.ingest = ingest;
         this.health = new Health(streams, parts.failures);
         this.memories = new MemoryQueries(

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -41,29 +42,37 @@ final class OwnerRouting {
 
     private final Supplier<KafkaStreams.State> state;
     private final Locator locator;
+    /** Whether this instance's copy of a store partition is close enough to serve a read that is not the owner's. */
+    private final BiPredicate<String, Integer> fresh;
+
     private final HostInfo self;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    OwnerRouting(KafkaStreams streams, HostInfo self) {
+    /** @param lags this instance's store lags, shared with the other readers of standby copies */
+    OwnerRouting(KafkaStreams streams, StoreLags lags, HostInfo self) {
         // Lambdas, not method references: an API without Kafka (tests) has no streams to bind to.
         this(
                 () -> streams.state(),
                 (store, key, partitioner) -> partitioner == null
                         ? streams.queryMetadataForKey(store, key, new StringSerializer())
                         : streams.queryMetadataForKey(store, key, partitioner),
+                (store, partition) -> lags.fresh(store, partition),
                 self);
     }
 
-    private OwnerRouting(Supplier<KafkaStreams.State> state, Locator locator, HostInfo self) {
+    private OwnerRouting(
+            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, HostInfo self) {
         this.state = state;
         this.locator = locator;
+        this.fresh = fresh;
         this.self = self;
     }
 
-    /** Routing over a given state and key metadata instead of a running application's, for tests. */
-    static OwnerRouting over(Supplier<KafkaStreams.State> state, Locator locator, HostInfo self) {
-        return new OwnerRouting(state, locator, self);
+    /** Routing over a given state, key metadata and store lags instead of a running application's, for tests. */
+    static OwnerRouting over(
+            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, HostInfo self) {
+        return new OwnerRouting(state, locator, fresh, self);
     }
 
     /** Where a key's active task and standby replicas are. */
@@ -170,7 +179,8 @@ final class OwnerRouting {
             throw ApiException.unavailable("the owner of this key is not known yet; try again shortly");
         }
         if (hop == Hop.STANDBY) {
-            Answer here = standby == null || !owner.standbyHosts().contains(self) ? null : standbyHere(owner, standby);
+            Answer here =
+                    standby == null || !owner.standbyHosts().contains(self) ? null : standbyHere(store, owner, standby);
             if (here == null) {
                 throw ApiException.unavailable("no queryable standby replica of this key here; try again shortly");
             }
@@ -180,10 +190,14 @@ final class OwnerRouting {
             try {
                 return local.apply(owner.partition());
             } catch (InvalidStateStoreException e) {
-                // Restoring, most often after a crash: a standby elsewhere has been following all along.
-                Answer elsewhere = hop == Hop.CLIENT ? fromStandby(owner, standby, path, authorization) : null;
-                if (elsewhere != null) {
-                    return elsewhere;
+                // Its thread rebalancing (every store of the thread refuses then, the ones that stay too): this
+                // copy, when it is current. Restoring, most often after a crash: a standby that kept following.
+                Answer here = standby != null ? standbyHere(store, owner, standby) : null;
+                if (here == null && hop == Hop.CLIENT) {
+                    here = fromStandby(store, owner, standby, path, authorization);
+                }
+                if (here != null) {
+                    return here;
                 }
                 throw ApiException.unavailable("the store is not queryable right now: " + e.getMessage());
             }
@@ -195,7 +209,7 @@ final class OwnerRouting {
         if (relayed != null && relayed.status() != 503) {
             return relayed;
         }
-        Answer fromStandby = fromStandby(owner, standby, path, authorization);
+        Answer fromStandby = fromStandby(store, owner, standby, path, authorization);
         if (fromStandby != null) {
             return fromStandby;
         }
@@ -209,12 +223,13 @@ final class OwnerRouting {
      * The key read from a standby replica because its owner could not answer: this instance's, else
      * the first other holder's that answers; null when there is no standby path or none answers.
      */
-    private Answer fromStandby(KeyQueryMetadata owner, IntFunction<Answer> standby, String path, String authorization) {
+    private Answer fromStandby(
+            String store, KeyQueryMetadata owner, IntFunction<Answer> standby, String path, String authorization) {
         if (standby == null) {
             return null;
         }
         if (owner.standbyHosts().contains(self)) {
-            Answer here = standbyHere(owner, standby);
+            Answer here = standbyHere(store, owner, standby);
             if (here != null) {
                 return here;
             }
@@ -224,7 +239,7 @@ final class OwnerRouting {
                 continue;
             }
             Answer there = forward(holder, path, authorization, Hop.STANDBY);
-            if (there != null && there.status() != 503) {
+            if (there != null && there.status() != 503 && there.status() != 404) {
                 LOG.info(
                         "owner could not answer; served from a standby owner={}:{} standby={}:{} partition={}",
                         owner.activeHost().host(),
@@ -238,11 +253,21 @@ final class OwnerRouting {
         return null;
     }
 
-    private Answer standbyHere(KeyQueryMetadata owner, IntFunction<Answer> standby) {
+    /** This instance's copy of the key's partition, when it is current enough; null otherwise. */
+    private Answer standbyHere(String store, KeyQueryMetadata owner, IntFunction<Answer> standby) {
+        if (!fresh.test(store, owner.partition())) {
+            LOG.info("local copy not current enough to serve store={} partition={}", store, owner.partition());
+            return null;
+        }
         try {
             Answer answer = standby.apply(owner.partition()).fromStandby();
+            if (answer.status() == 404) {
+                // A copy can show what is there, not that something is not: it may not have caught up with it.
+                LOG.info("local copy does not hold the key store={} partition={}", store, owner.partition());
+                return null;
+            }
             LOG.info(
-                    "owner could not answer; served from this instance's standby owner={}:{} partition={}",
+                    "owner could not answer; served from this instance's copy owner={}:{} partition={}",
                     owner.activeHost().host(),
                     owner.activeHost().port(),
                     owner.partition());

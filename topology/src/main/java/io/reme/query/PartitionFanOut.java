@@ -145,8 +145,9 @@ final class PartitionFanOut {
     }
 
     /**
-     * The instances keeping a standby replica of partitions of {@code wanted}, each partition given to
-     * one of them only: this instance when it keeps one, so it is read without a call.
+     * The instances keeping a copy of partitions of {@code wanted} (a standby replica, or here an
+     * active task too), each partition given to one of them only: this instance when it keeps one, so
+     * it is read without a call.
      */
     private Map<HostInfo, Set<Integer>> standbys(Set<Integer> wanted, Set<HostInfo> silent) {
         Map<Integer, HostInfo> holder = new TreeMap<>();
@@ -154,7 +155,12 @@ final class PartitionFanOut {
             if (silent.contains(client.hostInfo())) {
                 continue;
             }
-            for (TopicPartition partition : client.standbyTopicPartitions()) {
+            Set<TopicPartition> copies = new HashSet<>(client.standbyTopicPartitions());
+            if (isSelf(client.hostInfo())) {
+                // An active task here that did not answer (its thread rebalancing) is read as a copy too.
+                copies.addAll(client.topicPartitions());
+            }
+            for (TopicPartition partition : copies) {
                 if (partition.topic().equals(topic) && wanted.contains(partition.partition())) {
                     holder.merge(
                             partition.partition(), client.hostInfo(), (kept, other) -> isSelf(other) ? other : kept);

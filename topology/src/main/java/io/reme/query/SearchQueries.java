@@ -46,6 +46,7 @@ public final class SearchQueries {
 
     private final KafkaStreams streams;
     private final PartitionFanOut fanOut;
+    private final StoreLags lags;
     private final int partitions;
     private final MemoryPartitioning partitioning;
     private final EmbeddingModel embeddings;
@@ -58,8 +59,10 @@ public final class SearchQueries {
             int partitions,
             MemoryPartitioning partitioning,
             EmbeddingModel embeddings,
-            QueryLimits limits) {
+            QueryLimits limits,
+            StoreLags lags) {
         this.streams = streams;
+        this.lags = lags;
         this.limits = limits;
         this.fanOut = new PartitionFanOut(streams, self, memoriesTopic);
         this.partitions = partitions;
@@ -126,7 +129,14 @@ public final class SearchQueries {
      * they hold what the owner committed, up to the moment they last caught up.
      */
     private PartitionHits standby(SearchQuery query, Set<Integer> kept, boolean candidates) {
-        return query(query, kept, candidates, false);
+        // A copy rebuilding from the topic would answer with memories missing: it stays missing instead.
+        Set<Integer> current = new TreeSet<>();
+        for (int partition : kept) {
+            if (lags.fresh(MemoryIndexUpdater.STORE, partition)) {
+                current.add(partition);
+            }
+        }
+        return current.isEmpty() ? new PartitionHits(List.of(), Set.of()) : query(query, current, candidates, false);
     }
 
     private PartitionHits query(SearchQuery query, Set<Integer> wanted, boolean candidates, boolean active) {

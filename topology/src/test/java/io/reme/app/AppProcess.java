@@ -48,10 +48,17 @@ public final class AppProcess implements AutoCloseable {
     /** As {@link #start(List, Path)}, with {@code environment} (e.g. {@code REME_*} options) added. */
     public static AppProcess start(List<String> arguments, Map<String, String> environment, Path log)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx768m",
-                "-XX:+UseSerialGC",
+        return start(List.of("-Xmx768m", "-XX:+UseSerialGC"), arguments, environment, log);
+    }
+
+    /** As {@link #start(List, Map, Path)}, the JVM run with {@code jvmOptions} (heap, collector). */
+    public static AppProcess start(
+            List<String> jvmOptions, List<String> arguments, Map<String, String> environment, Path log)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of(
                 // As the README starts the app: Lucene compares vectors with SIMD only with this module.
                 "--add-modules",
                 "jdk.incubator.vector",

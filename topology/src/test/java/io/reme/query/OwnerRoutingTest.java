@@ -70,7 +70,8 @@ class OwnerRoutingTest {
     void anOwnerHereThatIsRestoringAsksAStandbyElsewhere() throws Exception {
         List<Asked> standbyAsked = new CopyOnWriteArrayList<>();
         HostInfo holder = instance(standbyAsked, 200, "{\"from\":\"standby\"}");
-        OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION));
+        // Restoring: this instance's copy is far behind its changelog.
+        OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), false);
 
         OwnerRouting.Answer answer = routing.routeOrStandby(
                 "store",
@@ -87,6 +88,63 @@ class OwnerRoutingTest {
         assertEquals(1, standbyAsked.size());
         assertEquals("true", standbyAsked.get(0).standby());
         assertEquals(List.of(), localCalls, "this instance holds no standby of its own active task");
+    }
+
+    @Test
+    void anOwnerHereWhoseThreadRebalancesServesItsCurrentCopyWithoutACall() throws Exception {
+        List<Asked> standbyAsked = new CopyOnWriteArrayList<>();
+        HostInfo holder = instance(standbyAsked, 200, "{}");
+        OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), true);
+
+        OwnerRouting.Answer answer = routing.routeOrStandby(
+                "store",
+                "key",
+                "/v1/k",
+                OwnerRouting.Hop.CLIENT,
+                "Bearer k",
+                partition -> {
+                    throw new InvalidStateStoreException("the stream thread is PARTITIONS_ASSIGNED, not RUNNING");
+                },
+                standby("copy"));
+
+        assertTrue(answer.standby());
+        assertEquals(List.of("copy-" + PARTITION), localCalls);
+        assertEquals(List.of(), standbyAsked);
+    }
+
+    @Test
+    void aCopyFarBehindItsChangelogIsNeverServed() throws Exception {
+        ApiException refused = assertThrows(
+                ApiException.class,
+                () -> read(
+                        routing(new KeyQueryMetadata(nothingListens(), Set.of(SELF), PARTITION), false),
+                        OwnerRouting.Hop.CLIENT));
+        assertEquals(503, refused.status());
+        assertThrows(
+                ApiException.class,
+                () -> read(
+                        routing(new KeyQueryMetadata(nothingListens(), Set.of(SELF), PARTITION), false),
+                        OwnerRouting.Hop.STANDBY));
+        assertEquals(List.of(), localCalls, "a copy being rebuilt would answer with messages missing");
+    }
+
+    @Test
+    void aCopyThatDoesNotHoldTheKeyIsNoAnswerNotA404() throws Exception {
+        List<Asked> standbyAsked = new CopyOnWriteArrayList<>();
+        HostInfo holder = instance(standbyAsked, 404, "{\"error\":{\"code\":\"session_not_found\"}}");
+        OwnerRouting routing = routing(new KeyQueryMetadata(nothingListens(), Set.of(SELF, holder), PARTITION));
+
+        ApiException refused = assertThrows(
+                ApiException.class,
+                () -> routing.routeOrStandby(
+                        "store", "key", "/v1/k", OwnerRouting.Hop.CLIENT, "Bearer k", local("active"), partition -> {
+                            localCalls.add("copy-" + partition);
+                            return OwnerRouting.notFound("session_not_found", "not here");
+                        }));
+
+        assertEquals(503, refused.status(), "a copy may not have caught up with the key yet");
+        assertEquals(List.of("copy-" + PARTITION), localCalls);
+        assertEquals(1, standbyAsked.size(), "the other copy was asked, and its 404 not relayed either");
     }
 
     @Test
@@ -157,6 +215,7 @@ class OwnerRoutingTest {
                 (store, key, partitioner) -> {
                     throw new AssertionError("looked up");
                 },
+                (store, partition) -> true,
                 SELF);
         assertEquals(
                 503,
@@ -180,7 +239,16 @@ class OwnerRoutingTest {
     }
 
     private static OwnerRouting routing(KeyQueryMetadata metadata) {
-        return OwnerRouting.over(() -> KafkaStreams.State.RUNNING, (store, key, partitioner) -> metadata, SELF);
+        return routing(metadata, true);
+    }
+
+    /** @param current whether this instance's copy of the partition is close enough to its changelog */
+    private static OwnerRouting routing(KeyQueryMetadata metadata, boolean current) {
+        return OwnerRouting.over(
+                () -> KafkaStreams.State.RUNNING,
+                (store, key, partitioner) -> metadata,
+                (store, partition) -> current,
+                SELF);
     }
 
     private static HostInfo nothingListens() throws Exception {

@@ -26,7 +26,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SearchQueriesTest {
     private final AtomicInteger embedded = new AtomicInteger();
     private final SearchQueries searches = new SearchQueries(
-            null, null, "memories", 1, new MemoryPartitioning(1), countingModel(), new QueryLimits(200, 20));
+            null,
+            null,
+            "memories",
+            1,
+            new MemoryPartitioning(1),
+            countingModel(),
+            new QueryLimits(200, 20),
+            new StoreLags(null));
 
     private EmbeddingModel countingModel() {
         return new EmbeddingModel() {
