@@ -73,16 +73,7 @@ class OwnerRoutingTest {
         // Restoring: this instance's copy is far behind its changelog.
         OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), false);
 
-        OwnerRouting.Answer answer = routing.routeOrStandby(
-                "store",
-                "key",
-                "/v1/k",
-                OwnerRouting.Hop.CLIENT,
-                "Bearer k",
-                partition -> {
-                    throw new InvalidStateStoreException("restoring");
-                },
-                standby("standby"));
+        OwnerRouting.Answer answer = readWhileActiveRefuses(routing, "restoring", "standby");
 
         assertTrue(answer.standby());
         assertEquals(1, standbyAsked.size());
@@ -96,16 +87,8 @@ class OwnerRoutingTest {
         HostInfo holder = instance(standbyAsked, 200, "{}");
         OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), true);
 
-        OwnerRouting.Answer answer = routing.routeOrStandby(
-                "store",
-                "key",
-                "/v1/k",
-                OwnerRouting.Hop.CLIENT,
-                "Bearer k",
-                partition -> {
-                    throw new InvalidStateStoreException("the stream thread is PARTITIONS_ASSIGNED, not RUNNING");
-                },
-                standby("copy"));
+        OwnerRouting.Answer answer =
+                readWhileActiveRefuses(routing, "the stream thread is PARTITIONS_ASSIGNED, not RUNNING", "copy");
 
         assertTrue(answer.standby());
         assertEquals(List.of("copy-" + PARTITION), localCalls);
@@ -221,6 +204,20 @@ class OwnerRoutingTest {
                 503,
                 assertThrows(ApiException.class, () -> read(routing, OwnerRouting.Hop.CLIENT))
                         .status());
+    }
+
+    /** A client's read while this instance's active store refuses with {@code why}; copies read as {@code copy}. */
+    private OwnerRouting.Answer readWhileActiveRefuses(OwnerRouting routing, String why, String copy) {
+        return routing.routeOrStandby(
+                "store",
+                "key",
+                "/v1/k",
+                OwnerRouting.Hop.CLIENT,
+                "Bearer k",
+                partition -> {
+                    throw new InvalidStateStoreException(why);
+                },
+                standby(copy));
     }
 
     private OwnerRouting.Answer read(OwnerRouting routing, OwnerRouting.Hop hop) {
