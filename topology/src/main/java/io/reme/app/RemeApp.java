@@ -257,10 +257,7 @@ public final class RemeApp implements AutoCloseable {
                     .tenants(tenants)
                     .start();
             started.set(api);
-            if (!running.await(120, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(
-                        "Kafka Streams did not reach RUNNING within 120 s (state " + streams.state() + ")");
-            }
+            awaitRunning(streams, running);
             WorkerProcess workers = resources.add(
                     "llm workers", embeddedWorkers(config, bootstrap, tokens, metrics, api, embeddings, directory));
             resources.add(
@@ -439,5 +436,26 @@ public final class RemeApp implements AutoCloseable {
         api.close();
         resources.close();
         LOG.info("stopped");
+    }
+
+    /**
+     * Waits for Streams to run, however long its stores take to restore: a new instance, or one whose
+     * disk was lost, rebuilds them from their changelogs first, minutes for an index of millions of
+     * memories, while the API already answers (reads of what is not restored yet are 503s, searches
+     * partial). A bound here made such an instance fail its start every time. Streams that stop or
+     * fail instead fail the start.
+     */
+    private static void awaitRunning(KafkaStreams streams, CountDownLatch running) throws InterruptedException {
+        long started = System.nanoTime();
+        while (!running.await(30, TimeUnit.SECONDS)) {
+            KafkaStreams.State state = streams.state();
+            if (!state.isRunningOrRebalancing() && state != KafkaStreams.State.CREATED) {
+                throw new IllegalStateException("Kafka Streams stopped before it ran (state " + state + ")");
+            }
+            LOG.info(
+                    "waiting for Kafka Streams to run state={} waitedS={} (restoring its stores)",
+                    state,
+                    (System.nanoTime() - started) / 1_000_000_000L);
+        }
     }
 }
