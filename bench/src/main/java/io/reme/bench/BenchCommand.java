@@ -20,22 +20,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench ingest|search|llm|soak|cluster|restore}: throughput benchmarks on a throw-away embedded
- * broker (ingest, llm) or a throw-away memory index (search), the fault soak (the application in a child
- * JVM, killed and restarted), the cluster faults (every part of a real cluster killed in turn) and the
- * memory index's recovery (restore).
+ * {@code bench ingest|search|llm|soak|cluster|restore|sessions}: throughput benchmarks on a throw-away
+ * embedded broker (ingest, llm) or a throw-away memory index (search), the fault soak (the application
+ * in a child JVM, killed and restarted), the cluster faults (every part of a real cluster killed in
+ * turn), the memory index's recovery (restore) and one instance holding many live sessions (sessions).
  */
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Run a benchmark: ingest, search, llm, soak, cluster or restore.")
+        description = "Run a benchmark: ingest, search, llm, soak, cluster, restore or sessions.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",
             description =
                     "ingest (session processor), search (memory index), llm (worker pool), soak (faults), cluster "
-                            + "(faults of a real cluster) or restore (the memory index after a crash and on a new disk)")
+                            + "(faults of a real cluster), restore (the memory index after a crash and on a new disk) or "
+                            + "sessions (live sessions of one instance: memory, reads under load, restore)")
     String what;
 
     @Option(
@@ -68,8 +69,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--heap",
-            description = "restore: the instance's maximum heap, as -Xmx takes it (default 4g, a 4 GB instance's).")
-    String heap = "4g";
+            description = "restore, sessions: the instance's maximum heap, as -Xmx takes it (default: restore 4g, "
+                    + "sessions 1536m, a 4 GB instance's with RocksDB's 512 MiB and room for the rest).")
+    String heap;
 
     @Option(names = "--requests", description = "llm: COMPACT requests per concurrency (default 200).")
     int requests = 200;
@@ -127,8 +129,18 @@ public final class BenchCommand implements Callable<Integer> {
                     + "kafka.* entries (e.g. producer.compression.type=lz4); repeatable.")
     Map<String, String> kafka = new LinkedHashMap<>();
 
-    @Option(names = "--sessions", description = "soak: sessions (default 12).")
-    int sessions = 12;
+    @Option(
+            names = "--sessions",
+            description = "soak: sessions (default 12); sessions: live sessions (default 100000).")
+    Integer sessions;
+
+    @Option(
+            names = "--messages",
+            description = "sessions: messages per session, four per agent turn with a tool call (default 12).")
+    int messagesPerSession = 12;
+
+    @Option(names = "--tenants", description = "sessions: tenants the sessions belong to (default 10).")
+    int tenants = 10;
 
     @Option(names = "--turns", description = "soak: turns per session, four messages each (default 40).")
     int turns = 40;
@@ -210,9 +222,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore").contains(what)) {
-            System.err.println(
-                    "unknown benchmark '" + what + "'; available: ingest, search, llm, soak, cluster, restore");
+        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore", "sessions")
+                .contains(what)) {
+            System.err.println("unknown benchmark '" + what
+                    + "'; available: ingest, search, llm, soak, cluster, restore, sessions");
             return 2;
         }
         if (dataDir != null) {
@@ -280,7 +293,7 @@ public final class BenchCommand implements Callable<Integer> {
             SoakBenchmark.Settings settings;
             try {
                 settings = new SoakBenchmark.Settings(
-                        sessions,
+                        sessions == null ? 12 : sessions,
                         turns,
                         kills,
                         Duration.ofMillis(minUpMs),
@@ -294,6 +307,23 @@ public final class BenchCommand implements Callable<Integer> {
             }
             return new SoakBenchmark(dir, settings, System.out).run() ? 0 : 1;
         }
+        if ("sessions".equals(what)) {
+            SessionsBenchmark bench;
+            try {
+                bench = new SessionsBenchmark(
+                        dir,
+                        sessions == null ? 100_000 : sessions,
+                        messagesPerSession,
+                        tenants,
+                        partitions,
+                        heap == null ? "1536m" : heap,
+                        System.out);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return bench.run() ? 0 : 1;
+        }
         if ("restore".equals(what)) {
             try (EmbeddingModel model = Providers.embeddings(AppConfig.of(Map.of()))) {
                 if (model == null) {
@@ -303,7 +333,12 @@ public final class BenchCommand implements Callable<Integer> {
                 RestoreBenchmark bench;
                 try {
                     bench = new RestoreBenchmark(
-                            dir, restoreMemories, partitions, heap, MemoryCorpus.embeddedWith(model), System.out);
+                            dir,
+                            restoreMemories,
+                            partitions,
+                            heap == null ? "4g" : heap,
+                            MemoryCorpus.embeddedWith(model),
+                            System.out);
                 } catch (IllegalArgumentException e) {
                     System.err.println(e.getMessage());
                     return 2;

@@ -33,6 +33,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
 import io.reme.topology.OutputExceptionHandler;
 import io.reme.topology.RemeTopology;
+import io.reme.topology.RocksDbMemory;
 import io.reme.topology.StreamsSettings;
 import io.reme.workspace.DiaryFileWatcher;
 import io.reme.workspace.PrivateFiles;
@@ -77,6 +78,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RemeApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RemeApp.class);
+    private static final long MIB = 1024L * 1024;
     public static final String DEFAULT_TENANT = "demo";
 
     private final AppConfig config;
@@ -181,6 +183,10 @@ public final class RemeApp implements AutoCloseable {
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
             props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
+            AtomicReference<KafkaStreams> built = new AtomicReference<>();
+            RocksDbMemory rocksDb = rocksDbMemory(config, resources, built);
+            props.put(RocksDbMemory.CONFIG, rocksDb);
+            metrics.rocksDb(rocksDb);
             // Before Streams reads any checkpoint: an index an older Lucene wrote is rebuilt from the topic.
             MemoryIndexStore.deleteOlderLuceneIndexes(
                     Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
@@ -189,6 +195,7 @@ public final class RemeApp implements AutoCloseable {
             KafkaStreams streams = new KafkaStreams(
                     RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
                     props);
+            built.set(streams);
             // Leaving the group, so a restart on the same state does not wait out a session timeout.
             resources.add(
                     "streams",
@@ -305,6 +312,27 @@ public final class RemeApp implements AutoCloseable {
         } catch (RuntimeException e) {
             throw failed(resources, e);
         }
+    }
+
+    /**
+     * The RocksDB block cache and write buffers all stores of this instance share. Closed after Streams (opened
+     * before it); if Streams did not close in time its stores may still use the cache, and freeing it under them
+     * would crash the process: the exit frees it then.
+     */
+    private static RocksDbMemory rocksDbMemory(
+            AppConfig config, StartedResources resources, AtomicReference<KafkaStreams> built) {
+        RocksDbMemory rocksDb = new RocksDbMemory(
+                config.get(AppConfig.ROCKSDB_MEMORY_MB) * MIB, config.get(AppConfig.ROCKSDB_WRITE_BUFFER_MB) * MIB);
+        return resources.add("rocksdb memory", rocksDb, () -> {
+            KafkaStreams client = built.get();
+            if (client == null
+                    || client.state() == KafkaStreams.State.NOT_RUNNING
+                    || client.state() == KafkaStreams.State.ERROR) {
+                rocksDb.close();
+            } else {
+                LOG.warn("rocksdb memory left to the process exit: streams state={}", client.state());
+            }
+        });
     }
 
     /**

@@ -154,6 +154,18 @@ public final class AppConfig {
             "Warm copies of each task's stores kept on other instances (none with one instance, and none with the "
                     + "embedded broker), so a takeover serves at once instead of restoring from the changelog.",
             Parsers.intIn(0, 8));
+    public static final ConfigField<Integer> ROCKSDB_MEMORY_MB = new ConfigField<>(
+            "reme.rocksdb.memory-mb",
+            "512",
+            "MiB of native memory for all the instance's RocksDB stores together: one block cache shared by every "
+                    + "store, holding their index and filter blocks and charged for their memtables. Reads beyond it "
+                    + "come from the store files (the OS page cache). Fits a 4 GB instance with a 1.5 GB heap.",
+            Parsers.intIn(16, 1 << 20));
+    public static final ConfigField<Integer> ROCKSDB_WRITE_BUFFER_MB = new ConfigField<>(
+            "reme.rocksdb.write-buffer-mb",
+            "128",
+            "MiB of reme.rocksdb.memory-mb that memtables may hold before the largest is flushed; less than it.",
+            Parsers.intIn(1, 1 << 20));
     public static final ConfigField<Integer> MAX_INPUT_LENGTH = new ConfigField<>(
             "reme.context.max-input-length",
             Integer.toString(ContextPolicy.DEFAULT_MAX_INPUT_LENGTH),
@@ -603,6 +615,9 @@ public final class AppConfig {
                 base.recordLimits();
             } catch (IllegalArgumentException e) {
                 errors.add(INPUT_MAX_BYTES.name() + ", " + REQUEST_MAX_BYTES.name() + ": " + e.getMessage());
+            }
+            if (base.get(ROCKSDB_WRITE_BUFFER_MB) >= base.get(ROCKSDB_MEMORY_MB)) {
+                errors.add(ROCKSDB_WRITE_BUFFER_MB.name() + ": must be less than " + ROCKSDB_MEMORY_MB.name());
             }
             errors.addAll(base.embeddingProblems());
             errors.addAll(base.workerProblems());

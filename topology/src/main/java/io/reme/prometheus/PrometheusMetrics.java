@@ -19,6 +19,7 @@ import io.reme.index.MemoryIndexUpdater;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmStatus;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.topology.RocksDbMemory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -197,6 +198,23 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         closeables.add(streamsMetrics);
         Gauge.builder("reme.index.memories", streams, PrometheusMetrics::indexedMemories)
                 .description("Memories in the search index partitions this instance serves (active tasks)")
+                .register(registry);
+    }
+
+    /** Exports the shared RocksDB budget: its capacity, what it holds (memtables included) and what is pinned. */
+    public void rocksDb(RocksDbMemory memory) {
+        Gauge.builder("reme.rocksdb.memory.capacity", memory, RocksDbMemory::capacityBytes)
+                .description("Native memory all RocksDB stores of this instance share (block cache with memtables)")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("reme.rocksdb.memory.used", memory, RocksDbMemory::usageBytes)
+                .description("Native memory the RocksDB stores hold now: cached blocks, index and filter blocks, "
+                        + "memtables")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("reme.rocksdb.memory.pinned", memory, RocksDbMemory::pinnedBytes)
+                .description("Of reme.rocksdb.memory.used, what readers hold or is pinned and cannot be evicted")
+                .baseUnit("bytes")
                 .register(registry);
     }
 

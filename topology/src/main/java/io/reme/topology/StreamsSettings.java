@@ -29,6 +29,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.get(AppConfig.STREAM_THREADS));
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.get(AppConfig.COMMIT_INTERVAL_MS));
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, (long) config.get(AppConfig.CACHE_MAX_BYTES));
+        // The instance's RocksDbMemory itself goes in under RocksDbMemory.CONFIG (RemeApp); without it, defaults.
+        props.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksDbMemory.ConfigSetter.class);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(AppConfig.REPLICATION_FACTOR));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Opt in to the Kafka 5 behaviour now; we have no global stores, so this only silences a warning.

@@ -103,6 +103,11 @@ public final class AppProcess implements AutoCloseable {
         }
     }
 
+    /** The child's process id (for its memory figures in {@code /proc}). */
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

@@ -244,6 +244,20 @@ class AppConfigTest {
     }
 
     @Test
+    void theRocksDbWriteBuffersMustFitInsideItsMemory() {
+        AppConfig defaults = AppConfig.of(Map.of());
+        assertEquals(512, defaults.get(AppConfig.ROCKSDB_MEMORY_MB));
+        assertEquals(128, defaults.get(AppConfig.ROCKSDB_WRITE_BUFFER_MB));
+
+        ConfigException e = rejected(
+                Map.of(), Map.of("REME_ROCKSDB_MEMORY_MB", "64"), Map.of("reme.rocksdb.write-buffer-mb", "64"));
+        assertTrue(
+                problemOf(e, "reme.rocksdb.write-buffer-mb").contains("less than reme.rocksdb.memory-mb"),
+                e.problems()::toString);
+        problemOf(rejected(Map.of(), Map.of(), Map.of("reme.rocksdb.memory-mb", "8")), "reme.rocksdb.memory-mb");
+    }
+
+    @Test
     void aWindowWithoutRoomForASummaryIsRejected() {
         // floor(1000 x 0.7 x 0.95) = 665; (665 - 500) / 2 = 82 tokens of summary: too few for one.
         ConfigException e = rejected(Map.of(), Map.of(), Map.of(MAX_INPUT, "1000", "reme.context.reserve", "500"));

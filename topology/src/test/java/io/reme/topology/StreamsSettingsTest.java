@@ -49,6 +49,7 @@ class StreamsSettingsTest {
         assertEquals(3_333, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(1, defaults.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
         assertEquals(64L << 20, defaults.get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG));
+        assertEquals(RocksDbMemory.ConfigSetter.class, defaults.get(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG));
         assertEquals("zstd", defaults.get(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG)));
         assertEquals(
                 1,
