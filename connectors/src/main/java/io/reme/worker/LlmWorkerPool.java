@@ -10,6 +10,7 @@ import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.llm.RequestSecret;
+import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.search.MemoryRecord;
@@ -17,6 +18,7 @@ import io.reme.tokens.TokenCounter;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -81,6 +83,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final MemoryPartitioning partitioning;
     private final MemoryQuota quota;
+    private final RequestSecret secret;
     private volatile int memoryPartitions;
     private volatile boolean running = true;
 
@@ -112,6 +115,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.quota = extraction.quota();
         this.settings = settings;
         this.metrics = metrics;
+        this.secret = secret;
         Map<String, Object> producerProps = new HashMap<>(clientProps);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -173,8 +177,9 @@ public final class LlmWorkerPool implements AutoCloseable {
 
     /**
      * As above, with the existing memories EXTRACT requests merge with, the memories' partitioning,
-     * and the deployment's secret, which signs the diary edits (the diary processor refuses unsigned
-     * ones; the overload above signs with a random secret, for pools whose edits nobody applies).
+     * and the deployment's secret, which signs the results and diary edits (the session and diary processors
+     * refuse unsigned ones; the overload above signs with a random secret, for pools whose answers nobody
+     * applies).
      */
     public static LlmWorkerPool start(
             Map<String, Object> clientProps,
@@ -401,14 +406,13 @@ public final class LlmWorkerPool implements AutoCloseable {
                 e.topic(),
                 e.getCause().toString());
         try {
-            send(new ProducerRecord<>(
-                    topics.llmResults(),
-                    job.key(),
-                    Json.bytes(LlmResult.failed(
+            send(answer(
+                    job,
+                    LlmResult.failed(
                             request,
                             "answer refused by Kafka: " + e.getCause(),
                             1,
-                            Clock.systemUTC().instant()))));
+                            Clock.systemUTC().instant())));
             deadLetter(
                     job.key(),
                     job.value(),
@@ -433,7 +437,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         LlmResult result = outcome.result();
         // Memories first: once the result is out the request counts as done and is not re-delivered.
         writeMemories(request, outcome);
-        send(new ProducerRecord<>(topics.llmResults(), job.key(), Json.bytes(result)));
+        send(answer(job, result));
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
@@ -533,6 +537,15 @@ public final class LlmWorkerPool implements AutoCloseable {
                 .value();
         send(new ProducerRecord<>(topics.dlq(), null, key, bounded, headers));
         metrics.deadLetter(reason);
+    }
+
+    /** The result record, signed: the session processor applies no answer without the signature. */
+    private ProducerRecord<String, byte[]> answer(Job job, LlmResult result) {
+        byte[] value = Json.bytes(result);
+        RecordHeaders headers = new RecordHeaders();
+        byte[] key = job.key() == null ? new byte[0] : job.key().getBytes(StandardCharsets.UTF_8);
+        headers.add(ResultSignature.header(secret, key, value));
+        return new ProducerRecord<>(topics.llmResults(), null, job.key(), value, headers);
     }
 
     private void send(ProducerRecord<String, byte[]> record) {

@@ -11,11 +11,13 @@ import org.apache.kafka.common.header.Headers;
 /**
  * A request to erase one user of a tenant ({@code user} set) or the whole tenant ({@code user}
  * null). The API produces it, signed with the deployment's secret, to every partition of the
- * {@code messages} and {@code diary.edits} topics, marked by the {@link #HEADER} header; each
- * partition's processor removes what it holds and keeps an {@link ErasureReport}.
+ * {@code messages}, {@code diary.edits} and {@code memories} topics in one transaction, marked by the
+ * {@link #HEADER} header: it is the erasure's record, and everything else follows from it. Each
+ * partition's processor removes what it holds and keeps an {@link ErasureReport}, in the same
+ * transaction as what it removed, so a crash at any point leaves the erasure to resume where it was.
  *
- * @param memories memories the API tombstoned itself before sending the request (carried along so
- *     the reports hold the whole count)
+ * @param memories memories the API tombstoned itself before sending the request, as erasures of before
+ *     did; 0 now that the memory index tombstones them
  */
 public record Erasure(String erasureId, String tenant, String user, Instant requestedAt, long memories) {
     /** Marks a control record on an input topic as an erasure request (the value is this record as JSON). */
@@ -47,6 +49,14 @@ public record Erasure(String erasureId, String tenant, String user, Instant requ
 
     public static String key(String tenant, String user) {
         return tenant + "/" + (user == null ? ALL_USERS : user);
+    }
+
+    /**
+     * The key of the request on {@code memories}, whose other keys are {@code tenant/<memory id>}: one that
+     * no memory can have, so that compaction never takes a memory for the request or the other way round.
+     */
+    public String memoriesKey() {
+        return key() + "#erasure";
     }
 
     /** Whether something of {@code user} (in this request's tenant) is to be erased. */

@@ -1,6 +1,7 @@
 package io.reme.index;
 
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
@@ -138,7 +139,10 @@ public final class MemoryIndexStore implements StateStore {
         // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
         // it. Only a callback from Streams' internals sees offsets; the public ones see key and value.
         context.register(root, StreamsInternals.restoreWithOffsets(record -> {
-            apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
+            // An erasure marker changes nothing here: the tombstones it caused follow it in the topic.
+            if (!Erasure.isErasure(record.headers())) {
+                apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
+            }
             applied = Math.max(applied, record.offset());
         }));
         OptionalLong recorded;
@@ -213,6 +217,19 @@ public final class MemoryIndexStore implements StateStore {
             unseen = true;
         } catch (IOException e) {
             throw new ProcessorStateException("memory index " + name + " failed to apply key=" + key, e);
+        }
+    }
+
+    /**
+     * The ids of every memory an erasure of {@code user} ({@code null}: the whole tenant) removes, as of
+     * every record applied so far.
+     */
+    List<String> idsOf(String tenant, String user) {
+        try {
+            index.refresh();
+            return index.idsOf(tenant, user);
+        } catch (IOException e) {
+            throw new ProcessorStateException("memory index " + name + " failed to list tenant=" + tenant, e);
         }
     }
 

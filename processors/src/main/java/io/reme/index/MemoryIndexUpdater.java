@@ -1,6 +1,8 @@
 package io.reme.index;
 
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.Erasure;
+import io.reme.llm.RequestSecret;
 import java.util.Optional;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -12,7 +14,11 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
-/** Feeds the {@code memories} topic into the task's {@link MemoryIndexStore} (the store's only writer). */
+/**
+ * Feeds the {@code memories} topic into the task's {@link MemoryIndexStore} (the store's only writer). An
+ * erasure marker on the topic is {@link MemoryErasure}'s, the source's other child, which runs after this
+ * one on each record and so sees the index with everything before the marker applied.
+ */
 public final class MemoryIndexUpdater implements Processor<String, byte[], Void, Void> {
     public static final String STORE = "memory-index";
     public static final String SOURCE = "memories-source";
@@ -27,9 +33,10 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
 
     /**
      * Adds the memory index to {@code topology}: a Lucene store per task, read-only, with the {@code memories}
-     * topic as its changelog (no changelog of its own), fed by this processor.
+     * topic as its changelog (no changelog of its own), fed by this processor; and {@link MemoryErasure} beside
+     * it, which writes an erasure's tombstones back to the topic and keeps its reports.
      */
-    public static void addTo(Topology topology, String memoriesTopic, InputLimit limit) {
+    public static void addTo(Topology topology, String memoriesTopic, InputLimit limit, RequestSecret secret) {
         topology.addReadOnlyStateStore(
                 new MemoryIndexStoreBuilder(STORE, limit),
                 SOURCE,
@@ -38,6 +45,7 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
                 memoriesTopic,
                 NAME,
                 supplier());
+        MemoryErasure.addTo(topology, memoriesTopic, secret);
     }
 
     @Override
@@ -55,7 +63,9 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
             // Replayed after a crash: the index committed it before the task's transaction did.
             return;
         }
-        store.apply(record.key(), record.value());
+        if (!Erasure.isErasure(record.headers())) {
+            store.apply(record.key(), record.value());
+        }
         metadata.ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));
     }
 }

@@ -12,10 +12,12 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A deployment's shared secret: the key of the HMAC-SHA256 that names LLM requests and signs diary
- * edits and erasure markers. Request IDs stay deterministic (the same name always gives the same ID, so a replayed
- * task re-issues the same request) but cannot be computed without the secret, so a writer to
- * {@code llm.results} cannot forge the answer to a pending request. Every instance and worker of a
+ * A deployment's shared secret: the key of the HMAC-SHA256 that names LLM requests and signs the workers'
+ * results, diary edits and erasure markers. Request IDs stay deterministic (the same name always gives the
+ * same ID, so a replayed task re-issues the same request) but cannot be computed without the secret. An ID
+ * alone does not authenticate an answer, since it travels in clear on {@code llm.requests}: a result is
+ * applied only with the workers' signature over the whole record, so a writer to {@code llm.results}
+ * without the secret cannot answer a pending request even when it read the request. Every instance and worker of a
  * deployment must share it. Immutable and thread-safe; {@link #toString} never shows the key.
  */
 public final class RequestSecret {
@@ -27,6 +29,8 @@ public final class RequestSecret {
     private static final byte[] REQUEST_ID = "reme-request-id\0".getBytes(StandardCharsets.UTF_8);
 
     private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
+    /** Results on llm.results: neither a diary edit's signature nor a request id passes for one. */
+    private static final byte[] LLM_RESULT = "reme-llm-result\0".getBytes(StandardCharsets.UTF_8);
     /** Erasure markers on the dialog topic: a diary edit's signature never passes for one. */
     private static final byte[] ERASURE_MARKER = "reme-erasure-marker\0".getBytes(StandardCharsets.UTF_8);
     /** Domain of the keys instances use on a tenant's behalf: never a request id or a signature. */
@@ -90,6 +94,19 @@ public final class RequestSecret {
         return signature != null
                 && MessageDigest.isEqual(
                         signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
+                        signature.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The signature of a worker's result record (its key and value bytes), as lowercase hex. */
+    public String signResult(byte[] key, byte[] value) {
+        return HexFormat.of().formatHex(mac(LLM_RESULT, lengthPrefixed(key), value));
+    }
+
+    /** Whether {@code signature} is this secret's signature of the result; compared in constant time. */
+    public boolean verifyResult(byte[] key, byte[] value, String signature) {
+        return signature != null
+                && MessageDigest.isEqual(
+                        signResult(key, value).getBytes(StandardCharsets.US_ASCII),
                         signature.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -617,6 +617,40 @@ public final class MemoryIndex implements Closeable {
         }
     }
 
+    /**
+     * The ids of every memory an erasure of {@code user} removes: the user's own and the personal memories
+     * about them; with {@code user} null, every memory of the tenant. Sees the state of the last refresh.
+     */
+    public List<String> idsOf(String tenant, String user) throws IOException {
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        b.add(new TermQuery(new Term(F_TENANT, tenant)), Occur.FILTER);
+        if (user != null) {
+            Query about = new BooleanQuery.Builder()
+                    .add(new TermQuery(new Term(F_TYPE, MemoryType.PERSONAL.name())), Occur.FILTER)
+                    .add(new TermQuery(new Term(F_TARGET, user)), Occur.FILTER)
+                    .build();
+            b.add(
+                    new BooleanQuery.Builder()
+                            .add(new TermQuery(new Term(F_USER, user)), Occur.SHOULD)
+                            .add(about, Occur.SHOULD)
+                            .setMinimumNumberShouldMatch(1)
+                            .build(),
+                    Occur.FILTER);
+        }
+        Query query = new ConstantScoreQuery(b.build());
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            int count = searcher.count(query);
+            if (count == 0) {
+                return List.of();
+            }
+            TopDocs top = searcher.search(query, count);
+            return List.of(new DocumentReader(searcher).ids(docNumbers(top.scoreDocs)));
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
     /** One page of the tenant's records (without vectors) in the query's order. Sees the state of the last refresh. */
     public List<MemoryRecord> list(MemoryListQuery q) throws IOException {
         String field = sortField(q.sort());

@@ -4,6 +4,7 @@ import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
 import io.reme.llm.LlmResult;
+import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads worker results from {@code llm.results} (co-partitioned with {@code messages}, so the same
- * task owns the session) and applies them to the window; unreadable results are dead-lettered.
+ * task owns the session) and applies them to the window; unreadable results, and results without the
+ * workers' signature ({@link ResultSignature}), are dead-lettered.
  */
 public final class ResultProcessor implements Processor<byte[], byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ResultProcessor.class);
@@ -81,11 +83,15 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
                     record, DlqReason.INVALID_RESULT, "result is empty or its tenant/session does not match the key");
             return;
         }
-        if (!state.authentic(key, result)) {
+        boolean signed =
+                ResultSignature.valid(settings.requestSecret(), record.headers(), record.key(), record.value());
+        if (!state.authentic(key, result, signed)) {
             outputs.deadLetter(
                     record,
                     DlqReason.UNAUTHENTICATED,
-                    "requestId was not issued by this deployment " + "for epoch " + result.epoch());
+                    signed
+                            ? "requestId was not issued by this deployment for epoch " + result.epoch()
+                            : "result not signed by this deployment's workers (header " + ResultSignature.HEADER + ")");
             return;
         }
         try {

@@ -181,21 +181,23 @@ final class SessionState {
     }
 
     /**
-     * Whether a COMPACT result names a request this deployment could have issued for its epoch (the
-     * ID is keyed by the request secret); a forged one is counted and logged, and must not be applied.
-     * Other kinds change no session state and are not checked here.
+     * Whether a result may be applied: it carries the workers' signature ({@code signed}) and, for a
+     * COMPACT result, names a request this deployment could have issued for its epoch (the ID is keyed by
+     * the request secret). A forged one is counted and logged, and must not be applied.
      */
-    boolean authentic(SessionKey key, LlmResult result) {
-        if (result.kind() != LlmKind.COMPACT
-                || settings.requestSecret().issued(compactionName(key, result.epoch()), result.requestId())) {
+    boolean authentic(SessionKey key, LlmResult result, boolean signed) {
+        if (signed
+                && (result.kind() != LlmKind.COMPACT
+                        || settings.requestSecret().issued(compactionName(key, result.epoch()), result.requestId()))) {
             return true;
         }
         LOG.warn(
-                "forged result refused tenant={} session={} requestId={} epoch={}",
+                "forged result refused tenant={} session={} requestId={} epoch={} signed={}",
                 key.tenant(),
                 key.session(),
                 result.requestId(),
-                result.epoch());
+                result.epoch(),
+                signed);
         SessionHeader header = headers.get(key.key());
         if (header != null) {
             headers.put(key.key(), header.withCounter(Counter.FORGED_RESULTS, 1));

@@ -52,9 +52,35 @@ public record SessionView(
             int omittedMessages,
             long omittedTokens) {}
 
+    /**
+     * The compaction in flight as a reader sees it: not its request id, which would let a reader with a Kafka
+     * writer answer the request (results are signed too, but an id has no business leaving the pipeline).
+     */
+    public record Pending(
+            long epoch,
+            long fromSeq,
+            long toSeq,
+            int messageCount,
+            long tokens,
+            Instant requestedAt,
+            List<String> unansweredCalls) {
+        static Pending of(PendingCompaction pending) {
+            return pending == null
+                    ? null
+                    : new Pending(
+                            pending.epoch(),
+                            pending.fromSeq(),
+                            pending.toSeq(),
+                            pending.messageCount(),
+                            pending.tokens(),
+                            pending.requestedAt(),
+                            pending.unansweredCalls());
+        }
+    }
+
     /** Compaction state: what is in flight, what happened last, and the counters. */
     public record Compaction(
-            PendingCompaction pending,
+            Pending pending,
             Instant lastSummaryAt,
             Instant nextAttemptAt,
             String lastFailure,
@@ -131,7 +157,7 @@ public record SessionView(
                 omitted,
                 omittedTokens);
         Compaction compaction = new Compaction(
-                header.pending(),
+                Pending.of(header.pending()),
                 header.lastSummaryAt(),
                 header.nextAttemptAt(),
                 header.lastFailure(),

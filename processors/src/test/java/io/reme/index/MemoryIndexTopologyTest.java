@@ -1,10 +1,16 @@
 package io.reme.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.diary.EditSignature;
 import io.reme.dlq.InputLimit;
+import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureReport;
+import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
+import io.reme.llm.RequestSecret;
 import io.reme.search.Hit;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -18,15 +24,21 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +53,10 @@ class MemoryIndexTopologyTest {
     Path stateDir;
 
     private TopologyTestDriver driver;
+    private static final RequestSecret SECRET = RequestSecret.of("index-test-secret-0123456789abcdef");
+
     private TestInputTopic<String, byte[]> memories;
+    private TestOutputTopic<String, byte[]> written;
 
     @BeforeEach
     void start() {
@@ -58,9 +73,11 @@ class MemoryIndexTopologyTest {
         MemoryIndexUpdater.addTo(
                 topology,
                 TOPICS.memories(),
-                new InputLimit(SessionSettings.defaults().maxMessageBytes()));
+                new InputLimit(SessionSettings.defaults().maxMessageBytes()),
+                SECRET);
         TopologyTestDriver created = new TopologyTestDriver(topology, props);
         memories = created.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
+        written = created.createOutputTopic(TOPICS.memories(), new StringDeserializer(), new ByteArrayDeserializer());
         return created;
     }
 
@@ -123,6 +140,85 @@ class MemoryIndexTopologyTest {
         memories.pipeInput("acme/m2", (byte[]) null);
         assertEquals(List.of(), search("acme", "deploys"), "a tombstone deletes");
         assertEquals(List.of("m1"), search("globex", "buses"), "and only the tenant's record");
+    }
+
+    private void mark(Erasure erasure, RequestSecret signer) {
+        byte[] key = erasure.memoriesKey().getBytes(StandardCharsets.UTF_8);
+        byte[] value = erasure.toJson();
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(Erasure.HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8));
+        headers.add(EditSignature.header(signer, key, value));
+        memories.pipeInput(new TestRecord<>(erasure.memoriesKey(), value, headers, T0));
+    }
+
+    /** The tombstones the index wrote back to the topic since the last call, applied as the topic would. */
+    private List<String> tombstones() {
+        List<TestRecord<String, byte[]>> out = written.readRecordsToList();
+        for (TestRecord<String, byte[]> record : out) {
+            assertNull(record.value(), "an erasure writes tombstones only");
+            memories.pipeInput(record.key(), (byte[]) null);
+        }
+        return out.stream().map(TestRecord::key).sorted().toList();
+    }
+
+    @Test
+    void aSignedErasureMarkerTombstonesTheUsersMemoriesAndThoseAboutThemAndReportsTheCount() throws Exception {
+        put(memory("acme", "a1", "Alice prefers trains over buses"));
+        put(memory("acme", "a2", "Alice drinks tea"));
+        MemoryRecord bobs = memory("acme", "b1", "Bob likes trains too");
+        put(new MemoryRecord(
+                "b1",
+                "acme",
+                "bob",
+                null,
+                MemoryType.PERSONAL,
+                bobs.text(),
+                T0,
+                T0,
+                T0,
+                Map.of(),
+                bobs.vector(),
+                "test-model"));
+        MemoryRecord aboutAlice = new MemoryRecord(
+                "b2",
+                "acme",
+                "bob",
+                null,
+                MemoryType.PERSONAL,
+                "Bob says Alice's trains are late",
+                T0,
+                T0,
+                T0,
+                Map.of(),
+                bobs.vector(),
+                "test-model",
+                "alice",
+                1,
+                List.of(),
+                null,
+                null);
+        put(aboutAlice);
+        put(memory("globex", "a1", "Globex Alice prefers trains"));
+        Erasure alice = Erasure.ofUser("e1", "acme", "alice", T0, 0);
+
+        mark(alice, RequestSecret.of("another-deployment-0123456789abcdef"));
+        assertEquals(List.of(), tombstones(), "an unsigned marker erases nothing");
+
+        mark(alice, SECRET);
+        assertEquals(List.of("acme/a1", "acme/a2", "acme/b2"), tombstones());
+        assertEquals(List.of("b1"), search("acme", "trains"));
+        assertEquals(List.of("a1"), search("globex", "trains"), "another tenant's alice is another person");
+        KeyValueStore<String, ErasureReport> reports = driver.getKeyValueStore(ErasureStores.MEMORIES);
+        ErasureReport report = reports.get("acme/alice");
+        assertEquals("e1", report.erasureId());
+        assertEquals(3, report.memories());
+
+        mark(alice, SECRET);
+        assertEquals(List.of(), tombstones(), "the same marker again finds nothing left");
+        mark(Erasure.ofTenant("e2", "acme", T0, 0), SECRET);
+        assertEquals(List.of("acme/b1"), tombstones());
+        assertEquals(1, reports.get("acme/*").memories());
+        assertEquals(List.of("a1"), search("globex", "trains"));
     }
 
     @Test

@@ -31,6 +31,7 @@ import io.reme.search.MemoryIndex;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
+import io.reme.topology.InstanceId;
 import io.reme.topology.OutputExceptionHandler;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.RocksDbMemory;
@@ -227,6 +228,8 @@ public final class RemeApp implements AutoCloseable {
             Producer<byte[], byte[]> producer =
                     new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
+            Producer<byte[], byte[]> erasureProducer = erasureProducer(config, bootstrap, dataDir);
+            resources.add("erasure producer", erasureProducer, () -> erasureProducer.close(Duration.ofSeconds(5)));
             TenantDirectory directory = TenantDirectory.of(keys, streams, secret, settings);
             TenantSetup tenants = new TenantSetup(
                     directory,
@@ -257,7 +260,7 @@ public final class RemeApp implements AutoCloseable {
                             new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
                             config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT))
                     .failures(failures)
-                    .topics(topics)
+                    .erasures(topics, erasureProducer)
                     .diaryWriter(new DiaryWriter(
                             producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)))
                     .workspace(new Workspace(config.workspaceDir()))
@@ -278,7 +281,12 @@ public final class RemeApp implements AutoCloseable {
                                             topics,
                                             config.workspaceDir(),
                                             config.get(AppConfig.TOOL_RETENTION),
-                                            secretText))
+                                            secretText),
+                                    new FileSinks.Membership(
+                                            config.get(AppConfig.STATIC_MEMBERSHIP)
+                                                    ? InstanceId.loadOrCreate(dataDir)
+                                                    : "",
+                                            config.get(AppConfig.SESSION_TIMEOUT)))
                             : null);
             resources.add(
                     "diary file watcher",
@@ -312,6 +320,29 @@ public final class RemeApp implements AutoCloseable {
         } catch (RuntimeException e) {
             throw failed(resources, e);
         }
+    }
+
+    /**
+     * The producer of erasure requests: transactional, so that a request reaches every partition of the
+     * three topics or none (a crash between two sends would leave an erasure half-requested). Its id is
+     * this instance's, under the application id, whose prefix the deployment's ACLs already grant.
+     */
+    private static Producer<byte[], byte[]> erasureProducer(AppConfig config, String bootstrap, Path dataDir) {
+        Map<String, Object> props = clientProps(config, bootstrap);
+        props.put(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                config.get(AppConfig.APPLICATION_ID) + "-erasure-" + InstanceId.loadOrCreate(dataDir));
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        Producer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        try {
+            producer.initTransactions();
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
+        return producer;
     }
 
     /**

@@ -77,13 +77,31 @@ public final class FileSinks implements AutoCloseable {
     }
 
     /**
+     * How the connectors' consumers belong to their groups, as the Streams consumers do. With an instance id
+     * a restarted worker takes its place back at once; without one (empty) it joins as a new member, and the
+     * partitions wait for the old one's session to time out. Restarted after a kill -9 with Kafka's default
+     * 45 s session and dynamic members, the sinks resumed 28 s after the instance was READY.
+     *
+     * @param instanceId the instance's static member id, or empty for dynamic membership
+     * @param sessionTimeout how long the group waits for a member that stopped heartbeating
+     */
+    public record Membership(String instanceId, Duration sessionTimeout) {
+        public Membership {
+            if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
+                throw new IllegalArgumentException("sessionTimeout must be positive: " + sessionTimeout);
+            }
+        }
+    }
+
+    /**
      * Starts the worker and its connectors and returns once every task runs.
      *
      * @param clientProps bootstrap servers and any client settings (security), given to the worker
      * @param dataDir where the worker keeps its own small state ({@code connect/})
      */
-    public static FileSinks start(Map<String, Object> clientProps, Path dataDir, Settings settings) {
-        Map<String, String> worker = workerProps(clientProps, dataDir);
+    public static FileSinks start(
+            Map<String, Object> clientProps, Path dataDir, Settings settings, Membership membership) {
+        Map<String, String> worker = workerProps(clientProps, dataDir, membership);
         try {
             // The offsets file Connect creates keeps the process umask; the folder keeps others out.
             PrivateFiles.tighten(dataDir.resolve("connect"));
@@ -144,9 +162,10 @@ public final class FileSinks implements AutoCloseable {
     /**
      * The worker: converters hand the connectors raw bytes, only committed records are read (the
      * pipeline writes with transactions), plugins are found through {@code META-INF/services}
-     * (no scan of the class path), REST listens on a free loopback port.
+     * (no scan of the class path), REST listens on a free loopback port, the consumers keep their place in
+     * their groups across a restart ({@link Membership}).
      */
-    static Map<String, String> workerProps(Map<String, Object> clientProps, Path dataDir) {
+    static Map<String, String> workerProps(Map<String, Object> clientProps, Path dataDir, Membership membership) {
         Map<String, String> props = new HashMap<>();
         clientProps.forEach((name, value) -> {
             props.put(name, String.valueOf(value));
@@ -157,6 +176,13 @@ public final class FileSinks implements AutoCloseable {
         props.put("key.converter", ByteArrayConverter.class.getName());
         props.put("value.converter", ByteArrayConverter.class.getName());
         props.put("consumer.isolation.level", "read_committed");
+        long sessionMs = membership.sessionTimeout().toMillis();
+        props.put("consumer.session.timeout.ms", Long.toString(sessionMs));
+        props.put("consumer.heartbeat.interval.ms", Long.toString(sessionMs / 3));
+        if (!membership.instanceId().isEmpty()) {
+            // One id for the three connectors' consumers: each is the only task of its own group.
+            props.put("consumer.group.instance.id", membership.instanceId() + "-files");
+        }
         props.put(
                 "offset.storage.file.filename",
                 dataDir.resolve("connect").resolve("offsets").toString());

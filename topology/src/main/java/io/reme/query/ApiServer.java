@@ -40,6 +40,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.http.HttpException;
@@ -220,11 +221,9 @@ public final class ApiServer implements AutoCloseable {
                         streams,
                         self,
                         memories,
-                        writer,
-                        ingest.producer(),
+                        parts.erasureProducer,
                         settings.requestSecret(),
-                        topics.messages(),
-                        topics.diaryEdits(),
+                        topics,
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
                 authenticator,
@@ -254,6 +253,7 @@ public final class ApiServer implements AutoCloseable {
         private Duration visibilityTimeout;
         private StreamThreadFailures failures;
         private Topics topics;
+        private Producer<byte[], byte[]> erasureProducer;
         private DiaryWriter diaryWriter;
         private Workspace workspace;
         private TenantSetup tenants;
@@ -312,9 +312,14 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        /** Where erasure requests go (unset: no erasure routes answer, as in a server tested without Kafka). */
-        public Builder topics(Topics topics) {
+        /**
+         * Where erasure requests go, and the transactional producer ({@code initTransactions} done) that
+         * writes them to every partition at once; unset, no erasure routes answer (a server tested without
+         * Kafka).
+         */
+        public Builder erasures(Topics topics, Producer<byte[], byte[]> transactionalProducer) {
             this.topics = topics;
+            this.erasureProducer = transactionalProducer;
             return this;
         }
 

@@ -9,10 +9,13 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Handler;
@@ -22,8 +25,8 @@ import org.eclipse.jetty.server.Handler;
  * Jetty servlet context, with the tools and resources of {@link McpTools}. {@link ApiServer} routes
  * {@code /mcp} here after checking the bearer key; the transport puts the key's tenant (and the header,
  * for calls between instances) into each request's {@link McpTransportContext}, which is all a tool sees
- * of the caller. Lifecycle: built with the API, its handler started and stopped with the web server,
- * {@link #close} once.
+ * of the caller; {@link McpSessionOwners} holds each session to the key that opened it. Lifecycle: built
+ * with the API, its handler started and stopped with the web server, {@link #close} once.
  */
 final class McpEndpoint implements AutoCloseable {
     static final String PATH = "/mcp";
@@ -69,6 +72,8 @@ final class McpEndpoint implements AutoCloseable {
         // The transport answers requests as server-sent event streams on the servlet's async context.
         holder.setAsyncSupported(true);
         context.addServlet(holder, PATH);
+        context.addFilter(
+                new FilterHolder(new McpSessionOwners(System::nanoTime)), PATH, EnumSet.of(DispatcherType.REQUEST));
     }
 
     /** Whether a request path is the MCP endpoint's (anything under it too, which the servlet answers 404). */

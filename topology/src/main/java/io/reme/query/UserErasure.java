@@ -8,24 +8,20 @@ import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
+import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.KafkaStreams;
@@ -40,14 +36,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Forgets one user of a tenant ({@link #eraseUser}) or a whole tenant ({@link #eraseTenant}).
  *
- * <p>Memories are tombstoned here, on {@code memories} (the index drops them as it applies the
- * tombstones). Everything kept per session or per document is erased by its single writer: a signed
- * {@link Erasure} request goes to every partition of {@code messages} and of {@code diary.edits}, so
- * each session task deletes the user's sessions from all its stores (and tombstones their stored
- * tool outputs and tells the dialog file sink to delete the user's folder), and each diary task
- * deletes the user's documents (tombstones on {@code diary}, which the diary file sink applies). Each
- * partition keeps a report; the erasure is complete when every partition of both topics has reported
- * it and no memory of the user is listed any more. The caller waits up to {@code wait} for that.
+ * <p>The erasure is recorded before anything is removed: a signed {@link Erasure} request goes to every
+ * partition of {@code messages}, {@code diary.edits} and {@code memories} in one Kafka transaction, so it
+ * is either on every partition or on none. Everything else follows from it, each part by its single
+ * writer and in the transaction that consumes the request: each session task deletes the user's
+ * sessions from all its stores (and tombstones their stored tool outputs and tells the dialog file sink
+ * to delete the user's folder), each diary task deletes the user's documents (tombstones on {@code
+ * diary}, which the diary file sink applies), and each memory-index task tombstones the user's memories.
+ * Each partition keeps a report; the erasure is complete when every partition of the three topics has
+ * reported it and no memory of the user is listed any more. A crash at any point after the transaction
+ * leaves the erasure to resume where it was, and its status to say so. The caller waits up to {@code
+ * wait} for completion.
  */
 public final class UserErasure {
     static final String INTERNAL_REPORTS = "/v1/internal/erasure-reports";
@@ -56,34 +55,38 @@ public final class UserErasure {
 
     private final KafkaStreams streams;
     private final MemoryQueries memories;
-    private final MemoryWriter writer;
     private final Producer<byte[], byte[]> producer;
     private final RequestSecret secret;
     private final String messagesTopic;
     private final String diaryEditsTopic;
+    private final String memoriesTopic;
     private final PartitionFanOut sessionHosts;
     private final PartitionFanOut documentHosts;
+    private final PartitionFanOut memoryHosts;
     private final Duration wait;
 
+    /**
+     * @param producer a transactional producer ({@code initTransactions} done), used for erasure requests
+     *     only; one erasure at a time holds it
+     */
     UserErasure(
             KafkaStreams streams,
             HostInfo self,
             MemoryQueries memories,
-            MemoryWriter writer,
             Producer<byte[], byte[]> producer,
             RequestSecret secret,
-            String messagesTopic,
-            String diaryEditsTopic,
+            Topics topics,
             Duration wait) {
         this.streams = streams;
         this.memories = memories;
-        this.writer = writer;
         this.producer = producer;
         this.secret = secret;
-        this.messagesTopic = messagesTopic;
-        this.diaryEditsTopic = diaryEditsTopic;
+        this.messagesTopic = topics.messages();
+        this.diaryEditsTopic = topics.diaryEdits();
+        this.memoriesTopic = topics.memories();
         this.sessionHosts = new PartitionFanOut(streams, self, messagesTopic);
         this.documentHosts = new PartitionFanOut(streams, self, diaryEditsTopic);
+        this.memoryHosts = new PartitionFanOut(streams, self, memoriesTopic);
         this.wait = wait;
     }
 
@@ -100,6 +103,7 @@ public final class UserErasure {
             Map<String, Long> removed,
             Set<Integer> pendingSessionPartitions,
             Set<Integer> pendingDiaryPartitions,
+            Set<Integer> pendingMemoryPartitions,
             long memoriesStillListed,
             String status,
             Map<String, String> retained) {}
@@ -135,36 +139,13 @@ public final class UserErasure {
             throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
         }
         String erasureId = UUID.randomUUID().toString();
-        long tombstoned = tombstoneMemories(tenant, user, authorization);
-        Erasure erasure = new Erasure(erasureId, tenant, user, Instant.now(), tombstoned);
-        byte[] key = erasure.key().getBytes(StandardCharsets.UTF_8);
-        byte[] value = erasure.toJson();
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        for (String topic : List.of(messagesTopic, diaryEditsTopic)) {
-            int partitions = producer.partitionsFor(topic).size();
-            for (int partition = 0; partition < partitions; partition++) {
-                RecordHeaders headers = new RecordHeaders();
-                headers.add(new RecordHeader(Erasure.HEADER, erasureId.getBytes(StandardCharsets.UTF_8)));
-                headers.add(EditSignature.header(secret, key, value));
-                sent.add(producer.send(new ProducerRecord<>(topic, partition, key, value, headers)));
-            }
-        }
-        try {
-            for (Future<RecordMetadata> future : sent) {
-                future.get(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.unavailable("interrupted while sending the erasure");
-        } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("the erasure could not be written to Kafka: " + e);
-        }
+        Erasure erasure = new Erasure(erasureId, tenant, user, Instant.now(), 0);
+        record(erasure);
         LOG.info(
-                "erasure requested tenant={} user={} erasureId={} memories={}",
+                "erasure requested tenant={} user={} erasureId={}",
                 tenant,
                 user == null ? Erasure.ALL_USERS : user,
-                erasureId,
-                tombstoned);
+                erasureId);
         long deadline = System.nanoTime() + wait.toNanos();
         Status status = null;
         while (System.nanoTime() < deadline) {
@@ -196,7 +177,8 @@ public final class UserErasure {
                     user,
                     erasure.requestedAt(),
                     false,
-                    Map.of("memories", tombstoned),
+                    Map.of(),
+                    Set.of(),
                     Set.of(),
                     Set.of(),
                     -1,
@@ -206,28 +188,38 @@ public final class UserErasure {
         return status;
     }
 
-    /** Tombstones the memories of the user (by user, and personal memories about them) or of the tenant. */
-    private long tombstoneMemories(String tenant, String user, String authorization) {
-        Set<String> ids = new LinkedHashSet<>();
-        List<String> queries = user == null ? List.of("") : List.of("user=" + user, "type=personal&target=" + user);
-        for (String query : queries) {
-            String cursor = null;
-            do {
-                String raw = (query.isEmpty() ? "" : query + "&") + "limit=" + PAGE
-                        + (cursor == null ? "" : "&cursor=" + cursor);
-                MemoryQueries.Listing page = memories.list(tenant, raw, authorization);
-                if (page.partial()) {
-                    throw ApiException.unavailable("the memory index of partitions " + page.missingPartitions()
-                            + " is not available; nothing was erased, try again shortly");
+    /**
+     * Writes the erasure request to every partition of the three topics in one transaction. A failure
+     * aborts it: nothing was requested, and the caller may ask again.
+     */
+    private void record(Erasure erasure) {
+        byte[] key = erasure.key().getBytes(StandardCharsets.UTF_8);
+        byte[] memoriesKey = erasure.memoriesKey().getBytes(StandardCharsets.UTF_8);
+        byte[] value = erasure.toJson();
+        synchronized (producer) {
+            try {
+                producer.beginTransaction();
+                for (String topic : List.of(messagesTopic, diaryEditsTopic, memoriesTopic)) {
+                    byte[] topicKey = topic.equals(memoriesTopic) ? memoriesKey : key;
+                    int partitions = producer.partitionsFor(topic).size();
+                    for (int partition = 0; partition < partitions; partition++) {
+                        RecordHeaders headers = new RecordHeaders();
+                        headers.add(new RecordHeader(
+                                Erasure.HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8)));
+                        headers.add(EditSignature.header(secret, topicKey, value));
+                        producer.send(new ProducerRecord<>(topic, partition, topicKey, value, headers));
+                    }
                 }
-                page.memories().forEach(m -> ids.add(m.id()));
-                cursor = page.nextCursor();
-            } while (cursor != null);
+                producer.commitTransaction();
+            } catch (KafkaException e) {
+                try {
+                    producer.abortTransaction();
+                } catch (KafkaException again) {
+                    LOG.warn("erasure transaction not aborted error={}", again.toString());
+                }
+                throw ApiException.unavailable("the erasure could not be written to Kafka, nothing was erased: " + e);
+            }
         }
-        for (String id : ids) {
-            writer.delete(tenant, id);
-        }
-        return ids.size();
     }
 
     /** Sums the partitions' reports of the latest erasure of the key; null when none has any. */
@@ -235,8 +227,9 @@ public final class UserErasure {
         String key = Erasure.key(tenant, user);
         Reports sessions = reports(sessionHosts, ErasureStores.SESSIONS, messagesTopic, key, authorization);
         Reports documents = reports(documentHosts, ErasureStores.DOCUMENTS, diaryEditsTopic, key, authorization);
+        Reports memoryReports = reports(memoryHosts, ErasureStores.MEMORIES, memoriesTopic, key, authorization);
         ErasureReport latest = null;
-        for (ErasureReport report : concat(sessions.reports(), documents.reports())) {
+        for (ErasureReport report : concat(sessions.reports(), documents.reports(), memoryReports.reports())) {
             if (latest == null || report.requestedAt().isAfter(latest.requestedAt())) {
                 latest = report;
             }
@@ -246,13 +239,26 @@ public final class UserErasure {
         }
         String erasureId = latest.erasureId();
         Map<String, Long> removed = new LinkedHashMap<>();
-        removed.put("memories", latest.memories());
+        // Erasures of before tombstoned memories in the API and carried the count in the request itself.
+        removed.put(
+                "memories",
+                concat(sessions.reports(), documents.reports(), List.of()).stream()
+                        .filter(report -> report.erasureId().equals(erasureId))
+                        .mapToLong(ErasureReport::memories)
+                        .findFirst()
+                        .orElse(0));
         for (String kind : List.of("sessions", "messages", "summaries", "toolOutputs", "documents")) {
             removed.put(kind, 0L);
         }
         Set<Integer> pendingSessions = pending(sessions, erasureId, messagesTopic);
         Set<Integer> pendingDocuments = pending(documents, erasureId, diaryEditsTopic);
-        for (ErasureReport report : concat(sessions.reports(), documents.reports())) {
+        Set<Integer> pendingMemories = pending(memoryReports, erasureId, memoriesTopic);
+        for (ErasureReport report : memoryReports.reports()) {
+            if (report.erasureId().equals(erasureId)) {
+                removed.merge("memories", report.memories(), Long::sum);
+            }
+        }
+        for (ErasureReport report : concat(sessions.reports(), documents.reports(), List.of())) {
             if (report.erasureId().equals(erasureId)) {
                 removed.merge("sessions", report.sessions(), Long::sum);
                 removed.merge("messages", report.messages(), Long::sum);
@@ -262,7 +268,10 @@ public final class UserErasure {
             }
         }
         long stillListed = stillListed(tenant, user, authorization);
-        boolean complete = pendingSessions.isEmpty() && pendingDocuments.isEmpty() && stillListed == 0;
+        boolean complete = pendingSessions.isEmpty()
+                && pendingDocuments.isEmpty()
+                && pendingMemories.isEmpty()
+                && stillListed == 0;
         return new Status(
                 erasureId,
                 tenant,
@@ -272,14 +281,16 @@ public final class UserErasure {
                 removed,
                 pendingSessions,
                 pendingDocuments,
+                pendingMemories,
                 stillListed,
                 statusPath(user),
                 retained());
     }
 
-    private static List<ErasureReport> concat(List<ErasureReport> a, List<ErasureReport> b) {
+    private static List<ErasureReport> concat(List<ErasureReport> a, List<ErasureReport> b, List<ErasureReport> c) {
         List<ErasureReport> all = new ArrayList<>(a);
         all.addAll(b);
+        all.addAll(c);
         return all;
     }
 
@@ -335,7 +346,9 @@ public final class UserErasure {
     Reports internal(String tenant, JsonNode body) {
         String store = body.path("store").asText("");
         String key = body.path("key").asText("");
-        if (!store.equals(ErasureStores.SESSIONS) && !store.equals(ErasureStores.DOCUMENTS)) {
+        if (!store.equals(ErasureStores.SESSIONS)
+                && !store.equals(ErasureStores.DOCUMENTS)
+                && !store.equals(ErasureStores.MEMORIES)) {
             throw new ApiException(400, "invalid_query", "'store' must be a report store");
         }
         if (!key.startsWith(tenant + "/")) {

@@ -162,7 +162,8 @@ public final class RemeTopology {
                 DiaryEditProcessor.NAME);
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
-        MemoryIndexUpdater.addTo(topology, topics.memories(), new InputLimit(settings.maxMessageBytes()));
+        MemoryIndexUpdater.addTo(
+                topology, topics.memories(), new InputLimit(settings.maxMessageBytes()), settings.requestSecret());
 
         // Tenants, keys and policies: every instance keeps all of them (a global store), so any
         // instance checks any key at once and sees an admin's change within a poll of the topic.

@@ -86,7 +86,9 @@ class FileSinksIT extends WithBroker {
         return FileSinks.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
                 dir.resolve("data"),
-                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET));
+                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET),
+                // Dynamic members, so that a closed worker leaves its groups and they can be deleted.
+                new FileSinks.Membership("", Duration.ofSeconds(10)));
     }
 
     @AfterAll

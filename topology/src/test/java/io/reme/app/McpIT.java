@@ -282,7 +282,7 @@ class McpIT extends WithBroker {
     }
 
     @Test
-    void aSessionOpenedWithOneKeyActsForTheKeyOfEachRequest() throws Exception {
+    void aSessionServesOnlyTheKeyThatOpenedIt() throws Exception {
         ok(
                 acme,
                 "append_messages",
@@ -313,12 +313,80 @@ class McpIT extends WithBroker {
                     ok(swapping, "get_context", Map.of("session", "mcp-swap"))
                             .path("messages")
                             .size());
-            // Same MCP session, another tenant's key: the tenant is the request's, not the session's.
+            // Same MCP session, another tenant's key: refused as an unknown session, before any tool runs.
             key.set(TestApps.GLOBEX_KEY);
-            assertToolError(call(swapping, "get_context", Map.of("session", "mcp-swap")), 404, "session_not_found");
+            assertThrows(
+                    RuntimeException.class,
+                    () -> swapping.callTool(
+                            new McpSchema.CallToolRequest("get_context", Map.of("session", "mcp-swap"))));
         } finally {
             swapping.close();
         }
+    }
+
+    @Test
+    void anotherTenantsKeyCannotAttachToOrEndASession() throws Exception {
+        String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> opened = http.send(
+                    mcpRequest(TestApps.ACME_KEY, null)
+                            .POST(HttpRequest.BodyPublishers.ofString(initialize))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, opened.statusCode(), opened::body);
+            String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+
+            for (String method : new String[] {"GET", "DELETE", "POST"}) {
+                HttpRequest.Builder foreign = mcpRequest(TestApps.GLOBEX_KEY, session);
+                HttpResponse<String> refused = http.send(
+                        method.equals("POST")
+                                ? foreign.POST(HttpRequest.BodyPublishers.ofString(
+                                                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}"))
+                                        .build()
+                                : foreign.method(method, HttpRequest.BodyPublishers.noBody())
+                                        .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, refused.statusCode(), () -> method + ": " + refused.body());
+            }
+            // A made-up id gets the same answer as a foreign one.
+            HttpResponse<String> unknown = http.send(
+                    mcpRequest(TestApps.GLOBEX_KEY, "0b7d7f1e-0000-4000-8000-000000000000")
+                            .DELETE()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, unknown.statusCode(), unknown::body);
+
+            // The owner's session was neither ended nor taken: it still answers, and only its owner ends it.
+            HttpResponse<String> ping = http.send(
+                    mcpRequest(TestApps.ACME_KEY, session)
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ping.statusCode(), ping::body);
+            assertTrue(ping.body().contains("\"id\":4"), ping::body);
+            HttpResponse<String> ended = http.send(
+                    mcpRequest(TestApps.ACME_KEY, session).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ended.statusCode(), ended::body);
+            HttpResponse<String> gone = http.send(
+                    mcpRequest(TestApps.ACME_KEY, session)
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, gone.statusCode(), gone::body);
+        }
+    }
+
+    private static HttpRequest.Builder mcpRequest(String key, String session) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.httpUrl() + "/mcp"))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream");
+        return session == null ? request : request.header("Mcp-Session-Id", session);
     }
 
     @Test

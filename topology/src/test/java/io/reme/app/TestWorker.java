@@ -5,9 +5,12 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
+import io.reme.llm.RequestSecret;
+import io.reme.llm.ResultSignature;
 import io.reme.message.Message;
 import io.reme.topic.Topics;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,6 +48,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * the test's assertions.
  */
 public final class TestWorker implements AutoCloseable {
+    private static final RequestSecret SECRET = RequestSecret.of(TestApps.REQUEST_SECRET);
     private final Topics topics;
     private final Predicate<LlmRequest> failWhen;
     private final KafkaConsumer<String, byte[]> consumer;
@@ -168,8 +172,15 @@ public final class TestWorker implements AutoCloseable {
                     LlmResult result = failWhen.test(request)
                             ? LlmResult.failed(request, "test worker was told to fail this request", 3, Instant.now())
                             : LlmResult.ok(request, summaryFor(request), 1, Instant.now());
+                    byte[] value = Json.MAPPER.writeValueAsBytes(result);
+                    // Signed as the real workers sign: the session processor applies no unsigned result.
                     producer.send(new ProducerRecord<>(
-                            topics.llmResults(), record.key(), Json.MAPPER.writeValueAsBytes(result)));
+                            topics.llmResults(),
+                            null,
+                            record.key(),
+                            value,
+                            List.of(ResultSignature.header(
+                                    SECRET, record.key().getBytes(StandardCharsets.UTF_8), value))));
                     answers.put(request.requestId(), new Answer(request, result));
                     if (result.status() == LlmStatus.OK) {
                         latestSummary.put(record.key(), result.payload());

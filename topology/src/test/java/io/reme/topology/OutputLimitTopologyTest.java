@@ -67,7 +67,8 @@ class OutputLimitTopologyTest {
                         metrics,
                         config.recordLimits()),
                 props,
-                null)) {
+                null,
+                config.sessionSettings().requestSecret())) {
             TestOutputTopic<String, LlmRequest> requests = driver.requests();
             TestOutputTopic<byte[], byte[]> dlq = driver.dlq();
 

@@ -89,7 +89,8 @@ class RemeTopologyTest {
         driver = new SessionDriver(
                 RemeTopology.build(TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1), metrics),
                 DriverProperties.of("test", stateDir),
-                null);
+                null,
+                SETTINGS.requestSecret());
     }
 
     @AfterEach

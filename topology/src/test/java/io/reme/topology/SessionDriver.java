@@ -7,6 +7,8 @@ import io.reme.json.JsonSerde;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
+import io.reme.llm.RequestSecret;
+import io.reme.llm.ResultSignature;
 import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
@@ -19,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -51,12 +54,15 @@ final class SessionDriver implements AutoCloseable {
     private TestOutputTopic<String, String> toolResults;
     private TestOutputTopic<String, DiaryDocument> diary;
     private TestOutputTopic<byte[], byte[]> dlq;
+    private final RequestSecret secret;
 
     /**
-     * Drives {@code topology} with {@code properties}, its wall clock (the processors' clock) starting at
+     * Drives {@code topology} with {@code properties}, results signed with {@code secret} as the workers sign
+     * them, its wall clock (the processors' clock) starting at
      * {@code start}, or at the machine's clock when {@code start} is null.
      */
-    SessionDriver(Topology topology, Properties properties, Instant start) {
+    SessionDriver(Topology topology, Properties properties, Instant start, RequestSecret secret) {
+        this.secret = secret;
         driver = start == null
                 ? new TopologyTestDriver(topology, properties)
                 : new TopologyTestDriver(topology, properties, start);
@@ -64,7 +70,8 @@ final class SessionDriver implements AutoCloseable {
 
     /** {@code RemeTopology.build(TOPICS, settings, tokens)} with {@code properties}, as above. */
     static SessionDriver of(SessionSettings settings, TokenCounter tokens, Properties properties, Instant start) {
-        return new SessionDriver(RemeTopology.build(TOPICS, settings, tokens), properties, start);
+        return new SessionDriver(
+                RemeTopology.build(TOPICS, settings, tokens), properties, start, settings.requestSecret());
     }
 
     // ---- the message envelope ----
@@ -149,13 +156,20 @@ final class SessionDriver implements AutoCloseable {
                         time));
     }
 
-    /** Pipes a worker's result to the LLM results topic, keyed by its session as a worker keys it. */
+    /** Pipes a worker's result to the LLM results topic, keyed by its session and signed as a worker does. */
     void sendResult(LlmResult result, Instant time) {
-        results()
-                .pipeInput(new TestRecord<>(
-                        (result.tenant() + "/" + result.session()).getBytes(StandardCharsets.UTF_8),
-                        Json.bytes(result),
-                        time));
+        sendResult(result, time, secret);
+    }
+
+    /** As {@link #sendResult(LlmResult, Instant)}, signed with {@code signer} (null: not signed at all). */
+    void sendResult(LlmResult result, Instant time, RequestSecret signer) {
+        byte[] key = (result.tenant() + "/" + result.session()).getBytes(StandardCharsets.UTF_8);
+        byte[] value = Json.bytes(result);
+        RecordHeaders headers = new RecordHeaders();
+        if (signer != null) {
+            headers.add(ResultSignature.header(signer, key, value));
+        }
+        results().pipeInput(new TestRecord<>(key, value, headers, time));
     }
 
     // ---- reading state and output ----

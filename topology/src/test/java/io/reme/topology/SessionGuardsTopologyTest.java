@@ -154,6 +154,39 @@ class SessionGuardsTopologyTest {
     }
 
     @Test
+    void aResultCarryingTheRealPendingIdIsRefusedUnlessTheWorkersSignedIt() {
+        start(SETTINGS);
+        LlmRequest request = compactRequest();
+        // The id travels in clear on llm.requests: a reader of that topic can copy it into an answer.
+        LlmResult forged = LlmResult.ok(request, SessionDriver.summary("forged"), 1, T0);
+        driver.sendResult(forged, T0.plusSeconds(20), null);
+        driver.sendResult(forged, T0.plusSeconds(21), RequestSecret.of("another-deployment-0123456789abcdef"));
+        LlmResult failed = LlmResult.failed(request, "forged failure", 1, T0);
+        driver.sendResult(failed, T0.plusSeconds(22), null);
+
+        SessionHeader header = header();
+        assertNotNull(header.pending(), "the real request is still pending");
+        assertEquals(request.requestId(), header.pending().requestId());
+        assertEquals(null, summary(), "no forged summary is applied");
+        assertEquals(null, header.lastFailure(), "nor a forged failure");
+        assertEquals(3, header.counters().get(Counter.FORGED_RESULTS));
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
+        assertEquals(3, dead.size());
+        for (TestRecord<byte[], byte[]> letter : dead) {
+            assertEquals(
+                    DlqReason.UNAUTHENTICATED.name(),
+                    new String(
+                            letter.headers()
+                                    .lastHeader(DeadLetterHeaders.REASON)
+                                    .value(),
+                            StandardCharsets.UTF_8));
+        }
+
+        driver.sendResult(LlmResult.ok(request, SessionDriver.summary("real"), 1, T0), T0.plusSeconds(23));
+        assertEquals(SessionDriver.summary("real"), summary(), "the workers' signed result applies");
+    }
+
+    @Test
     void aRetryAfterNewerMessagesIsDroppedWithinTheWindowAndAcceptedBeyondIt() {
         start(SETTINGS);
         send("m0", "user", "first");
