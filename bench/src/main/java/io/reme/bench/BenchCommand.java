@@ -142,6 +142,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--tenants", description = "sessions: tenants the sessions belong to (default 10).")
     int tenants = 10;
 
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
+            description = "sessions: an application option for the instance measured, as in its config file "
+                    + "(e.g. reme.streams.cache-max-bytes=0); repeatable.")
+    Map<String, String> appOptions = new LinkedHashMap<>();
+
     @Option(names = "--turns", description = "soak: turns per session, four messages each (default 40).")
     int turns = 40;
 
@@ -317,6 +324,7 @@ public final class BenchCommand implements Callable<Integer> {
                         tenants,
                         partitions,
                         heap == null ? "1536m" : heap,
+                        appOptions,
                         System.out);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());

@@ -57,6 +57,8 @@ public final class SessionsBenchmark {
     private static final int BLOCK = 1_000;
     /** Sessions read back after the load and after the restart, spread over every partition. */
     private static final int SAMPLE = 300;
+    /** Context reads once the instance has consumed everything. */
+    private static final int QUIET_READS = 1_000;
 
     private final Path dir;
     private final int sessions;
@@ -64,12 +66,20 @@ public final class SessionsBenchmark {
     private final int tenants;
     private final int partitions;
     private final String heap;
+    private final Map<String, String> appOptions;
     private final PrintStream out;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     public SessionsBenchmark(
-            Path dir, int sessions, int messagesPerSession, int tenants, int partitions, String heap, PrintStream out) {
+            Path dir,
+            int sessions,
+            int messagesPerSession,
+            int tenants,
+            int partitions,
+            String heap,
+            Map<String, String> appOptions,
+            PrintStream out) {
         if (sessions < 1 || messagesPerSession < 1 || tenants < 1 || partitions < 1) {
             throw new IllegalArgumentException("--sessions, --messages, --tenants and --partitions must be >= 1");
         }
@@ -78,6 +88,7 @@ public final class SessionsBenchmark {
         this.messagesPerSession = messagesPerSession;
         this.tenants = Math.min(tenants, sessions);
         this.partitions = partitions;
+        this.appOptions = Map.copyOf(appOptions);
         this.heap = heap;
         this.out = out;
     }
@@ -110,6 +121,9 @@ public final class SessionsBenchmark {
                 Load load = load(broker.bootstrapServers(), url, app);
                 line.put("ingest_per_s", Math.round(load.messages() / load.seconds()));
                 line.put("input_mb", load.bytes() / (1024 * 1024));
+                long[] quiet = quietReads(url);
+                line.put("context_quiet_p50_ms", percentileMs(quiet, 0.50));
+                line.put("context_quiet_p99_ms", percentileMs(quiet, 0.99));
                 Memory memory = memory(app, url);
                 line.put("rss_mb", memory.peakRssMb());
                 line.put("rss_end_mb", memory.rssMb());
@@ -132,6 +146,9 @@ public final class SessionsBenchmark {
                         percentileMs(load.reads(), 0.50),
                         percentileMs(load.reads(), 0.99),
                         percentileMs(load.reads(), 1.0));
+                out.printf(
+                        "%,d context reads once idle: p50 %.2f ms, p99 %.2f ms%n",
+                        quiet.length, percentileMs(quiet, 0.50), percentileMs(quiet, 0.99));
                 out.printf(
                         "memory: resident %,d MB (peak %,d MB), heap used %,d MB, RocksDB %,d MB of %,d MB%n",
                         memory.rssMb(),
@@ -252,6 +269,21 @@ public final class SessionsBenchmark {
         reader.join();
         long[] reads = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         return new Load((long) sessions * messagesPerSession, bytes, loadS, reads, notYet.get());
+    }
+
+    /** The same reads with nothing else running: what a read costs, apart from the load's contention. */
+    private long[] quietReads(String url) {
+        Random random = new Random(11);
+        List<Long> latencies = new ArrayList<>();
+        for (int i = 0; i < QUIET_READS; i++) {
+            int session = random.nextInt(sessions);
+            long started = System.nanoTime();
+            if (status(url, session) == 200) {
+                latencies.add(System.nanoTime() - started);
+            }
+            pause(5);
+        }
+        return latencies.stream().mapToLong(Long::longValue).sorted().toArray();
     }
 
     private int status(String url, int session) {
@@ -409,6 +441,7 @@ public final class SessionsBenchmark {
         options.put("reme.workers.embedded", "false");
         // The run is the load, not the diaries: no session goes quiet for a diary update while it lasts.
         options.put("reme.session.idle-after", "6h");
+        options.putAll(appOptions);
         return FaultBenchOptions.writeConfig(
                 dir.resolve("sessions.properties"), "bench sessions: written for one run", options);
     }

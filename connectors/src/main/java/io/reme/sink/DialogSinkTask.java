@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * <p>A new file is created atomically; later batches are appended and forced to disk, so a batch
  * costs what it adds, not the size of the day's file. The messages a file holds are remembered with
  * the size it had after the last write; a file whose size changed since (a hand edit, another
- * writer) is read again. A crash in the middle of an append can leave a cut last line: it stays, as
- * a line that identifies nothing, the next append starts on a new line, and the redelivered message
- * is written in full.
+ * writer) is read again. A crash or a full disk in the middle of an append can leave a cut last line,
+ * which a strict JSONL reader fails on: the next append cuts it off (the message it began is
+ * redelivered and written in full), unless it reads as a message, when only its newline was missing.
  */
 public final class DialogSinkTask extends FileSinkTask {
     private static final Logger LOG = LoggerFactory.getLogger(DialogSinkTask.class);
@@ -191,8 +191,9 @@ public final class DialogSinkTask extends FileSinkTask {
     private void append(Path file, List<ArchivedMessage> messages) throws IOException {
         long size = sizeIfExists(file);
         Contents contents = cache.get(file);
+        byte[] existing = new byte[0];
         if (contents == null || contents.size() != size) {
-            byte[] existing = size < 0
+            existing = size < 0
                     ? new byte[0]
                     : AtomicFiles.readIfExists(workspace, file).orElse(new byte[0]);
             size = size < 0 ? -1 : existing.length;
@@ -202,7 +203,18 @@ public final class DialogSinkTask extends FileSinkTask {
         Set<String> present = new HashSet<>(contents.messages());
         ByteArrayOutputStream lines = new ByteArrayOutputStream(1024 * messages.size());
         if (!contents.endsLine()) {
-            lines.write('\n');
+            // A cached file always ends a line: this one was just read, so its bytes are at hand.
+            int lineStart = lastLineStart(existing);
+            if (readsAsMessage(existing, lineStart)) {
+                lines.write('\n');
+            } else {
+                AtomicFiles.truncateForced(workspace, file, lineStart);
+                LOG.warn(
+                        "cut last line removed file={} bytes={}",
+                        workspace.root().relativize(file),
+                        existing.length - lineStart);
+                size = lineStart;
+            }
         }
         int before = lines.size();
         for (ArchivedMessage message : messages) {
@@ -252,6 +264,25 @@ public final class DialogSinkTask extends FileSinkTask {
     }
 
     /** The messages a file already holds; a line that is not an archived message is left alone. */
+    private static int lastLineStart(byte[] file) {
+        for (int i = file.length - 1; i >= 0; i--) {
+            if (file[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    private static boolean readsAsMessage(byte[] file, int from) {
+        try {
+            Json.MAPPER.readValue(
+                    new String(file, from, file.length - from, StandardCharsets.UTF_8), ArchivedMessage.class);
+            return true;
+        } catch (JacksonException e) {
+            return false;
+        }
+    }
+
     private static Set<String> messagesIn(byte[] file) {
         Set<String> ids = new HashSet<>();
         for (String line : new String(file, StandardCharsets.UTF_8).split("\n")) {

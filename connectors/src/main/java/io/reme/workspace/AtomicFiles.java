@@ -74,6 +74,15 @@ public final class AtomicFiles {
                 LinkOption.NOFOLLOW_LINKS);
     }
 
+    /** Cuts the file to its first {@code length} bytes and forces that to disk; never a linked file. */
+    public static void truncateForced(Workspace workspace, Path target, long length) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(workspace.refuseLinks(target), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            channel.truncate(length);
+            channel.force(true);
+        }
+    }
+
     private static void writeForced(Path file, byte[] content, OpenOption... options) throws IOException {
         try (FileChannel channel = FileChannel.open(file, options)) {
             ByteBuffer buffer = ByteBuffer.wrap(content);

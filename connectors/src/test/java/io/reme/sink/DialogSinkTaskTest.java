@@ -203,7 +203,7 @@ class DialogSinkTaskTest {
     }
 
     @Test
-    void aLineCutByACrashIsLeftAndTheMessageWrittenAgainInFull() throws IOException {
+    void aLineCutByACrashIsRemovedAndTheMessageWrittenAgainInFull() throws IOException {
         ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
         ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
         task.put(List.of(record(0, 0, m0)));
@@ -214,12 +214,28 @@ class DialogSinkTaskTest {
         restart();
         task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
 
-        ByteArrayOutputStream expected = new ByteArrayOutputStream();
-        expected.writeBytes(lines(m0));
-        expected.writeBytes(cut);
-        expected.write('\n');
-        expected.writeBytes(lines(m1));
-        assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file));
+        // Every line reads as JSON again, as a strict JSONL reader needs.
+        assertArrayEquals(lines(m0, m1), Files.readAllBytes(file));
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            Json.MAPPER.readTree(line);
+        }
+    }
+
+    @Test
+    void aLastLineWithoutItsNewlineThatReadsAsAMessageIsKept() throws IOException {
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
+        ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
+        ArchivedMessage m2 = archived("s1", "alice", "2026-11-30", 2, "third");
+        Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+        Files.createDirectories(file.getParent());
+        ByteArrayOutputStream edited = new ByteArrayOutputStream();
+        edited.writeBytes(lines(m0));
+        edited.writeBytes(json(m1));
+        Files.write(file, edited.toByteArray());
+
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1), record(0, 2, m2)));
+
+        assertArrayEquals(lines(m0, m1, m2), Files.readAllBytes(file));
     }
 
     @Test

@@ -9,6 +9,8 @@ import java.time.Instant;
  * latest erasure of a key replacing the one before.
  *
  * @param toolOutputs tombstones sent to {@code tool-results} for outputs the sessions could have stored
+ * @param expunged of a memory partition's report: its index has merged away the erased memories, so no
+ *     index file holds them any more (false until then, and in the other reports)
  */
 public record ErasureReport(
         String erasureId,
@@ -22,7 +24,8 @@ public record ErasureReport(
         long messages,
         long summaries,
         long toolOutputs,
-        long documents) {
+        long documents,
+        boolean expunged) {
 
     public static ErasureReport sessions(
             Erasure erasure, int partition, Instant at, long sessions, long messages, long summaries, long tools) {
@@ -38,7 +41,8 @@ public record ErasureReport(
                 messages,
                 summaries,
                 tools,
-                0);
+                0,
+                false);
     }
 
     public static ErasureReport memories(Erasure erasure, int partition, Instant at, long memories) {
@@ -54,7 +58,26 @@ public record ErasureReport(
                 0,
                 0,
                 0,
-                0);
+                0,
+                false);
+    }
+
+    /** This memory partition's report once its index has merged the erased memories away. */
+    public ErasureReport withExpunged(Instant at) {
+        return new ErasureReport(
+                erasureId,
+                tenant,
+                user,
+                partition,
+                requestedAt,
+                at,
+                memories,
+                sessions,
+                messages,
+                summaries,
+                toolOutputs,
+                documents,
+                true);
     }
 
     public static ErasureReport documents(Erasure erasure, int partition, Instant at, long documents) {
@@ -70,6 +93,7 @@ public record ErasureReport(
                 0,
                 0,
                 0,
-                documents);
+                documents,
+                false);
     }
 }

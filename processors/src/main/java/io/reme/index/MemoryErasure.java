@@ -30,8 +30,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Carries out erasures on the memory index's partition: an erasure marker on {@code memories} (signed,
  * see {@link Erasure}) makes the task tombstone every memory of the user (or tenant) its index holds, on
- * this same partition, and record an {@link ErasureReport} of how many, in the transaction that consumes
- * the marker. The tombstones reach the index as any tombstone does, by the topic. A second child of the
+ * this same partition, then ask for the deleted documents to be expunged, and record an {@link
+ * ErasureReport} of how many, in the transaction that consumes the marker. The tombstones reach the index
+ * as any tombstone does, by the topic; the expunge request after them makes the index merge them out of
+ * its files (deleted documents otherwise stay in segment files until a merge happens to rewrite them),
+ * and its report then says {@code expunged}. A second child of the
  * index's source, next to {@link MemoryIndexUpdater}: the index store's processor may not write records.
  *
  * <p>A marker is never skipped as replayed (the updater skips records the index committed before the
@@ -44,6 +47,11 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
     public static final String TOMBSTONES_SINK = "memory-erasure-tombstones-sink";
     /** The partition a tombstone goes to: the one whose index holds the memory, whatever the partitioning says. */
     static final String PARTITION_HEADER = "reme.memory.partition";
+    /**
+     * Marks the request, after an erasure's tombstones, to merge the deleted memories out of the index's
+     * files; its value and key are the erasure request's, and so is its signature.
+     */
+    static final String EXPUNGE_HEADER = "reme.memory.expunge";
 
     private static final Logger LOG = LoggerFactory.getLogger(MemoryErasure.class);
 
@@ -77,22 +85,43 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
         this.reports = context.getStateStore(ErasureStores.MEMORIES);
     }
 
+    /** Whether a record of {@code memories} is an erasure's request to expunge the deleted memories. */
+    static boolean isExpunge(Headers headers) {
+        return headers != null && headers.lastHeader(EXPUNGE_HEADER) != null;
+    }
+
     @Override
     public void process(Record<String, byte[]> record) {
-        if (!Erasure.isErasure(record.headers())) {
+        boolean expunge = isExpunge(record.headers());
+        if (!expunge && !Erasure.isErasure(record.headers())) {
             return;
         }
         int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(-1);
         byte[] key = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
         if (partition < 0 || !EditSignature.valid(secret, record.headers(), key, record.value())) {
-            LOG.warn("unsigned erasure marker on the memories topic ignored partition={}", partition);
+            LOG.warn("unsigned erasure record on the memories topic ignored partition={}", partition);
             return;
         }
         Erasure erasure;
         try {
             erasure = Erasure.fromJson(record.value());
         } catch (IOException | RuntimeException e) {
-            LOG.warn("unreadable erasure marker ignored partition={} error={}", partition, e.toString());
+            LOG.warn("unreadable erasure record ignored partition={} error={}", partition, e.toString());
+            return;
+        }
+        Instant at = Instant.ofEpochMilli(context.currentSystemTimeMs());
+        if (expunge) {
+            // The index processor, which runs first, has merged the deleted memories away.
+            ErasureReport report = reports.get(erasure.key());
+            if (report == null || !report.erasureId().equals(erasure.erasureId())) {
+                return;
+            }
+            if (store.holdsDeletions()) {
+                // Not said until true: the next erasure's expunge, or a merge, clears it; the status waits.
+                LOG.warn("erasure not expunged yet erasureId={} partition={}", erasure.erasureId(), partition);
+                return;
+            }
+            reports.put(erasure.key(), report.withExpunged(at));
             return;
         }
         List<String> ids = store.idsOf(erasure.tenant(), erasure.user());
@@ -101,7 +130,13 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
         for (String id : ids) {
             context.forward(new Record<>(erasure.tenant() + "/" + id, null, record.timestamp(), headers));
         }
-        Instant at = Instant.ofEpochMilli(context.currentSystemTimeMs());
+        // After the tombstones on the same partition, so the index has applied them when it sees this.
+        Headers expungeHeaders = new RecordHeaders();
+        expungeHeaders.add(
+                PARTITION_HEADER, ByteBuffer.allocate(4).putInt(partition).array());
+        expungeHeaders.add(EXPUNGE_HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8));
+        expungeHeaders.add(record.headers().lastHeader(EditSignature.HEADER));
+        context.forward(new Record<>(record.key(), record.value(), record.timestamp(), expungeHeaders));
         reports.put(erasure.key(), ErasureReport.memories(erasure, partition, at, ids.size()));
         LOG.info(
                 "memories erased tenant={} user={} erasureId={} partition={} memories={}",

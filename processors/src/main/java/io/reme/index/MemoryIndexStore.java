@@ -52,6 +52,8 @@ public final class MemoryIndexStore implements StateStore {
 
     /** How often an active task's index commits: a crash replays at most the records of this long. */
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(10);
+    /** How long an expunge may hold the stream thread, well within the consumer's poll interval. */
+    static final Duration EXPUNGE_TIMEOUT = Duration.ofSeconds(60);
 
     private final String name;
     private final InputLimit limit;
@@ -139,8 +141,11 @@ public final class MemoryIndexStore implements StateStore {
         // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
         // it. Only a callback from Streams' internals sees offsets; the public ones see key and value.
         context.register(root, StreamsInternals.restoreWithOffsets(record -> {
-            // An erasure marker changes nothing here: the tombstones it caused follow it in the topic.
-            if (!Erasure.isErasure(record.headers())) {
+            // An erasure marker changes nothing here: the tombstones it caused follow it in the topic, then its
+            // expunge request, which a copy restoring (a standby) carries out as the active task did.
+            if (MemoryErasure.isExpunge(record.headers())) {
+                expungeDeletes();
+            } else if (!Erasure.isErasure(record.headers())) {
                 apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
             }
             applied = Math.max(applied, record.offset());
@@ -230,6 +235,43 @@ public final class MemoryIndexStore implements StateStore {
             return index.idsOf(tenant, user);
         } catch (IOException e) {
             throw new ProcessorStateException("memory index " + name + " failed to list tenant=" + tenant, e);
+        }
+    }
+
+    /**
+     * Merges away every deleted document (an erasure's) and commits, so the old segment files that still
+     * held them are deleted; the searcher is refreshed, so no reader keeps them open. False if deleted
+     * documents remained after {@link #EXPUNGE_TIMEOUT} (the stream thread must not stall longer).
+     */
+    /** Whether the index still holds deleted documents, whose content is in its files until merged away. */
+    boolean holdsDeletions() {
+        return index.hasDeletions();
+    }
+
+    boolean expungeDeletes() {
+        try {
+            long started = System.nanoTime();
+            int before = index.segmentCount();
+            boolean expunged = index.expungeDeletes(EXPUNGE_TIMEOUT);
+            dirty = true;
+            flush();
+            index.deleteUnusedFiles();
+            if (!expunged) {
+                LOG.warn(
+                        "memory index still holds deleted documents after {} s store={}; a later merge removes them",
+                        EXPUNGE_TIMEOUT.toSeconds(),
+                        name);
+            }
+            LOG.info(
+                    "memory index expunged deleted documents store={} segments={}->{} committedOffset={} ms={}",
+                    name,
+                    before,
+                    index.segmentCount(),
+                    committed,
+                    (System.nanoTime() - started) / 1_000_000);
+            return expunged;
+        } catch (IOException e) {
+            throw new ProcessorStateException("memory index " + name + " failed to expunge deleted documents", e);
         }
     }
 

@@ -17,7 +17,8 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 /**
  * Feeds the {@code memories} topic into the task's {@link MemoryIndexStore} (the store's only writer). An
  * erasure marker on the topic is {@link MemoryErasure}'s, the source's other child, which runs after this
- * one on each record and so sees the index with everything before the marker applied.
+ * one on each record and so sees the index with everything before the marker applied; the expunge request
+ * that follows an erasure's tombstones is carried out here, first, and reported there.
  */
 public final class MemoryIndexUpdater implements Processor<String, byte[], Void, Void> {
     public static final String STORE = "memory-index";
@@ -63,7 +64,9 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
             // Replayed after a crash: the index committed it before the task's transaction did.
             return;
         }
-        if (!Erasure.isErasure(record.headers())) {
+        if (MemoryErasure.isExpunge(record.headers())) {
+            store.expungeDeletes();
+        } else if (!Erasure.isErasure(record.headers())) {
             store.apply(record.key(), record.value());
         }
         metadata.ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));

@@ -3,9 +3,11 @@ package io.reme.search;
 import io.reme.json.Json;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -243,6 +245,8 @@ public final class MemoryIndex implements Closeable {
         policy.setFloorSegmentMB(16);
         // Lucene 9's 10 segments per tier, which the figures were measured with (Lucene 10's default is 8).
         policy.setSegmentsPerTier(10);
+        // Only an erasure asks for a merge of deletes, and it must leave no deleted document in any file.
+        policy.setForceMergeDeletesPctAllowed(0);
         return policy;
     }
 
@@ -356,6 +360,46 @@ public final class MemoryIndex implements Closeable {
             }
         }
         return OptionalLong.empty();
+    }
+
+    /**
+     * Rewrites every segment that holds deleted documents, so that their text and vectors leave the
+     * index's files once the next commit drops the old segments. Costs a rewrite of those segments only:
+     * an erasure's memories are usually in a few of them. False if deleted documents remained after
+     * {@code atMost}.
+     */
+    public boolean expungeDeletes(Duration atMost) throws IOException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (true) {
+            writer.forceMergeDeletes(true);
+            // A merge that Lucene's own policy started on such a segment is not this call's to wait for, and
+            // leaves the deleted documents in place until it ends: wait for it, then ask again.
+            if (!writer.hasDeletions() && !merging()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while expunging deleted documents");
+            }
+        }
+    }
+
+    /** Whether any segment still holds a deleted document (or a delete not yet applied). */
+    public boolean hasDeletions() {
+        return writer.hasDeletions();
+    }
+
+    /**
+     * Deletes the files no commit point and no open reader needs any more: the writer deletes them only
+     * when it next checkpoints, and a reader released by a refresh does not make it do so.
+     */
+    public void deleteUnusedFiles() throws IOException {
+        writer.deleteUnusedFiles();
     }
 
     /** Makes every write so far visible to searches; blocks until it is. */

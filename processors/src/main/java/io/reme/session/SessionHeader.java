@@ -208,7 +208,10 @@ public record SessionHeader(
                 spanLimit);
     }
 
-    /** The pending compaction succeeded: the new summary replaces the old one and its span left the window. */
+    /**
+     * The pending compaction succeeded: the new summary replaces the old one, its span left the window,
+     * and the last failure is cleared.
+     */
     public SessionHeader withApplied(long newSummaryTokens, int archivedCount, long archivedTokens, Instant at) {
         Objects.requireNonNull(pending, "no pending compaction");
         List<Long> stillRecent =
@@ -234,8 +237,9 @@ public record SessionHeader(
                 epoch,
                 null,
                 nextAttemptAt,
-                lastFailure,
-                lastFailureAt,
+                // The failure is over: a view showing it beside a fresh summary would send an operator looking.
+                null,
+                null,
                 counters.plus(SessionCounters.Counter.COMPACTIONS_APPLIED),
                 spanLimit);
     }

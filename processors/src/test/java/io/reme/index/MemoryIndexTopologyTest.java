@@ -1,6 +1,7 @@
 package io.reme.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,12 +19,17 @@ import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -151,20 +157,43 @@ class MemoryIndexTopologyTest {
         memories.pipeInput(new TestRecord<>(erasure.memoriesKey(), value, headers, T0));
     }
 
-    /** The tombstones the index wrote back to the topic since the last call, applied as the topic would. */
+    /**
+     * What the index wrote back to the topic since the last call, applied as the topic would (tombstones,
+     * then one expunge request per marker); the tombstones' keys.
+     */
     private List<String> tombstones() {
         List<TestRecord<String, byte[]>> out = written.readRecordsToList();
+        List<String> keys = new ArrayList<>();
         for (TestRecord<String, byte[]> record : out) {
-            assertNull(record.value(), "an erasure writes tombstones only");
-            memories.pipeInput(record.key(), (byte[]) null);
+            memories.pipeInput(new TestRecord<>(record.key(), record.value(), record.headers(), T0));
+            if (!MemoryErasure.isExpunge(record.headers())) {
+                assertNull(record.value(), "an erasure writes tombstones only");
+                keys.add(record.key());
+            }
         }
-        return out.stream().map(TestRecord::key).sorted().toList();
+        return keys.stream().sorted().toList();
+    }
+
+    /** Whether any file of the index holds {@code word}, as bytes: deleted documents stay until a merge. */
+    private boolean onDisk(String word) throws IOException {
+        byte[] needle = word.getBytes(StandardCharsets.UTF_8);
+        try (Stream<Path> files = Files.walk(stateDir)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                byte[] bytes = Files.readAllBytes(file);
+                for (int i = 0; i + needle.length <= bytes.length; i++) {
+                    if (Arrays.equals(bytes, i, i + needle.length, needle, 0, needle.length)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     @Test
     void aSignedErasureMarkerTombstonesTheUsersMemoriesAndThoseAboutThemAndReportsTheCount() throws Exception {
         put(memory("acme", "a1", "Alice prefers trains over buses"));
-        put(memory("acme", "a2", "Alice drinks tea"));
+        put(memory("acme", "a2", "Alice drinks tea from Quixotrundle"));
         MemoryRecord bobs = memory("acme", "b1", "Bob likes trains too");
         put(new MemoryRecord(
                 "b1",
@@ -204,14 +233,19 @@ class MemoryIndexTopologyTest {
         mark(alice, RequestSecret.of("another-deployment-0123456789abcdef"));
         assertEquals(List.of(), tombstones(), "an unsigned marker erases nothing");
 
+        MemoryIndexStore store = (MemoryIndexStore) driver.getStateStore(MemoryIndexUpdater.STORE);
+        store.flush();
+        assertTrue(onDisk("Quixotrundle"), "committed, the text is in the index's files");
         mark(alice, SECRET);
         assertEquals(List.of("acme/a1", "acme/a2", "acme/b2"), tombstones());
+        assertFalse(onDisk("Quixotrundle"), "the erasure merged the deleted memories out of every file");
         assertEquals(List.of("b1"), search("acme", "trains"));
         assertEquals(List.of("a1"), search("globex", "trains"), "another tenant's alice is another person");
         KeyValueStore<String, ErasureReport> reports = driver.getKeyValueStore(ErasureStores.MEMORIES);
         ErasureReport report = reports.get("acme/alice");
         assertEquals("e1", report.erasureId());
         assertEquals(3, report.memories());
+        assertTrue(report.expunged(), "the report says the files no longer hold them");
 
         mark(alice, SECRET);
         assertEquals(List.of(), tombstones(), "the same marker again finds nothing left");

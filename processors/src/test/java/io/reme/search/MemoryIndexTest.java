@@ -9,13 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.json.Json;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.index.IndexWriter;
@@ -244,6 +249,51 @@ class MemoryIndexTest {
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.text("acme", "pipeline", 5))));
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.vector("acme", new float[] {1, 0.1f, 0}, 5))));
         }
+    }
+
+    @Test
+    void expungingDeletesLeavesNoDeletedTextInAnyFile(@TempDir Path dir) throws IOException {
+        try (MemoryIndex index = MemoryIndex.open(dir)) {
+            index.upsert(rec("m1", "Alice books Quixotrundle window seats"));
+            // Enough others that deleting one is no reason for Lucene's own merges to rewrite the segment.
+            for (int i = 2; i < 200; i++) {
+                index.upsert(rec("m" + i, "lunch number " + i + " is at noon"));
+            }
+            index.commit(1);
+            index.refresh();
+            assertTrue(onDisk(dir, "Quixotrundle"), "committed, the text is in a segment file");
+            index.delete("acme", "m1");
+            index.commit(2);
+            index.refresh();
+            assertTrue(onDisk(dir, "Quixotrundle"), "a deleted document stays in its segment's files");
+
+            assertTrue(index.expungeDeletes(Duration.ofSeconds(10)));
+            index.commit(3);
+            index.refresh();
+            index.deleteUnusedFiles();
+            assertFalse(onDisk(dir, "Quixotrundle"), "merged away, and the old segment's files deleted");
+            assertEquals(
+                    List.of(),
+                    ids(index.search(SearchQuery.text("acme", "lunch noon", 5))).stream()
+                            .filter("m1"::equals)
+                            .toList());
+            assertEquals(198, index.count());
+        }
+    }
+
+    private static boolean onDisk(Path dir, String word) throws IOException {
+        byte[] needle = word.getBytes(StandardCharsets.UTF_8);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.toList()) {
+                byte[] bytes = Files.readAllBytes(file);
+                for (int i = 0; i + needle.length <= bytes.length; i++) {
+                    if (Arrays.equals(bytes, i, i + needle.length, needle, 0, needle.length)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     @Test

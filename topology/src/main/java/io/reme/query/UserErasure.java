@@ -105,6 +105,7 @@ public final class UserErasure {
             Set<Integer> pendingDiaryPartitions,
             Set<Integer> pendingMemoryPartitions,
             long memoriesStillListed,
+            boolean memoriesExpunged,
             String status,
             Map<String, String> retained) {}
 
@@ -182,6 +183,7 @@ public final class UserErasure {
                     Set.of(),
                     Set.of(),
                     -1,
+                    false,
                     statusPath(user),
                     retained());
         }
@@ -256,6 +258,10 @@ public final class UserErasure {
         for (ErasureReport report : memoryReports.reports()) {
             if (report.erasureId().equals(erasureId)) {
                 removed.merge("memories", report.memories(), Long::sum);
+                if (!report.expunged()) {
+                    // Tombstoned, but the index's files may still hold the text until its merge of deletes.
+                    pendingMemories.add(report.partition());
+                }
             }
         }
         for (ErasureReport report : concat(sessions.reports(), documents.reports(), List.of())) {
@@ -283,6 +289,7 @@ public final class UserErasure {
                 pendingDocuments,
                 pendingMemories,
                 stillListed,
+                pendingMemories.isEmpty(),
                 statusPath(user),
                 retained());
     }

@@ -2,12 +2,16 @@ package io.reme.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.diary.EditSignature;
 import io.reme.erasure.Erasure;
+import io.reme.llm.RequestSecret;
 import io.reme.topic.Topics;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,35 +21,36 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A kill -9 of the instance the moment its erasure of a user first shows in Kafka: the erasure must be
- * recorded before anything is removed, so that after the restart it resumes on its own and its status
- * ends complete, with every memory and the session of the user gone and nobody else's touched. Before,
- * the API tombstoned memories one by one and only then recorded the erasure: killed mid-way, a few
- * memories were gone, the session was still served and the status answered 404.
+ * An erasure whose instance died the moment it was recorded: the request is on every partition of
+ * {@code messages}, {@code diary.edits} and {@code memories} (as the API writes it, in one transaction)
+ * and nothing of it was carried out. After the restart the erasure must resume on its own and its
+ * status end complete, with every memory and the session of the user gone and nobody else's touched.
+ * Before, the API tombstoned the memories itself, one by one, and recorded the erasure only after:
+ * killed 329 ms into an erasure, 9 of 301 memories were gone, the session was still served and the
+ * status answered 404; and a request on the topics alone erased no memory at all.
  */
 class ErasureCrashIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int MEMORIES = 120;
 
     @Test
-    void anErasureKilledAsSoonAsItShowsResumesAfterTheRestartAndEndsComplete() throws Exception {
+    void anErasureRecordedJustBeforeAKillResumesAfterTheRestartAndEndsComplete() throws Exception {
         Path config = dir.resolve("erasure-crash.properties");
         Files.writeString(config, "reme.embedding.provider=none\n");
         Path dataDir = dir.resolve("app");
+        Set<String> bobs;
         try (AppProcess first = CrashRestartIT.child(dataDir, config, dir.resolve("first.log"));
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             String url = first.awaitReady(Duration.ofSeconds(120));
@@ -54,36 +59,63 @@ class ErasureCrashIT extends WithBroker {
             TestKafka.send(producer, TOPICS.messages(), generator.session("acme", "bobs", "bob", 6, Instant.now()));
             ContextApi.awaitCounted(
                     () -> url, TestApps.ACME_KEY, Map.of("uses", 6, "bobs", 6), Duration.ofSeconds(60), () -> {});
-            Set<String> ursulas = created(url, "ursula", MEMORIES);
-            Set<String> bobs = created(url, "bob", 5);
-            assertEquals(MEMORIES, ursulas.size());
-
-            CompletableFuture<ApiClient.Response> erasing = CompletableFuture.supplyAsync(() ->
-                    ApiClient.trySend(ApiClient.request("DELETE", url + "/v1/users/ursula", TestApps.ACME_KEY, null)));
-            String seen = awaitFirstErasureEffect(Duration.ofSeconds(30));
+            assertEquals(MEMORIES, created(url, "ursula", MEMORIES).size());
+            bobs = created(url, "bob", 5);
             first.kill();
-            assertEquals(
-                    ApiClient.NO_ANSWER,
-                    erasing.get().status(),
-                    "the instance was killed before it answered (first seen: " + seen + ")");
-
-            try (AppProcess second = CrashRestartIT.child(dataDir, config, dir.resolve("second.log"))) {
-                String again = second.awaitReady(Duration.ofSeconds(180));
-                JsonNode status = awaitComplete(again, Duration.ofSeconds(120));
-                assertEquals(MEMORIES, status.path("removed").path("memories").asLong(), status::toString);
-                assertEquals(1, status.path("removed").path("sessions").asLong(), status::toString);
-                assertEquals(Set.of(), listed(again, "ursula"), "every memory of the user is gone");
-                assertEquals(bobs, listed(again, "bob"), "and nobody else's");
-                assertEquals(
-                        404,
-                        ApiClient.get(again + "/v1/sessions/uses/context", TestApps.ACME_KEY)
-                                .status());
-                assertEquals(
-                        200,
-                        ApiClient.get(again + "/v1/sessions/bobs/context", TestApps.ACME_KEY)
-                                .status());
-            }
         }
+        String erasureId = recordErasure("acme", "ursula");
+
+        try (AppProcess second = CrashRestartIT.child(dataDir, config, dir.resolve("second.log"))) {
+            String url = second.awaitReady(Duration.ofSeconds(180));
+            JsonNode status = awaitComplete(url, Duration.ofSeconds(120));
+            assertEquals(erasureId, status.path("erasureId").asText(), status::toString);
+            assertEquals(MEMORIES, status.path("removed").path("memories").asLong(), status::toString);
+            assertEquals(1, status.path("removed").path("sessions").asLong(), status::toString);
+            assertTrue(status.path("memoriesExpunged").asBoolean(), status::toString);
+            assertEquals(Set.of(), listed(url, "ursula"), "every memory of the user is gone");
+            assertEquals(bobs, listed(url, "bob"), "and nobody else's");
+            assertEquals(
+                    404,
+                    ApiClient.get(url + "/v1/sessions/uses/context", TestApps.ACME_KEY)
+                            .status());
+            assertEquals(
+                    200,
+                    ApiClient.get(url + "/v1/sessions/bobs/context", TestApps.ACME_KEY)
+                            .status());
+        }
+    }
+
+    /**
+     * The erasure request as the API records it: signed, on every partition of the three topics, in one
+     * transaction. Its id.
+     */
+    private static String recordErasure(String tenant, String user) {
+        Erasure erasure = Erasure.ofUser(UUID.randomUUID().toString(), tenant, user, Instant.now(), 0);
+        byte[] value = erasure.toJson();
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers(),
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                "erasure-crash-it");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (String topic : List.of(TOPICS.messages(), TOPICS.diaryEdits(), TOPICS.memories())) {
+                byte[] key = (topic.equals(TOPICS.memories()) ? erasure.memoriesKey() : erasure.key())
+                        .getBytes(StandardCharsets.UTF_8);
+                for (int partition = 0;
+                        partition < producer.partitionsFor(topic).size();
+                        partition++) {
+                    RecordHeaders headers = new RecordHeaders();
+                    headers.add(Erasure.HEADER, erasure.erasureId().getBytes(StandardCharsets.UTF_8));
+                    headers.add(EditSignature.header(RequestSecret.of(TestApps.REQUEST_SECRET), key, value));
+                    producer.send(new ProducerRecord<>(topic, partition, key, value, headers));
+                }
+            }
+            producer.commitTransaction();
+        }
+        return erasure.erasureId();
     }
 
     /** Creates {@code count} memories of {@code user} over HTTP, four at a time; their ids. */
@@ -110,42 +142,6 @@ class ErasureCrashIT extends WithBroker {
         } finally {
             pool.shutdownNow();
         }
-    }
-
-    /**
-     * Waits for the first committed trace of the erasure in Kafka: an erasure request on {@code messages}
-     * or a tombstone on {@code memories}, whichever comes first.
-     */
-    private static String awaitFirstErasureEffect(Duration timeout) {
-        Map<String, Object> props = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false);
-        try (KafkaConsumer<String, byte[]> consumer =
-                new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (String topic : List.of(TOPICS.messages(), TOPICS.memories())) {
-                consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
-            }
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(20))) {
-                    if (Erasure.isErasure(record.headers())) {
-                        return "erasure request on " + record.topic();
-                    }
-                    if (record.topic().equals(TOPICS.memories()) && record.value() == null) {
-                        return "memory tombstone " + record.key();
-                    }
-                }
-            }
-        }
-        throw new AssertionError("the erasure never showed in Kafka within " + timeout);
     }
 
     private static JsonNode awaitComplete(String url, Duration timeout) throws InterruptedException {

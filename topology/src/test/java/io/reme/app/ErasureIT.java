@@ -18,9 +18,11 @@ import io.reme.topic.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,6 +118,8 @@ class ErasureIT extends WithBroker {
                             && files(acmeTools).size() == 6);
             Set<String> toolFilesBefore = files(acmeTools);
 
+            // The index commits every 10 s: once it has, the memory's text is in its segment files.
+            awaitOnDisk(config.dataDir().resolve("streams"), "Alice likes window seats");
             // Erase alice of acme.
             ApiClient.Response erased = ApiClient.send(app, "DELETE", "/v1/users/alice", TestApps.ACME_KEY, null);
             assertEquals(200, erased.status(), erased.text());
@@ -129,6 +133,10 @@ class ErasureIT extends WithBroker {
             assertEquals(4, removed.path("toolOutputs").asInt(), "the four stored outputs of the live messages");
             assertTrue(answer.path("retained").has("reme.dialog"), "says what stays in append-only topics");
             assertEquals("/v1/users/alice/erasure", answer.path("status").asText());
+            assertTrue(answer.path("memoriesExpunged").asBoolean(), answer.toString());
+            // Deleted documents stay in Lucene's segment files until a merge rewrites them: the erasure merged.
+            Path leftover = fileWith(config.dataDir().resolve("streams"), "Alice likes window seats");
+            assertEquals(null, leftover);
 
             // No API serves alice's content any more; bob and globex's alice are untouched.
             for (String session : List.of("a1", "a2")) {
@@ -254,6 +262,37 @@ class ErasureIT extends WithBroker {
                     ApiClient.send(app, "GET", "/v1/tenant/erasure", TestApps.ACME_KEY, null)
                             .status());
         }
+    }
+
+    private static void awaitOnDisk(Path root, String text) throws InterruptedException {
+        await("'" + text + "' committed to a file", Duration.ofSeconds(60), () -> {
+            try {
+                return fileWith(root, text) != null;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    /** A file under {@code root} holding {@code text} as bytes, or null. */
+    private static Path fileWith(Path root, String text) throws IOException {
+        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                byte[] bytes;
+                try {
+                    bytes = Files.readAllBytes(file);
+                } catch (NoSuchFileException gone) {
+                    continue;
+                }
+                for (int i = 0; i + needle.length <= bytes.length; i++) {
+                    if (Arrays.equals(bytes, i, i + needle.length, needle, 0, needle.length)) {
+                        return file;
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, List<Envelope> envelopes) {

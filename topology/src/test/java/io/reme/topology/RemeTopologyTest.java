@@ -320,6 +320,12 @@ class RemeTopologyTest {
         assertEquals(request.fromSeq(), retried.get(0).fromSeq());
         assertEquals(2, retried.get(0).epoch());
         assertFalse(retried.get(0).requestId().equals(request.requestId()));
+
+        sendResult(LlmResult.ok(retried.get(0), summary("retried"), 1, T0), T0.plusSeconds(61));
+        SessionHeader applied = header("s1");
+        assertEquals(1, applied.summaryVersion());
+        assertNull(applied.lastFailure(), "a later success clears the failure");
+        assertNull(applied.lastFailureAt());
     }
 
     @Test
