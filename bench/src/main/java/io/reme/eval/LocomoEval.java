@@ -544,7 +544,8 @@ public final class LocomoEval {
                     metadata,
                     null,
                     null);
-            out.add(r.withContext(context));
+            // Long turns (code, logs) make neighbours longer than a record's context may be: keep the start.
+            out.add(r.withContext(MemoryRecord.clipContext(context)));
         }
         return out;
     }

@@ -2,6 +2,7 @@ package io.reme.eval;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,6 +106,32 @@ class LocomoEvalTest {
         // neighbours stay within the session
         assertTrue(rich.get(2).context().contains("What breed")
                 && !rich.get(2).context().contains("violin"));
+    }
+
+    @Test
+    void neighboursLongerThanAContextMayBeAreClippedNotRefused() {
+        Instant at = Instant.parse("2026-01-05T10:00:00Z");
+        List<LocomoEval.Turn> turns = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            // Long technical turns, as on BEAM: each alone is half the bound, and one ends in an emoji.
+            turns.add(new LocomoEval.Turn(
+                    "D1:" + (i + 1),
+                    "Dev",
+                    "x".repeat(MemoryRecord.MAX_CONTEXT_LENGTH / 2 - 20) + "\uD83D\uDE00",
+                    null,
+                    1,
+                    i,
+                    at,
+                    "5 January 2026"));
+        }
+        List<MemoryRecord> records =
+                LocomoEval.records("beam-1", "beam-1", turns, new LocomoEval.Options(false, false, 2, null, false));
+        assertEquals(5, records.size());
+        for (MemoryRecord r : records) {
+            assertTrue(r.context().length() <= MemoryRecord.MAX_CONTEXT_LENGTH, r.id());
+            assertFalse(Character.isHighSurrogate(r.context().charAt(r.context().length() - 1)), r.id());
+        }
+        assertEquals(MemoryRecord.MAX_CONTEXT_LENGTH, records.get(2).context().length(), "four neighbours, clipped");
     }
 
     @Test

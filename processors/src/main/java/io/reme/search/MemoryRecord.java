@@ -261,6 +261,21 @@ public record MemoryRecord(
                 null);
     }
 
+    /**
+     * {@code context} cut to {@link #MAX_CONTEXT_LENGTH} characters (never inside a surrogate pair), for
+     * code that builds a context from text of any length: the record refuses a longer one.
+     */
+    public static String clipContext(String context) {
+        if (context == null || context.length() <= MAX_CONTEXT_LENGTH) {
+            return context;
+        }
+        int end = MAX_CONTEXT_LENGTH;
+        if (Character.isHighSurrogate(context.charAt(end - 1))) {
+            end--;
+        }
+        return context.substring(0, end);
+    }
+
     public MemoryRecord withContext(String newContext) {
         return new MemoryRecord(
                 id,

@@ -47,6 +47,12 @@ import org.slf4j.LoggerFactory;
 final class SessionState {
     private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
     private static final String EXPIRY_PREFIX = "x";
+    /**
+     * The index of sessions with a compaction to look at again at a time (a failed one's backoff, a
+     * pending one's timeout), so that a quiet session is re-planned without waiting for a message.
+     */
+    private static final String RETRY_PREFIX = "r";
+
     private static final int MAX_AGING_COUNTS = 1_024;
     /** What a diary span asks of the workers, in one record: the diary update and its EXTRACT twin. */
     private static final List<LlmKind> DIARY_KINDS = List.of(LlmKind.DIARY, LlmKind.EXTRACT);
@@ -263,6 +269,7 @@ final class SessionState {
                 header = header.withSpanLimit(limit).withCounter(Counter.SPANS_SHRUNK, 1);
             }
             headers.put(key.key(), header);
+            scheduleRetry(key, header.nextAttemptAt());
             outputs.compaction(key.tenant(), Compaction.FAILED);
             return;
         }
@@ -283,6 +290,7 @@ final class SessionState {
                             now,
                             now.plus(settings.retryBackoff()),
                             Counter.INVALID_SUMMARIES));
+            scheduleRetry(key, now.plus(settings.retryBackoff()));
             outputs.compaction(key.tenant(), Compaction.INVALID_SUMMARY);
             return;
         }
@@ -422,6 +430,7 @@ final class SessionState {
                 cut.get().compactedTokens(),
                 cut.get().keptTokens(),
                 unanswered.size());
+        scheduleRetry(key, now.plus(settings.pendingTimeout()));
         return header.withPending(new PendingCompaction(
                         requestId, epoch, fromSeq, toSeq, span.size(), cut.get().compactedTokens(), now, unanswered))
                 .withCounter(Counter.COMPACTIONS_REQUESTED, 1);
@@ -673,8 +682,34 @@ final class SessionState {
     void sweep(long nowMs) {
         tenants.refresh(nowMs);
         retryDiarySpans(nowMs);
+        retryCompactions(nowMs);
         sweepIdle(nowMs);
         sweepExpired(nowMs);
+    }
+
+    /**
+     * Plans again the compactions of sessions whose failed compaction's backoff is over or whose pending
+     * one timed out, as a message would: a session that goes quiet after a failure must not stay over
+     * its threshold (its served context within the limit only by holding older messages back).
+     */
+    private void retryCompactions(long nowMs) {
+        Instant now = Instant.ofEpochMilli(nowMs);
+        for (String entry : keysBefore(retryKey(0, null), retryKey(nowMs + 1, null))) {
+            activity.delete(entry);
+            SessionKey key = SessionKey.parse(entry.substring(RETRY_PREFIX.length() + 20));
+            SessionHeader header = headers.get(key.key());
+            if (header == null) {
+                continue;
+            }
+            SessionHeader next = maybeCompact(key, header, now, false, nowMs, tenants.of(key.tenant(), nowMs));
+            if (next != header) {
+                headers.put(key.key(), next);
+            }
+        }
+    }
+
+    private void scheduleRetry(SessionKey key, Instant at) {
+        activity.put(retryKey(at.toEpochMilli(), key), "");
     }
 
     private void sweepIdle(long nowMs) {
@@ -923,6 +958,11 @@ final class SessionState {
 
     private static String activityKey(long ms, SessionKey key) {
         return SessionKey.padded(Math.max(0, ms)) + "/" + (key == null ? "" : key.key());
+    }
+
+    /** Sorts after every idle key (digits) and before the expiry index ({@code x}). */
+    private static String retryKey(long ms, SessionKey key) {
+        return RETRY_PREFIX + activityKey(ms, key);
     }
 
     /** Sorts after every idle key (digits), so the idle range never reaches into the expiry index. */

@@ -224,6 +224,7 @@ public final class ApiServer implements AutoCloseable {
                         parts.erasureProducer,
                         settings.requestSecret(),
                         topics,
+                        parts.workspace,
                         visibilityTimeout);
         this.mcp = new McpEndpoint(
                 authenticator,

@@ -9,6 +9,7 @@ import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
 import io.reme.topic.Topics;
+import io.reme.workspace.Workspace;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class UserErasure {
     static final String INTERNAL_REPORTS = "/v1/internal/erasure-reports";
     private static final Logger LOG = LoggerFactory.getLogger(UserErasure.class);
-    private static final int PAGE = 500;
+    /** Files named in a status at most: enough to find them, not a listing of a tenant's folder. */
+    private static final int FILES_SHOWN = 20;
 
     private final KafkaStreams streams;
     private final MemoryQueries memories;
@@ -63,11 +65,14 @@ public final class UserErasure {
     private final PartitionFanOut sessionHosts;
     private final PartitionFanOut documentHosts;
     private final PartitionFanOut memoryHosts;
+    private final Workspace workspace;
     private final Duration wait;
 
     /**
      * @param producer a transactional producer ({@code initTransactions} done), used for erasure requests
      *     only; one erasure at a time holds it
+     * @param workspace the working directory as this instance sees it (null: none), whose files of the
+     *     user older than the erasure must be gone before it is complete
      */
     UserErasure(
             KafkaStreams streams,
@@ -76,6 +81,7 @@ public final class UserErasure {
             Producer<byte[], byte[]> producer,
             RequestSecret secret,
             Topics topics,
+            Workspace workspace,
             Duration wait) {
         this.streams = streams;
         this.memories = memories;
@@ -87,6 +93,7 @@ public final class UserErasure {
         this.sessionHosts = new PartitionFanOut(streams, self, messagesTopic);
         this.documentHosts = new PartitionFanOut(streams, self, diaryEditsTopic);
         this.memoryHosts = new PartitionFanOut(streams, self, memoriesTopic);
+        this.workspace = workspace;
         this.wait = wait;
     }
 
@@ -106,6 +113,7 @@ public final class UserErasure {
             Set<Integer> pendingMemoryPartitions,
             long memoriesStillListed,
             boolean memoriesExpunged,
+            List<String> filesPending,
             String status,
             Map<String, String> retained) {}
 
@@ -184,6 +192,7 @@ public final class UserErasure {
                     Set.of(),
                     -1,
                     false,
+                    List.of(),
                     statusPath(user),
                     retained());
         }
@@ -274,10 +283,14 @@ public final class UserErasure {
             }
         }
         long stillListed = stillListed(tenant, user, authorization);
+        List<String> filesPending = workspace == null
+                ? List.of()
+                : ErasureFiles.olderThan(workspace, tenant, user, latest.requestedAt(), FILES_SHOWN);
         boolean complete = pendingSessions.isEmpty()
                 && pendingDocuments.isEmpty()
                 && pendingMemories.isEmpty()
-                && stillListed == 0;
+                && stillListed == 0
+                && filesPending.isEmpty();
         return new Status(
                 erasureId,
                 tenant,
@@ -290,6 +303,7 @@ public final class UserErasure {
                 pendingMemories,
                 stillListed,
                 pendingMemories.isEmpty(),
+                filesPending,
                 statusPath(user),
                 retained());
     }

@@ -187,6 +187,37 @@ class SessionGuardsTopologyTest {
     }
 
     @Test
+    void aQuietSessionIsPlannedAgainOnceAFailedCompactionsBackoffIsOver() {
+        start(SETTINGS);
+        LlmRequest request = compactRequest();
+        driver.sendResult(LlmResult.failed(request, "HTTP 503 after 5 attempts", 5, T0), T0.plusSeconds(20));
+        assertEquals(List.of(), driver.requestsOf(LlmKind.COMPACT));
+
+        // No message comes: the session must not stay over its threshold until one does.
+        driver.advanceWallClockTime(Duration.ofSeconds(30));
+        assertEquals(List.of(), driver.requestsOf(LlmKind.COMPACT), "not within the 30 s backoff (due at T0+50s)");
+        driver.advanceWallClockTime(Duration.ofSeconds(30));
+        List<LlmRequest> retried = driver.requestsOf(LlmKind.COMPACT);
+        assertEquals(1, retried.size(), "planned again by the timer");
+        assertEquals(request.epoch() + 1, retried.get(0).epoch());
+        assertEquals(request.fromSeq(), retried.get(0).fromSeq());
+        assertEquals(retried.get(0).requestId(), header().pending().requestId());
+    }
+
+    @Test
+    void aQuietSessionWhoseCompactionIsNeverAnsweredIsPlannedAgainAfterTheTimeout() {
+        start(SETTINGS);
+        LlmRequest request = compactRequest();
+        driver.advanceWallClockTime(Duration.ofMinutes(9));
+        assertEquals(List.of(), driver.requestsOf(LlmKind.COMPACT), "pending, within the 10 min timeout");
+        driver.advanceWallClockTime(Duration.ofMinutes(2));
+        List<LlmRequest> again = driver.requestsOf(LlmKind.COMPACT);
+        assertEquals(1, again.size());
+        assertEquals(request.epoch() + 1, again.get(0).epoch());
+        assertEquals(1, header().counters().get(Counter.COMPACTIONS_TIMED_OUT));
+    }
+
+    @Test
     void aRetryAfterNewerMessagesIsDroppedWithinTheWindowAndAcceptedBeyondIt() {
         start(SETTINGS);
         send("m0", "user", "first");
