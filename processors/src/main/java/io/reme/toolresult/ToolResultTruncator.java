@@ -39,6 +39,7 @@ public final class ToolResultTruncator {
     private static final Pattern STARTS_AT = Pattern.compile("starts at line (\\d+)");
     private static final Pattern COVERS = Pattern.compile("covers the next (\\d+) bytes");
     private static final Pattern START_LINE = Pattern.compile("start_line=(\\d+)");
+    private static final Pattern TOTAL_LINES = Pattern.compile("The complete output \\((\\d+) lines\\)");
 
     /**
      * Truncates an output that has not been truncated before.
@@ -66,10 +67,8 @@ public final class ToolResultTruncator {
         int excerptNewlines = countNewlines(text, 0, cut);
         int totalLines = excerptNewlines + countNewlines(text, cut, text.length()) + 1;
         String excerpt = text.substring(0, cut);
-        if (totalLines == 1) {
-            // A single line cannot be resumed "from the next line", so a notice would only mislead.
-            return Optional.of(excerpt);
-        }
+        // A single line gets a notice too: it names where the whole output is (without one the reader never
+        // learns it, and a later re-cut took the excerpt for a fresh output and stored it over the full one).
         int startLine = 1;
         // The excerpt usually ends inside a line; pointing at that line makes the agent re-read it whole.
         // Without any newline that would be line 1 again, so move on to keep the reader making progress.
@@ -125,6 +124,11 @@ public final class ToolResultTruncator {
 
         String shorter = truncatedText.substring(0, cutIndex(truncatedText, excerptEnd, limitBytes));
         long nextLine = (long) startLine.getAsInt() + Math.max(1, countNewlines(shorter, 0, shorter.length()));
+        // Never past the last line: a one-line output is read on from line 1 (as truncate says).
+        OptionalInt totalLines = anchorValue(TOTAL_LINES, notice);
+        if (totalLines.isPresent() && totalLines.getAsInt() >= 1) {
+            nextLine = Math.min(nextLine, totalLines.getAsInt());
+        }
         if (nextLine > Integer.MAX_VALUE) {
             return Optional.empty();
         }

@@ -512,6 +512,26 @@ class RemeTopologyTest {
     }
 
     @Test
+    void aSingleLineOutputIsStoredWholeOnceAndItsCutsNameIt() {
+        String line = "{\"rows\":[" + "1,".repeat(25_000) + "1]}";
+        send("s3", "user", "dump it");
+        sendTool("s3", "call_1", line);
+        var stored = driver.toolResults().readKeyValuesToList();
+        assertEquals(1, stored.size());
+        assertEquals(line, stored.get(0).value, "the whole line is kept aside");
+        String path = ToolResultTruncator.storedPath(stored.get(0).key.substring("acme/".length()));
+        String recent =
+                ((Block.ToolResult) live("s3").get(2).message().content().get(0)).output();
+        assertTrue(recent.contains(path), "the cut names the stored output");
+
+        send("s3", "assistant", "done");
+        String old = ((Block.ToolResult) live("s3").get(2).message().content().get(0)).output();
+        assertTrue(old.getBytes(StandardCharsets.UTF_8).length < 2_600, "re-cut to the old limit");
+        assertTrue(old.contains(path), "and still names it");
+        assertTrue(driver.toolResults().isEmpty(), "the stored output is never replaced by a cut");
+    }
+
+    @Test
     void quietSessionsAreSentForADiaryOnceEachQuietSpell() {
         send("s5", "user", "short question");
         send("s5", "assistant", "short answer");
