@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * the size it had after the last write; a file whose size changed since (a hand edit, another
  * writer) is read again. A crash or a full disk in the middle of an append can leave a cut last line,
  * which a strict JSONL reader fails on: the next append cuts it off (the message it began is
- * redelivered and written in full), unless it reads as a message, when only its newline was missing.
+ * redelivered and written in full), unless it reads as a message, when only its newline was missing,
+ * or does not start as one (a hand-written line), which is kept and ended.
  */
 public final class DialogSinkTask extends FileSinkTask {
     private static final Logger LOG = LoggerFactory.getLogger(DialogSinkTask.class);
@@ -205,7 +206,9 @@ public final class DialogSinkTask extends FileSinkTask {
         if (!contents.endsLine()) {
             // A cached file always ends a line: this one was just read, so its bytes are at hand.
             int lineStart = lastLineStart(existing);
-            if (readsAsMessage(existing, lineStart)) {
+            // Only what this sink writes is cut off: a line of its JSON cut short. A hand-written last line
+            // without its newline (anything not starting as a message does) is kept, and ended.
+            if (existing[lineStart] != '{' || readsAsMessage(existing, lineStart)) {
                 lines.write('\n');
             } else {
                 AtomicFiles.truncateForced(workspace, file, lineStart);

@@ -239,6 +239,24 @@ class DialogSinkTaskTest {
     }
 
     @Test
+    void aHandWrittenLastLineWithoutItsNewlineIsKept() throws IOException {
+        ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
+        ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");
+        task.put(List.of(record(0, 0, m0)));
+        Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+        Files.write(file, "a note of my own".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+
+        restart();
+        task.put(List.of(record(0, 0, m0), record(0, 1, m1)));
+
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        expected.writeBytes(lines(m0));
+        expected.writeBytes("a note of my own\n".getBytes(StandardCharsets.UTF_8));
+        expected.writeBytes(lines(m1));
+        assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file));
+    }
+
+    @Test
     void aHandEditedFileIsReadAgainBeforeTheNextAppend() throws IOException {
         ArchivedMessage m0 = archived("s1", "alice", "2026-11-30", 0, "first");
         ArchivedMessage m1 = archived("s1", "alice", "2026-11-30", 1, "second");

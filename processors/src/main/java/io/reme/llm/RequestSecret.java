@@ -78,10 +78,7 @@ public final class RequestSecret {
 
     /** Whether {@code requestId} is the one this secret gives {@code name}; compared in constant time. */
     public boolean issued(String name, String requestId) {
-        return requestId != null
-                && MessageDigest.isEqual(
-                        requestId(name).getBytes(StandardCharsets.US_ASCII),
-                        requestId.getBytes(StandardCharsets.UTF_8));
+        return same(requestId(name), requestId);
     }
 
     /** The signature of a diary edit record (its key and value bytes), as lowercase hex. */
@@ -91,10 +88,7 @@ public final class RequestSecret {
 
     /** Whether {@code signature} is this secret's signature of the edit; compared in constant time. */
     public boolean verifyEdit(byte[] key, byte[] value, String signature) {
-        return signature != null
-                && MessageDigest.isEqual(
-                        signEdit(key, value).getBytes(StandardCharsets.US_ASCII),
-                        signature.getBytes(StandardCharsets.UTF_8));
+        return same(signEdit(key, value), signature);
     }
 
     /** The signature of a worker's result record (its key and value bytes), as lowercase hex. */
@@ -104,10 +98,7 @@ public final class RequestSecret {
 
     /** Whether {@code signature} is this secret's signature of the result; compared in constant time. */
     public boolean verifyResult(byte[] key, byte[] value, String signature) {
-        return signature != null
-                && MessageDigest.isEqual(
-                        signResult(key, value).getBytes(StandardCharsets.US_ASCII),
-                        signature.getBytes(StandardCharsets.UTF_8));
+        return same(signResult(key, value), signature);
     }
 
     /**
@@ -125,10 +116,7 @@ public final class RequestSecret {
 
     /** Whether {@code signature} is this secret's signature of the erasure marker; compared in constant time. */
     public boolean verifyErasureMarker(String tenant, String user, String erasureId, String signature) {
-        return signature != null
-                && MessageDigest.isEqual(
-                        signErasureMarker(tenant, user, erasureId).getBytes(StandardCharsets.US_ASCII),
-                        signature.getBytes(StandardCharsets.UTF_8));
+        return same(signErasureMarker(tenant, user, erasureId), signature);
     }
 
     /**
@@ -139,6 +127,13 @@ public final class RequestSecret {
      */
     public String internalKey(String tenant) {
         return HexFormat.of().formatHex(mac(INTERNAL_KEY, tenant.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Whether {@code presented} is {@code expected} (ASCII: hex or a UUID), compared in constant time. */
+    private static boolean same(String expected, String presented) {
+        return presented != null
+                && MessageDigest.isEqual(
+                        expected.getBytes(StandardCharsets.US_ASCII), presented.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The key's length first, so no split of the same bytes into key and value signs alike. */

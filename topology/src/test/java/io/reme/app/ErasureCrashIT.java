@@ -25,11 +25,13 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -144,19 +146,21 @@ class ErasureCrashIT extends WithBroker {
         }
     }
 
-    private static JsonNode awaitComplete(String url, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        ApiClient.Response last;
-        do {
-            last = ApiClient.trySend(
-                    ApiClient.request("GET", url + "/v1/users/ursula/erasure", TestApps.ACME_KEY, null));
-            if (last.status() == 200 && last.json().path("complete").asBoolean()) {
-                return last.json();
-            }
-            Thread.sleep(250);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError(
-                "the erasure did not resume to completion; last status " + last.status() + " " + last.text());
+    private static JsonNode awaitComplete(String url, Duration timeout) {
+        AtomicReference<ApiClient.Response> last = new AtomicReference<>();
+        Awaitility.await("the erasure resumed to completion")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () -> {
+                            ApiClient.Response answer = ApiClient.trySend(ApiClient.request(
+                                    "GET", url + "/v1/users/ursula/erasure", TestApps.ACME_KEY, null));
+                            last.set(answer);
+                            return answer;
+                        },
+                        answer -> answer.status() == 200
+                                && answer.json().path("complete").asBoolean());
+        return last.get().json();
     }
 
     private static Set<String> listed(String url, String user) {
