@@ -1,13 +1,20 @@
 package io.reme.sink;
 
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetterPayload;
 import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
@@ -20,12 +27,23 @@ import org.slf4j.LoggerFactory;
  * letter queue with the reason, through Connect's errant record reporter, and the rest go on. With
  * no dead letter queue configured it fails the task, as Connect's {@code errors.tolerance=none}
  * means. A failed write to disk is retried: Connect delivers the same records again.
+ *
+ * <p>A record larger than {@code record.max.bytes} is rejected unread, so a writer to a sink's topic
+ * cannot make it write a file of any size. A rejected record whose key, value or headers are too large
+ * for the dead-letter producer's requests (1 MiB by Kafka's default) travels as an excerpt with the
+ * original sizes and digests in the pipeline's dead-letter headers, instead of failing to send and
+ * being lost.
  */
 abstract class FileSinkTask extends SinkTask {
     static final String VERSION = "1";
     private static final Logger LOG = LoggerFactory.getLogger(FileSinkTask.class);
+    /** Largest key or value a dead letter carries whole, well within a 1 MiB request with Connect's context headers. */
+    static final int DEAD_LETTER_MAX_BYTES = 256 * 1024;
+    /** Original headers a cut dead letter keeps, in bytes of names and values. */
+    static final int DEAD_LETTER_MAX_HEADER_BYTES = DeadLetterPayload.MAX_ORIGINAL_HEADER_BYTES;
 
     private ErrantRecordReporter reporter;
+    private int recordMaxBytes;
     Workspace workspace;
 
     @Override
@@ -37,6 +55,7 @@ abstract class FileSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         FileSinkConfig config = new FileSinkConfig(definition(), props);
         workspace = config.workspace();
+        recordMaxBytes = config.getInt(FileSinkConfig.RECORD_MAX_BYTES);
         configure(config);
         reporter = context == null ? null : context.errantRecordReporter();
     }
@@ -54,8 +73,20 @@ abstract class FileSinkTask extends SinkTask {
         if (records.isEmpty()) {
             return;
         }
+        List<SinkRecord> bounded = new ArrayList<>(records.size());
+        for (SinkRecord record : records) {
+            long size = size(record.key()) + size(record.value());
+            if (size > recordMaxBytes) {
+                reject(record, "record of " + size + " bytes is over record.max.bytes (" + recordMaxBytes + ")");
+            } else {
+                bounded.add(record);
+            }
+        }
+        if (bounded.isEmpty()) {
+            return;
+        }
         try {
-            write(records);
+            write(bounded);
         } catch (IOException e) {
             throw new RetriableException("cannot write the working directory: " + e, e);
         }
@@ -75,7 +106,86 @@ abstract class FileSinkTask extends SinkTask {
         if (reporter == null) {
             throw error;
         }
-        reporter.report(record, error);
+        reporter.report(deadLetter(record), error);
+    }
+
+    /**
+     * The record as the dead letter queue gets it: itself when it fits a dead-letter request, else its key
+     * and value cut to excerpts and its headers to {@link #DEAD_LETTER_MAX_HEADER_BYTES}, with the sizes
+     * and SHA-256 digests of the originals (the pipeline's own dead-letter headers).
+     */
+    static SinkRecord deadLetter(SinkRecord record) {
+        long headerBytes = 0;
+        for (Header header : record.headers()) {
+            headerBytes += header.key().length() + size(header.value());
+        }
+        if (size(record.key()) <= DEAD_LETTER_MAX_BYTES
+                && size(record.value()) <= DEAD_LETTER_MAX_BYTES
+                && headerBytes <= DEAD_LETTER_MAX_HEADER_BYTES) {
+            return record;
+        }
+        ConnectHeaders headers = new ConnectHeaders();
+        int used = 0;
+        int dropped = 0;
+        for (Header header : record.headers()) {
+            long cost = header.key().length() + size(header.value());
+            if (used + cost > DEAD_LETTER_MAX_HEADER_BYTES) {
+                dropped++;
+            } else {
+                used += (int) cost;
+                headers.add(header);
+            }
+        }
+        if (dropped > 0) {
+            headers.addBytes(DeadLetterHeaders.HEADERS_DROPPED, utf8(Integer.toString(dropped)));
+        }
+        DeadLetterPayload key = DeadLetterPayload.of(bytes(record.key()), DEAD_LETTER_MAX_BYTES);
+        DeadLetterPayload value = DeadLetterPayload.of(bytes(record.value()), DEAD_LETTER_MAX_BYTES);
+        describe(headers, DeadLetterHeaders.KEY, key);
+        describe(headers, DeadLetterHeaders.VALUE, value);
+        // A plain SinkRecord, so that Connect converts these fields instead of sending the original record.
+        return new SinkRecord(
+                record.topic(),
+                record.kafkaPartition(),
+                Schema.OPTIONAL_BYTES_SCHEMA,
+                key.bytes(),
+                Schema.OPTIONAL_BYTES_SCHEMA,
+                value.bytes(),
+                record.kafkaOffset(),
+                record.timestamp(),
+                record.timestampType(),
+                headers);
+    }
+
+    private static void describe(ConnectHeaders headers, String prefix, DeadLetterPayload payload) {
+        if (payload.bytes() == null) {
+            return;
+        }
+        headers.addBytes(prefix + ".size", utf8(Integer.toString(payload.size())));
+        headers.addBytes(prefix + ".sha256", utf8(payload.sha256()));
+        headers.addBytes(prefix + ".truncated", utf8(Boolean.toString(payload.truncated())));
+    }
+
+    /** Size in bytes of a key, value or header as the converters hand it over (bytes or a string). */
+    private static long size(Object value) {
+        if (value == null) {
+            return 0;
+        }
+        if (value instanceof byte[] bytes) {
+            return bytes.length;
+        }
+        return bytes(value).length;
+    }
+
+    private static byte[] bytes(Object value) {
+        if (value == null || value instanceof byte[]) {
+            return (byte[]) value;
+        }
+        return String.valueOf(value).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     static String text(Object value) {

@@ -281,7 +281,8 @@ public final class RemeApp implements AutoCloseable {
                                             topics,
                                             config.workspaceDir(),
                                             config.get(AppConfig.TOOL_RETENTION),
-                                            secretText),
+                                            secretText,
+                                            config.recordLimits().inputTopicMaxMessageBytes()),
                                     new FileSinks.Membership(
                                             config.get(AppConfig.STATIC_MEMBERSHIP)
                                                     ? InstanceId.loadOrCreate(dataDir)

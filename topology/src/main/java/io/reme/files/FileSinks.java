@@ -66,13 +66,21 @@ public final class FileSinks implements AutoCloseable {
      *
      * @param requestSecret the deployment's request secret as text, which the dialog sink checks erasure
      *     markers with; never shown by {@link #toString}
+     * @param recordMaxBytes the largest record a sink writes (the pipeline's input limit plus headroom: no
+     *     record the pipeline writes to a sink's topic is larger); larger ones are dead-lettered
      */
     public record Settings(
-            String name, Topics topics, Path workspace, Duration toolResultRetention, String requestSecret) {
+            String name,
+            Topics topics,
+            Path workspace,
+            Duration toolResultRetention,
+            String requestSecret,
+            int recordMaxBytes) {
         @Override
         public String toString() {
             return "Settings[name=" + name + ", topics=" + topics + ", workspace=" + workspace
-                    + ", toolResultRetention=" + toolResultRetention + ", requestSecret=hidden]";
+                    + ", toolResultRetention=" + toolResultRetention + ", requestSecret=hidden, recordMaxBytes="
+                    + recordMaxBytes + "]";
         }
     }
 
@@ -222,6 +230,7 @@ public final class FileSinks implements AutoCloseable {
         config.put("topics", topic);
         config.put("tasks.max", "1");
         config.put("workspace.dir", settings.workspace().toAbsolutePath().toString());
+        config.put("record.max.bytes", Integer.toString(settings.recordMaxBytes()));
         // Header values as the pipeline wrote them (the erasure marker's signature), not parsed as Connect values.
         config.put("header.converter", ByteArrayConverter.class.getName());
         config.put("errors.tolerance", "all");

@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.admin.TopicProvisioner;
 import io.reme.diary.DiaryDocument;
+import io.reme.dlq.DeadLetterHeaders;
+import io.reme.dlq.DeadLetterPayload;
 import io.reme.files.FileSinks;
 import io.reme.json.Json;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
 import io.reme.session.ArchivedMessage;
+import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,7 +37,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -47,12 +52,16 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The file sink connectors in a real Connect worker (in this JVM, one per class) against the
  * in-JVM broker: records in, files out byte for byte; hostile IDs dead-lettered or encoded, never
- * outside the root; a redelivery of every offset from the start changes no file.
+ * outside the root; a redelivery of every offset from the start changes no file; records too large to
+ * write or to dead-letter whole are dead-lettered as excerpts.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FileSinksIT extends WithBroker {
     private static final Topics TOPICS = new Topics("fs.");
     private static final Instant TIME = Instant.parse("2026-11-30T10:00:00Z");
+    /** What the application sets for the default input limit. */
+    private static final int SINK_RECORD_MAX_BYTES = RecordLimits.DEFAULT_INPUT_BYTES + RecordLimits.HEADROOM;
+
     private static Path root;
     private static FileSinks sinks;
     private static KafkaProducer<byte[], byte[]> producer;
@@ -86,7 +95,8 @@ class FileSinksIT extends WithBroker {
         return FileSinks.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
                 dir.resolve("data"),
-                new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET),
+                new FileSinks.Settings(
+                        "it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET, SINK_RECORD_MAX_BYTES),
                 // Dynamic members, so that a closed worker leaves its groups and they can be deleted.
                 new FileSinks.Membership("", Duration.ofSeconds(10)));
     }
@@ -247,8 +257,8 @@ class FileSinksIT extends WithBroker {
         sinks = null;
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            List<String> groups = FileSinks.connectorConfigs(
-                            new FileSinks.Settings("it", TOPICS, root, Duration.ofDays(1), TestApps.REQUEST_SECRET))
+            List<String> groups = FileSinks.connectorConfigs(new FileSinks.Settings(
+                            "it", TOPICS, root, Duration.ofDays(1), TestApps.REQUEST_SECRET, SINK_RECORD_MAX_BYTES))
                     .keySet()
                     .stream()
                     .map(name -> "connect-" + name)
@@ -276,6 +286,64 @@ class FileSinksIT extends WithBroker {
         for (String file : before.keySet()) {
             assertArrayEquals(before.get(file), after.get(file), file);
         }
+    }
+
+    @Test
+    @Order(4)
+    void oversizedRecordsAreDeadLetteredAsExcerptsNotWrittenOrLost() throws Exception {
+        byte[] huge = new byte[10 * 1024 * 1024];
+        Arrays.fill(huge, (byte) 'h');
+        byte[] big = new byte[2 * 1024 * 1024];
+        Arrays.fill(big, (byte) 'b');
+        try (KafkaProducer<byte[], byte[]> large = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                        16 * 1024 * 1024),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            // Over record.max.bytes: refused unread. Within it but unwritable (its key), and over the 1 MiB the
+            // dead-letter producer sends: before, Connect failed to send it and it was gone.
+            large.send(new ProducerRecord<>(TOPICS.toolResults(), utf8("acme/huge"), huge))
+                    .get();
+            large.send(new ProducerRecord<>(TOPICS.toolResults(), utf8("acme/../big"), big))
+                    .get();
+        }
+        Map<String, ConsumerRecord<String, byte[]>> dead = Awaitility.await("both dead letters")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () ->
+                                TestKafka.readCommitted(
+                                                broker.bootstrapServers(), TOPICS.dlq(), 1, Duration.ofSeconds(5))
+                                        .stream()
+                                        .filter(r -> r.key() != null
+                                                && (r.key().equals("acme/huge")
+                                                        || r.key().equals("acme/../big")))
+                                        .collect(Collectors.toMap(ConsumerRecord::key, r -> r, (a, b) -> b)),
+                        found -> found.size() == 2);
+        assertExcerpt(dead.get("acme/huge"), huge, "over record.max.bytes");
+        assertExcerpt(dead.get("acme/../big"), big, "unwritable tool result");
+        assertFalse(Files.exists(root.resolve("acme/tool_result/huge.txt")), "nothing of its size is written");
+    }
+
+    private static void assertExcerpt(ConsumerRecord<String, byte[]> dead, byte[] original, String reason) {
+        assertEquals(4096, dead.value().length);
+        assertArrayEquals(Arrays.copyOf(original, 4096), dead.value());
+        assertEquals(Integer.toString(original.length), header(dead, DeadLetterHeaders.VALUE_SIZE));
+        assertEquals("true", header(dead, DeadLetterHeaders.VALUE_TRUNCATED));
+        assertEquals(DeadLetterPayload.of(original, 1).sha256(), header(dead, DeadLetterHeaders.VALUE_SHA256));
+        assertTrue(header(dead, "__connect.errors.exception.message").contains(reason), reason);
+    }
+
+    private static String header(ConsumerRecord<String, byte[]> record, String name) {
+        var header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Every user-visible file under the root, by relative path. */
