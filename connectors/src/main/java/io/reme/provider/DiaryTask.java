@@ -17,6 +17,11 @@ public record DiaryTask(
         Objects.requireNonNull(language, "language");
     }
 
+    /** The same task over other messages (a part of the span the model refused as too long). */
+    public DiaryTask withMessages(List<Message> part) {
+        return new DiaryTask(tenant, user, session, date, part, language);
+    }
+
     /** The day's document, as named to the model. */
     public String dailyDocument() {
         return "memory/" + date + ".md";

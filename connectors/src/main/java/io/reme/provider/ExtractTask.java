@@ -16,4 +16,9 @@ public record ExtractTask(
         messages = List.copyOf(messages);
         language = language == null ? "en" : language;
     }
+
+    /** The same task over other messages (a part of the span the model refused as too long). */
+    public ExtractTask withMessages(List<Message> part) {
+        return new ExtractTask(tenant, user, session, type, part, language);
+    }
 }

@@ -187,14 +187,50 @@ final class RequestHandler {
             DayOutcome outcome = diaryDay(request, task);
             attempts += outcome.attempts();
             if (outcome.error() != null) {
-                return failed(request, outcome.error(), attempts);
+                return new Outcome(
+                        LlmResult.failed(request, outcome.error(), attempts, clock.instant(), outcome.failure()),
+                        attempts);
             }
             accounts.add(outcome.account());
         }
         return new Outcome(LlmResult.ok(request, String.join("\n", accounts), attempts, clock.instant()), attempts);
     }
 
-    private record DayOutcome(String account, String error, int attempts) {}
+    private record DayOutcome(String account, String error, int attempts, LlmFailure failure) {
+        DayOutcome(String account, String error, int attempts) {
+            this(account, error, attempts, LlmFailure.ERROR);
+        }
+    }
+
+    /**
+     * The day's update refused as longer than the model's context: the diary is updated with each half of
+     * the messages in turn (each half again if it is refused too), as sequential edits of the same document.
+     * A single message the model refuses fails the request as {@link LlmFailure#CONTEXT_LENGTH}.
+     */
+    private DayOutcome diaryHalves(LlmRequest request, DiaryTask task, ContextLengthExceededException refusal, int used)
+            throws InterruptedException {
+        List<Message> messages = task.messages();
+        if (messages.size() < 2) {
+            return new DayOutcome(null, refusal.getMessage(), used, LlmFailure.CONTEXT_LENGTH);
+        }
+        int middle = messages.size() / 2;
+        LOG.info(
+                "diary span halved tenant={} session={} requestId={} date={} messages={}",
+                task.tenant(),
+                task.session(),
+                request.requestId(),
+                task.date(),
+                messages.size());
+        DayOutcome first = diaryDay(request, task.withMessages(messages.subList(0, middle)));
+        if (first.error() != null) {
+            return new DayOutcome(null, first.error(), used + first.attempts(), first.failure());
+        }
+        DayOutcome second = diaryDay(request, task.withMessages(messages.subList(middle, messages.size())));
+        int attempts = used + first.attempts() + second.attempts();
+        return second.error() != null
+                ? new DayOutcome(null, second.error(), attempts, second.failure())
+                : new DayOutcome(first.account() + "\n" + second.account(), null, attempts);
+    }
 
     private DayOutcome diaryDay(LlmRequest request, DiaryTask task) throws InterruptedException {
         String lastError = null;
@@ -224,6 +260,8 @@ final class RequestHandler {
                 }
                 // A lost race is not the provider's failure: it has its own budget (maxDiaryConflicts).
                 attempts.repeat();
+            } catch (ContextLengthExceededException e) {
+                return diaryHalves(request, task, e, attempt);
             } catch (LlmException e) {
                 lastError = e.getMessage();
                 if (!retry.retries(e)) {
@@ -257,7 +295,7 @@ final class RequestHandler {
                         type,
                         request.messages(),
                         request.language());
-                running.add(calls.submit(() -> retrying(() -> client.extractMemories(task), attempts)));
+                running.add(calls.submit(() -> extractHalving(request, task, attempts)));
             }
             List<MemoryCandidate> candidates = new ArrayList<>();
             for (Future<List<MemoryCandidate>> extractor : running) {
@@ -274,12 +312,52 @@ final class RequestHandler {
                     merged.addedIds());
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            if (cause instanceof ContextLengthExceededException) {
+                // One message alone is over the model's context: sending it again cannot succeed.
+                return new Outcome(
+                        LlmResult.failed(
+                                request,
+                                cause.getMessage(),
+                                attempts.get(),
+                                clock.instant(),
+                                LlmFailure.CONTEXT_LENGTH),
+                        attempts.get());
+            }
             return failed(
                     request,
                     cause instanceof LlmException ? cause.getMessage() : "extractor failed: " + cause,
                     attempts.get());
         } catch (LlmException e) {
             return failed(request, e.getMessage(), attempts.get());
+        }
+    }
+
+    /**
+     * One extractor over the span; refused as longer than the model's context, over each half in turn
+     * (halved again while refused), its candidates joined. A single message refused is rethrown.
+     */
+    private List<MemoryCandidate> extractHalving(LlmRequest request, ExtractTask task, AtomicInteger attempts)
+            throws LlmException, InterruptedException {
+        try {
+            return retrying(() -> client.extractMemories(task), attempts);
+        } catch (ContextLengthExceededException e) {
+            List<Message> messages = task.messages();
+            if (messages.size() < 2) {
+                throw e;
+            }
+            LOG.info(
+                    "extraction span halved tenant={} session={} requestId={} type={} messages={}",
+                    task.tenant(),
+                    task.session(),
+                    request.requestId(),
+                    task.type(),
+                    messages.size());
+            int middle = messages.size() / 2;
+            List<MemoryCandidate> candidates =
+                    new ArrayList<>(extractHalving(request, task.withMessages(messages.subList(0, middle)), attempts));
+            candidates.addAll(
+                    extractHalving(request, task.withMessages(messages.subList(middle, messages.size())), attempts));
+            return candidates;
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
+import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmStatus;
@@ -418,6 +419,57 @@ class MemoryExtractionTest {
                 "Deploying failed: permission denied",
                 procedural.get(0).history().get(0).text());
         assertFalse(memories(MemoryType.TOOL).iterator().hasNext(), "this model extracts no tool memories");
+    }
+
+    /**
+     * The scripted model with a small context: an extraction prompt whose conversation holds more than
+     * two of the numbered lines, or the word "enormous", is refused as too long.
+     */
+    private RequestHandler smallContextHandler(List<String> refused) {
+        OpenAiTestServer server = OpenAiTestServer.startWithRequests(request -> {
+            String prompt = request.content("user");
+            if (request.content("system").startsWith("You maintain")) {
+                String conversation = prompt.substring(0, prompt.indexOf("# Task"));
+                long lines =
+                        conversation.lines().filter(l -> l.contains("Line ")).count();
+                if (lines > 2 || conversation.contains("enormous")) {
+                    refused.add(conversation);
+                    return OpenAiTestServer.contextLengthExceeded();
+                }
+            }
+            return script(request);
+        });
+        servers.add(server);
+        return handler(new OpenAiLlmClient(server.settings()));
+    }
+
+    @Test
+    void aSpanRefusedAsTooLongIsExtractedHalfByHalf() throws Exception {
+        List<String> refused = new ArrayList<>();
+        RequestHandler.Outcome outcome = run(
+                smallContextHandler(refused),
+                request(
+                        "r1",
+                        user("Line 1: I like green tea."),
+                        user("Line 2: the weather."),
+                        user("Line 3: the news."),
+                        user("Line 4: goodbye.")),
+                true);
+        assertEquals(3, refused.size(), "each of the three extractors was refused the whole span once");
+        List<MemoryRecord> personal = memories(MemoryType.PERSONAL);
+        assertEquals(
+                List.of("Alice likes green tea"),
+                personal.stream().map(MemoryRecord::text).toList());
+        assertEquals(Set.copyOf(personal.stream().map(MemoryRecord::id).toList()), outcome.newMemoryIds());
+    }
+
+    @Test
+    void aSingleMessageLongerThanTheContextFailsAsContextLength() throws Exception {
+        RequestHandler.Outcome outcome =
+                smallContextHandler(new ArrayList<>()).handle(request("r1", user("Line 1: enormous"), user("x")));
+        assertEquals(LlmStatus.FAILED, outcome.result().status());
+        assertEquals(LlmFailure.CONTEXT_LENGTH, outcome.result().failure());
+        assertEquals(List.of(), outcome.memories());
     }
 
     @Test

@@ -496,7 +496,8 @@ final class SessionState {
 
     /**
      * A DIARY or EXTRACT result for one of the session's spans. OK settles that kind; FAILED keeps the
-     * span and schedules it again after the backoff, or after {@code maxFailures} dead-letters it.
+     * span and schedules it again after the backoff, or after {@code maxFailures} (or at once, refused as
+     * longer than the model's context) dead-letters it.
      * Coverage then moves over the settled spans at the front, never past an unsettled one.
      */
     private void applyDiaryOutcome(
@@ -534,14 +535,19 @@ final class SessionState {
                     String.valueOf(result.error()),
                     now.plus(settings.diaryRetry().after(span.failures() + 1)));
             header = header.withCounter(Counter.DIARY_FAILURES, 1);
-            if (span.failures() >= settings.diaryRetry().maxFailures()) {
+            // The worker halves a refused span down to single messages: a refusal left means one message
+            // is longer than the model's context, and sending it again cannot succeed.
+            boolean hopeless = result.failure() == LlmFailure.CONTEXT_LENGTH;
+            if (hopeless || span.failures() >= settings.diaryRetry().maxFailures()) {
                 // Only the kinds that failed: one still in flight may yet succeed, and is given up on its own.
                 header = deadLetterSpan(
                         key,
                         header,
                         span,
                         DiarySpan.Progress.FAILED,
-                        "gave up after " + span.failures() + " failures: " + span.lastError(),
+                        hopeless
+                                ? "a message is longer than the model's context: " + span.lastError()
+                                : "gave up after " + span.failures() + " failures: " + span.lastError(),
                         timestamp);
                 for (LlmKind kind : DIARY_KINDS) {
                     if (span.progress(kind) == DiarySpan.Progress.FAILED) {

@@ -29,27 +29,38 @@ import org.slf4j.LoggerFactory;
  * wanted kinds and tenant), and produces each, key and value unchanged, to {@code llm.requests}. The
  * consumer's group remembers how far it read (committed once everything picked was acknowledged), so
  * a second replay does not send the same requests again. A request whose session has moved on is
- * still handled by a worker (a diary update, a memory extraction); the session processor drops its
- * result as one it no longer waits for.
+ * still handled by a worker (a diary update, a memory extraction, whose writes are what a replay is
+ * for); the session processor drops its result as one it no longer waits for.
+ *
+ * <p>COMPACT requests are never replayed: a failed compaction is planned again by its session, and the
+ * result of a replayed one would be dropped, its summary never applied. They are counted as skipped.
  */
 public final class DlqReplay {
     private static final Logger LOG = LoggerFactory.getLogger(DlqReplay.class);
 
-    /** Which dead letters to send again. An empty kind set or a null tenant means any. */
+    /** Which dead letters to send again. An empty kind set means DIARY and EXTRACT; a null tenant any. */
     public record Filter(String reason, Set<LlmKind> kinds, String tenant, boolean dryRun) {
         public Filter {
             kinds = Set.copyOf(kinds);
+            if (kinds.contains(LlmKind.COMPACT)) {
+                throw new IllegalArgumentException("COMPACT requests are not replayed: the session plans a failed "
+                        + "compaction again, and would drop a replayed one's summary");
+            }
         }
 
+        /** Of the reason and tenant: a COMPACT request matches too, to be counted as skipped. */
         boolean matches(String recordReason, LlmRequest request) {
             return reason.equals(recordReason)
-                    && (kinds.isEmpty() || kinds.contains(request.kind()))
+                    && (kinds.isEmpty() || request.kind() == LlmKind.COMPACT || kinds.contains(request.kind()))
                     && (tenant == null || tenant.equals(request.tenant()));
         }
     }
 
-    /** What one replay did: records read, requests sent again (or that would be, on a dry run). */
-    public record Summary(long read, long replayed) {}
+    /**
+     * What one replay did: records read, requests sent again (or that would be, on a dry run), and
+     * COMPACT requests of the reason and tenant left alone.
+     */
+    public record Summary(long read, long replayed, long skippedCompactions) {}
 
     private DlqReplay() {}
 
@@ -77,6 +88,7 @@ public final class DlqReplay {
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
         long read = 0;
         long replayed = 0;
+        long skipped = 0;
         List<Future<RecordMetadata>> sends = new ArrayList<>();
         while (!reachedEnd(consumer, end)) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
@@ -90,6 +102,10 @@ public final class DlqReplay {
                 if (request == null
                         || !filter.matches(
                                 DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON), request)) {
+                    continue;
+                }
+                if (request.kind() == LlmKind.COMPACT) {
+                    skipped++;
                     continue;
                 }
                 replayed++;
@@ -113,12 +129,13 @@ public final class DlqReplay {
             }
         }
         LOG.info(
-                "dead letters replayed read={} replayed={} reason={} dryRun={}",
+                "dead letters replayed read={} replayed={} skippedCompactions={} reason={} dryRun={}",
                 read,
                 replayed,
+                skipped,
                 filter.reason(),
                 filter.dryRun());
-        return new Summary(read, replayed);
+        return new Summary(read, replayed, skipped);
     }
 
     private static boolean reachedEnd(

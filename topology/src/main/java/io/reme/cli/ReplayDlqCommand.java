@@ -22,8 +22,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code replay-dlq}: sends dead-lettered LLM requests (a diary span the session gave up on, a failed
- * compaction) to {@code llm.requests} again, for an operator once the cause is fixed.
+ * {@code replay-dlq}: sends dead-lettered diary and extraction requests (a span the session gave up on)
+ * to {@code llm.requests} again, for an operator once the cause is fixed.
  */
 @Command(
         name = "replay-dlq",
@@ -45,7 +45,8 @@ final class ReplayDlqCommand implements Callable<Integer> {
             names = "--kind",
             paramLabel = "KIND",
             split = ",",
-            description = "Only these request kinds: COMPACT, DIARY, EXTRACT (default all).")
+            description = "Only these request kinds: DIARY, EXTRACT (default both). COMPACT requests are never "
+                    + "replayed: their session plans a failed compaction again.")
     Set<LlmKind> kinds = Set.of();
 
     @Option(names = "--tenant", paramLabel = "TENANT", description = "Only this tenant's requests.")
@@ -60,6 +61,10 @@ final class ReplayDlqCommand implements Callable<Integer> {
         if (config.embeddedBroker()) {
             throw new ConfigException(List.of("reme.bootstrap.servers: replay-dlq needs the cluster "
                     + "(--bootstrap-servers; for the embedded default, the address 'run' printed)"));
+        }
+        if (kinds.contains(LlmKind.COMPACT)) {
+            throw new ConfigException(List.of("--kind: COMPACT requests are not replayed (their session plans a "
+                    + "failed compaction again, and would drop a replayed one's summary); DIARY and EXTRACT are"));
         }
         Topics topics = config.topics();
         String bootstrap = config.get(AppConfig.BOOTSTRAP_SERVERS);
@@ -86,8 +91,8 @@ final class ReplayDlqCommand implements Callable<Integer> {
                     request -> System.out.println((dryRun ? "would replay " : "replayed ") + request.kind()
                             + " tenant=" + request.tenant() + " session=" + request.session() + " requestId="
                             + request.requestId() + " seq=" + request.fromSeq() + "-" + request.toSeq()));
-            System.out.println(
-                    "DONE read=" + summary.read() + " " + (dryRun ? "wouldReplay=" : "replayed=") + summary.replayed());
+            System.out.println("DONE read=" + summary.read() + " " + (dryRun ? "wouldReplay=" : "replayed=")
+                    + summary.replayed() + " skippedCompactions=" + summary.skippedCompactions());
         }
         return 0;
     }

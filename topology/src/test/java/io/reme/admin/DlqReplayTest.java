@@ -2,6 +2,7 @@ package io.reme.admin;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.dlq.DeadLetterHeaders;
@@ -49,15 +50,10 @@ class DlqReplayTest {
         MockProducer<byte[], byte[]> producer = producer();
         List<LlmRequest> reported = new ArrayList<>();
 
-        DlqReplay.Summary summary = DlqReplay.run(
-                consumer,
-                producer,
-                TOPICS.dlq(),
-                TOPICS.llmRequests(),
-                new DlqReplay.Filter("LLM_FAILED", Set.of(), null, false),
-                reported::add);
+        DlqReplay.Summary summary =
+                replay(consumer, producer, new DlqReplay.Filter("LLM_FAILED", Set.of(), null, false), reported);
 
-        assertEquals(new DlqReplay.Summary(4, 2), summary);
+        assertEquals(new DlqReplay.Summary(4, 2, 0), summary);
         assertEquals(List.of(diary, extract), reported);
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
         assertEquals(2, sent.size());
@@ -92,19 +88,44 @@ class DlqReplayTest {
         MockProducer<byte[], byte[]> producer = producer();
         List<LlmRequest> reported = new ArrayList<>();
 
-        DlqReplay.Summary summary = DlqReplay.run(
-                consumer,
-                producer,
-                TOPICS.dlq(),
-                TOPICS.llmRequests(),
-                new DlqReplay.Filter("LLM_FAILED", Set.of(LlmKind.DIARY), "acme", true),
-                reported::add);
+        DlqReplay.Summary summary = replay(
+                consumer, producer, new DlqReplay.Filter("LLM_FAILED", Set.of(LlmKind.DIARY), "acme", true), reported);
 
-        assertEquals(new DlqReplay.Summary(3, 1), summary);
+        assertEquals(new DlqReplay.Summary(3, 1, 1), summary);
         assertEquals(LlmKind.DIARY, reported.get(0).kind());
         assertEquals("acme", reported.get(0).tenant());
         assertTrue(producer.history().isEmpty(), "a dry run sends nothing");
         assertTrue(consumer.committed(Set.of(DLQ)).isEmpty(), "and remembers nothing");
+    }
+
+    @Test
+    void compactionsAreNeverReplayedTheirSessionPlansThemAgain() throws Exception {
+        LlmRequest compact = request("acme", LlmKind.COMPACT);
+        LlmRequest diary = request("acme", LlmKind.DIARY);
+        MockConsumer<byte[], byte[]> consumer = consumer(List.of(
+                deadLetter(0, "acme/s1", Json.MAPPER.writeValueAsBytes(compact), DlqReason.LLM_FAILED),
+                deadLetter(1, "acme/s1", Json.MAPPER.writeValueAsBytes(diary), DlqReason.LLM_FAILED)));
+        MockProducer<byte[], byte[]> producer = producer();
+        List<LlmRequest> reported = new ArrayList<>();
+
+        DlqReplay.Summary summary =
+                replay(consumer, producer, new DlqReplay.Filter("LLM_FAILED", Set.of(), null, false), reported);
+
+        assertEquals(new DlqReplay.Summary(2, 1, 1), summary);
+        assertEquals(List.of(diary), reported);
+        assertEquals(1, producer.history().size());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new DlqReplay.Filter("LLM_FAILED", Set.of(LlmKind.COMPACT), null, false));
+    }
+
+    private static DlqReplay.Summary replay(
+            MockConsumer<byte[], byte[]> consumer,
+            MockProducer<byte[], byte[]> producer,
+            DlqReplay.Filter filter,
+            List<LlmRequest> reported)
+            throws InterruptedException {
+        return DlqReplay.run(consumer, producer, TOPICS.dlq(), TOPICS.llmRequests(), filter, reported::add);
     }
 
     private static LlmRequest request(String tenant, LlmKind kind) {

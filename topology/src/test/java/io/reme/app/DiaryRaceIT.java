@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * both at once against a model endpoint that holds back each first write until both updates have
  * read the (still missing) page. Both then submit an edit based on the same version; the single
  * writer applies one, and the other worker must notice it lost, read again and re-apply its change
- * on top, so the page ends with both entries at version 2.
+ * on top, so the page ends with both entries at version 2. And a day the model refuses as longer than
+ * its context is written with each half of its messages in turn.
  */
 class DiaryRaceIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(DiaryRaceIT.class);
@@ -89,13 +90,8 @@ class DiaryRaceIT extends WithBroker {
     void twoUpdatesOfTheSameDayBothLandAndTheLoserIsRetried() throws Exception {
         RacingModel model = new RacingModel();
         try (OpenAiTestServer server = OpenAiTestServer.start(model::answer)) {
-            Map<String, String> options = new HashMap<>();
-            options.put(AppConfig.WORKERS_EMBEDDED.name(), "true");
-            options.put(AppConfig.LLM_BASE_URL.name(), server.baseUrl());
-            options.put(AppConfig.LLM_API_KEY.name(), OpenAiTestServer.API_KEY);
-            options.put(AppConfig.LLM_MODEL.name(), OpenAiTestServer.MODEL);
+            Map<String, String> options = options(server);
             options.put(AppConfig.LLM_TIMEOUT.name(), "20s");
-            options.put(AppConfig.LLM_BACKOFF.name(), "50ms");
             options.put(AppConfig.LLM_CONCURRENCY.name(), "4");
 
             try (RemeApp app = RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("app"), options));
@@ -182,6 +178,87 @@ class DiaryRaceIT extends WithBroker {
                 assertEquals(1, content.split("# " + DAY, -1).length - 1, "one title, not two pages glued: " + content);
             }
         }
+    }
+
+    @Test
+    void aDayRefusedAsTooLongIsWrittenHalfByHalf() throws Exception {
+        String user = "halver";
+        String day = "2026-03-03";
+        AtomicInteger refused = new AtomicInteger();
+        // A model with a small context: an update whose transcript holds more than two decisions is refused.
+        try (OpenAiTestServer server = OpenAiTestServer.start(body -> {
+            OpenAiTestServer.Request request = new OpenAiTestServer.Request(OpenAiTestServer.CHAT_PATH, null, body);
+            long decisions = request.content("user")
+                    .lines()
+                    .filter(line -> line.startsWith("Decision "))
+                    .count();
+            if (decisions > 2) {
+                refused.incrementAndGet();
+                return OpenAiTestServer.contextLengthExceeded();
+            }
+            return CooperativeModel.answer(body);
+        })) {
+            Map<String, String> options = options(server);
+            try (RemeApp app =
+                            RemeApp.start(TestApps.config(broker.bootstrapServers(), dir.resolve("halves"), options));
+                    KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+                Instant at = Instant.parse(day + "T09:00:00Z");
+                List<Message> messages = new ArrayList<>();
+                for (int i = 1; i <= 4; i++) {
+                    messages.add(new Message(
+                            "acme",
+                            "halves",
+                            user,
+                            "halves-m" + i,
+                            Role.USER,
+                            null,
+                            at.plusSeconds(i),
+                            List.of(new Block.Text("Decision " + i + ": step " + i + " of PAY-" + (8000 + i)))));
+                }
+                LlmRequest request = new LlmRequest(
+                        UUID.randomUUID().toString(),
+                        1,
+                        LlmKind.DIARY,
+                        "acme",
+                        "halves",
+                        user,
+                        0,
+                        3,
+                        messages,
+                        "",
+                        "en",
+                        0,
+                        at);
+                producer.send(new ProducerRecord<>(
+                        TOPICS.llmRequests(),
+                        "acme/halves".getBytes(StandardCharsets.UTF_8),
+                        Json.MAPPER.writeValueAsBytes(request)));
+                producer.flush();
+
+                LlmRecords.Exchange exchange =
+                        LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
+                LlmResult result = exchange.resultsOf(request).get(0);
+                assertEquals(LlmStatus.OK, result.status(), result.error());
+                assertEquals(1, refused.get(), "the whole day once, then each half fitted");
+                ContextApi.Response page = ContextApi.diary(app.httpUrl(), TestApps.ACME_KEY, user, day);
+                assertEquals(200, page.status(), page.body().toString());
+                String content = page.body().path("content").asText();
+                assertEquals(2, page.body().path("version").asLong(), "one edit per half: " + content);
+                assertTrue(content.contains("Decision 1: step 1 of PAY-8001"), content);
+                assertTrue(content.contains("Decision 3: step 3 of PAY-8003"), content);
+            }
+        }
+    }
+
+    /** Embedded workers against the test model, retrying after 50 ms. */
+    private static Map<String, String> options(OpenAiTestServer server) {
+        Map<String, String> options = new HashMap<>();
+        options.put(AppConfig.WORKERS_EMBEDDED.name(), "true");
+        options.put(AppConfig.LLM_BASE_URL.name(), server.baseUrl());
+        options.put(AppConfig.LLM_API_KEY.name(), OpenAiTestServer.API_KEY);
+        options.put(AppConfig.LLM_MODEL.name(), OpenAiTestServer.MODEL);
+        options.put(AppConfig.LLM_BACKOFF.name(), "50ms");
+        return options;
     }
 
     private static LlmRequest diary(String session, String text) {

@@ -10,6 +10,7 @@ import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
+import io.reme.llm.LlmFailure;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
@@ -237,6 +238,29 @@ class DiaryCoverageTest {
         assertTrue(spans().isEmpty());
         driver.advanceWallClockTime(Duration.ofHours(1));
         assertTrue(driver.requests().isEmpty(), "given up: never sent again by the session");
+    }
+
+    @Test
+    void aSpanRefusedAsLongerThanTheContextIsDeadLetteredAtOnce() throws Exception {
+        send("user", "short question");
+        send("assistant", "short answer");
+        driver.advanceWallClockTime(Duration.ofMinutes(31));
+        List<LlmRequest> idle = driver.asked();
+        result(LlmResult.ok(idle.get(0), "written", 1, T0));
+        // The worker halves a refused span itself: a refusal that reaches the session is one message too long.
+        result(LlmResult.failed(idle.get(1), "HTTP 400: maximum context length", 3, T0, LlmFailure.CONTEXT_LENGTH));
+
+        List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
+        assertEquals(1, dead.size(), "not retried: the same span would be refused again");
+        assertTrue(DeadLetterHeaders.read(dead.get(0).headers(), DeadLetterHeaders.DETAIL)
+                .startsWith("a message is longer than the model's context"));
+        assertEquals(
+                LlmKind.EXTRACT,
+                Json.MAPPER.readValue(dead.get(0).value(), LlmRequest.class).kind());
+        assertEquals(1, header().diaryCoveredSeq());
+        assertTrue(spans().isEmpty());
+        driver.advanceWallClockTime(Duration.ofHours(1));
+        assertTrue(driver.requests().isEmpty(), "never sent again by the session");
     }
 
     @Test
