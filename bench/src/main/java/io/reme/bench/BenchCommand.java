@@ -28,15 +28,16 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Run a benchmark: ingest, search, llm, soak, cluster, restore or sessions.")
+        description = "Run a benchmark: ingest, search, llm, soak, cluster, restore, sessions or restart.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "WHAT",
             description =
                     "ingest (session processor), search (memory index), llm (worker pool), soak (faults), cluster "
-                            + "(faults of a real cluster), restore (the memory index after a crash and on a new disk) or "
-                            + "sessions (live sessions of one instance: memory, reads under load, restore)")
+                            + "(faults of a real cluster), restore (the memory index after a crash and on a new disk), "
+                            + "sessions (live sessions of one instance: memory, reads under load, restore) or restart "
+                            + "(the embedded default started again after SIGTERM and after SIGKILL)")
     String what;
 
     @Option(
@@ -131,7 +132,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--sessions",
-            description = "soak: sessions (default 12); sessions: live sessions (default 100000).")
+            description = "soak: sessions (default 12); sessions: live sessions (default 100000); restart: sessions "
+                    + "fed before the first restart, ten turns each (default 20).")
     Integer sessions;
 
     @Option(
@@ -148,6 +150,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "sessions: an application option for the instance measured, as in its config file "
                     + "(e.g. reme.streams.cache-max-bytes=0); repeatable.")
     Map<String, String> appOptions = new LinkedHashMap<>();
+
+    @Option(names = "--rounds", description = "restart: SIGTERM and SIGKILL restarts of each (default 5).")
+    int rounds = 5;
 
     @Option(names = "--turns", description = "soak: turns per session, four messages each (default 40).")
     int turns = 40;
@@ -229,10 +234,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore", "sessions")
+        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore", "sessions", "restart")
                 .contains(what)) {
             System.err.println("unknown benchmark '" + what
-                    + "'; available: ingest, search, llm, soak, cluster, restore, sessions");
+                    + "'; available: ingest, search, llm, soak, cluster, restore, sessions, restart");
             return 2;
         }
         if (dataDir != null) {
@@ -313,6 +318,15 @@ public final class BenchCommand implements Callable<Integer> {
                 return 2;
             }
             return new SoakBenchmark(dir, settings, System.out).run() ? 0 : 1;
+        }
+        if ("restart".equals(what)) {
+            try {
+                new RestartBenchmark(dir, rounds, sessions == null ? 20 : sessions, System.out).run();
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return 0;
         }
         if ("sessions".equals(what)) {
             SessionsBenchmark bench;

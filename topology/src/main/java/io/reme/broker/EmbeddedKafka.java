@@ -204,6 +204,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         // Local clients start together, so holding the first rebalance open for late joiners only slows startup.
         props.put("group.initial.rebalance.delay.ms", "0");
+        // After a kill -9 the controller still holds the dead process's broker registration and refuses the new
+        // one until that session expires: with the 9 s default, 10 s of every crash restart went to waiting for
+        // it. Broker and controller share this process, so a short session costs nothing in a healthy JVM;
+        // heartbeats every 500 ms leave five chances in the 3 s before a stalled JVM is fenced.
+        props.put("broker.heartbeat.interval.ms", "500");
+        props.put("broker.session.timeout.ms", "3000");
         // The cleaner allocates this buffer eagerly; the 128 MiB default is a lot of heap for an in-process broker.
         props.put("log.cleaner.dedupe.buffer.size", Integer.toString(32 * 1024 * 1024));
 
