@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,10 +124,10 @@ class ClusterIT {
     @Test
     void anAgentsPrincipalWritesMessagesAndNothingElse() throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer("agents")) {
-            byte[] key = "acme/acl-check".getBytes();
+            byte[] key = "acme/acl-check".getBytes(StandardCharsets.UTF_8);
             byte[] value = ("{\"tenant\":\"acme\",\"session\":\"acl-check\",\"user\":\"u\",\"role\":\"user\","
                             + "\"content\":\"written by the agents principal\"}")
-                    .getBytes();
+                    .getBytes(StandardCharsets.UTF_8);
             assertTrue(producer.send(new ProducerRecord<>("reme.messages", key, value))
                             .get(60, TimeUnit.SECONDS)
                             .offset()

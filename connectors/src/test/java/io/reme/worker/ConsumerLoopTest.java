@@ -167,7 +167,7 @@ class ConsumerLoopTest {
         add(consumer, 1, "poison");
         Recording handler = new Recording() {
             @Override
-            public void handle(ConsumerRecords<String, String> records) throws Exception {
+            public synchronized void handle(ConsumerRecords<String, String> records) throws Exception {
                 for (ConsumerRecord<String, String> record : records) {
                     if (record.value().equals("poison")) {
                         throw new IllegalStateException("cannot write memories");

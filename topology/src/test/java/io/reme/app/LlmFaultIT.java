@@ -165,10 +165,19 @@ class LlmFaultIT extends WithBroker {
             }
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        /** Stops reading contexts and waits (up to 10 s) for the last read to end. */
+        void stop() {
             running = false;
-            thread.join(10_000);
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            stop();
         }
     }
 
@@ -227,7 +236,7 @@ class LlmFaultIT extends WithBroker {
 
                 LlmRecords.Exchange exchange =
                         LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
-                watcher.close();
+                watcher.stop();
                 contexts.forEach((session, context) ->
                         watcher.record(session, context.path("summary").asText()));
                 verify(produced, contexts, exchange, model, watcher);

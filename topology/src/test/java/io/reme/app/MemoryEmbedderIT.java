@@ -87,7 +87,7 @@ class MemoryEmbedderIT extends WithBroker {
             producer.flush();
         }
 
-        try (MemoryEmbedder embedder = MemoryEmbedder.start(
+        try (MemoryEmbedder _ = MemoryEmbedder.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                 TOPICS,
                 "emb-it",

@@ -239,7 +239,7 @@ class MemoryExtractionIT extends WithBroker {
     void separateWorkersWithoutAnEmbeddingModelStillIndexMemories() throws Exception {
         AppConfig config = separateConfig("separate", "none");
         try (RemeApp app = RemeApp.start(config);
-                WorkerProcess workers = separateWorkers(config, MemoryLookup.NONE, null)) {
+                WorkerProcess _ = separateWorkers(config, MemoryLookup.NONE, null)) {
             say(app, "s1", "I prefer window seats.");
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
             assertEquals(
@@ -259,7 +259,7 @@ class MemoryExtractionIT extends WithBroker {
         try (RemeApp app = RemeApp.start(config);
                 EmbeddingModel embeddings = Providers.embeddings(config);
                 // As with reme.workers.search-url pointing at the app.
-                WorkerProcess workers = separateWorkers(
+                WorkerProcess _ = separateWorkers(
                         config,
                         new HttpMemoryLookup(app.httpUrl(), ApiKeys.parse(config.get(AppConfig.API_KEYS))),
                         embeddings)) {

@@ -149,7 +149,7 @@ class EmbeddedKafkaIT {
         Path note = Files.writeString(kafka.resolve("old-note.txt"), "left by an older version");
         Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rw-r--r--"));
 
-        try (EmbeddedKafka broker = EmbeddedKafka.start(data)) {
+        try (EmbeddedKafka _ = EmbeddedKafka.start(data)) {
             // Files the broker creates while running keep its umask (rw-r--r--), in folders no one else can enter.
             assertEquals(
                     Map.of(),
@@ -161,7 +161,7 @@ class EmbeddedKafkaIT {
         }
         Path segment = kafka.resolve("logs/__cluster_metadata-0/00000000000000000000.log");
         // Made by the broker while running, with its umask.
-        try (EmbeddedKafka restarted = EmbeddedKafka.start(data)) {
+        try (EmbeddedKafka _ = EmbeddedKafka.start(data)) {
             assertEquals("rw-------", permissions(segment), "tightened at the next start");
             assertEquals(Map.of(), permissionsNot("rwx------", kafka, Files::isDirectory));
         }
