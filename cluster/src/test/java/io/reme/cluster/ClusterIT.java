@@ -62,6 +62,7 @@ import org.junit.jupiter.api.Test;
  * (every accepted message exactly once and in order through the kill -9 of a busy partition's leader).
  */
 @Tag("cluster")
+@Tag("integration")
 class ClusterIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path DIR = Path.of("target", "cluster-it").toAbsolutePath();
@@ -358,6 +359,7 @@ class ClusterIT {
 
     private static void sleep(long millis) {
         try {
+            // A pause, not a wait: a writer backs off before posting again.
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -35,6 +35,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,7 @@ import org.slf4j.LoggerFactory;
  * writer applies one, and the other worker must notice it lost, read again and re-apply its change
  * on top, so the page ends with both entries at version 2.
  */
+@Tag("integration")
 class DiaryRaceIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(DiaryRaceIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();

@@ -30,8 +30,10 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * Streamable HTTP: the tools and resources answer for the key's tenant only, errors carry the HTTP
  * API's codes, and a missing or wrong key is refused before any tool runs.
  */
+@Tag("integration")
 class McpIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
     private static final String MEMORY_MD = "# Long-term memory\n- Alice deploys the orders-service on Fridays.\n";
@@ -114,18 +117,17 @@ class McpIT extends WithBroker {
 
     /** Calls the tool until {@code done} holds for its answer. */
     private static JsonNode await(
-            McpSyncClient client, String tool, Map<String, Object> arguments, Predicate<JsonNode> done)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        JsonNode last;
-        do {
-            last = call(client, tool, arguments);
-            if (done.test(last)) {
-                return last;
-            }
-            Thread.sleep(100);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError(tool + " never answered as expected; last " + last);
+            McpSyncClient client, String tool, Map<String, Object> arguments, Predicate<JsonNode> done) {
+        AtomicReference<JsonNode> last = new AtomicReference<>();
+        Awaitility.await(tool + " answers as expected")
+                .atMost(DEADLINE)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    last.set(call(client, tool, arguments));
+                    assertTrue(done.test(last.get()), () -> tool + " never answered as expected; last " + last.get());
+                });
+        return last.get();
     }
 
     @Test

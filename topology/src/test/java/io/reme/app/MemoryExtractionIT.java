@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * holds, so a contradiction updates the memory it contradicts and a repeated statement adds
  * nothing; an edit over HTTP changes what retrieval and search return.
  */
+@Tag("integration")
 class MemoryExtractionIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 

@@ -38,10 +38,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Checks that the embedded broker serves plain, transactional and large-record traffic and keeps data and address across a restart. */
+@Tag("integration")
 class EmbeddedKafkaIT {
 
     private static final Duration POLL_DEADLINE = Duration.ofSeconds(20);
