@@ -90,17 +90,12 @@ public final class ClusterBenchmark {
 
     /** What one phase (quiet, or a fault from injection to whole again) measured. */
     private static final class Phase {
-        final String name;
         final List<Long> postMs = new CopyOnWriteArrayList<>();
         volatile long longestPostFailureMs;
         volatile long longestReadFailureMs;
         volatile long unavailableAfterWholeMs;
         /** Why requests failed: "read 2: 503", "post 1: ConnectException", with how often. */
         final Map<String, LongAdder> failures = new ConcurrentSkipListMap<>();
-
-        Phase(String name) {
-            this.name = name;
-        }
 
         void failed(String what, int instance, String why) {
             failures.computeIfAbsent(what + " " + instance + ": " + why, k -> new LongAdder())
@@ -141,7 +136,7 @@ public final class ClusterBenchmark {
 
     private final List<Memory> memories = new CopyOnWriteArrayList<>();
     private final Map<String, Long> largestWindow = new ConcurrentHashMap<>();
-    private final AtomicReference<Phase> phase = new AtomicReference<>(new Phase("warm-up"));
+    private final AtomicReference<Phase> phase = new AtomicReference<>(new Phase()); // the warm-up
     private final List<Phase> phases = new CopyOnWriteArrayList<>();
     private LocalCluster cluster;
 
@@ -204,12 +199,12 @@ public final class ClusterBenchmark {
         List<Fault> faults = faults();
         // The first minute of load meets cold JVMs, producers and caches: not what "quiet" means.
         pause(settings.quiet());
-        Phase quietBefore = new Phase("quiet");
+        Phase quietBefore = new Phase();
         phase.set(quietBefore);
         phases.add(quietBefore);
         pause(settings.quiet());
         for (Fault fault : faults) {
-            Phase current = new Phase(fault.name());
+            Phase current = new Phase();
             phase.set(current);
             phases.add(current);
             long injected = System.nanoTime();
@@ -232,7 +227,7 @@ public final class ClusterBenchmark {
             if (!current.failures.isEmpty()) {
                 out.printf("%-16s failed requests by instance and cause: %s%n", "", current.failures);
             }
-            Phase quiet = new Phase("quiet after " + fault.name());
+            Phase quiet = new Phase();
             phase.set(quiet);
             pause(settings.quiet());
         }

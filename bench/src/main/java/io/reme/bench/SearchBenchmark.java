@@ -37,7 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * (one user of 200). HNSW quality is checked against an exact scan of the corpus vectors.
  */
 public final class SearchBenchmark {
-    /** What to run. */
     /**
      * What to measure. {@code commitEvery}: memories between two refresh-and-commits while indexing, as
      * the store does at each Streams commit (0: once at the end), which decides how many segments the

@@ -108,7 +108,7 @@ public final class SoakBenchmark {
         try (EmbeddedKafka broker = EmbeddedKafka.start(dir.resolve("broker"));
                 LocalChatServer llm = LocalChatServer.start(Duration.ofMillis(20), CONTEXT_LIMIT_CHARS);
                 KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
-            Path config = writeConfig(broker.bootstrapServers(), llm.baseUrl());
+            Path config = writeConfig(llm.baseUrl());
             List<String> arguments = List.of(
                     "--bootstrap-servers",
                     broker.bootstrapServers(),
@@ -163,7 +163,7 @@ public final class SoakBenchmark {
         }
     }
 
-    private Path writeConfig(String bootstrap, String llmUrl) throws IOException {
+    private Path writeConfig(String llmUrl) throws IOException {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("reme.api.keys", TENANT + ":" + KEY);
         options.putAll(FaultBenchOptions.compressed(4, llmUrl, Duration.ofSeconds(5), Duration.ofSeconds(15)));

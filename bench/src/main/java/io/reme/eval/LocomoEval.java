@@ -53,7 +53,7 @@ import java.util.regex.Pattern;
  * <p>Search latency is the time of {@link MemoryIndex#search} alone (query embedding excluded).
  */
 public final class LocomoEval {
-    public static final int[] KS = {1, 5, 10, 25, 50};
+    private static final int[] KS = {1, 5, 10, 25, 50};
     static final String TENANT = "locomo";
     static final String EVAL_MODEL = "eval";
     private static final int EMBED_BATCH = 64;

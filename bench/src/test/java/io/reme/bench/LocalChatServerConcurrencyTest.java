@@ -26,6 +26,7 @@ class LocalChatServerConcurrencyTest {
             CompletableFuture<HttpResponse<String>> stalled =
                     http.sendAsync(post(server, SUMMARY_REQUEST), HttpResponse.BodyHandlers.ofString());
             // Give the stalled request time to reach the server and read the mode.
+            // A pause, not a wait: the stalled request reaches the server, which shows nothing of it.
             Thread.sleep(500);
             server.mode(LocalChatServer.Mode.GOOD);
 

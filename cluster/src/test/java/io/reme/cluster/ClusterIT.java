@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.Test;
  * (every accepted message exactly once and in order through the kill -9 of a busy partition's leader).
  */
 @Tag("cluster")
+@Tag("integration")
 class ClusterIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path DIR = Path.of("target", "cluster-it").toAbsolutePath();
@@ -123,10 +125,10 @@ class ClusterIT {
     @Test
     void anAgentsPrincipalWritesMessagesAndNothingElse() throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer("agents")) {
-            byte[] key = "acme/acl-check".getBytes();
+            byte[] key = "acme/acl-check".getBytes(StandardCharsets.UTF_8);
             byte[] value = ("{\"tenant\":\"acme\",\"session\":\"acl-check\",\"user\":\"u\",\"role\":\"user\","
                             + "\"content\":\"written by the agents principal\"}")
-                    .getBytes();
+                    .getBytes(StandardCharsets.UTF_8);
             assertTrue(producer.send(new ProducerRecord<>("reme.messages", key, value))
                             .get(60, TimeUnit.SECONDS)
                             .offset()
@@ -357,6 +359,7 @@ class ClusterIT {
 
     private static void sleep(long millis) {
         try {
+            // A pause, not a wait: a writer backs off before posting again.
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -143,7 +143,8 @@ public record RetryPolicy(
     }
 
     /** Only an {@code X} or a runtime exception can come out of an {@code Attempt<T, X>}. */
-    @SuppressWarnings("unchecked")
+    // X is the caller's checked exception, named at the call: the unchecked cast to it is the point.
+    @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
     private static <X extends Exception> X rethrow(Exception e) {
         if (e instanceof RuntimeException runtime) {
             throw runtime;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -99,7 +100,7 @@ final class ConsumerLoop<K, V> implements AutoCloseable {
                 LOG.warn("last commit failed loop={} error={}", name, e.toString());
             }
             try {
-                consumer.close(CLOSE);
+                consumer.close(CloseOptions.timeout(CLOSE));
             } catch (RuntimeException e) {
                 LOG.warn("consumer close failed loop={} error={}", name, e.toString());
             }

@@ -90,8 +90,10 @@ final class RequestHandler {
                 e -> e instanceof LlmException llm && llm.retryable());
     }
 
-    /** How a request ended, with what the caller needs to report it and the memories it must write first. */
-    /** The result, and the memories to write, of which {@code newMemoryIds} are new (not updates). */
+    /**
+     * How a request ended, with what the caller needs to report it and the memories it must write first, of
+     * which {@code newMemoryIds} are new (not updates).
+     */
     record Outcome(LlmResult result, int attempts, List<MemoryRecord> memories, Set<String> newMemoryIds) {
         Outcome(LlmResult result, int attempts) {
             this(result, attempts, List.of(), Set.of());

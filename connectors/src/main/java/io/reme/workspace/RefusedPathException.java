@@ -10,6 +10,7 @@ import java.nio.file.Path;
  * a person removes what was planted there.
  */
 public final class RefusedPathException extends IOException {
+    private static final long serialVersionUID = 1L;
     private final transient Path path;
 
     RefusedPathException(Path path, Path part, String why) {

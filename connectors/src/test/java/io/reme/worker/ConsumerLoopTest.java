@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** The one poll loop under the diary reader, the LLM request poller and the embedder, on a mock consumer. */
@@ -86,14 +88,11 @@ class ConsumerLoopTest {
         consumer.schedulePollTask(() -> consumer.addRecord(new ConsumerRecord<>("in", 0, offset, "k", value)));
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what)
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(condition::getAsBoolean);
     }
 
     private static long committed(Mock consumer) {
@@ -167,7 +166,7 @@ class ConsumerLoopTest {
         add(consumer, 1, "poison");
         Recording handler = new Recording() {
             @Override
-            public void handle(ConsumerRecords<String, String> records) throws Exception {
+            public synchronized void handle(ConsumerRecords<String, String> records) throws Exception {
                 for (ConsumerRecord<String, String> record : records) {
                     if (record.value().equals("poison")) {
                         throw new IllegalStateException("cannot write memories");

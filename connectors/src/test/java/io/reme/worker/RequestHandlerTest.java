@@ -330,6 +330,7 @@ class RequestHandlerTest {
         ScriptedClient client = new ScriptedClient(
                 task -> {
                     try {
+                        // A pause, not a wait: a provider that answers too late.
                         Thread.sleep(30_000);
                         return validSummary("too late");
                     } catch (InterruptedException e) {
@@ -353,6 +354,7 @@ class RequestHandlerTest {
     @Test
     void callsThatAlwaysTimeOutFailAfterMaxAttempts() throws Exception {
         ScriptedClient client = new ScriptedClient(task -> {
+            // A pause, not a wait: a provider that answers too late.
             Thread.sleep(30_000);
             return validSummary("too late");
         });
@@ -372,6 +374,7 @@ class RequestHandlerTest {
                 fail("HTTP 500", true),
                 task -> "no structure",
                 task -> {
+                    // A pause, not a wait: a provider that answers too late.
                     Thread.sleep(30_000);
                     return valid;
                 },

@@ -13,6 +13,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * after whatever this task wrote there before it; every other record is partitioned as by default.
  */
 public final class ErasureBroadcast implements StreamPartitioner<String, Object> {
+    // Still abstract in Kafka 4.4 (removed in 5.0); Streams calls the overload with headers below.
+    @SuppressWarnings("removal")
     @Override
     public Optional<Set<Integer>> partitions(String topic, String key, Object value, int numPartitions) {
         return Optional.empty();

@@ -149,6 +149,8 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
 
     /** Sends an erasure's tombstone to the partition named in its header: the one its memory is indexed in. */
     private static final class SamePartition implements StreamPartitioner<String, byte[]> {
+        // Still abstract in Kafka 4.4 (removed in 5.0); Streams calls the overload with headers below.
+        @SuppressWarnings("removal")
         @Override
         public Optional<Set<Integer>> partitions(String topic, String key, byte[] value, int numPartitions) {
             throw new IllegalStateException("an erasure tombstone is partitioned by its header");

@@ -60,7 +60,7 @@ public final class MemoryIndexStore implements StateStore {
     private MemoryIndex index;
     private Position position = Position.emptyPosition();
     private volatile boolean open;
-    /** Written since the last Lucene commit (made durable on flush). */
+    /** Written since the last Lucene commit (made durable by {@link #commitNow}). */
     private boolean dirty;
     /** Written since the last searcher refresh (made visible by the next search). */
     private volatile boolean unseen;
@@ -238,23 +238,23 @@ public final class MemoryIndexStore implements StateStore {
         }
     }
 
-    /**
-     * Merges away every deleted document (an erasure's) and commits, so the old segment files that still
-     * held them are deleted; the searcher is refreshed, so no reader keeps them open. False if deleted
-     * documents remained after {@link #EXPUNGE_TIMEOUT} (the stream thread must not stall longer).
-     */
     /** Whether the index still holds deleted documents, whose content is in its files until merged away. */
     boolean holdsDeletions() {
         return index.hasDeletions();
     }
 
+    /**
+     * Merges away every deleted document (an erasure's) and commits, so the old segment files that still
+     * held them are deleted; the searcher is refreshed, so no reader keeps them open. False if deleted
+     * documents remained after {@link #EXPUNGE_TIMEOUT} (the stream thread must not stall longer).
+     */
     boolean expungeDeletes() {
         try {
             long started = System.nanoTime();
             int before = index.segmentCount();
             boolean expunged = index.expungeDeletes(EXPUNGE_TIMEOUT);
             dirty = true;
-            flush();
+            commitNow();
             index.deleteUnusedFiles();
             if (!expunged) {
                 LOG.warn(
@@ -284,18 +284,21 @@ public final class MemoryIndexStore implements StateStore {
      * Streams' commit of the store: on a standby, while restoring, and on every task commit when the
      * stores are transactional or the guarantee is at-least-once. A Lucene commit writes and syncs
      * segment files, and Streams commits every 100 ms under exactly-once: the index commits at most
-     * once per {@link #COMMIT_INTERVAL} here ({@link #flush} commits at once).
+     * once per {@link #COMMIT_INTERVAL} here ({@link #commitNow} commits at once).
      */
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         // The offsets Streams hands over are those of the records it gave this store, which it knows as applied.
         if (System.nanoTime() - committedAtNanos >= COMMIT_INTERVAL.toNanos()) {
-            flush();
+            commitNow();
         }
     }
 
-    @Override
-    public void flush() {
+    /**
+     * Commits the index now: what was applied becomes durable and visible, with the offset it reached.
+     * Not {@code StateStore.flush}, which Streams 4.4 no longer calls.
+     */
+    void commitNow() {
         committedAtNanos = System.nanoTime();
         if (!dirty && applied == committed && known) {
             return;
@@ -312,6 +315,9 @@ public final class MemoryIndexStore implements StateStore {
         }
     }
 
+    // Deprecated in Kafka 4.4 without a replacement, but Streams still asks it: false would wrap this
+    // store in the legacy .checkpoint files instead of the offset its Lucene commits record.
+    @SuppressWarnings("deprecation")
     @Override
     public boolean managesOffsets() {
         return true;
@@ -329,7 +335,7 @@ public final class MemoryIndexStore implements StateStore {
         open = false;
         if (index != null) {
             try {
-                flush();
+                commitNow();
                 index.close();
             } catch (IOException e) {
                 LOG.warn("memory index close failed store={} error={}", name, e.toString());

@@ -54,7 +54,7 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
         this.context = context;
         this.store = context.getStateStore(STORE);
         // Under exactly-once Streams never commits an active task's stores: the index commits itself.
-        context.schedule(MemoryIndexStore.COMMIT_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> store.flush());
+        context.schedule(MemoryIndexStore.COMMIT_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> store.commitNow());
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 
@@ -46,10 +47,18 @@ public final class MemoryPartitioning implements StreamPartitioner<String, Objec
         return Utils.toPositive(Utils.murmur2(bytes)) % partitions;
     }
 
-    /** Partitions a {@code tenant/memoryId} key for a Streams sink. */
+    /** Partitions a {@code tenant/memoryId} key for a Streams sink; the headers play no part. */
     @Override
-    public Optional<Set<Integer>> partitions(String topic, String key, Object value, int numPartitions) {
+    public Optional<Set<Integer>> partitions(
+            String topic, String key, Object value, Headers headers, int numPartitions) {
         int slash = key.indexOf('/');
         return Optional.of(Set.of(partition(key.substring(0, slash), key.substring(slash + 1), numPartitions)));
+    }
+
+    // Still abstract in Kafka 4.4 (removed in 5.0); Streams calls the overload with headers above.
+    @SuppressWarnings("removal")
+    @Override
+    public Optional<Set<Integer>> partitions(String topic, String key, Object value, int numPartitions) {
+        return partitions(topic, key, value, null, numPartitions);
     }
 }

@@ -708,7 +708,7 @@ final class SessionState {
                 continue;
             }
             SessionHeader next = maybeCompact(key, header, now, false, nowMs, tenants.of(key.tenant(), nowMs));
-            if (next != header) {
+            if (!next.equals(header)) {
                 headers.put(key.key(), next);
             }
         }

@@ -30,7 +30,6 @@ public final class StoredMessageSerde implements Serde<StoredMessage> {
     private static final byte TOOL_USE = 3;
     private static final byte TOOL_RESULT = 4;
     private static final byte IMAGE = 5;
-    private static final Role[] ROLES = Role.values();
 
     @Override
     public Serializer<StoredMessage> serializer() {
@@ -71,10 +70,11 @@ public final class StoredMessageSerde implements Serde<StoredMessage> {
         out.writeString(message.session());
         out.writeString(message.user());
         out.writeString(message.id());
-        out.writeByte((byte) message.role().ordinal());
+        out.writeByte(roleCode(message.role()));
         out.writeString(message.name());
-        out.writeLong(message.time().getEpochSecond());
-        out.writeInt(message.time().getNano());
+        Instant time = message.time();
+        out.writeLong(time.getEpochSecond());
+        out.writeInt(time.getNano());
         out.writeInt(message.content().size());
         for (Block block : message.content()) {
             switch (block) {
@@ -132,6 +132,26 @@ public final class StoredMessageSerde implements Serde<StoredMessage> {
         return size;
     }
 
+    /** A role's code in the stored form: fixed here, whatever order the enum declares its values in. */
+    private static byte roleCode(Role role) {
+        return switch (role) {
+            case USER -> 0;
+            case ASSISTANT -> 1;
+            case SYSTEM -> 2;
+            case TOOL -> 3;
+        };
+    }
+
+    private static Role role(byte code) {
+        return switch (code) {
+            case 0 -> Role.USER;
+            case 1 -> Role.ASSISTANT;
+            case 2 -> Role.SYSTEM;
+            case 3 -> Role.TOOL;
+            default -> throw new IllegalArgumentException("unknown role code " + code);
+        };
+    }
+
     private static StoredMessage read(BinaryForm.Reader in) {
         long seq = in.readLong();
         int tokens = in.readInt();
@@ -139,7 +159,7 @@ public final class StoredMessageSerde implements Serde<StoredMessage> {
         String session = in.readString();
         String user = in.readString();
         String id = in.readString();
-        Role role = ROLES[in.readByte()];
+        Role role = role(in.readByte());
         String name = in.readString();
         Instant time = Instant.ofEpochSecond(in.readLong(), in.readInt());
         int count = in.readInt();

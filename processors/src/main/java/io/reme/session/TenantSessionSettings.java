@@ -118,7 +118,7 @@ final class TenantSessionSettings {
         try {
             TenantRecord record = TenantEntries.tenant(bytes);
             SessionSettings settings = instance.forTenant(tenant, record.policy());
-            if (settings != instance) {
+            if (!settings.equals(instance)) {
                 LOG.info(
                         "tenant session settings applied tenant={} maxInputLength={} compactRatio={} reserve={} "
                                 + "idleAfter={} retention={}",

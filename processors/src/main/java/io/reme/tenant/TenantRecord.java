@@ -4,7 +4,7 @@ import io.reme.message.SafeId;
 import java.time.Instant;
 import java.util.Objects;
 
-/** A tenant as the {@code tenants} topic holds it (key {@code tenant/<tenant>}). */
+/** A tenant as the topic of tenants holds it (key {@code tenant/<tenant>}). */
 public record TenantRecord(String tenant, TenantStatus status, Instant created, TenantPolicy policy) {
     public TenantRecord {
         SafeId.require("tenant", tenant);

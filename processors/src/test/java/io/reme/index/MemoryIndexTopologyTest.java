@@ -234,7 +234,7 @@ class MemoryIndexTopologyTest {
         assertEquals(List.of(), tombstones(), "an unsigned marker erases nothing");
 
         MemoryIndexStore store = (MemoryIndexStore) driver.getStateStore(MemoryIndexUpdater.STORE);
-        store.flush();
+        store.commitNow();
         assertTrue(onDisk("Quixotrundle"), "committed, the text is in the index's files");
         mark(alice, SECRET);
         assertEquals(List.of("acme/a1", "acme/a2", "acme/b2"), tombstones());

@@ -10,7 +10,6 @@ import io.reme.json.Json;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
-import io.reme.session.DiarySpan;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,11 +49,6 @@ class MessageSpanTest {
     private static LlmRequest request(LlmKind kind, List<Message> messages) {
         return new LlmRequest(
                 "r-1", 3, kind, "t1", "s1", "u1", 10, 11, messages, "the summary", "en", 0, T0, 200, List.of("call-9"));
-    }
-
-    private static DiarySpan kept(List<Message> messages) {
-        return new DiarySpan(
-                request(LlmKind.DIARY, messages), DiarySpan.Progress.SENT, DiarySpan.Progress.SENT, 0, null, null);
     }
 
     @Test

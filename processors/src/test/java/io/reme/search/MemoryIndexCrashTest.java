@@ -52,6 +52,7 @@ class MemoryIndexCrashTest {
             try (BufferedReader out =
                     new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
                 assertEquals("committed", out.readLine(), "the writer committed once");
+                // A pause, not a wait: the kill lands at a random point of the writer's work.
                 Thread.sleep(random.nextInt(500));
             } finally {
                 // SIGKILL, also when an assertion failed: the writer never stops by itself.

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.reme.json.Json;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class TenantPolicyTest {
                 new TenantPolicy(5.0, null, 2)
                         .withContext(32768, 0.8, 4000)
                         .withPeriods(Duration.ofMinutes(10), Duration.ofDays(7)));
-        String json = new String(TenantEntries.bytes(record));
+        String json = new String(TenantEntries.bytes(record), StandardCharsets.UTF_8);
         assertEquals(true, json.contains("\"idleAfter\":\"PT10M\""), json);
         assertEquals(true, json.contains("\"retention\":\"PT168H\""), json);
         assertEquals(record, TenantEntries.tenant(TenantEntries.bytes(record)));

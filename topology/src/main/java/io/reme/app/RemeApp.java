@@ -368,11 +368,6 @@ public final class RemeApp implements AutoCloseable {
     }
 
     /**
-     * A deleted tenant's data goes the way of {@code DELETE /v1/tenant}, on a thread of its own: the
-     * admin's answer does not wait for it (its keys are already refused), and the erasure's own
-     * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
-     */
-    /**
      * The LLM workers of this instance, merging with the memories its API finds and held to the
      * tenants' policies as its directory sees them; null when the workers run elsewhere.
      */
@@ -398,6 +393,11 @@ public final class RemeApp implements AutoCloseable {
                 api.memoryQuota());
     }
 
+    /**
+     * A deleted tenant's data goes the way of {@code DELETE /v1/tenant}, on a thread of its own: the
+     * admin's answer does not wait for it (its keys are already refused), and the erasure's own
+     * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
+     */
     private static TenantErasure tenantErasure(AtomicReference<ApiServer> api, TenantDirectory directory) {
         return tenant -> {
             ApiServer server = api.get();

@@ -65,8 +65,8 @@ public final class AppConfig {
     public static final ConfigField<Integer> HTTP_MAX_THREADS = new ConfigField<>(
             "reme.http.max-threads",
             "64",
-            "HTTP worker threads on a Java without virtual threads (17-20); from Java 21 requests run on virtual "
-                    + "threads and this bounds only the server's own platform threads.",
+            "The HTTP server's own platform threads (requests run on virtual threads); with "
+                    + "reme.http.max-queued it also bounds the requests admitted at once.",
             Parsers.intIn(8, 4096));
     public static final ConfigField<Integer> HTTP_MAX_QUEUED = new ConfigField<>(
             "reme.http.max-queued",

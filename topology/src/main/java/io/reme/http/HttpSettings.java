@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param idleTimeout how long a connection may stay silent (idle between requests, or a request
  *     half sent) before it is closed
- * @param maxThreads worker threads when the runtime has no virtual threads (Java 17-20)
+ * @param maxThreads the server's own platform threads (requests run on virtual threads)
  * @param maxQueued requests admitted beyond {@code maxThreads} to wait for a worker; beyond them a
  *     request is answered 503 at once (health checks excepted)
  * @param maxHeaderBytes the request line and headers together

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
@@ -20,8 +19,7 @@ import org.slf4j.LoggerFactory;
  * Answers the errors Jetty makes itself (a request it cannot parse, a bad URI or Content-Length,
  * an unsupported Transfer-Encoding, headers over the limit, a handler that threw) the way the API
  * answers its own: {@code {"error":{"code","message"}}} as {@code application/json}, never an HTML
- * page. Jetty calls {@link #badMessageError} for requests it refused while parsing and {@link #handle}
- * for the rest.
+ * page. Jetty calls {@link #handle} for all of them, requests it refused while parsing included.
  */
 public final class JsonErrorHandler extends ErrorHandler {
     private static final Logger LOG = LoggerFactory.getLogger(JsonErrorHandler.class);
@@ -56,14 +54,6 @@ public final class JsonErrorHandler extends ErrorHandler {
         response.getHeaders().put("X-Content-Type-Options", "nosniff");
         response.write(true, ByteBuffer.wrap(body(status, message == null ? null : message.toString())), callback);
         return true;
-    }
-
-    @Override
-    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
-        fields.put(HttpHeader.CONTENT_TYPE, "application/json");
-        fields.put(HttpHeader.CACHE_CONTROL, "no-store");
-        fields.put("X-Content-Type-Options", "nosniff");
-        return ByteBuffer.wrap(body(status, reason));
     }
 
     /** The JSON error body for {@code status}; a server error's own text stays in the log. */

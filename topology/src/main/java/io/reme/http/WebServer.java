@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One Jetty server on one address with {@link HttpSettings}' limits. Jetty reads and writes
  * connections without a thread per socket, so idle or half-sent connections hold no worker and are
- * closed after the idle timeout. Requests run on virtual threads where the runtime has them (Java
- * 21+; Jetty checks) and on a pool of at most {@link HttpSettings#maxThreads()} otherwise (Java 17). Lifecycle:
+ * closed after the idle timeout. Requests run on virtual threads; Jetty's own jobs (selecting, accepting)
+ * on a pool of at most {@link HttpSettings#maxThreads()} platform threads. Lifecycle:
  * {@link #bind} (the port is known from then on), {@link #start} once with the handler, {@link #close}.
  */
 public final class WebServer implements AutoCloseable {

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -282,8 +281,11 @@ final class McpTools {
             } else {
                 throw new ApiException(404, "document_not_found", "no resource " + uri);
             }
-            return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(
-                    uri, "text/markdown", document.path("content").asText())));
+            return McpSchema.ReadResourceResult.builder(List.of(McpSchema.TextResourceContents.builder(
+                                    uri, document.path("content").asText())
+                            .mimeType("text/markdown")
+                            .build()))
+                    .build();
         } catch (ApiException e) {
             int code = e.status() == 404
                     ? McpSchema.ErrorCodes.RESOURCE_NOT_FOUND
@@ -353,15 +355,14 @@ final class McpTools {
     /** {@code GET /v1/memories}' query string from the tool's arguments. */
     static String listQuery(ObjectNode args) {
         List<String> pairs = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> fields = args.fields(); fields.hasNext(); ) {
-            Map.Entry<String, JsonNode> field = fields.next();
+        for (Map.Entry<String, JsonNode> field : args.properties()) {
             JsonNode value = field.getValue();
             if (value.isNull()) {
                 continue;
             }
             if (field.getKey().equals("meta") && value.isObject()) {
-                value.fields()
-                        .forEachRemaining(meta -> pairs.add(encode("meta." + meta.getKey()) + "="
+                value.properties()
+                        .forEach(meta -> pairs.add(encode("meta." + meta.getKey()) + "="
                                 + encode(meta.getValue().asText())));
             } else if (value.isArray()) {
                 List<String> items = new ArrayList<>();
@@ -408,10 +409,8 @@ final class McpTools {
     }
 
     private SyncToolSpecification tool(String name, String description, ObjectNode schema, Work work) {
-        McpSchema.Tool tool = McpSchema.Tool.builder()
-                .name(name)
+        McpSchema.Tool tool = McpSchema.Tool.builder(name, map(schema))
                 .description(description)
-                .inputSchema(map(schema))
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
                 (exchange, request) -> {

@@ -175,7 +175,7 @@ final class MemoryInput {
             throw invalid("'metadata' has more than " + MAX_METADATA_ENTRIES + " entries");
         }
         Map<String, String> metadata = new LinkedHashMap<>();
-        node.fields().forEachRemaining(entry -> {
+        node.properties().forEach(entry -> {
             metadata.put(metadataKey(entry.getKey()), metadataValue(entry.getKey(), entry.getValue()));
         });
         return metadata;

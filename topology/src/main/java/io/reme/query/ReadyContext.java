@@ -181,7 +181,6 @@ final class ReadyContext {
         StringBuilder system = new StringBuilder(view.summary().strip());
         List<ObjectNode> out = new ArrayList<>();
         for (Turn turn : pair(view.messages())) {
-            Message message = turn.message();
             if (turn.role() == Role.SYSTEM) {
                 // Anthropic takes no system turns: system text joins the system prompt, in order.
                 for (Block block : turn.blocks()) {

@@ -188,7 +188,7 @@ public final class TenantAdmin {
                 .filter(found -> found.tenant().equals(tenant))
                 .orElseThrow(() -> new ApiException(404, "key_not_found", "tenant " + tenant + " has no key " + id));
         ApiKeyRecord revoked = key.revokedAt(now());
-        if (revoked != key) {
+        if (!revoked.equals(key)) {
             write(TenantEntries.apiKeyKey(id), revoked);
             LOG.info("api key revoked tenant={} keyId={}", tenant, id);
         }

@@ -34,7 +34,10 @@ public final class StreamsSettings {
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(AppConfig.REPLICATION_FACTOR));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Opt in to the Kafka 5 behaviour now; we have no global stores, so this only silences a warning.
-        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // The constant is deprecated in Kafka 4.4, which announces this behaviour as the default from 5.0.
+        @SuppressWarnings("deprecation")
+        String globalHandler = StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG;
+        props.put(globalHandler, true);
         // A window of messages travels in one request record: size the producer for it and compress.
         int maxRequest = config.get(AppConfig.REQUEST_MAX_BYTES);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRequest + 64 * 1024);

@@ -137,15 +137,24 @@ public final class AppProcess implements AutoCloseable {
         }
     }
 
-    /** SIGTERM (the shutdown hook runs), then SIGKILL if it is still running after 30 s. */
+    /**
+     * SIGTERM (the shutdown hook runs), then SIGKILL if it is still running after 30 s; interrupted while
+     * waiting, SIGKILL at once (the thread stays interrupted).
+     */
     @Override
-    public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
+    public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -46,6 +46,7 @@ import org.apache.kafka.common.security.plain.PlainLoginModule;
 import org.apache.kafka.common.security.scram.ScramLoginModule;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -63,6 +64,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * Prometheus scrapes every process; the connectors read the application's topics; and an instance starts
  * with exactly app1's environment (against the test broker).
  */
+@Tag("integration")
 class ComposeDeploymentIT extends WithBroker {
     private static final Path DOCKER = Path.of("..", "docker");
     private static final String API_KEYS = "acme:compose-key-0123456789abcdef";

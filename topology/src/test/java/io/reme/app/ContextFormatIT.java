@@ -15,12 +15,14 @@ import io.reme.app.ApiClient.Response;
 import io.reme.json.Json;
 import io.reme.provider.OpenAiTestServer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * sends: the messages go through the real openai-java client to the test server unchanged. Also the
  * Anthropic shape, the default left as it was, and a bad format refused.
  */
+@Tag("integration")
 class ContextFormatIT extends WithBroker {
     private static final String SESSION = "agent-1";
     private static RemeApp app;
@@ -59,17 +62,21 @@ class ContextFormatIT extends WithBroker {
     }
 
     /** Polls the context in {@code query}'s shape until it holds {@code count} messages. */
-    private static JsonNode await(String query, int count) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        Response last = null;
-        while (Instant.now().isBefore(deadline)) {
-            last = context(TestApps.ACME_KEY, query);
-            if (last.status() == 200 && last.json().path("messages").size() >= count) {
-                return last.json();
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no context of " + count + " messages; last " + (last == null ? "none" : last.text()));
+    private static JsonNode await(String query, int count) {
+        AtomicReference<Response> last = new AtomicReference<>();
+        Awaitility.await("a context of " + count + " messages")
+                .atMost(Duration.ofSeconds(60))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    last.set(context(TestApps.ACME_KEY, query));
+                    assertTrue(
+                            last.get().status() == 200
+                                    && last.get().json().path("messages").size() >= count,
+                            () -> "no context of " + count + " messages; last "
+                                    + last.get().text());
+                });
+        return last.get().json();
     }
 
     @Test

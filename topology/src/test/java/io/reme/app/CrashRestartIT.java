@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * directory. Exactly-once processing must show: nothing lost, nothing archived or requested
  * twice, and the same token accounting as a run without a crash.
  */
+@Tag("integration")
 class CrashRestartIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(CrashRestartIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -79,6 +81,7 @@ class CrashRestartIT extends WithBroker {
                             try {
                                 for (List<Envelope> round : rounds.subList(1, beforeKill)) {
                                     TestKafka.send(producer, TOPICS.messages(), round);
+                                    // A pause, not a wait: the producer paces its rounds.
                                     Thread.sleep(100);
                                 }
                             } catch (Throwable t) {

@@ -35,6 +35,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
  * on top, so the page ends with both entries at version 2. And a day the model refuses as longer than
  * its context is written with each half of its messages in turn.
  */
+@Tag("integration")
 class DiaryRaceIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(DiaryRaceIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();

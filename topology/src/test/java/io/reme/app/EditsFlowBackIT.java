@@ -19,6 +19,7 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * person edits it by hand, and the edit becomes the document's next version, searchable through
  * {@code /v1/search}; the sink's own writes never come back as edits.
  */
+@Tag("integration")
 class EditsFlowBackIT extends WithBroker {
     private static final String MODEL_VERSION = "# Long-term memory\n\n- Alice prefers green tea in the afternoon.\n";
     private static final String HUMAN_FACT = "- Alice is on call the first week of December.\n";
@@ -93,11 +95,16 @@ class EditsFlowBackIT extends WithBroker {
                     "{\"query\":\"green tea\",\"k\":5}",
                     s -> mentions(s, "green tea"));
             assertTrue(!mentions(call(app, "/v1/search", question), "bluefin-42"), "not known before the edit");
-            Thread.sleep(4500);
-            assertEquals(
-                    1,
-                    call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
-                    "the sink's own write did not come back as an edit");
+            Awaitility.await("the sink's own write does not come back as an edit")
+                    .during(Duration.ofMillis(4500))
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertEquals(
+                            1,
+                            call(app, "/v1/diary/alice/MEMORY", null)
+                                    .path("version")
+                                    .asLong(),
+                            "the sink's own write did not come back as an edit"));
 
             Files.writeString(file, MODEL_VERSION + FACT);
 
@@ -108,11 +115,16 @@ class EditsFlowBackIT extends WithBroker {
             assertEquals(2, document.path("version").asLong());
             assertEquals(DiaryFileWatcher.AUTHOR, document.path("author").asText());
             assertEquals(MODEL_VERSION + FACT, document.path("content").asText());
-            Thread.sleep(4500);
-            assertEquals(
-                    2,
-                    call(app, "/v1/diary/alice/MEMORY", null).path("version").asLong(),
-                    "writing the published edit back to the file is not another edit");
+            Awaitility.await("writing the published edit back to the file is not another edit")
+                    .during(Duration.ofMillis(4500))
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertEquals(
+                            2,
+                            call(app, "/v1/diary/alice/MEMORY", null)
+                                    .path("version")
+                                    .asLong(),
+                            "writing the published edit back to the file is not another edit"));
             assertEquals(MODEL_VERSION + FACT, Files.readString(file));
 
             // A race: the person saves again while a model edit of version 2 gets in first.

@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * killed 329 ms into an erasure, 9 of 301 memories were gone, the session was still served and the
  * status answered 404; and a request on the topics alone erased no memory at all.
  */
+@Tag("integration")
 class ErasureCrashIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int MEMORIES = 120;

@@ -33,6 +33,8 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * outputs go from every API, the working directory and the compacted topics (tombstones), the answer
  * counts what went, and nothing of another user or another tenant is touched.
  */
+@Tag("integration")
 class ErasureIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final Instant START = Instant.parse("2026-03-02T09:00:00Z");
@@ -332,11 +335,11 @@ class ErasureIT extends WithBroker {
         return latest;
     }
 
-    private static void await(String what, Duration timeout, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what + " within " + timeout.toSeconds() + " s");
-            Thread.sleep(100);
-        }
+    private static void await(String what, Duration timeout, BooleanSupplier done) {
+        Awaitility.await(what)
+                .atMost(timeout)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .until(done::getAsBoolean);
     }
 }

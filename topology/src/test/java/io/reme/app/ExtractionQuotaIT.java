@@ -49,6 +49,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.Test;
  * extraction of three new memories and one update writes the update and the first new one, and
  * dead-letters the other two with the reason; the count is asked once for the request.
  */
+@Tag("integration")
 class ExtractionQuotaIT extends WithBroker {
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
     private static final MemoryRecord EXISTING = MemoryRecord.of(

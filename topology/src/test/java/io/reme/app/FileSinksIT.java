@@ -46,6 +46,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * write or to dead-letter whole are dead-lettered as excerpts.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("integration")
 class FileSinksIT extends WithBroker {
     private static final Topics TOPICS = new Topics("fs.");
     private static final Instant TIME = Instant.parse("2026-11-30T10:00:00Z");

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * Every compaction must still end OK or FAILED (FAILED ones dead-lettered), no invalid summary may
  * ever be applied, no message may be lost or duplicated, and compactions must get applied regardless.
  */
+@Tag("integration")
 class LlmFaultIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(LlmFaultIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -143,6 +145,7 @@ class LlmFaultIT extends WithBroker {
                                 }
                             }
                             try {
+                                // A pause, not a wait: the watcher paces its reads.
                                 Thread.sleep(50);
                             } catch (InterruptedException e) {
                                 return;
@@ -165,10 +168,19 @@ class LlmFaultIT extends WithBroker {
             }
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        /** Stops reading contexts and waits (up to 10 s) for the last read to end. */
+        void stop() {
             running = false;
-            thread.join(10_000);
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            stop();
         }
     }
 
@@ -227,7 +239,7 @@ class LlmFaultIT extends WithBroker {
 
                 LlmRecords.Exchange exchange =
                         LlmRecords.await(broker.bootstrapServers(), TOPICS, Duration.ofSeconds(60));
-                watcher.close();
+                watcher.stop();
                 contexts.forEach((session, context) ->
                         watcher.record(session, context.path("summary").asText()));
                 verify(produced, contexts, exchange, model, watcher);

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ import org.slf4j.LoggerFactory;
  * summary, the summary is well formed, no message is lost or duplicated, every request was
  * answered exactly once, and the user's diary of that day remembers the facts.
  */
+@Tag("integration")
 class LlmPipelineIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(LlmPipelineIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();

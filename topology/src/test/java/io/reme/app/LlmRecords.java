@@ -11,7 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** The integration tests' view of the LLM topics: what was asked of the workers and what they answered. */
 final class LlmRecords {
@@ -60,7 +63,7 @@ final class LlmRecords {
      * Reads every request committed so far, then the results until each request has at least one
      * (or {@code timeout} passes; the caller then sees which are missing).
      */
-    static Exchange await(String bootstrap, Topics topics, Duration timeout) throws InterruptedException {
+    static Exchange await(String bootstrap, Topics topics, Duration timeout) {
         List<LlmRequest> requests = new ArrayList<>();
         Map<String, LlmRequest> distinct = new LinkedHashMap<>();
         for (ConsumerRecord<String, byte[]> record :
@@ -69,19 +72,29 @@ final class LlmRecords {
             requests.add(request);
             distinct.put(id(request), request);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Map<String, List<LlmResult>> results = new TreeMap<>();
-            for (ConsumerRecord<String, byte[]> record :
-                    TestKafka.readCommitted(bootstrap, topics.llmResults(), 0, Duration.ofSeconds(15))) {
-                LlmResult result = PipelineChecks.read(record.value(), LlmResult.class);
-                results.computeIfAbsent(id(result), k -> new ArrayList<>()).add(result);
-            }
-            boolean complete = distinct.keySet().stream().allMatch(results::containsKey);
-            if (complete || System.nanoTime() > deadline) {
-                return new Exchange(requests, results);
-            }
-            Thread.sleep(250);
+        AtomicReference<Map<String, List<LlmResult>>> results = new AtomicReference<>();
+        try {
+            Awaitility.await("a result for every request")
+                    .atMost(timeout)
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        results.set(results(bootstrap, topics));
+                        return distinct.keySet().stream().allMatch(results.get()::containsKey);
+                    });
+        } catch (ConditionTimeoutException e) {
+            // The caller sees which are missing.
         }
+        return new Exchange(requests, results.get());
+    }
+
+    private static Map<String, List<LlmResult>> results(String bootstrap, Topics topics) {
+        Map<String, List<LlmResult>> results = new TreeMap<>();
+        for (ConsumerRecord<String, byte[]> record :
+                TestKafka.readCommitted(bootstrap, topics.llmResults(), 0, Duration.ofSeconds(15))) {
+            LlmResult result = PipelineChecks.read(record.value(), LlmResult.class);
+            results.computeIfAbsent(id(result), k -> new ArrayList<>()).add(result);
+        }
+        return results;
     }
 }

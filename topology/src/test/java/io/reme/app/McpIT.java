@@ -23,14 +23,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * Streamable HTTP: the tools and resources answer for the key's tenant only, errors carry the HTTP
  * API's codes, and a missing or wrong key is refused before any tool runs.
  */
+@Tag("integration")
 class McpIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
     private static final String MEMORY_MD = "# Long-term memory\n- Alice deploys the orders-service on Fridays.\n";
@@ -70,7 +74,7 @@ class McpIT extends WithBroker {
     private static McpSyncClient client(String key) {
         return McpClient.sync(HttpClientStreamableHttpTransport.builder(app.httpUrl())
                         .endpoint("/mcp")
-                        .httpRequestCustomizer((request, method, uri, body, context) ->
+                        .addHttpRequestCustomizer((request, method, uri, body, context) ->
                                 request.header("Authorization", "Bearer " + key))
                         .build())
                 .requestTimeout(Duration.ofSeconds(30))
@@ -78,7 +82,8 @@ class McpIT extends WithBroker {
     }
 
     private static JsonNode call(McpSyncClient client, String tool, Map<String, Object> arguments) {
-        McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest(tool, arguments));
+        McpSchema.CallToolResult result = client.callTool(
+                McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());
         JsonNode structured = Json.MAPPER.valueToTree(result.structuredContent());
         JsonNode text = text(result);
         assertEquals(text, structured, "the text content is the structured content as JSON");
@@ -112,18 +117,17 @@ class McpIT extends WithBroker {
 
     /** Calls the tool until {@code done} holds for its answer. */
     private static JsonNode await(
-            McpSyncClient client, String tool, Map<String, Object> arguments, Predicate<JsonNode> done)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        JsonNode last;
-        do {
-            last = call(client, tool, arguments);
-            if (done.test(last)) {
-                return last;
-            }
-            Thread.sleep(100);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError(tool + " never answered as expected; last " + last);
+            McpSyncClient client, String tool, Map<String, Object> arguments, Predicate<JsonNode> done) {
+        AtomicReference<JsonNode> last = new AtomicReference<>();
+        Awaitility.await(tool + " answers as expected")
+                .atMost(DEADLINE)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    last.set(call(client, tool, arguments));
+                    assertTrue(done.test(last.get()), () -> tool + " never answered as expected; last " + last.get());
+                });
+        return last.get();
     }
 
     @Test
@@ -203,7 +207,7 @@ class McpIT extends WithBroker {
                 Map.of("query", "green tea", "user", "alice", "k", 5),
                 a -> a.path("hits").size() > 0);
         assertEquals(id, hits.path("hits").path(0).path("id").asText(), hits::toString);
-        assertEquals("personal", hits.path("hits").path(0).path("type").asText().toLowerCase());
+        assertEquals("personal", hits.path("hits").path(0).path("type").asText().toLowerCase(Locale.ROOT));
 
         JsonNode otherHits = ok(globex, "search_memory", Map.of("query", "green tea"));
         assertEquals(0, otherHits.path("hits").size(), "globex never sees acme's memories: " + otherHits);
@@ -259,8 +263,8 @@ class McpIT extends WithBroker {
                 a -> !a.path("isError").asBoolean());
         assertEquals(MEMORY_MD, memory.path("content").asText(), memory::toString);
 
-        McpSchema.ReadResourceResult resource =
-                acme.readResource(new McpSchema.ReadResourceRequest("reme://memory/alice"));
+        McpSchema.ReadResourceResult resource = acme.readResource(
+                McpSchema.ReadResourceRequest.builder("reme://memory/alice").build());
         McpSchema.TextResourceContents contents =
                 (McpSchema.TextResourceContents) resource.contents().get(0);
         assertEquals(MEMORY_MD, contents.text());
@@ -268,13 +272,16 @@ class McpIT extends WithBroker {
 
         assertToolError(call(globex, "read_diary", Map.of("user", "alice")), 404, "document_not_found");
         McpError missing = assertThrows(
-                McpError.class, () -> globex.readResource(new McpSchema.ReadResourceRequest("reme://memory/alice")));
+                McpError.class,
+                () -> globex.readResource(McpSchema.ReadResourceRequest.builder("reme://memory/alice")
+                        .build()));
         assertEquals(
                 McpSchema.ErrorCodes.RESOURCE_NOT_FOUND,
                 missing.getJsonRpcError().code());
         McpError noDay = assertThrows(
                 McpError.class,
-                () -> acme.readResource(new McpSchema.ReadResourceRequest("reme://diary/alice/2026-02-30")));
+                () -> acme.readResource(McpSchema.ReadResourceRequest.builder("reme://diary/alice/2026-02-30")
+                        .build()));
         assertEquals(
                 McpSchema.ErrorCodes.INVALID_PARAMS, noDay.getJsonRpcError().code(), noDay::toString);
         assertToolError(
@@ -301,7 +308,7 @@ class McpIT extends WithBroker {
         AtomicReference<String> key = new AtomicReference<>(TestApps.ACME_KEY);
         McpSyncClient swapping = McpClient.sync(HttpClientStreamableHttpTransport.builder(app.httpUrl())
                         .endpoint("/mcp")
-                        .httpRequestCustomizer((request, method, uri, body, context) ->
+                        .addHttpRequestCustomizer((request, method, uri, body, context) ->
                                 request.header("Authorization", "Bearer " + key.get()))
                         .build())
                 .requestTimeout(Duration.ofSeconds(30))
@@ -317,8 +324,9 @@ class McpIT extends WithBroker {
             key.set(TestApps.GLOBEX_KEY);
             assertThrows(
                     RuntimeException.class,
-                    () -> swapping.callTool(
-                            new McpSchema.CallToolRequest("get_context", Map.of("session", "mcp-swap"))));
+                    () -> swapping.callTool(McpSchema.CallToolRequest.builder("get_context")
+                            .arguments(Map.of("session", "mcp-swap"))
+                            .build()));
         } finally {
             swapping.close();
         }

@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * the other; edits keep the id and keep the old content; listings filter, sort and page; another
  * tenant's id is 404; bad input is 400 with a message.
  */
+@Tag("integration")
 class MemoryApiIT extends WithBroker {
     private static RemeApp a;
     private static RemeApp b;

@@ -18,8 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
@@ -39,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * other tenant's key shows none of it. Text that looks like HTML or a script link stays text.
  * Screenshots go to {@code target/ui-screenshots} (or {@code -Dreme.ui.screenshots=<dir>}).
  */
+@Tag("integration")
 class MemoryBrowserIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryBrowserIT.class);
     private static final String SESSION = "trip-planning";
@@ -331,27 +335,30 @@ class MemoryBrowserIT extends WithBroker {
     }
 
     /** Waits until the session has no compaction in flight and the diary and extraction it asked for are answered. */
-    private static void awaitSettled() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode context = ApiClient.send(
-                            app, "GET", "/v1/sessions/" + SESSION + "/context", TestApps.ACME_KEY, null)
-                    .json();
-            JsonNode requests = ApiClient.send(app, "GET", "/v1/pipeline", TestApps.ACME_KEY, null)
-                    .json()
-                    .path("metrics")
-                    .path("llmRequests");
-            boolean toolTurnIn = context.path("messages").toString().contains("booking service");
-            if (toolTurnIn
-                    && context.path("compaction").path("pending").isNull()
-                    && requests.path("DIARY").path("OK").asLong() >= 1
-                    && requests.path("EXTRACT").path("OK").asLong() >= 1) {
-                LOG.info("settled: {}", requests);
-                return;
-            }
-            Thread.sleep(250);
+    private static void awaitSettled() {
+        Awaitility.await("the session settled")
+                .atMost(Duration.ofSeconds(90))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(250))
+                .until(MemoryBrowserIT::settled);
+    }
+
+    private static boolean settled() {
+        JsonNode context = ApiClient.send(app, "GET", "/v1/sessions/" + SESSION + "/context", TestApps.ACME_KEY, null)
+                .json();
+        JsonNode requests = ApiClient.send(app, "GET", "/v1/pipeline", TestApps.ACME_KEY, null)
+                .json()
+                .path("metrics")
+                .path("llmRequests");
+        boolean toolTurnIn = context.path("messages").toString().contains("booking service");
+        if (toolTurnIn
+                && context.path("compaction").path("pending").isNull()
+                && requests.path("DIARY").path("OK").asLong() >= 1
+                && requests.path("EXTRACT").path("OK").asLong() >= 1) {
+            LOG.info("settled: {}", requests);
+            return true;
         }
-        throw new AssertionError("the session did not settle");
+        return false;
     }
 
     // ---- the browser ----------------------------------------------------------------------------
@@ -361,34 +368,41 @@ class MemoryBrowserIT extends WithBroker {
     }
 
     private static void awaitRow() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (chrome.findElements(summaryCell()).isEmpty()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the session was never listed: " + text(By.id("view")));
-            }
-            sleep(500);
-            chrome.navigate().refresh();
-            sleep(300);
-        }
+        refresh(
+                Duration.ofSeconds(60),
+                () -> !chrome.findElements(summaryCell()).isEmpty(),
+                "the session was never listed");
     }
 
     private static void refreshUntil(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (true) {
-            try {
-                if (condition.getAsBoolean()) {
-                    return;
-                }
-            } catch (org.openqa.selenium.NoSuchElementException
-                    | org.openqa.selenium.StaleElementReferenceException e) {
-                // The page is being drawn again.
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("never happened; the page shows: " + text(By.id("view")));
-            }
-            sleep(700);
-            chrome.navigate().refresh();
-            sleep(300);
+        refresh(Duration.ofSeconds(90), condition, "never happened");
+    }
+
+    /**
+     * Reloads the page until {@code condition} holds on it, a second apart (in this thread: the driver is not
+     * thread-safe), and fails with what the page shows.
+     */
+    private static void refresh(Duration timeout, BooleanSupplier condition, String failure) {
+        try {
+            Awaitility.await()
+                    .atMost(timeout)
+                    .pollInSameThread()
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        try {
+                            if (condition.getAsBoolean()) {
+                                return true;
+                            }
+                        } catch (org.openqa.selenium.NoSuchElementException
+                                | org.openqa.selenium.StaleElementReferenceException e) {
+                            // The page is being drawn again.
+                        }
+                        chrome.navigate().refresh();
+                        return false;
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(failure + "; the page shows: " + text(By.id("view")), e);
         }
     }
 
@@ -439,14 +453,5 @@ class MemoryBrowserIT extends WithBroker {
 
     private static void shot(String name) throws IOException {
         Files.write(screenshots.resolve(name + ".png"), chrome.getScreenshotAs(OutputType.BYTES));
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

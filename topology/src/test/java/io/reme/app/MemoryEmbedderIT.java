@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * a memory whose text it refuses is dead-lettered alone, one whose context it refuses is written
  * without its context vector, and the others of the same batch get both vectors.
  */
+@Tag("integration")
 class MemoryEmbedderIT extends WithBroker {
     private static final Topics TOPICS = new Topics("emb.");
     private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
@@ -87,7 +89,7 @@ class MemoryEmbedderIT extends WithBroker {
             producer.flush();
         }
 
-        try (MemoryEmbedder embedder = MemoryEmbedder.start(
+        try (MemoryEmbedder _ = MemoryEmbedder.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                 TOPICS,
                 "emb-it",

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * holds, so a contradiction updates the memory it contradicts and a repeated statement adds
  * nothing; an edit over HTTP changes what retrieval and search return.
  */
+@Tag("integration")
 class MemoryExtractionIT extends WithBroker {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
@@ -239,7 +241,7 @@ class MemoryExtractionIT extends WithBroker {
     void separateWorkersWithoutAnEmbeddingModelStillIndexMemories() throws Exception {
         AppConfig config = separateConfig("separate", "none");
         try (RemeApp app = RemeApp.start(config);
-                WorkerProcess workers = separateWorkers(config, MemoryLookup.NONE, null)) {
+                WorkerProcess _ = separateWorkers(config, MemoryLookup.NONE, null)) {
             say(app, "s1", "I prefer window seats.");
             JsonNode memories = await(app, m -> m.size() == 1, "the preference reaches the index without vectors");
             assertEquals(
@@ -259,7 +261,7 @@ class MemoryExtractionIT extends WithBroker {
         try (RemeApp app = RemeApp.start(config);
                 EmbeddingModel embeddings = Providers.embeddings(config);
                 // As with reme.workers.search-url pointing at the app.
-                WorkerProcess workers = separateWorkers(
+                WorkerProcess _ = separateWorkers(
                         config,
                         new HttpMemoryLookup(app.httpUrl(), ApiKeys.parse(config.get(AppConfig.API_KEYS))),
                         embeddings)) {

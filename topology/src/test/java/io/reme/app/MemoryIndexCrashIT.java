@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
  * the records after it, and then lists exactly the memories the topic holds, updates and deletes
  * included, each once.
  */
+@Tag("integration")
 class MemoryIndexCrashIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexCrashIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -63,6 +65,7 @@ class MemoryIndexCrashIT extends WithBroker {
                 }
                 awaitListed(url, expected, first);
                 // Past the index's commit interval: every task's Lucene has a commit point with these in it.
+                // A pause, not a wait: past the index commit interval, which nothing outside the process shows.
                 Thread.sleep(12_000);
                 // The tail: updates, deletes and new ones, applied but not yet committed to Lucene when killed.
                 for (int i = 0; i < 200; i++) {

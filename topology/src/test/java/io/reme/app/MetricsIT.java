@@ -27,6 +27,7 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * the run did (messages, tokens, compactions, dead letters, searches, index size), tenants off the
  * allow-list never appear as label values, and the LLM workers' calls are timed by kind and outcome.
  */
+@Tag("integration")
 class MetricsIT extends WithBroker {
     private static final MessageParser PARSER = new MessageParser(4 * 1024 * 1024);
 

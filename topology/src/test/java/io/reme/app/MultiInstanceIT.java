@@ -18,12 +18,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.HostInfo;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * for any session of the caller's tenant, reading its own store or forwarding to the owner, and
  * neither shows one tenant's session to another.
  */
+@Tag("integration")
 class MultiInstanceIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int SESSIONS = 16;
@@ -134,29 +139,33 @@ class MultiInstanceIT extends WithBroker {
     }
 
     /** Both RUNNING, the four tasks split between them with none on both, unchanged over several looks. */
-    static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int stableLooks = 0;
-        String last = "";
-        while (stableLooks < 4) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("assignment not stable within " + timeout.toSeconds() + " s: " + last);
-            }
-            Thread.sleep(250);
-            Set<Integer> onA = activePartitions(a);
-            Set<Integer> onB = activePartitions(b);
-            String now = a.streams().state() + " " + onA + " / " + b.streams().state() + " " + onB;
-            Set<Integer> all = new HashSet<>(onA);
-            all.addAll(onB);
-            boolean good = a.streams().state() == KafkaStreams.State.RUNNING
-                    && b.streams().state() == KafkaStreams.State.RUNNING
-                    && !onA.isEmpty()
-                    && !onB.isEmpty()
-                    && onA.size() + onB.size() == 4
-                    && all.equals(Set.of(0, 1, 2, 3));
-            stableLooks = good && now.equals(last) ? stableLooks + 1 : good ? 1 : 0;
-            last = now;
-        }
+    static void awaitStableAssignment(RemeApp a, RemeApp b, Duration timeout) {
+        AtomicInteger stableLooks = new AtomicInteger();
+        AtomicReference<String> last = new AtomicReference<>("");
+        Awaitility.await("a stable assignment")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(250))
+                .untilAsserted(() -> {
+                    look(a, b, stableLooks, last);
+                    assertTrue(stableLooks.get() >= 4, () -> "assignment not stable: " + last.get());
+                });
+    }
+
+    /** One look at both assignments: counts the looks in a row that found the same good one. */
+    private static void look(RemeApp a, RemeApp b, AtomicInteger stableLooks, AtomicReference<String> last) {
+        Set<Integer> onA = activePartitions(a);
+        Set<Integer> onB = activePartitions(b);
+        String now = a.streams().state() + " " + onA + " / " + b.streams().state() + " " + onB;
+        Set<Integer> all = new HashSet<>(onA);
+        all.addAll(onB);
+        boolean good = a.streams().state() == KafkaStreams.State.RUNNING
+                && b.streams().state() == KafkaStreams.State.RUNNING
+                && !onA.isEmpty()
+                && !onB.isEmpty()
+                && onA.size() + onB.size() == 4
+                && all.equals(Set.of(0, 1, 2, 3));
+        stableLooks.set(good && now.equals(last.get()) ? stableLooks.get() + 1 : good ? 1 : 0);
+        last.set(now);
     }
 
     /** The context holds every produced message, in order, with jtokkit's counts, and nothing else. */

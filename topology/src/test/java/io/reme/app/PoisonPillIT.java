@@ -34,6 +34,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
  * the broker takes them, are dead-lettered as bounded excerpts (size, digest, origin) and the records
  * behind them are processed as usual; every topic and changelog has an explicit max.message.bytes.
  */
+@Tag("integration")
 class PoisonPillIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(PoisonPillIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();

@@ -25,6 +25,7 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ import org.slf4j.LoggerFactory;
  * {@code docs/architecture.md}. With {@code -Dreme.recovery.baseline=true} the children run with the
  * settings of before (dynamic members, 45 s session timeout, no standbys) to measure those.
  */
+@Tag("integration")
 class RecoveryTimesIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryTimesIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -110,6 +112,7 @@ class RecoveryTimesIT extends WithBroker {
                                 return found != null && found.path("hits").size() == MEMORIES;
                             });
                     // Let the group settle (standbys restored, no rebalance in flight) before the kill.
+                    // A pause, not a wait: nothing outside the group shows that it has settled.
                     Thread.sleep(5_000);
                     ContextApi.awaitCounted(
                             () -> otherUrl, TestApps.ACME_KEY, sizes, Duration.ofSeconds(60), other::requireAlive);

@@ -21,10 +21,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** {@code replay-dlq} against a broker: a dead-lettered request goes back to llm.requests, once. */
+@Tag("integration")
 class ReplayDlqIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
 

@@ -20,11 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * instance going away makes answers partial or moves them, never wrong. With tenant buckets a
  * tenant's memories lie on several partitions, and a search merges all of them on either instance.
  */
+@Tag("integration")
 class SearchIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final int TENANTS = 8;
@@ -155,19 +161,28 @@ class SearchIT extends WithBroker {
     /** Searches both instances until both answer exactly {@code expected} or the deadline passes, then asserts it. */
     private static Answers awaitBoth(RemeApp a, RemeApp b, int tenant, Set<String> expected, int k, long deadline)
             throws Exception {
-        JsonNode fromA;
-        JsonNode fromB;
-        do {
-            fromA = search(a, tenant, k);
-            fromB = search(b, tenant, k);
-            if (ids(fromA).equals(expected) && ids(fromB).equals(expected)) {
-                break;
+        AtomicReference<Answers> last = new AtomicReference<>(new Answers(search(a, tenant, k), search(b, tenant, k)));
+        Predicate<Answers> both = answers ->
+                ids(answers.fromA()).equals(expected) && ids(answers.fromB()).equals(expected);
+        if (!both.test(last.get()) && System.nanoTime() < deadline) {
+            try {
+                Awaitility.await("tenant t" + tenant + " answered by both")
+                        .atMost(Duration.ofNanos(deadline - System.nanoTime()))
+                        .pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> {
+                            last.set(new Answers(search(a, tenant, k), search(b, tenant, k)));
+                            return both.test(last.get());
+                        });
+            } catch (ConditionTimeoutException e) {
+                // Asserted below, with the last answers.
             }
-            Thread.sleep(200);
-        } while (System.nanoTime() < deadline);
+        }
+        JsonNode fromA = last.get().fromA();
+        JsonNode fromB = last.get().fromB();
         assertEquals(expected, ids(fromA), "tenant t" + tenant + " via A: " + fromA);
         assertEquals(expected, ids(fromB), "tenant t" + tenant + " via B: " + fromB);
-        return new Answers(fromA, fromB);
+        return last.get();
     }
 
     @Test
@@ -207,19 +222,31 @@ class SearchIT extends WithBroker {
                         seen.add("partial t" + t);
                     }
                 }
+                // A pause, not a wait: twenty rounds of answers a quarter second apart, while B leaves.
                 Thread.sleep(250);
             }
             // After the rebalance A holds every partition and every answer is complete again.
             deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             for (int t = 0; t < TENANTS; t++) {
-                JsonNode answer;
-                do {
-                    answer = search(a, t, 20);
-                    if (!answer.path("partial").asBoolean() && ids(answer).equals(expected.get(t))) {
-                        break;
+                int tenant = t;
+                AtomicReference<JsonNode> last = new AtomicReference<>(search(a, t, 20));
+                Predicate<JsonNode> complete = answer ->
+                        !answer.path("partial").asBoolean() && ids(answer).equals(expected.get(tenant));
+                if (!complete.test(last.get()) && System.nanoTime() < deadline) {
+                    try {
+                        Awaitility.await("tenant t" + t + " complete after the move")
+                                .atMost(Duration.ofNanos(deadline - System.nanoTime()))
+                                .pollDelay(Duration.ZERO)
+                                .pollInterval(Duration.ofMillis(250))
+                                .until(() -> {
+                                    last.set(search(a, tenant, 20));
+                                    return complete.test(last.get());
+                                });
+                    } catch (ConditionTimeoutException e) {
+                        // Asserted below, with the last answer.
                     }
-                    Thread.sleep(250);
-                } while (System.nanoTime() < deadline);
+                }
+                JsonNode answer = last.get();
                 assertEquals(
                         expected.get(t),
                         ids(answer),

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -29,12 +30,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The memory index is only a view of the memories topic: wiping the state directory and restoring
  * from the topic gives the same answers, and replaying the same records again changes nothing.
  */
+@Tag("integration")
 class SearchRestoreIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final List<String> QUERIES =
@@ -65,18 +70,23 @@ class SearchRestoreIT extends WithBroker {
     }
 
     /** Polls until at least {@code minHits} hits come back and two answers a second apart agree. */
-    private static List<String> awaitAnswers(RemeApp app, int minHits) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<String> previous = List.of();
-        while (System.nanoTime() < deadline) {
-            List<String> answers = answers(app);
-            if (answers.size() >= minHits && answers.equals(previous)) {
-                return answers;
-            }
-            previous = answers;
-            Thread.sleep(1_000);
+    private static List<String> awaitAnswers(RemeApp app, int minHits) {
+        AtomicReference<List<String>> previous = new AtomicReference<>(List.of());
+        try {
+            Awaitility.await("two answers a second apart that agree")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        List<String> answers = answers(app);
+                        boolean agree = answers.size() >= minHits && answers.equals(previous.get());
+                        previous.set(answers);
+                        return agree;
+                    });
+        } catch (ConditionTimeoutException e) {
+            // The caller compares the last answers.
         }
-        return previous;
+        return previous.get();
     }
 
     private static void produce(List<MemoryRecord> records) throws Exception {
@@ -136,7 +146,11 @@ class SearchRestoreIT extends WithBroker {
             before = awaitAnswers(app, 36);
             // Replaying the very same records changes nothing.
             produce(records);
-            Thread.sleep(2_000);
+            List<String> answered = before;
+            Awaitility.await("the replay changes no answer")
+                    .during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> answers(app), answered::equals);
             assertEquals(before, awaitAnswers(app, before.size()));
         }
         Path state = dir.resolve("app").resolve("streams");

@@ -28,6 +28,7 @@ import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * page by page with the cursor, filtered by user and by activity time, and never another tenant's;
  * erasing a user through one instance removes their sessions on both and is reported by either.
  */
+@Tag("integration")
 class SessionListingIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
     private static final HttpClient HTTP =
@@ -73,8 +75,10 @@ class SessionListingIT extends WithBroker {
                         a::httpUrl, TestApps.GLOBEX_KEY, Map.of("g0", 4, "s0", 4), Duration.ofSeconds(60), () -> {});
 
                 // Second wave, a moment later: more of s1 and s6, so they move to the front.
+                // A pause, not a wait: the clock moves on between the two waves and the instant that parts them.
                 Thread.sleep(50);
                 Instant between = Instant.now();
+                // A pause, not a wait: the instant that parts the waves is strictly before the second.
                 Thread.sleep(50);
                 for (String session : List.of("s6", "s1")) {
                     TestKafka.send(

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +23,7 @@ import org.slf4j.LoggerFactory;
  * on purpose); afterwards each message is in exactly one place and every number the API serves
  * checks out.
  */
+@Tag("integration")
 class SessionPipelineIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(SessionPipelineIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();

@@ -12,12 +12,17 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Kafka Streams, the API and the LLM workers are up) closes everything it opened before the failure is
  * thrown: the model, the workers' and Streams' threads, the HTTP port and the broker it started itself.
  */
+@Tag("integration")
 class StartFailureIT {
     @TempDir
     Path dataDir;
@@ -98,24 +104,33 @@ class StartFailureIT {
      * server), still alive a few seconds after the failure. The wait is for threads told to stop that take a
      * moment to end; a leaked resource keeps its threads however long one waits.
      */
-    private static List<String> startedSince(Set<Thread> before) throws InterruptedException {
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        List<String> alive;
-        do {
-            alive = new ArrayList<>();
-            for (Thread thread : Thread.getAllStackTraces().keySet()) {
-                String name = thread.getName();
-                if (thread.isAlive()
-                        && !before.contains(thread)
-                        && (name.startsWith("reme-") || name.contains("StreamThread"))) {
-                    alive.add(name);
-                }
+    private static List<String> startedSince(Set<Thread> before) {
+        AtomicReference<List<String>> alive = new AtomicReference<>(List.of());
+        try {
+            Awaitility.await("the threads it started ended")
+                    .atMost(Duration.ofSeconds(15))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        alive.set(aliveSince(before));
+                        return alive.get().isEmpty();
+                    });
+        } catch (ConditionTimeoutException e) {
+            // The caller names those still alive.
+        }
+        return alive.get();
+    }
+
+    private static List<String> aliveSince(Set<Thread> before) {
+        List<String> alive = new ArrayList<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            String name = thread.getName();
+            if (thread.isAlive()
+                    && !before.contains(thread)
+                    && (name.startsWith("reme-") || name.contains("StreamThread"))) {
+                alive.add(name);
             }
-            if (alive.isEmpty()) {
-                return alive;
-            }
-            Thread.sleep(200);
-        } while (System.nanoTime() < deadline);
+        }
         return alive;
     }
 

@@ -41,6 +41,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -51,8 +52,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +65,7 @@ import org.slf4j.LoggerFactory;
  * key appears in plain text in the topic, the data directories or the logs, and a tenant past its
  * quota gets 429 while another tenant's requests keep their latency.
  */
+@Tag("integration")
 class TenantsIT extends WithBroker {
     private static final String ADMIN_KEY = "admin-key-0123456789abcdef";
     private static final Duration PROPAGATION = Duration.ofSeconds(10);
@@ -184,14 +188,15 @@ class TenantsIT extends WithBroker {
                 .internalAuthorization("initech")
                 .orElseThrow()
                 .substring("Bearer ".length());
-        long erasureDeadline = System.nanoTime() + PROPAGATION.toNanos();
-        Response erasure = send(a, "GET", "/v1/tenant/erasure", instanceKey, null);
-        while (!erasure.json().path("complete").asBoolean()) {
-            assertTrue(
-                    System.nanoTime() < erasureDeadline, "the deleted tenant's erasure completes: " + erasure.text());
-            Thread.sleep(100);
-            erasure = send(a, "GET", "/v1/tenant/erasure", instanceKey, null);
-        }
+        Awaitility.await("the deleted tenant's erasure completes")
+                .atMost(PROPAGATION)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    Response erasure = send(a, "GET", "/v1/tenant/erasure", instanceKey, null);
+                    assertTrue(
+                            erasure.json().path("complete").asBoolean(),
+                            "the deleted tenant's erasure completes: " + erasure.text());
+                });
         assertEquals(401, status(a, second));
         long deletedOnB = awaitStatus(b, second, status -> status == 401);
         System.out.printf("tenants: a tenant deleted on A refused on B after %d ms%n", deletedOnB);
@@ -334,15 +339,14 @@ class TenantsIT extends WithBroker {
             assertTrue(added.status() == 201 || added.status() == 202, added.text());
         }
         // The count is the index's: wait until both writes are applied (a 202 is written, not yet visible).
-        long deadline = System.nanoTime() + PROPAGATION.toNanos();
-        while (send(a, "GET", "/v1/memories", keeper, null)
-                        .json()
-                        .path("memories")
-                        .size()
-                < 2) {
-            assertTrue(System.nanoTime() < deadline, "both memories visible within " + PROPAGATION);
-            Thread.sleep(50);
-        }
+        Awaitility.await("both memories visible")
+                .atMost(PROPAGATION)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> send(a, "GET", "/v1/memories", keeper, null)
+                                .json()
+                                .path("memories")
+                                .size()
+                        >= 2);
         for (RemeApp app : List.of(a, b)) {
             Response refused = send(app, "POST", "/v1/memories", keeper, memory);
             assertEquals(409, refused.status(), refused.text());
@@ -386,13 +390,15 @@ class TenantsIT extends WithBroker {
                 List.of(Map.of("session", "w1", "user", "u1", "role", "user", "content", "hello")));
         assertEquals(202, sent.status(), sent.text());
         for (RemeApp app : List.of(a, b)) {
-            long deadline = System.nanoTime() + PROPAGATION.toNanos();
-            Response context = send(app, "GET", "/v1/sessions/w1/context", key, null);
-            while (context.status() != 200 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                context = send(app, "GET", "/v1/sessions/w1/context", key, null);
-            }
-            assertEquals(200, context.status(), context.text());
+            AtomicReference<Response> answer = new AtomicReference<>();
+            Awaitility.await("the context served")
+                    .atMost(PROPAGATION)
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> {
+                        answer.set(send(app, "GET", "/v1/sessions/w1/context", key, null));
+                        assertEquals(200, answer.get().status(), answer.get().text());
+                    });
+            Response context = answer.get();
             JsonNode tokens = context.json().path("tokens");
             assertEquals(32768, tokens.path("maxInputLength").asInt(), "the tenant's window: " + tokens);
             long threshold = tokens.path("threshold").asLong();
@@ -505,6 +511,7 @@ class TenantsIT extends WithBroker {
         }
         long[] calm;
         try {
+            // A pause, not a wait: the flood runs for half a second before the calm tenant is timed.
             Thread.sleep(500);
             calm = latencies(a, calmKey, samples);
         } finally {
@@ -588,18 +595,17 @@ class TenantsIT extends WithBroker {
     }
 
     /** Milliseconds until the instance answers a status the predicate accepts. */
-    private static long awaitStatus(RemeApp app, String key, IntPredicate wanted) throws InterruptedException {
+    private static long awaitStatus(RemeApp app, String key, IntPredicate wanted) {
         long start = System.nanoTime();
-        long deadline = start + PROPAGATION.toNanos();
-        int last = 0;
-        while (System.nanoTime() < deadline) {
-            last = status(app, key);
-            if (wanted.test(last)) {
-                return (System.nanoTime() - start) / 1_000_000;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no wanted status within " + PROPAGATION.toSeconds() + " s; last " + last);
+        Awaitility.await("a wanted status")
+                .atMost(PROPAGATION)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> {
+                    int last = status(app, key);
+                    assertTrue(wanted.test(last), "no wanted status yet; last " + last);
+                });
+        return (System.nanoTime() - start) / 1_000_000;
     }
 
     private static List<String> texts(JsonNode array) {

@@ -38,10 +38,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Checks that the embedded broker serves plain, transactional and large-record traffic and keeps data and address across a restart. */
+@Tag("integration")
 class EmbeddedKafkaIT {
 
     private static final Duration POLL_DEADLINE = Duration.ofSeconds(20);
@@ -149,7 +151,7 @@ class EmbeddedKafkaIT {
         Path note = Files.writeString(kafka.resolve("old-note.txt"), "left by an older version");
         Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rw-r--r--"));
 
-        try (EmbeddedKafka broker = EmbeddedKafka.start(data)) {
+        try (EmbeddedKafka _ = EmbeddedKafka.start(data)) {
             // Files the broker creates while running keep its umask (rw-r--r--), in folders no one else can enter.
             assertEquals(
                     Map.of(),
@@ -161,7 +163,7 @@ class EmbeddedKafkaIT {
         }
         Path segment = kafka.resolve("logs/__cluster_metadata-0/00000000000000000000.log");
         // Made by the broker while running, with its umask.
-        try (EmbeddedKafka restarted = EmbeddedKafka.start(data)) {
+        try (EmbeddedKafka _ = EmbeddedKafka.start(data)) {
             assertEquals("rw-------", permissions(segment), "tightened at the next start");
             assertEquals(Map.of(), permissionsNot("rwx------", kafka, Files::isDirectory));
         }

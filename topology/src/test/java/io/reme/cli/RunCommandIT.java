@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (the hang it guards against was seen once in four). Afterwards the data directory's folders are
  * private to their owner.
  */
+@Tag("integration")
 class RunCommandIT {
     private static final long EXIT_WITHIN_SECONDS = 45;
 

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -108,7 +109,8 @@ class AppConfigTest {
             String env = field.envName();
             if (field.env() == null) {
                 assertTrue(env.matches("REME_[A-Z0-9_]+"), env);
-                assertEquals(field.name().toUpperCase().replace('.', '_').replace('-', '_'), env);
+                assertEquals(
+                        field.name().toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'), env);
             } else {
                 assertTrue(conventional.contains(env), "only the LLM endpoint options keep their usual names: " + env);
             }
@@ -588,7 +590,7 @@ class AppConfigTest {
         assertEquals(4, original.get(AppConfig.PARTITIONS));
         // Everything not replaced survives, including values of every type and the file-only families.
         for (ConfigField<?> field : AppConfig.FIELDS) {
-            if (field != AppConfig.PARTITIONS && field != AppConfig.TOOL_RETENTION) {
+            if (!field.equals(AppConfig.PARTITIONS) && !field.equals(AppConfig.TOOL_RETENTION)) {
                 assertEquals(original.get(field), copy.get(field), field.name());
             }
         }

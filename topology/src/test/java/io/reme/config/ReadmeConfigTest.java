@@ -18,4 +18,16 @@ class ReadmeConfigTest {
             assertTrue(readme.contains(row), "README lacks the row for " + field.name() + ": " + row);
         }
     }
+
+    /** {@code demo} and {@code run} started in the repository root leave their data where git ignores it. */
+    @Test
+    void theDefaultDataDirectoryIsIgnoredInTheRepositoryRoot() throws IOException {
+        String dir = Path.of(AppConfig.DATA_DIR.defaultValue()).normalize().toString();
+        assertTrue(
+                Files.readAllLines(Path.of("..", ".gitignore")).contains("/" + dir + "/"),
+                ".gitignore lacks /" + dir + "/");
+        assertTrue(
+                Files.readString(Path.of("..", "README.md")).contains("`<data-dir>` is `./" + dir + "`"),
+                "the README names the default data directory");
+    }
 }

@@ -32,12 +32,14 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The HTTP API against a running instance on an in-JVM broker: auth, routing, ingestion, context reads, isolation. */
+@Tag("integration")
 class ApiIT {
     private static final String ACME_KEY = "acme-key-0123456789abcdef";
     private static final String REQUEST_SECRET = "api-it-request-secret-0123456789abcdef";

@@ -237,6 +237,7 @@ class ApiServerTest {
                 socket.getOutputStream()
                         .write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.UTF_8));
                 assertEquals(200, RawHttp.read(socket.getInputStream()).status());
+                // A pause, not a wait: half the idle timeout between requests is the test.
                 Thread.sleep(IDLE.toMillis() / 2);
             }
             assertNull(RawHttp.awaitClosed(socket, IDLE.dividedBy(3)), "closed while in use");

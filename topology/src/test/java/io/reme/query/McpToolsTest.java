@@ -131,8 +131,9 @@ class McpToolsTest {
         List<Map<String, Object>> messages = List.of(
                 Map.of("id", prefix + "1", "role", "user", "content", "hello", "time", "2026-12-01T10:00:00Z"),
                 Map.of("id", prefix + "2", "role", "assistant", "content", "hi", "time", "2026-12-01T10:00:01Z"));
-        return new McpSchema.CallToolRequest(
-                "append_messages", Map.of("session", "s1", "user", "u1", "messages", messages));
+        return McpSchema.CallToolRequest.builder("append_messages")
+                .arguments(Map.of("session", "s1", "user", "u1", "messages", messages))
+                .build();
     }
 
     @SuppressWarnings("unchecked")

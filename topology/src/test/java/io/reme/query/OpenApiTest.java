@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -38,10 +37,8 @@ class OpenApiTest {
 
     private static Map<String, JsonNode> operations() {
         Map<String, JsonNode> operations = new TreeMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields(); paths.hasNext(); ) {
-            Map.Entry<String, JsonNode> path = paths.next();
-            for (Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields(); ops.hasNext(); ) {
-                Map.Entry<String, JsonNode> op = ops.next();
+        for (Map.Entry<String, JsonNode> path : doc.path("paths").properties()) {
+            for (Map.Entry<String, JsonNode> op : path.getValue().properties()) {
                 if (METHODS.contains(op.getKey())) {
                     operations.put(op.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey(), op.getValue());
                 }

@@ -31,7 +31,7 @@ class TokenBucketTest {
         assertEquals(0, bucket.take(20, 0), "a full bucket takes any batch once");
         long wait = bucket.take(1, 0);
         // 15 tokens of debt plus the one asked for, at 5 a second.
-        assertEquals(16 * SECOND / 5, wait, SECOND / 100);
+        assertEquals(16 * SECOND / 5, wait, SECOND / 100.0);
         assertTrue(bucket.take(1, wait - SECOND / 10) > 0);
         assertEquals(0, bucket.take(1, wait));
     }
@@ -40,6 +40,6 @@ class TokenBucketTest {
     void aRateBelowOneStillHoldsOneToken() {
         TokenBucket bucket = new TokenBucket(0.5, 0);
         assertEquals(0, bucket.take(1, 0));
-        assertEquals(2 * SECOND, bucket.take(1, 0), SECOND / 100);
+        assertEquals(2 * SECOND, bucket.take(1, 0), SECOND / 100.0);
     }
 }

@@ -205,7 +205,6 @@ final class SessionDriver implements AutoCloseable {
         return out;
     }
 
-    /** The requests of {@code kind} emitted since the last read; the others read with them are dropped. */
     /**
      * The requests emitted since the last read as a worker takes them: a record asking for several kinds
      * (a DIARY request's EXTRACT twin) is one request per kind, in the record's order.
@@ -216,6 +215,7 @@ final class SessionDriver implements AutoCloseable {
                 .toList();
     }
 
+    /** The requests of {@code kind} emitted since the last read; the others read with them are dropped. */
     List<LlmRequest> requestsOf(LlmKind kind) {
         return asked().stream().filter(r -> r.kind() == kind).toList();
     }

@@ -57,7 +57,7 @@ final class SummaryRenderer {
                 break;
             }
             sections.get(longest).removeFirst();
-            int cost = costs.get(longest).remove(0);
+            int cost = costs.get(longest).removeFirst();
             sectionCost.put(longest, sectionCost.get(longest) - cost);
             estimate -= cost;
             if (estimate <= maxTokens) {
