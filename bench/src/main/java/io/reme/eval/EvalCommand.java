@@ -3,6 +3,7 @@ package io.reme.eval;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -49,9 +51,9 @@ public final class EvalCommand implements Callable<Integer> {
 
     @Option(
             names = "--model",
-            description = "With --embedding local: the model, bge-small-q (default, shipped) or "
-                    + "minilm-q (needs its model jar on the classpath).")
-    String modelName = "bge-small-q";
+            description = "With --embedding local: routed (default, the service's: bge-small-zh-q for Chinese texts, "
+                    + "bge-small-q for the rest), or one model for every text: bge-small-q, bge-small-zh-q, minilm-q.")
+    String modelName = "routed";
 
     @Option(names = "--no-query-prefix", description = "Embed questions without the model's query instruction (bge).")
     boolean noQueryPrefix;
@@ -71,6 +73,52 @@ public final class EvalCommand implements Callable<Integer> {
 
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
+
+    /** One model, or the routed pair (which owns the two it routes to). */
+    private static EmbeddingModel load(List<LocalOnnxEmbeddingModel.Variant> variants) throws EmbeddingException {
+        EmbeddingModel first =
+                LocalOnnxEmbeddingModel.builder().variant(variants.get(0)).build();
+        if (variants.size() == 1) {
+            return first;
+        }
+        try {
+            return new LanguageRoutedEmbeddingModel(
+                    first,
+                    LocalOnnxEmbeddingModel.builder().variant(variants.get(1)).build());
+        } catch (EmbeddingException | RuntimeException e) {
+            first.close();
+            throw e;
+        }
+    }
+
+    /** The model as the evaluation calls it, through a vector cache when {@code --embedding-cache} names one. */
+    private EmbeddingFunction function(EmbeddingModel model) throws IOException {
+        EmbeddingFunction direct = new EmbeddingFunction() {
+            @Override
+            public List<float[]> embed(List<String> texts) {
+                try {
+                    return model.embed(texts);
+                } catch (EmbeddingException e) {
+                    throw new UncheckedIOException(new IOException(e.getMessage(), e));
+                }
+            }
+
+            @Override
+            public float[] embedQuery(String query) {
+                try {
+                    return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
+                } catch (EmbeddingException e) {
+                    throw new UncheckedIOException(new IOException(e.getMessage(), e));
+                }
+            }
+        };
+        return embeddingCache == null
+                ? direct
+                : CachedEmbeddings.open(
+                        direct,
+                        embeddingCache.resolve(model.id().replaceAll("[^A-Za-z0-9._-]", "_")
+                                + (noQueryPrefix ? "-noprefix" : "") + ".vectors"));
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -95,39 +143,32 @@ public final class EvalCommand implements Callable<Integer> {
                 !quiet,
                 rrfWeights.get(0),
                 rrfWeights.get(1));
-        LocalOnnxEmbeddingModel.Variant variant = switch (modelName) {
-            case "minilm-q" -> LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q;
-            case "bge-small-q" -> LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q;
+        List<LocalOnnxEmbeddingModel.Variant> variants = switch (modelName) {
+            case "routed" ->
+                List.of(
+                        LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q,
+                        LocalOnnxEmbeddingModel.Variant.BGE_SMALL_ZH_V15_Q);
+            case "bge-small-q" -> List.of(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q);
+            case "bge-small-zh-q" -> List.of(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_ZH_V15_Q);
+            case "minilm-q" -> List.of(LocalOnnxEmbeddingModel.Variant.MINILM_L6_V2_Q);
             default -> null;
         };
-        if (variant == null) {
-            System.err.println("unknown model '" + modelName + "'; available: minilm-q, bge-small-q");
+        if (variants == null) {
+            System.err.println(
+                    "unknown model '" + modelName + "'; available: routed, bge-small-q, bge-small-zh-q, minilm-q");
             return 2;
         }
-        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING))
-                ? null
-                : LocalOnnxEmbeddingModel.builder().variant(variant).build()) {
-            EmbeddingFunction embed = model == null
-                    ? null
-                    : new EmbeddingFunction() {
-                        @Override
-                        public List<float[]> embed(List<String> texts) {
-                            try {
-                                return model.embed(texts);
-                            } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
-                            }
-                        }
-
-                        @Override
-                        public float[] embedQuery(String query) {
-                            try {
-                                return noQueryPrefix ? model.embed(query) : model.embedQuery(query);
-                            } catch (EmbeddingException e) {
-                                throw new UncheckedIOException(new IOException(e.getMessage(), e));
-                            }
-                        }
-                    };
+        try (EmbeddingModel model = "none".equals(config.get(AppConfig.EMBEDDING)) ? null : load(variants)) {
+            LocomoEval.Embeddings embed = null;
+            if (model != null) {
+                Map<String, LocomoEval.Embedder> embedders = new HashMap<>();
+                for (EmbeddingModel one : model instanceof LanguageRoutedEmbeddingModel routed
+                        ? List.of(routed.main(), routed.chinese())
+                        : List.of(model)) {
+                    embedders.put(one.id(), new LocomoEval.Embedder(one.id(), function(one)));
+                }
+                embed = text -> embedders.get(model.modelFor(text).id());
+            }
             if (model instanceof LocalOnnxEmbeddingModel local && Boolean.getBoolean("reme.eval.maxsim")) {
                 FusionSweep.tokenVectors = text -> {
                     try {
@@ -137,14 +178,8 @@ public final class EvalCommand implements Callable<Integer> {
                     }
                 };
             }
-            if (embed != null && embeddingCache != null) {
-                embed = CachedEmbeddings.open(
-                        embed,
-                        embeddingCache.resolve(model.id().replaceAll("[^A-Za-z0-9._-]", "_")
-                                + (noQueryPrefix ? "-noprefix" : "") + ".vectors"));
-            }
             System.out.println("eval locomo: " + data + "; " + options.describe() + "; embeddings "
-                    + (model == null ? "none (BM25 only)" : model.id()));
+                    + (model == null ? "none (BM25 only)" : model));
             LocomoEval.run(data, embed, options, System.out);
         }
         return 0;

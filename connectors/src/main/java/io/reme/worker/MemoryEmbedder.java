@@ -14,9 +14,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -166,22 +166,13 @@ public final class MemoryEmbedder implements AutoCloseable {
                 deadLetters.add(deadLetter(record, DlqReason.EMBEDDING_FAILED, "unreadable memory: " + e.getMessage()));
             }
         }
-        List<float[]> vectors = model == null
-                ? null
-                : embedEach(memories.stream().map(MemoryRecord::text).toList());
-        // A memory with context is also searched by its text with the context (MemoryIndex): one more vector.
-        List<String> contextTexts = memories.stream()
-                .map(MemoryRecord::contextText)
-                .filter(Objects::nonNull)
-                .toList();
-        List<float[]> contextVectors = model == null ? null : embedEach(contextTexts);
-        int nextContext = 0;
+        Embedded embedded = model == null ? null : embed(memories);
         for (int i = 0; i < toEmbed.size(); i++) {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
             MemoryRecord memory = memories.get(i);
             if (model != null) {
-                float[] vector = vectors.get(i);
-                float[] contextVector = memory.contextText() == null ? null : contextVectors.get(nextContext++);
+                float[] vector = embedded.vectors[i];
+                float[] contextVector = embedded.contextVectors[i];
                 if (vector == null) {
                     deadLetters.add(deadLetter(
                             record,
@@ -197,7 +188,7 @@ public final class MemoryEmbedder implements AutoCloseable {
                             record.offset(),
                             memory.id());
                 }
-                memory = memory.withVector(vector, model.id());
+                memory = memory.withVector(vector, embedded.models[i].id());
                 if (contextVector != null) {
                     memory = memory.withContextVector(contextVector);
                 }
@@ -237,8 +228,44 @@ public final class MemoryEmbedder implements AutoCloseable {
         }
     }
 
+    /** Each memory's model, vector and context vector (null where it has none or embedding failed). */
+    private record Embedded(EmbeddingModel[] models, float[][] vectors, float[][] contextVectors) {}
+
+    /**
+     * Embeds each memory's text, and its text with context (searched as well: MemoryIndex), with the model of
+     * its text's language ({@link EmbeddingModel#modelFor}): one batch per model.
+     */
+    private Embedded embed(List<MemoryRecord> memories) throws InterruptedException {
+        int n = memories.size();
+        Embedded out = new Embedded(new EmbeddingModel[n], new float[n][], new float[n][]);
+        Map<EmbeddingModel, List<Integer>> byModel = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            out.models[i] = model.modelFor(memories.get(i).text());
+            byModel.computeIfAbsent(out.models[i], m -> new ArrayList<>()).add(i);
+        }
+        for (Map.Entry<EmbeddingModel, List<Integer>> group : byModel.entrySet()) {
+            List<Integer> members = group.getValue();
+            List<float[]> vectors = embedEach(
+                    group.getKey(),
+                    members.stream().map(i -> memories.get(i).text()).toList());
+            List<Integer> withContext = members.stream()
+                    .filter(i -> memories.get(i).contextText() != null)
+                    .toList();
+            List<float[]> contextVectors = embedEach(
+                    group.getKey(),
+                    withContext.stream().map(i -> memories.get(i).contextText()).toList());
+            for (int j = 0; j < members.size(); j++) {
+                out.vectors[members.get(j)] = vectors.get(j);
+            }
+            for (int j = 0; j < withContext.size(); j++) {
+                out.contextVectors[withContext.get(j)] = contextVectors.get(j);
+            }
+        }
+        return out;
+    }
+
     /** The whole batch's vectors, or null if the batch kept failing (then each record is tried alone). */
-    private List<float[]> embedWithRetries(List<String> texts) throws InterruptedException {
+    private List<float[]> embedWithRetries(EmbeddingModel model, List<String> texts) throws InterruptedException {
         if (texts.isEmpty()) {
             return List.of();
         }
@@ -260,14 +287,14 @@ public final class MemoryEmbedder implements AutoCloseable {
      * One vector per text, null where embedding failed: the whole batch with retries, and if it keeps
      * failing each text alone, so one text the model refuses does not cost the others their vectors.
      */
-    private List<float[]> embedEach(List<String> texts) throws InterruptedException {
-        List<float[]> batch = embedWithRetries(texts);
+    private List<float[]> embedEach(EmbeddingModel model, List<String> texts) throws InterruptedException {
+        List<float[]> batch = embedWithRetries(model, texts);
         if (batch != null) {
             return batch;
         }
         List<float[]> each = new ArrayList<>(texts.size());
         for (String text : texts) {
-            List<float[]> one = embedWithRetries(List.of(text));
+            List<float[]> one = embedWithRetries(model, List.of(text));
             each.add(one == null ? null : one.get(0));
         }
         return each;

@@ -79,9 +79,10 @@ public final class MemoryIndexStore implements StateStore {
     }
 
     /**
-     * Deletes every memory index under a Streams application's state directory that an older Lucene
-     * created (Lucene 9, before this version of the service), with its task's checkpoint files, so each
-     * is rebuilt from the {@code memories} topic: Streams restores a store without a checkpoint from the
+     * Deletes every memory index under a Streams application's state directory that is {@linkplain
+     * MemoryIndex#outdated outdated} (created by an older Lucene, Lucene 9 before this version of the service, or
+     * with an older layout of its fields), with its task's checkpoint files, so each is rebuilt from the
+     * {@code memories} topic, whose records carry their vectors: Streams restores a store without a checkpoint from the
      * beginning of its changelog (under exactly-once it first wipes the task's directory). Called before
      * Streams starts, because Streams reads a store's checkpoint before the store's {@link #init}: deleting
      * it there would leave an empty index restored from the old offset. The checkpoint files also hold the
@@ -92,7 +93,7 @@ public final class MemoryIndexStore implements StateStore {
      * @param storeName the store's name, its folder in a task's folder
      * @return the task folders whose index was deleted
      */
-    public static List<Path> deleteOlderLuceneIndexes(Path applicationDir, String storeName) throws IOException {
+    public static List<Path> deleteOutdatedIndexes(Path applicationDir, String storeName) throws IOException {
         if (!Files.isDirectory(applicationDir)) {
             return List.of();
         }
@@ -105,7 +106,7 @@ public final class MemoryIndexStore implements StateStore {
         List<Path> deleted = new ArrayList<>();
         for (Path task : tasks) {
             Path folder = task.resolve(storeName);
-            if (!MemoryIndex.createdByOlderLucene(folder)) {
+            if (!MemoryIndex.outdated(folder)) {
                 continue;
             }
             try (Stream<Path> files = Files.walk(folder)) {
@@ -117,7 +118,7 @@ public final class MemoryIndexStore implements StateStore {
             Files.deleteIfExists(task.resolve(".checkpoint"));
             Files.deleteIfExists(task.resolve(".checkpoint_" + storeName));
             LOG.warn(
-                    "memory index created by an older Lucene deleted, it is rebuilt from the topic task={} store={}",
+                    "outdated memory index deleted, it is rebuilt from the topic task={} store={}",
                     task.getFileName(),
                     storeName);
             deleted.add(task);

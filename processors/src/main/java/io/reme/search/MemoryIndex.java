@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.Tokenizer;
@@ -104,8 +104,11 @@ import org.apache.lucene.util.Version;
  * {@code time}: a long point (epoch millis of {@link MemoryRecord#effectiveTime()}).
  * {@code text_en}: the text through {@link EnglishAnalyzer} (stop words, Porter stemming).
  * {@code text_cjk}: only the CJK runs of the text, as overlapping bigrams (a lone CJK character as a
- * unigram); other scripts are left to {@code text_en}. {@code vec}: the vector, normalised to
- * unit length, in an HNSW graph compared by dot product (= cosine). {@code target}: exact term;
+ * unigram); other scripts are left to {@code text_en}. {@code vec.MODEL} and {@code vec_ctx.MODEL}: the vector of
+ * the text and of the text with its context, normalised to unit length, in an HNSW graph per model
+ * compared by dot product (= cosine); a vector without a model name goes to {@code vec} and
+ * {@code vec_ctx}. One graph per model, because vectors of two models are not comparable: a graph
+ * holding both would link and rank them against each other. {@code target}: exact term;
  * {@code meta}: each metadata entry as one exact term; {@code created_ms}, {@code updated_ms},
  * {@code conversation_ms}: long points with doc values, the keys {@link #list} filters and sorts by.
  * {@code src_b}: the record as JSON without its vector, to rebuild hits, and {@code id_b}: the id, both
@@ -121,8 +124,12 @@ import org.apache.lucene.util.Version;
  * true neighbours), then {@link HybridFusion} fuses, applies {@code minScore} and keeps k. A query
  * vector against an index that holds no vectors yet runs as text only.
  *
- * <p>All vectors of one index must have the same dimension (the first one indexed fixes it, at
- * most 1024); they are meant to come from one model.
+ * <p>A query vector is compared with the vectors of its {@link SearchQuery#vectorModel() model} only;
+ * one without a model name with the vectors of every model of its dimension. The vectors of one model
+ * must all have the same dimension (its first one fixes it, at most 1024).
+ *
+ * <p>The {@linkplain #LAYOUT layout} of the fields is recorded in each commit point: an index written
+ * with an older one is rebuilt from its source ({@link #outdated(Path)}).
  */
 public final class MemoryIndex implements Closeable {
     static final String F_ID = "id";
@@ -169,10 +176,14 @@ public final class MemoryIndex implements Closeable {
     static final float TIME_BOOST = 2f;
 
     static final String F_VECTOR = "vec";
-    /** The model that made a document's vector; every document with a vector has it. */
-    static final String F_VECTOR_MODEL = "vec_model";
-
     private static final String UNNAMED_MODEL = "";
+    /**
+     * The version of the index's fields, recorded in every commit point: 2 since vectors live in a graph
+     * per model ({@link #vectorField}); 1 (no record) before, when every model's vectors shared one.
+     */
+    public static final int LAYOUT = 2;
+
+    private static final String LAYOUT_KEY = "reme.layout";
     /** The record as JSON in a stored field: documents written before {@link #F_SOURCE_BYTES} only. */
     static final String F_SOURCE = "src";
     /** The record as JSON, without its vector, in binary doc values. */
@@ -206,8 +217,10 @@ public final class MemoryIndex implements Closeable {
     private final IndexWriter writer;
     private final SearcherManager searchers;
     private final QueryBuilder queryBuilder;
-    /** Dimension of the indexed vectors, 0 until the first vector. */
-    private final AtomicInteger dimension = new AtomicInteger();
+    /** The dimension of each vector field's vectors, by field name. */
+    private final Map<String, Integer> dimensions = new ConcurrentHashMap<>();
+    /** The layout of the index's fields, written with every commit: {@link #LAYOUT} unless opened on an older index. */
+    private final int layout;
 
     private MemoryIndex(Directory directory, boolean ownsDirectory) throws IOException {
         this.directory = directory;
@@ -230,7 +243,24 @@ public final class MemoryIndex implements Closeable {
             }
         });
         this.queryBuilder = new QueryBuilder(analyzer);
-        this.dimension.set(indexedDimension());
+        this.dimensions.putAll(indexedDimensions());
+        this.layout =
+                DirectoryReader.indexExists(directory) ? layoutOf(SegmentInfos.readLatestCommit(directory)) : LAYOUT;
+    }
+
+    private static int layoutOf(SegmentInfos commit) {
+        String value = commit.getUserData().get(LAYOUT_KEY);
+        return value == null ? 1 : Integer.parseInt(value);
+    }
+
+    /** The field of the vectors of {@code model}'s texts: one per model. */
+    static String vectorField(String model) {
+        return model == null || model.isEmpty() ? F_VECTOR : F_VECTOR + "." + model;
+    }
+
+    /** The field of the vectors of {@code model}'s texts with their context. */
+    static String contextVectorField(String model) {
+        return model == null || model.isEmpty() ? F_CONTEXT_VECTOR : F_CONTEXT_VECTOR + "." + model;
     }
 
     /**
@@ -284,6 +314,23 @@ public final class MemoryIndex implements Closeable {
     }
 
     /**
+     * Whether the folder holds an index its owner rebuilds from its source instead of opening: one an older
+     * Lucene created ({@link #createdByOlderLucene}), or one whose fields are of an older {@link #LAYOUT}
+     * (search would miss its vectors). False when the folder holds no index.
+     */
+    public static boolean outdated(Path folder) throws IOException {
+        if (createdByOlderLucene(folder)) {
+            return true;
+        }
+        if (!Files.isDirectory(folder)) {
+            return false;
+        }
+        try (FSDirectory dir = FSDirectory.open(folder)) {
+            return DirectoryReader.indexExists(dir) && layoutOf(SegmentInfos.readLatestCommit(dir)) < LAYOUT;
+        }
+    }
+
+    /**
      * Whether the incubating vector module is in the boot layer ({@code --add-modules jdk.incubator.vector}):
      * without it Lucene compares vectors one float at a time instead of with SIMD instructions.
      */
@@ -326,8 +373,15 @@ public final class MemoryIndex implements Closeable {
         return tenant + "/" + id;
     }
 
-    /** Makes every write so far durable. */
+    /** Makes every write so far durable; the commit point keeps the offset the last one recorded, if any. */
     public void commit() throws IOException {
+        Map<String, String> data = new HashMap<>();
+        Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
+        if (live != null) {
+            live.forEach(e -> data.put(e.getKey(), e.getValue()));
+        }
+        data.put(LAYOUT_KEY, Integer.toString(layout));
+        writer.setLiveCommitData(data.entrySet());
         writer.commit();
     }
 
@@ -338,7 +392,8 @@ public final class MemoryIndex implements Closeable {
      * atomically), so the writes after it are the ones to replay.
      */
     public void commit(long offset) throws IOException {
-        writer.setLiveCommitData(Map.of(COMMITTED_OFFSET, Long.toString(offset)).entrySet());
+        writer.setLiveCommitData(Map.of(COMMITTED_OFFSET, Long.toString(offset), LAYOUT_KEY, Integer.toString(layout))
+                .entrySet());
         writer.commit();
     }
 
@@ -444,9 +499,9 @@ public final class MemoryIndex implements Closeable {
         }
     }
 
-    /** Dimension of the indexed vectors, 0 when no vector was indexed. */
-    public int vectorDimension() {
-        return dimension.get();
+    /** Dimension of the indexed vectors of {@code model} (null: vectors without a model name), 0 when it has none. */
+    public int vectorDimension(String model) {
+        return dimensions.getOrDefault(vectorField(model), 0);
     }
 
     /** English for {@code text_en}, CJK bigrams for {@code text_cjk}, keywords left to their field types. */
@@ -500,16 +555,16 @@ public final class MemoryIndex implements Closeable {
         }
         float[] vector = r.vector();
         if (vector != null) {
-            checkDimension(vector.length, true);
-            doc.add(new KnnFloatVectorField(F_VECTOR, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
+            String field = vectorField(r.vectorModel());
+            checkDimension(field, vector.length, true);
+            doc.add(new KnnFloatVectorField(field, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
             float[] contextVector = r.contextVector();
             if (contextVector != null) {
-                checkDimension(contextVector.length, true);
+                String contextField = contextVectorField(r.vectorModel());
+                checkDimension(contextField, contextVector.length, true);
                 doc.add(new KnnFloatVectorField(
-                        F_CONTEXT_VECTOR, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
+                        contextField, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
             }
-            doc.add(new StringField(
-                    F_VECTOR_MODEL, r.vectorModel() == null ? UNNAMED_MODEL : r.vectorModel(), Field.Store.NO));
         }
         try {
             doc.add(new BinaryDocValuesField(
@@ -520,27 +575,30 @@ public final class MemoryIndex implements Closeable {
         return doc;
     }
 
-    private void checkDimension(int length, boolean fix) {
+    /** Checks a vector's length against its field's (fixing the field's with {@code fix} if it has none yet). */
+    private void checkDimension(String field, int length, boolean fix) {
         if (length > MAX_DIMENSION) {
             throw new IllegalArgumentException("vector dimension " + length + " is above " + MAX_DIMENSION);
         }
-        int current = fix ? dimension.updateAndGet(d -> d == 0 ? length : d) : dimension.get();
-        if (current != 0 && current != length) {
-            throw new IllegalArgumentException(
-                    "vector dimension " + length + " differs from the index's dimension " + current);
+        Integer current = fix ? dimensions.computeIfAbsent(field, f -> length) : dimensions.get(field);
+        if (current != null && current != length) {
+            throw new IllegalArgumentException("vector dimension " + length + " differs from the dimension " + current
+                    + " of the index's vectors of " + (field.equals(F_VECTOR) ? "no named model" : field));
         }
     }
 
-    private int indexedDimension() throws IOException {
+    private Map<String, Integer> indexedDimensions() throws IOException {
+        Map<String, Integer> out = new HashMap<>();
         IndexSearcher searcher = searchers.acquire();
         try {
             for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-                FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(F_VECTOR);
-                if (info != null && info.getVectorDimension() > 0) {
-                    return info.getVectorDimension();
+                for (FieldInfo info : leaf.reader().getFieldInfos()) {
+                    if (info.getVectorDimension() > 0) {
+                        out.put(info.name, info.getVectorDimension());
+                    }
                 }
             }
-            return 0;
+            return out;
         } finally {
             searchers.release(searcher);
         }
@@ -595,24 +653,30 @@ public final class MemoryIndex implements Closeable {
             List<HybridFusion.Scored> vector = null;
             List<HybridFusion.Scored> contextVector = null;
             float[] target = q.vector();
-            if (target != null && dimension.get() != 0) {
-                checkDimension(target.length, false);
+            List<String> models = target == null ? List.of() : modelsFor(q.vectorModel(), target.length);
+            if (!models.isEmpty()) {
                 int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
-                Query sameModel = sameModel(q.vectorModel(), filter, searcher.getIndexReader());
                 float[] unit = unit(target);
-                vector = scored(
-                        documents,
-                        searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, beam, sameModel), n),
-                        docsById,
-                        true);
-                if (contexts) {
-                    contextVector = contextVectors(
-                            searcher,
+                List<HybridFusion.Scored> near = new ArrayList<>();
+                List<HybridFusion.Scored> nearInContext = new ArrayList<>();
+                for (String model : models) {
+                    near.addAll(scored(
                             documents,
+                            searcher.search(new KnnFloatVectorQuery(vectorField(model), unit, beam, filter), n),
                             docsById,
-                            vector,
-                            searcher.search(new KnnFloatVectorQuery(F_CONTEXT_VECTOR, unit, beam, sameModel), n),
-                            n);
+                            true));
+                    if (contexts) {
+                        nearInContext.addAll(scored(
+                                documents,
+                                searcher.search(
+                                        new KnnFloatVectorQuery(contextVectorField(model), unit, beam, filter), n),
+                                docsById,
+                                true));
+                    }
+                }
+                vector = cut(HybridFusion.dedup(near), n);
+                if (contexts) {
+                    contextVector = contextVectors(searcher, docsById, vector, nearInContext, n);
                 }
             }
             long t2 = System.nanoTime();
@@ -789,20 +853,39 @@ public final class MemoryIndex implements Closeable {
     }
 
     /**
-     * The kNN filter that keeps vectors of the query's model: none added when every vector in the index
-     * is that model's (the usual case, and a filter costs a bit set of its matches per search).
+     * The models whose vectors a query vector of this length is compared with: its own model, or with no
+     * model named every model of that length; none when the index holds no vectors of them yet.
+     *
+     * @throws IllegalArgumentException when the index holds vectors of the model (any model, unnamed) but
+     *     of another length
      */
-    private static Query sameModel(String model, Query filter, IndexReader reader) throws IOException {
-        if (model == null || reader.docFreq(new Term(F_VECTOR_MODEL, model)) == reader.getDocCount(F_VECTOR_MODEL)) {
-            return filter;
+    private List<String> modelsFor(String model, int length) {
+        if (model != null && !model.isEmpty()) {
+            checkDimension(vectorField(model), length, false);
+            return dimensions.containsKey(vectorField(model)) ? List.of(model) : List.of();
         }
-        Query ofModel = new TermQuery(new Term(F_VECTOR_MODEL, model));
-        return filter == null
-                ? ofModel
-                : new BooleanQuery.Builder()
-                        .add(filter, Occur.FILTER)
-                        .add(ofModel, Occur.FILTER)
-                        .build();
+        List<String> models = new ArrayList<>();
+        boolean any = false;
+        for (Map.Entry<String, Integer> field : dimensions.entrySet()) {
+            String name = field.getKey();
+            String named = name.equals(F_VECTOR)
+                    ? UNNAMED_MODEL
+                    : name.startsWith(F_VECTOR + ".") ? name.substring(F_VECTOR.length() + 1) : null;
+            any |= named != null;
+            if (named != null && field.getValue() == length) {
+                models.add(named);
+            }
+        }
+        if (any && models.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "vector dimension " + length + " differs from the dimension of every model's vectors in the index");
+        }
+        models.sort(null);
+        return models;
+    }
+
+    private static <T> List<T> cut(List<T> list, int n) {
+        return list.size() <= n ? list : list.subList(0, n);
     }
 
     /** Tenant, and the type, user and target filters that are not empty. */
@@ -859,13 +942,12 @@ public final class MemoryIndex implements Closeable {
      */
     private static List<HybridFusion.Scored> contextVectors(
             IndexSearcher searcher,
-            DocumentReader documents,
             Map<String, Integer> docsById,
             List<HybridFusion.Scored> textVectors,
-            TopDocs contextTop,
+            List<HybridFusion.Scored> contextNear,
             int n)
             throws IOException {
-        List<HybridFusion.Scored> out = new ArrayList<>(scored(documents, contextTop, docsById, true));
+        List<HybridFusion.Scored> out = new ArrayList<>(contextNear);
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         for (HybridFusion.Scored candidate : textVectors) {
             int doc = docsById.get(candidate.id());
@@ -875,8 +957,7 @@ public final class MemoryIndex implements Closeable {
                 out.add(candidate);
             }
         }
-        List<HybridFusion.Scored> sorted = HybridFusion.dedup(out);
-        return sorted.size() <= n ? sorted : sorted.subList(0, n);
+        return cut(HybridFusion.dedup(out), n);
     }
 
     /**

@@ -13,8 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,6 +62,35 @@ class OlderLuceneIndexTest {
         assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("new")));
         assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("empty")));
         assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("missing")));
+        assertTrue(MemoryIndex.outdated(dir.resolve("old")));
+        assertFalse(MemoryIndex.outdated(dir.resolve("new")));
+        assertFalse(MemoryIndex.outdated(dir.resolve("empty")));
+    }
+
+    @Test
+    void anIndexOfAnOlderLayoutIsOutdated(@TempDir Path dir) throws IOException {
+        // Layout 1 recorded nothing in its commit points: every model's vectors were in one graph.
+        try (FSDirectory folder = FSDirectory.open(dir.resolve("layout1"));
+                IndexWriter writer = new IndexWriter(folder, new IndexWriterConfig())) {
+            Document doc = new Document();
+            doc.add(new KnnFloatVectorField("vec", new float[] {1, 0, 0}, VectorSimilarityFunction.DOT_PRODUCT));
+            writer.addDocument(doc);
+            writer.setLiveCommitData(Map.of("reme.committed-offset", "7").entrySet());
+            writer.commit();
+        }
+        assertFalse(MemoryIndex.createdByOlderLucene(dir.resolve("layout1")));
+        assertTrue(MemoryIndex.outdated(dir.resolve("layout1")));
+
+        try (MemoryIndex index = MemoryIndex.open(dir.resolve("current"))) {
+            index.upsert(MemoryRecord.of("m1", "acme", "alice", null, MemoryType.PERSONAL, "trains", Instant.EPOCH));
+            index.commit(3);
+        }
+        assertFalse(MemoryIndex.outdated(dir.resolve("current")));
+        try (MemoryIndex index = MemoryIndex.open(dir.resolve("current"))) {
+            index.commit();
+            assertEquals(3, index.committedOffset().getAsLong(), "a commit without an offset keeps the last one");
+        }
+        assertFalse(MemoryIndex.outdated(dir.resolve("current")), "nor its layout");
     }
 
     @Test
@@ -70,7 +106,7 @@ class OlderLuceneIndexTest {
             Files.writeString(task.resolve(".checkpoint_" + STORE), "0\n1\nreme.memories 0 3\n");
         }
 
-        assertEquals(List.of(oldTask), MemoryIndexStore.deleteOlderLuceneIndexes(app, STORE));
+        assertEquals(List.of(oldTask), MemoryIndexStore.deleteOutdatedIndexes(app, STORE));
 
         assertFalse(Files.exists(oldTask.resolve(STORE)));
         assertFalse(Files.exists(oldTask.resolve(".checkpoint")), "restored from the beginning, not the old offset");
@@ -83,7 +119,7 @@ class OlderLuceneIndexTest {
             assertEquals(1, kept.count());
         }
         // Nothing left to delete on the next start.
-        assertEquals(List.of(), MemoryIndexStore.deleteOlderLuceneIndexes(app, STORE));
-        assertEquals(List.of(), MemoryIndexStore.deleteOlderLuceneIndexes(app.resolve("missing"), STORE));
+        assertEquals(List.of(), MemoryIndexStore.deleteOutdatedIndexes(app, STORE));
+        assertEquals(List.of(), MemoryIndexStore.deleteOutdatedIndexes(app.resolve("missing"), STORE));
     }
 }

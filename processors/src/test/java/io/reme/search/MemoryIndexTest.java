@@ -245,7 +245,8 @@ class MemoryIndexTest {
         }
         try (MemoryIndex index = MemoryIndex.open(dir)) {
             assertEquals(2, index.count());
-            assertEquals(3, index.vectorDimension());
+            assertEquals(3, index.vectorDimension("m"));
+            assertEquals(0, index.vectorDimension("other"));
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.text("acme", "pipeline", 5))));
             assertEquals(List.of("m1"), ids(index.search(SearchQuery.vector("acme", new float[] {1, 0.1f, 0}, 5))));
         }
@@ -513,6 +514,48 @@ class MemoryIndexTest {
                 rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "new"));
         index.refresh();
         assertEquals(List.of("old-near", "new-mid", "new-far"), ids(index.search(ofNew)));
+    }
+
+    @Test
+    void eachModelsVectorsHaveAGraphAndADimensionOfTheirOwn() throws IOException {
+        // An English and a Chinese model, as LanguageRoutedEmbeddingModel embeds memories: the same numbers mean
+        // nothing across models, so the Chinese query must not find the English memory however close they are.
+        MemoryIndex index = index(
+                rec("en", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "en"),
+                rec("zh", "acme", "u", MemoryType.PERSONAL, "二", T0).withVector(new float[] {0, 1, 0, 0}, "zh"),
+                rec("zh-ctx", "acme", "u", MemoryType.PERSONAL, "三", T0)
+                        .withContext("上下文")
+                        .withVector(new float[] {0, 0, 1, 0}, "zh")
+                        .withContextVector(new float[] {1, 0, 0, 0}));
+        assertEquals(3, index.vectorDimension("en"));
+        assertEquals(4, index.vectorDimension("zh"));
+
+        SearchResult zh = index.search(
+                SearchQuery.vector("acme", new float[] {1, 0, 0, 0}, 5).withVector(new float[] {1, 0, 0, 0}, "zh"));
+        // Its own vector is as far as the other's: first through its context vector.
+        assertEquals(List.of("zh-ctx", "zh"), ids(zh));
+        SearchResult en = index.search(
+                SearchQuery.vector("acme", new float[] {1, 0, 0}, 5).withVector(new float[] {1, 0, 0}, "en"));
+        assertEquals(List.of("en"), ids(en));
+        // A model's vectors are checked against their own length only.
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> index.search(
+                        SearchQuery.vector("acme", new float[] {1, 0, 0}, 5).withVector(new float[] {1, 0, 0}, "zh")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> index.upsert(rec("zh2", "x").withVector(new float[] {1, 0, 0}, "zh")));
+        index.upsert(rec("en2", "x").withVector(new float[] {0, 1, 0}, "en"));
+        // A query without a model is compared with the models of its length.
+        index.refresh();
+        assertEquals(List.of("en", "en2"), ids(index.search(SearchQuery.vector("acme", new float[] {1, 0.1f, 0}, 5))));
+        assertThrows(
+                IllegalArgumentException.class, () -> index.search(SearchQuery.vector("acme", new float[] {1, 0}, 5)));
+        // A model the index has no vectors of yet: text search only, no error.
+        assertEquals(
+                List.of(),
+                ids(index.search(
+                        SearchQuery.vector("acme", new float[] {1, 0}, 5).withVector(new float[] {1, 0}, "new"))));
     }
 
     @Test

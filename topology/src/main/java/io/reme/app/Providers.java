@@ -4,6 +4,7 @@ import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.embedding.OpenAiEmbeddingModel;
 import io.reme.embedding.OpenAiEmbeddingSettings;
@@ -72,15 +73,30 @@ public final class Providers {
         return !value.isBlank() ? value : !fallback.isBlank() ? fallback : last;
     }
 
+    /** The local model, with the Chinese model for Chinese texts unless that is turned off. */
     private static EmbeddingModel local(AppConfig config) {
+        EmbeddingModel main = local(config, config.get(AppConfig.EMBEDDING_LOCAL_MODEL));
+        String chinese = config.get(AppConfig.EMBEDDING_CHINESE_MODEL);
+        if ("none".equals(chinese)) {
+            return main;
+        }
+        try {
+            return new LanguageRoutedEmbeddingModel(main, local(config, chinese));
+        } catch (RuntimeException e) {
+            main.close();
+            throw e;
+        }
+    }
+
+    private static LocalOnnxEmbeddingModel local(AppConfig config, String name) {
         try {
             return LocalOnnxEmbeddingModel.builder()
-                    .variant(LocalOnnxEmbeddingModel.Variant.named(config.get(AppConfig.EMBEDDING_LOCAL_MODEL)))
+                    .variant(LocalOnnxEmbeddingModel.Variant.named(name))
                     .threads(config.get(AppConfig.EMBEDDING_THREADS))
                     .batchSize(config.get(AppConfig.EMBEDDING_LOCAL_BATCH))
                     .build();
         } catch (EmbeddingException e) {
-            throw new IllegalStateException("cannot load the local embedding model: " + e.getMessage(), e);
+            throw new IllegalStateException("cannot load the local embedding model " + name + ": " + e.getMessage(), e);
         }
     }
 

@@ -188,8 +188,9 @@ public final class RemeApp implements AutoCloseable {
             RocksDbMemory rocksDb = rocksDbMemory(config, resources, built);
             props.put(RocksDbMemory.CONFIG, rocksDb);
             metrics.rocksDb(rocksDb);
-            // Before Streams reads any checkpoint: an index an older Lucene wrote is rebuilt from the topic.
-            MemoryIndexStore.deleteOlderLuceneIndexes(
+            // Before Streams reads any checkpoint: an outdated index (older Lucene, older field layout) is rebuilt from
+            // the topic.
+            MemoryIndexStore.deleteOutdatedIndexes(
                     Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
                             .resolve(props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG)),
                     MemoryIndexUpdater.STORE);

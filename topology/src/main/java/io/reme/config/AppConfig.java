@@ -417,6 +417,13 @@ public final class AppConfig {
             "The local model: bge-small-en-v1.5-q (better recall) or all-minilm-l6-v2-q (about "
                     + "twice as fast, English only). Searches compare only vectors of the model in use.",
             Parsers.oneOf("bge-small-en-v1.5-q", "all-minilm-l6-v2-q"));
+    public static final ConfigField<String> EMBEDDING_CHINESE_MODEL = new ConfigField<>(
+            "reme.embedding.chinese-model",
+            "bge-small-zh-v1.5-q",
+            "local: the model of Chinese texts, memories and queries alike (at least as many Han characters as "
+                    + "words in other scripts): bge-small-zh-v1.5-q, or none (the local model embeds every text). "
+                    + "Each model's vectors are searched apart.",
+            Parsers.oneOf("bge-small-zh-v1.5-q", "none"));
     public static final ConfigField<Integer> EMBEDDING_THREADS = new ConfigField<>(
             "reme.embedding.threads",
             "0",

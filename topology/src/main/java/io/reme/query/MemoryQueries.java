@@ -204,13 +204,13 @@ final class MemoryQueries {
         if (embeddings == null) {
             return record;
         }
+        EmbeddingModel model = embeddings.modelFor(record.text());
         try {
             if (record.contextText() == null) {
-                return record.withVector(
-                        embeddings.embed(List.of(record.text())).get(0), embeddings.id());
+                return record.withVector(model.embed(List.of(record.text())).get(0), model.id());
             }
-            List<float[]> vectors = embeddings.embed(List.of(record.text(), record.contextText()));
-            return record.withVector(vectors.get(0), embeddings.id()).withContextVector(vectors.get(1));
+            List<float[]> vectors = model.embed(List.of(record.text(), record.contextText()));
+            return record.withVector(vectors.get(0), model.id()).withContextVector(vectors.get(1));
         } catch (EmbeddingException e) {
             // Written without a vector it would silently drop out of vector search: the caller retries instead.
             throw ApiException.unavailable("the memory could not be embedded: " + e.getMessage());

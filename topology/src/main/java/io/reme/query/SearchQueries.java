@@ -230,9 +230,11 @@ public final class SearchQueries {
             throw invalid("'from' must be before 'to' (got " + from + " and " + to + ")");
         }
         float[] vector = null;
-        if (embeddings != null) {
+        // The model of the query's language: its vectors are compared with the memories that model embedded.
+        EmbeddingModel model = embeddings == null ? null : embeddings.modelFor(text);
+        if (model != null) {
             try {
-                vector = embeddings.embedQuery(text);
+                vector = model.embedQuery(text);
             } catch (EmbeddingException e) {
                 // Text search still answers; the vector half of this one query is lost, nothing else.
                 LOG.warn("query embedding failed, searching text only error={}", e.getMessage());
@@ -252,7 +254,7 @@ public final class SearchQueries {
                     minScore,
                     fusion,
                     targets,
-                    vector == null ? null : embeddings.id());
+                    vector == null ? null : model.id());
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }

@@ -8,6 +8,7 @@ import io.reme.admin.TopicProvisioner;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
@@ -122,6 +123,71 @@ class MemoryEmbedderIT extends WithBroker {
                                     .lastHeader(DeadLetterHeaders.REASON)
                                     .value(),
                             StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Three numbers per text, so its vectors cannot pass for the other model's. */
+    private static final class ChineseModel implements EmbeddingModel {
+        @Override
+        public String id() {
+            return "zh";
+        }
+
+        @Override
+        public int dimensions() {
+            return 3;
+        }
+
+        @Override
+        public List<float[]> embed(List<String> texts) {
+            return texts.stream().map(t -> new float[] {t.length(), 1, 1}).toList();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Test
+    void eachMemoryIsEmbeddedByTheModelOfItsTextsScript() throws Exception {
+        Topics topics = new Topics("embzh.");
+        String bootstrap = broker.bootstrapServers();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            TopicProvisioner.ensure(admin, topics, topics.specs(1, 1 << 20, 1 << 24, Duration.ofDays(3)), -1);
+        }
+        // The Chinese memory's context is English: it is embedded by the model of the text, with the text.
+        MemoryRecord chinese = MemoryRecord.of("m-zh", "acme", "alice", null, MemoryType.PERSONAL, "我喜欢喝龙井茶", T0)
+                .withContext("we talked about drinks");
+        MemoryRecord english = MemoryRecord.of("m-en", "acme", "alice", null, MemoryType.PERSONAL, "likes tea", T0)
+                .withContext("我们聊了饮料");
+        try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(bootstrap)) {
+            for (MemoryRecord memory : List.of(chinese, english)) {
+                producer.send(new ProducerRecord<>(
+                        topics.memoriesPending(), memory.id().getBytes(StandardCharsets.UTF_8), Json.bytes(memory)));
+            }
+            producer.flush();
+        }
+
+        try (MemoryEmbedder embedder = MemoryEmbedder.start(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                topics,
+                "embzh-it",
+                new LanguageRoutedEmbeddingModel(new PickyModel(), new ChineseModel()),
+                PipelineMetrics.NONE)) {
+            Map<String, MemoryRecord> written = new HashMap<>();
+            for (ConsumerRecord<String, byte[]> record :
+                    TestKafka.readCommitted(bootstrap, topics.memories(), 2, Duration.ofSeconds(60))) {
+                written.put(record.key(), memory(record.value()));
+            }
+            assertEquals("zh", written.get("m-zh").vectorModel());
+            assertArrayEquals(new float[] {7, 1, 1}, written.get("m-zh").vector());
+            assertArrayEquals(
+                    new float[] {chinese.contextText().length(), 1, 1},
+                    written.get("m-zh").contextVector());
+            assertEquals("picky", written.get("m-en").vectorModel());
+            assertArrayEquals(new float[] {9, 1}, written.get("m-en").vector());
+            assertArrayEquals(
+                    new float[] {english.contextText().length(), 1},
+                    written.get("m-en").contextVector());
         }
     }
 

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.embedding.OpenAiEmbeddingModel;
 import io.reme.embedding.OpenAiEmbeddingSettings;
@@ -72,10 +74,23 @@ class ProvidersTest {
                 "3",
                 "reme.embedding.local-batch-size",
                 "32")))) {
-            LocalOnnxEmbeddingModel onnx = assertInstanceOf(LocalOnnxEmbeddingModel.class, local);
+            LanguageRoutedEmbeddingModel routed = assertInstanceOf(LanguageRoutedEmbeddingModel.class, local);
+            LocalOnnxEmbeddingModel onnx = assertInstanceOf(LocalOnnxEmbeddingModel.class, routed.main());
             assertTrue(onnx.id().startsWith("all-minilm-l6-v2-q@"), onnx.id());
             assertEquals(3, onnx.threads());
             assertEquals(32, onnx.batchSize());
+            LocalOnnxEmbeddingModel chinese = assertInstanceOf(LocalOnnxEmbeddingModel.class, routed.chinese());
+            assertEquals(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_ZH_V15_Q, chinese.variant());
+            assertEquals(3, chinese.threads());
+            assertEquals(32, chinese.batchSize());
+            assertSame(chinese, local.modelFor("我下周去北京出差"));
+            assertSame(onnx, local.modelFor("I fly to Beijing next week"));
+        }
+        try (EmbeddingModel local =
+                Providers.embeddings(AppConfig.of(Map.of("reme.embedding.chinese-model", "none")))) {
+            LocalOnnxEmbeddingModel onnx = assertInstanceOf(LocalOnnxEmbeddingModel.class, local);
+            assertEquals(LocalOnnxEmbeddingModel.Variant.BGE_SMALL_EN_V15_Q, onnx.variant());
+            assertSame(onnx, local.modelFor("我下周去北京出差"));
         }
     }
 }

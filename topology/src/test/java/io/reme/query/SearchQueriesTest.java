@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.SearchQuery;
@@ -173,6 +174,47 @@ class SearchQueriesTest {
         assertEquals(0.5, query.minScore());
         assertEquals(Set.of("u1"), query.users());
         assertEquals("counting", query.vectorModel());
+        assertEquals(1, embedded.get());
+    }
+
+    @Test
+    void aQueryIsEmbeddedByTheModelOfItsScript() {
+        EmbeddingModel chinese = new EmbeddingModel() {
+            @Override
+            public String id() {
+                return "zh";
+            }
+
+            @Override
+            public int dimensions() {
+                return 3;
+            }
+
+            @Override
+            public List<float[]> embed(List<String> texts) {
+                return texts.stream().map(t -> new float[] {0, 1, 0}).toList();
+            }
+
+            @Override
+            public void close() {}
+        };
+        SearchQueries routed = new SearchQueries(
+                null,
+                null,
+                "memories",
+                1,
+                new MemoryPartitioning(1),
+                new LanguageRoutedEmbeddingModel(countingModel(), chinese),
+                new QueryLimits(200, 100),
+                new StoreLags(null));
+
+        SearchQuery zh = routed.parse("acme", body("{\"query\":\"我上司的邮箱地址是多少？\"}"));
+        assertEquals("zh", zh.vectorModel());
+        assertEquals(3, zh.vector().length);
+        assertEquals(0, embedded.get(), "the English model is not asked");
+        SearchQuery en = routed.parse("acme", body("{\"query\":\"what is my boss's email address?\"}"));
+        assertEquals("counting", en.vectorModel());
+        assertEquals(2, en.vector().length);
         assertEquals(1, embedded.get());
     }
 }
