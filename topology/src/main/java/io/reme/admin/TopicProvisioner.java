@@ -1,8 +1,10 @@
 package io.reme.admin;
 
+import io.reme.retry.Poll;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.TopicSpec;
 import io.reme.topic.Topics;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -39,19 +41,20 @@ public final class TopicProvisioner {
      * ("does not host this topic-partition"), so that answer is retried for up to ten seconds.
      */
     public static int partitions(Admin admin, String topic) throws InterruptedException, ExecutionException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
+        Optional<Integer> partitions = Poll.first(Duration.ofSeconds(10), Duration.ofMillis(100), () -> {
             try {
                 Map<String, TopicDescription> described =
                         admin.describeTopics(List.of(topic)).allTopicNames().get();
-                return described.get(topic).partitions().size();
+                return Optional.of(described.get(topic).partitions().size());
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
-                    throw e;
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    return Optional.empty();
                 }
-                Thread.sleep(100);
+                throw e;
             }
-        }
+        });
+        return partitions.orElseThrow(() -> new ExecutionException(
+                new UnknownTopicOrPartitionException("topic " + topic + " is not visible after 10 s")));
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.app.RemeApp;
 import io.reme.config.AppConfig;
 import io.reme.json.Json;
+import io.reme.retry.Poll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -21,6 +22,7 @@ import java.time.ZoneId;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -240,21 +242,18 @@ final class DemoCommand implements Callable<Integer> {
     /** Sends the request until its answer is 200 and passes {@code done}; fails after 90 s. */
     private static JsonNode awaitJson(HttpClient http, HttpRequest request, Predicate<JsonNode> done, String what)
             throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + 90_000_000_000L;
-        while (true) {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 200) {
-                JsonNode body = Json.MAPPER.readTree(response.body());
-                if (done.test(body)) {
-                    return body;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        what + " was not ready within 90 s (last status " + response.statusCode() + ")");
-            }
-            Thread.sleep(250);
-        }
+        int[] status = {0};
+        return Poll.first(Duration.ofSeconds(90), Duration.ofMillis(250), () -> {
+                    HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                    status[0] = response.statusCode();
+                    if (response.statusCode() != 200) {
+                        return Optional.<JsonNode>empty();
+                    }
+                    JsonNode body = Json.MAPPER.readTree(response.body());
+                    return done.test(body) ? Optional.of(body) : Optional.<JsonNode>empty();
+                })
+                .orElseThrow(() ->
+                        new IllegalStateException(what + " was not ready within 90 s (last status " + status[0] + ")"));
     }
 
     /** Reads the documents until none has changed for {@code quiet}; absent ones are left out. */
@@ -298,12 +297,14 @@ final class DemoCommand implements Callable<Integer> {
         for (JsonNode diary : diaries) {
             Path file = root.resolve(diary.path("user").asText())
                     .resolve(diary.path("path").asText());
-            while (!(Files.exists(file)
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            // Shown as far as the sinks got: the listing below says what is there.
+            Poll.until(
+                    left,
+                    Duration.ofMillis(100),
+                    () -> Files.exists(file)
                             && Files.readString(file)
-                                    .equals(diary.path("content").asText()))
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+                                    .equals(diary.path("content").asText()));
         }
         System.out.printf(
                 "%n  files in %s (edit MEMORY.md or a diary: it becomes the next version) ---------%n",

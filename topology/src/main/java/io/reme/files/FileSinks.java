@@ -1,5 +1,6 @@
 package io.reme.files;
 
+import io.reme.retry.Poll;
 import io.reme.sink.DialogSinkConnector;
 import io.reme.sink.DiarySinkConnector;
 import io.reme.sink.ToolResultSinkConnector;
@@ -243,11 +244,9 @@ public final class FileSinks implements AutoCloseable {
     private void awaitRunning(Iterable<String> names) throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
         for (String name : names) {
-            while (!running(name)) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("connector " + name + " is not running: " + status(name));
-                }
-                Thread.sleep(50);
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            if (!Poll.until(left, Duration.ofMillis(50), () -> running(name))) {
+                throw new TimeoutException("connector " + name + " is not running: " + status(name));
             }
         }
     }

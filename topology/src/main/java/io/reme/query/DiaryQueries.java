@@ -7,6 +7,7 @@ import io.reme.diary.DiaryEditProcessor;
 import io.reme.diary.DocumentKey;
 import io.reme.json.Json;
 import io.reme.message.SafeId;
+import io.reme.retry.Poll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -85,21 +87,21 @@ public final class DiaryQueries {
                 name,
                 base,
                 edit.editId());
-        long deadline = System.nanoTime() + APPLY_WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            Current now = current(tenant, user, name, authorization, true);
-            if (now.answer() == null && now.version() > base) {
-                if (edit.editId().equals(now.document().path("editId").asText())) {
-                    return new OwnerRouting.Answer(200, OwnerRouting.json(now.document()));
-                }
-                return conflict(key, base, now);
-            }
-            try {
-                Thread.sleep(POLL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted while waiting for the edit");
-            }
+        Optional<Current> applied;
+        try {
+            applied = Poll.first(APPLY_WAIT, POLL, () -> {
+                Current now = current(tenant, user, name, authorization, true);
+                return now.answer() == null && now.version() > base ? Optional.of(now) : Optional.empty();
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while waiting for the edit");
+        }
+        if (applied.isPresent()) {
+            Current now = applied.get();
+            return edit.editId().equals(now.document().path("editId").asText())
+                    ? new OwnerRouting.Answer(200, OwnerRouting.json(now.document()))
+                    : conflict(key, base, now);
         }
         Map<String, Object> pending = new LinkedHashMap<>();
         pending.put("editId", edit.editId());

@@ -9,6 +9,7 @@ import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryList;
 import io.reme.index.MemoryProgress;
 import io.reme.json.Json;
+import io.reme.retry.Poll;
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -53,6 +54,7 @@ final class MemoryQueries {
     private final PartitionFanOut fanOut;
     private final MemoryWriter writer;
     private final EmbeddingModel embeddings;
+    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
     private final Duration visibilityTimeout;
     /** Where a tenant's {@code maxMemories} comes from; null for no limit. */
     private final TenantDirectory tenants;
@@ -222,34 +224,32 @@ final class MemoryQueries {
      * (here or on another instance) every few milliseconds; false when the timeout passes first.
      */
     private boolean awaitApplied(String tenant, String id, MemoryWriter.Written written, String authorization) {
-        long deadline = System.nanoTime() + visibilityTimeout.toNanos();
-        while (true) {
-            try {
-                OwnerRouting.Answer answer = routing.route(
-                        MemoryIndexUpdater.STORE,
-                        tenant + "/" + id,
-                        writer.partitioning(),
-                        INTERNAL_PROGRESS + id,
-                        false,
-                        authorization,
-                        partition -> progressAnswer(partition));
-                if (answer.status() == 200
-                        && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1) >= written.offset()) {
-                    return true;
-                }
-            } catch (ApiException | IOException e) {
-                LOG.debug("index progress not known yet tenant={} id={} error={}", tenant, id, e.getMessage());
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+        try {
+            return Poll.until(visibilityTimeout, VISIBILITY_POLL, () -> applied(tenant, id, written, authorization));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
+    }
+
+    private boolean applied(String tenant, String id, MemoryWriter.Written written, String authorization) {
+        try {
+            OwnerRouting.Answer answer = routing.route(
+                    MemoryIndexUpdater.STORE,
+                    tenant + "/" + id,
+                    writer.partitioning(),
+                    INTERNAL_PROGRESS + id,
+                    false,
+                    authorization,
+                    partition -> progressAnswer(partition));
+            if (answer.status() == 200
+                    && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1) >= written.offset()) {
+                return true;
+            }
+        } catch (ApiException | IOException e) {
+            LOG.debug("index progress not known yet tenant={} id={} error={}", tenant, id, e.getMessage());
+        }
+        return false;
     }
 
     /** {@code GET /v1/internal/memories-progress/{id}}: the applied offset of the local index owning the id. */

@@ -1,6 +1,7 @@
 package io.reme.query;
 
 import io.reme.message.SafeId;
+import io.reme.retry.Poll;
 import io.reme.tenant.ApiKeyRecord;
 import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
@@ -43,6 +44,7 @@ public final class TenantAdmin {
     private final String topic;
     private final TenantErasure erasure;
     private final Clock clock;
+    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
     private final Duration visibilityTimeout;
 
     /** @param adminKey the admin key, or null/blank for no admin API */
@@ -266,27 +268,21 @@ public final class TenantAdmin {
         } catch (ExecutionException | TimeoutException e) {
             throw ApiException.unavailable("the change could not be written to Kafka: " + e);
         }
-        long deadline = System.nanoTime() + visibilityTimeout.toNanos();
-        while (true) {
-            byte[] stored;
-            try {
-                stored = directory.raw(key);
-            } catch (ApiException e) {
-                stored = null;
-            }
-            if (Arrays.equals(stored, value)) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
+        try {
+            if (!Poll.until(visibilityTimeout, VISIBILITY_POLL, () -> Arrays.equals(stored(key), value))) {
                 LOG.warn("tenant change written but not yet in the local store key={}", key);
-                return;
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted while waiting for the tenants store");
-            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while waiting for the tenants store");
+        }
+    }
+
+    private byte[] stored(String key) {
+        try {
+            return directory.raw(key);
+        } catch (ApiException e) {
+            return null;
         }
     }
 }

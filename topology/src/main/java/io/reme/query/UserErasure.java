@@ -8,6 +8,7 @@ import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
+import io.reme.retry.Poll;
 import io.reme.topic.Topics;
 import io.reme.workspace.Workspace;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -54,6 +56,8 @@ public final class UserErasure {
     private static final Logger LOG = LoggerFactory.getLogger(UserErasure.class);
     /** Files named in a status at most: enough to find them, not a listing of a tenant's folder. */
     private static final int FILES_SHOWN = 20;
+    /** How often a DELETE looks whether its erasure is complete while it waits. */
+    private static final Duration COMPLETION_POLL = Duration.ofMillis(100);
 
     private final KafkaStreams streams;
     private final MemoryQueries memories;
@@ -155,23 +159,29 @@ public final class UserErasure {
                 tenant,
                 user == null ? Erasure.ALL_USERS : user,
                 erasureId);
-        long deadline = System.nanoTime() + wait.toNanos();
-        Status status = null;
-        while (System.nanoTime() < deadline) {
-            status = collect(tenant, user, authorization);
-            if (status != null && status.erasureId().equals(erasureId) && status.complete()) {
-                LOG.info(
-                        "erasure complete tenant={} user={} erasureId={} removed={} ms={}",
-                        tenant,
-                        user == null ? Erasure.ALL_USERS : user,
-                        erasureId,
-                        status.removed(),
-                        Duration.between(erasure.requestedAt(), Instant.now()).toMillis());
-                return status;
-            }
-            sleep();
+        Optional<Status> complete;
+        try {
+            complete = Poll.first(wait, COMPLETION_POLL, () -> {
+                Status now = collect(tenant, user, authorization);
+                return now != null && now.erasureId().equals(erasureId) && now.complete()
+                        ? Optional.of(now)
+                        : Optional.empty();
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted while waiting for the erasure");
         }
-        status = collect(tenant, user, authorization);
+        if (complete.isPresent()) {
+            LOG.info(
+                    "erasure complete tenant={} user={} erasureId={} removed={} ms={}",
+                    tenant,
+                    user == null ? Erasure.ALL_USERS : user,
+                    erasureId,
+                    complete.get().removed(),
+                    Duration.between(erasure.requestedAt(), Instant.now()).toMillis());
+            return complete.get();
+        }
+        Status status = collect(tenant, user, authorization);
         LOG.warn(
                 "erasure not complete within the wait tenant={} user={} erasureId={} waitMs={}",
                 tenant,
@@ -425,15 +435,6 @@ public final class UserErasure {
                         + " (broker default, 7 days)");
         retained.put("reme.dlq", "dead letters, 30 days");
         return retained;
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.unavailable("interrupted while waiting for the erasure");
-        }
     }
 
     /** The body of {@code DELETE /v1/tenant} must name the caller's own tenant. */
