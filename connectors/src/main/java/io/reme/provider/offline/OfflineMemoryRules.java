@@ -28,6 +28,7 @@ import java.util.regex.Pattern;
  * <ul>
  * <li><b>Personal</b>: each sentence of the user's text that states a preference or a fact about
  * the user: "my X is Y" (about "my X"), "I like / love / enjoy / prefer / hate / dislike Y",
+ * and their Chinese forms ("我的X是Y", "我(很)喜欢Y", "我不再喜欢Y"),
  * "I don't / no longer / never like … Y", "I always / never Y" (about Y). The content is the
  * sentence; the target is the user.</li>
  * <li><b>Procedural</b>: when the span calls tools, one memory for the task (the first sentence of
@@ -53,7 +54,8 @@ final class OfflineMemoryRules {
     static final String OUTCOME = "outcome";
     private static final int MAX_CONTENT = 600;
 
-    private static final Pattern SENTENCE = Pattern.compile("(?<=[.!?。！？])\\s+|\\n+");
+    // Chinese ends a sentence with 。！？ and no space after it.
+    private static final Pattern SENTENCE = Pattern.compile("(?<=[.!?])\\s+|(?<=[。！？])\\s*|\\n+");
     private static final Pattern MY_X_IS =
             Pattern.compile("(?i)\\bmy ((?:[\\p{L}'-]+ ){0,3}?[\\p{L}'-]+) (?:is|are|was) (.+)");
     private static final Pattern NEGATIVE =
@@ -64,6 +66,13 @@ final class OfflineMemoryRules {
     private static final Pattern I_AM = Pattern.compile(
             "(?i)\\bI(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|allergic to [\\p{L} -]+|lactose intolerant"
                     + "|left-handed|colou?r-blind)");
+    // The same statements in Chinese: "我的X是Y", "我不(再)喜欢Y", "我(很/一直…)喜欢Y".
+    private static final Pattern MY_X_IS_ZH = Pattern.compile("我的(\\p{IsHan}{1,8}?)(?:是|叫|在)(.+)");
+    private static final Pattern NEGATIVE_ZH = Pattern.compile("我(?:不再|再也不|已经不|从不|不)(?:太|怎么)?(?:喜欢|爱|想|吃|喝|用)(.+)");
+    private static final Pattern POSITIVE_ZH =
+            Pattern.compile("我(?:很|也|还|一直|真的|最|特别|非常|比较|总是)*(喜欢|爱吃|爱喝|爱|讨厌|偏好|更喜欢)(.+)");
+    private static final Pattern CLAUSE_END_ZH = Pattern.compile("[，,。！？!?；;、].*");
+    private static final Pattern PARTICLES_ZH = Pattern.compile("(?:了|啦|呀|呢|吧|的)+$");
     private static final Pattern OBJECT_END = Pattern.compile(
             "(?i)\\s+(?:anymore|any more|now|because|but|since|when|as|over|instead|these days)\\b.*|[,;:.!?].*");
     private static final Pattern ERROR = Pattern.compile(
@@ -106,6 +115,10 @@ final class OfflineMemoryRules {
 
     /** What a personal statement is about, or null when the sentence states no preference or fact. */
     static String about(String sentence) {
+        String chinese = aboutChinese(sentence);
+        if (chinese != null) {
+            return chinese;
+        }
         Matcher my = MY_X_IS.matcher(sentence);
         if (my.find()) {
             return "my " + my.group(1).toLowerCase(Locale.ROOT);
@@ -123,6 +136,25 @@ final class OfflineMemoryRules {
             return object(positive.group(2));
         }
         return null;
+    }
+
+    private static String aboutChinese(String sentence) {
+        Matcher my = MY_X_IS_ZH.matcher(sentence);
+        if (my.find()) {
+            return "我的" + my.group(1);
+        }
+        Matcher negative = NEGATIVE_ZH.matcher(sentence);
+        if (negative.find()) {
+            return objectChinese(negative.group(1));
+        }
+        Matcher positive = POSITIVE_ZH.matcher(sentence);
+        return positive.find() ? objectChinese(positive.group(2)) : null;
+    }
+
+    private static String objectChinese(String rest) {
+        String clause = CLAUSE_END_ZH.matcher(rest.strip()).replaceFirst("");
+        String object = PARTICLES_ZH.matcher(clause).replaceFirst("").strip();
+        return object.isBlank() || object.length() > 40 ? null : object;
     }
 
     private static String object(String rest) {

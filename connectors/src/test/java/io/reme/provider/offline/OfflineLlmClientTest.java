@@ -16,9 +16,12 @@ import io.reme.message.Message;
 import io.reme.message.Role;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
+import io.reme.provider.ExtractTask;
 import io.reme.provider.LlmException;
 import io.reme.provider.MapDocumentEditor;
+import io.reme.provider.MemoryCandidate;
 import io.reme.provider.SummaryTask;
+import io.reme.search.MemoryType;
 import io.reme.summary.SummaryFormat;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -519,6 +522,27 @@ class OfflineLlmClientTest {
                 editor.read(task.dailyDocument()));
         assertTrue(editor.read(DocumentEditor.LONG_TERM).contains("- 我喜欢简短的回答"), editor.read(DocumentEditor.LONG_TERM));
         assertEquals("[SILENT]", client.updateDiary(task, editor));
+    }
+
+    @Test
+    void personalMemoriesAreFoundInChineseSentences() throws LlmException {
+        List<MemoryCandidate> found = client.extractMemories(new ExtractTask(
+                "acme",
+                "wang",
+                "s1",
+                MemoryType.PERSONAL,
+                List.of(
+                        message(Role.USER, 400, new Block.Text("我喜欢绿茶。我的猫叫小白。东京现在几点？")),
+                        message(Role.ASSISTANT, 401, new Block.Text("我也喜欢绿茶。")),
+                        message(Role.USER, 402, new Block.Text("我不再喜欢咖啡了！"))),
+                "zh"));
+        assertEquals(
+                List.of("我喜欢绿茶。", "我的猫叫小白。", "我不再喜欢咖啡了！"),
+                found.stream().map(MemoryCandidate::content).toList(),
+                "one memory per statement, split on 。！？ with no space after them; the assistant's are not the user's");
+        assertEquals(
+                List.of("绿茶", "我的猫", "咖啡"),
+                found.stream().map(c -> c.metadata().get(MemoryCandidate.ABOUT)).toList());
     }
 
     @Test

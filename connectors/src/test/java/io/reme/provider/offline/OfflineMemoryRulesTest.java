@@ -30,6 +30,11 @@ class OfflineMemoryRulesTest {
                 "I'm vegetarian and she has a peanut allergy.|vegetarian",
                 "I am allergic to peanuts.|allergic to peanuts",
                 "I prefer aisle seats.|aisle seats",
+                "我的猫叫小白。|我的猫",
+                "我喜欢绿茶。|绿茶",
+                "我一直很喜欢早上喝绿茶，尤其是冬天。|早上喝绿茶",
+                "我不再喜欢绿茶了。|绿茶",
+                "我不喝咖啡|咖啡",
             })
     void statementsAreAboutTheirSubject(String sentence, String about) {
         assertEquals(about, OfflineMemoryRules.about(sentence));
@@ -42,6 +47,8 @@ class OfflineMemoryRulesTest {
                 "What time is it in Tokyo?",
                 "Let's book Nishiyama Ryokan.",
                 "The deploy failed again.",
+                "东京现在几点？",
+                "我们明天去深圳开会。",
             })
     void otherSentencesAreNotStatements(String sentence) {
         assertNull(OfflineMemoryRules.about(sentence));
