@@ -61,8 +61,50 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--exit", description = "Stop after the replay has been processed and shown.")
     boolean exit;
 
+    @Option(
+            names = "--lang",
+            paramLabel = "LANG",
+            defaultValue = "en",
+            description = "The conversations replayed: en (default) or zh (Chinese).")
+    String lang;
+
+    /** The conversations a language replays and what the demo then asks of them. */
+    record Script(
+            String resource,
+            String question,
+            String retrieve,
+            String correction,
+            String session,
+            String search,
+            String user) {
+        static final Map<String, Script> BY_LANGUAGE = Map.of(
+                "en",
+                new Script(
+                        "/demo/conversation.json",
+                        "which kafka consumer settings did we decide on?",
+                        "plan a train trip",
+                        "Bob prefers buses over trains now.",
+                        "alice-kafka-migration",
+                        "trip to Kyoto",
+                        "alice"),
+                "zh",
+                new Script(
+                        "/demo/conversation-zh.json",
+                        "我们决定了哪些 Kafka 消费者设置？",
+                        "坐火车去旅行",
+                        "李娜现在更喜欢坐大巴。",
+                        "wang-orders-migration",
+                        "杭州旅行",
+                        "wang"));
+    }
+
     @Override
     public Integer call() throws Exception {
+        Script script = Script.BY_LANGUAGE.get(lang);
+        if (script == null) {
+            System.err.println("--lang takes " + new TreeSet<>(Script.BY_LANGUAGE.keySet()) + ", not '" + lang + "'");
+            return 2;
+        }
         AppConfig config = options.load(DEMO_SETTINGS);
         RemeApp app = RemeApp.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -74,7 +116,7 @@ final class DemoCommand implements Callable<Integer> {
                     + "', which needs the generated key: " + "run the demo without reme.api.keys");
             return 2;
         }
-        Sample sample = replay(app);
+        Sample sample = replay(app, script.resource());
         System.out.println("replayed "
                 + sample.sessions().values().stream()
                         .mapToInt(Integer::intValue)
@@ -108,7 +150,7 @@ final class DemoCommand implements Callable<Integer> {
             System.out.println(indent(diary.path("content").asText()));
         }
         showFiles(app, shown.values());
-        String question = "which kafka consumer settings did we decide on?";
+        String question = script.question();
         JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
         System.out.printf(
                 "%n  search \"%s\" (%s ms) ----------------------------------%n",
@@ -143,18 +185,19 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/memories?type=personal");
-        System.out.println(
-                "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                        + "/v1/memories/retrieve -H 'Content-Type: application/json' -d '{\"query\":\"plan a train trip\",\"k\":3}'");
-        System.out.println(
-                "         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                        + "/v1/memories/<id> -H 'Content-Type: application/json' -d '{\"content\":\"Bob prefers buses over trains now.\"}'");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/sessions/alice-kafka-migration/context");
+                + "/v1/memories/retrieve -H 'Content-Type: application/json' -d '{\"query\":\"" + script.retrieve()
+                + "\",\"k\":3}'");
+        System.out.println("         curl -s -X PUT -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
+                + "/v1/memories/<id> -H 'Content-Type: application/json' -d '{\"content\":\"" + script.correction()
+                + "\"}'");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/sessions/"
+                + script.session() + "/context");
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
-                + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"trip to Kyoto\",\"k\":3}'");
-        System.out.println(
-                "         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/alice/MEMORY");
+                + "/v1/search -H 'Content-Type: application/json' -d '{\"query\":\"" + script.search()
+                + "\",\"k\":3}'");
+        System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/"
+                + script.user() + "/MEMORY");
         System.out.println();
         System.out.println("Browse it: " + browserUrl(app.httpUrl(), key));
         System.out.println(
@@ -180,9 +223,9 @@ final class DemoCommand implements Callable<Integer> {
     /** What was replayed: messages per session, and the diary documents it should produce (user/name). */
     private record Sample(Map<String, Integer> sessions, Set<String> diaries) {}
 
-    private static Sample replay(RemeApp app) throws IOException {
+    private static Sample replay(RemeApp app, String resource) throws IOException {
         JsonNode sample;
-        try (InputStream in = DemoCommand.class.getResourceAsStream("/demo/conversation.json")) {
+        try (InputStream in = DemoCommand.class.getResourceAsStream(resource)) {
             sample = Json.MAPPER.readTree(in);
         }
         Map<String, Integer> counts = new LinkedHashMap<>();
