@@ -48,13 +48,13 @@ final class MemoryQueries {
     static final String INTERNAL_LIST = "/v1/internal/memories-list";
     static final String INTERNAL_PROGRESS = "/v1/internal/memories-progress/";
     private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
+    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
 
     private final KafkaStreams streams;
     private final OwnerRouting routing;
     private final PartitionFanOut fanOut;
     private final MemoryWriter writer;
     private final EmbeddingModel embeddings;
-    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
     private final Duration visibilityTimeout;
     /** Where a tenant's {@code maxMemories} comes from; null for no limit. */
     private final TenantDirectory tenants;

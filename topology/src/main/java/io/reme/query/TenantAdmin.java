@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TenantAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(TenantAdmin.class);
+    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
     private static final String BEARER = "Bearer ";
 
     private final byte[] adminKeyHash;
@@ -44,7 +45,6 @@ public final class TenantAdmin {
     private final String topic;
     private final TenantErasure erasure;
     private final Clock clock;
-    private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
     private final Duration visibilityTimeout;
 
     /** @param adminKey the admin key, or null/blank for no admin API */
