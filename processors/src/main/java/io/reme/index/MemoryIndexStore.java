@@ -86,8 +86,8 @@ public final class MemoryIndexStore implements StateStore {
      * beginning of its changelog (under exactly-once it first wipes the task's directory). Called before
      * Streams starts, because Streams reads a store's checkpoint before the store's {@link #init}: deleting
      * it there would leave an empty index restored from the old offset. The checkpoint files also hold the
-     * offsets of any other store of the task; there is none (the index's task is its own sub-topology),
-     * and one would only restore from the beginning too.
+     * offsets of any other store of the task: the erasure reports' store, in memory and restored from
+     * the beginning of its changelog anyway.
      *
      * @param applicationDir {@code state.dir/application.id}, holding one folder per task
      * @param storeName the store's name, its folder in a task's folder
