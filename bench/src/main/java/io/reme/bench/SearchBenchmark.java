@@ -204,6 +204,8 @@ public final class SearchBenchmark {
             Thread.sleep(100);
         }
         index.refresh();
+        // Committed again: a later run reusing the directory opens the merged index, not the one of the last commit.
+        index.commit();
         out.printf(
                 Locale.ROOT, "  merges settled %.1f s after the last commit%n", (System.nanoTime() - mergeStart) / 1e9);
         return rate;

@@ -52,6 +52,15 @@ public final class MemoryIndexStore implements StateStore {
 
     /** How often an active task's index commits: a crash replays at most the records of this long. */
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * How often the index commits while records are restored (a standby, or a task catching up): each
+     * commit flushes a segment, and graphs of small segments are built again by every merge, so a
+     * restore commits rarely and buffers more ({@link #BULK_BUFFER_MB}); a crash in the middle replays
+     * at most this long.
+     */
+    static final Duration BULK_COMMIT_INTERVAL = Duration.ofSeconds(60);
+    /** The indexing buffer while restoring: a segment of up to about 30,000 memories of 384-d vectors. */
+    static final double BULK_BUFFER_MB = 128;
     /** How long an expunge may hold the stream thread, well within the consumer's poll interval. */
     static final Duration EXPUNGE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -72,6 +81,8 @@ public final class MemoryIndexStore implements StateStore {
     private boolean known;
 
     private long committedAtNanos = System.nanoTime();
+    /** Whether records come from a restore (bulk) rather than from processing. */
+    private boolean bulk;
 
     MemoryIndexStore(String name, InputLimit limit) {
         this.name = name;
@@ -142,6 +153,10 @@ public final class MemoryIndexStore implements StateStore {
         // Restored records carry their offsets, so a write acknowledged before a restore is known as applied after
         // it. Only a callback from Streams' internals sees offsets; the public ones see key and value.
         context.register(root, StreamsInternals.restoreWithOffsets(record -> {
+            if (!bulk) {
+                bulk = true;
+                index.bufferMegabytes(BULK_BUFFER_MB);
+            }
             // An erasure marker changes nothing here: the tombstones it caused follow it in the topic, then its
             // expunge request, which a copy restoring (a standby) carries out as the active task did.
             if (MemoryErasure.isExpunge(record.headers())) {
@@ -290,8 +305,19 @@ public final class MemoryIndexStore implements StateStore {
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         // The offsets Streams hands over are those of the records it gave this store, which it knows as applied.
-        if (System.nanoTime() - committedAtNanos >= COMMIT_INTERVAL.toNanos()) {
+        if (System.nanoTime() - committedAtNanos >= (bulk ? BULK_COMMIT_INTERVAL : COMMIT_INTERVAL).toNanos()) {
             commitNow();
+        }
+    }
+
+    /**
+     * The task processes records from now on (its restore is over): commits come every {@link
+     * #COMMIT_INTERVAL} again, with the live indexing buffer.
+     */
+    void live() {
+        if (bulk) {
+            bulk = false;
+            index.bufferMegabytes(MemoryIndex.LIVE_BUFFER_MB);
         }
     }
 

@@ -53,6 +53,7 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         this.store = context.getStateStore(STORE);
+        store.live();
         // Under exactly-once Streams never commits an active task's stores: the index commits itself.
         context.schedule(MemoryIndexStore.COMMIT_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> store.commitNow());
     }

@@ -207,6 +207,9 @@ public final class MemoryIndex implements Closeable {
      */
     static final int LARGE_INDEX = 500_000;
 
+    /** The indexing buffer between flushes while applying live writes. */
+    public static final double LIVE_BUFFER_MB = 64;
+
     /** The commit user data key holding the source offset a commit point contains up to. */
     private static final String COMMITTED_OFFSET = "reme.committed-offset";
 
@@ -229,7 +232,7 @@ public final class MemoryIndex implements Closeable {
         IndexWriterConfig config = new IndexWriterConfig(analyzer)
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setSimilarity(similarity)
-                .setRAMBufferSizeMB(64)
+                .setRAMBufferSizeMB(LIVE_BUFFER_MB)
                 .setMergePolicy(mergePolicy())
                 // Only commit(offset) commits: a commit point on close would hold writes past its recorded offset.
                 .setCommitOnClose(false);
@@ -362,6 +365,14 @@ public final class MemoryIndex implements Closeable {
      */
     public void upsert(MemoryRecord record) throws IOException {
         writer.updateDocument(new Term(F_KEY, key(record.tenant(), record.id())), toDocument(record));
+    }
+
+    /**
+     * Sets the indexing buffer: a larger one while restoring from the topic flushes larger segments, so
+     * that fewer merges build each vector's graph again. Takes effect at the next write.
+     */
+    public void bufferMegabytes(double megabytes) {
+        writer.getConfig().setRAMBufferSizeMB(megabytes);
     }
 
     /** Removes the tenant's record with this id, if any. Visible after {@link #refresh()}. */
