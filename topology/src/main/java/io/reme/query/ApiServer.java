@@ -28,23 +28,24 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.pathmap.MappedResource;
+import org.eclipse.jetty.http.pathmap.PathMappings;
+import org.eclipse.jetty.http.pathmap.UriTemplatePathSpec;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -70,24 +71,24 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * Handles one matched request from a caller the route's {@link Access} admitted; {@code params} are
-     * the path's {@code {name}} segments in order.
+     * the path's {@code {name}} segments by name.
      */
     @FunctionalInterface
     private interface RouteHandler {
-        void handle(ApiServer api, Exchange exchange, Caller caller, List<String> params) throws IOException;
+        void handle(ApiServer api, Exchange exchange, Caller caller, Map<String, String> params) throws IOException;
     }
 
     /**
-     * A method and a path template whose {@code {name}} segments match one non-empty path segment each,
+     * A method and a URI template whose {@code {name}} segments match one non-empty path segment each,
      * with the access its caller needs.
      */
-    private record Route(String method, String path, Access access, Pattern pattern, RouteHandler handler) {
+    private record Route(String method, String path, Access access, RouteHandler handler) {
         Route {
             Objects.requireNonNull(access, "access");
         }
 
         static Route of(String method, String path, Access access, RouteHandler handler) {
-            return new Route(method, path, access, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
+            return new Route(method, path, access, handler);
         }
     }
 
@@ -132,7 +133,7 @@ public final class ApiServer implements AutoCloseable {
                     "GET",
                     "/ui/{file}",
                     PUBLIC,
-                    (api, exchange, caller, params) -> api.uiFile(exchange, params.get(0))),
+                    (api, exchange, caller, params) -> api.uiFile(exchange, params.get("file"))),
             Route.of("POST", "/v1/admin/tenants", ADMIN, ApiServer::adminCreateTenant),
             Route.of("GET", "/v1/admin/tenants", ADMIN, ApiServer::adminListTenants),
             Route.of("DELETE", "/v1/admin/tenants/{tenant}", ADMIN, ApiServer::adminDeleteTenant),
@@ -140,6 +141,21 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ADMIN, ApiServer::adminListKeys),
             Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ADMIN, ApiServer::adminRevokeKey),
             Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ADMIN, ApiServer::adminPutPolicy));
+
+    /**
+     * The routes by URI template, Jetty's path mappings: a literal template wins over one with
+     * variables ({@code /v1/memories/retrieve} over {@code /v1/memories/{id}}).
+     */
+    private static final PathMappings<List<Route>> MAPPINGS = mappings();
+
+    private static PathMappings<List<Route>> mappings() {
+        Map<String, List<Route>> byPath = new LinkedHashMap<>();
+        ROUTES.forEach(route ->
+                byPath.computeIfAbsent(route.path(), p -> new ArrayList<>()).add(route));
+        PathMappings<List<Route>> mappings = new PathMappings<>();
+        byPath.forEach((path, routes) -> mappings.put(new UriTemplatePathSpec(path), List.copyOf(routes)));
+        return mappings;
+    }
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -633,27 +649,26 @@ public final class ApiServer implements AutoCloseable {
     private void route(Exchange exchange) throws IOException {
         String path = exchange.path();
         String method = exchange.method();
-        Set<String> allowed = new LinkedHashSet<>();
-        for (Route route : ROUTES) {
-            Matcher matcher = route.pattern().matcher(path);
-            if (!matcher.matches()) {
-                continue;
+        List<Route> allowed = new ArrayList<>();
+        for (MappedResource<List<Route>> mapped : MAPPINGS.getMatches(path)) {
+            for (Route route : mapped.getResource()) {
+                if (!route.method().equals(method)) {
+                    allowed.add(route);
+                    continue;
+                }
+                Map<String, String> params = ((UriTemplatePathSpec) mapped.getPathSpec()).getPathParams(path);
+                Caller caller =
+                        authenticator.admit(route.access(), method, path, authorization(exchange), forwarded(exchange));
+                route.handler().handle(this, exchange, caller, params);
+                return;
             }
-            if (!route.method().equals(method)) {
-                allowed.add(route.method());
-                continue;
-            }
-            List<String> params = new ArrayList<>(matcher.groupCount());
-            for (int group = 1; group <= matcher.groupCount(); group++) {
-                params.add(matcher.group(group));
-            }
-            Caller caller =
-                    authenticator.admit(route.access(), method, path, authorization(exchange), forwarded(exchange));
-            route.handler().handle(this, exchange, caller, params);
-            return;
         }
         if (!allowed.isEmpty()) {
-            throw ApiException.methodNotAllowed(String.join(", ", allowed));
+            // In the table's order, as the OpenAPI description lists them.
+            allowed.sort(Comparator.comparingInt(ROUTES::indexOf));
+            throw ApiException.methodNotAllowed(String.join(
+                    ", ",
+                    new LinkedHashSet<>(allowed.stream().map(Route::method).toList())));
         }
         throw notFound(method, path);
     }
@@ -662,70 +677,74 @@ public final class ApiServer implements AutoCloseable {
         return new ApiException(404, "not_found", "no route for " + method + " " + path);
     }
 
-    private void ready(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void ready(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         Health.Status status = health.readiness();
         sendJson(exchange, status.ready() ? 200 : 503, status);
     }
 
-    private void metrics(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void metrics(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         byte[] body = metrics.scrape().getBytes(StandardCharsets.UTF_8);
         send(exchange, 200, PrometheusMetrics.CONTENT_TYPE, body);
     }
 
-    private void openApi(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void openApi(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         send(exchange, 200, "application/json", openApi);
     }
 
-    private void context(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void context(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         relay(
                 exchange,
                 contexts.context(
                         tenant,
-                        params.get(0),
-                        exchange.rawQuery(),
+                        params.get("session"),
+                        ContextQueries.Request.of(QueryString.parse(exchange.rawQuery(), "invalid_query")),
                         OwnerRouting.Hop.of(
                                 exchange.header(OwnerRouting.FORWARDED_HEADER),
                                 exchange.header(OwnerRouting.STANDBY_HEADER)),
                         exchange.header("Authorization")));
     }
 
-    private void diary(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void diary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         relay(
                 exchange,
                 diaries.document(
-                        tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
+                        tenant,
+                        params.get("user"),
+                        params.get("document"),
+                        forwarded(exchange),
+                        exchange.header("Authorization")));
     }
 
-    private void saveDiary(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void saveDiary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         relay(
                 exchange,
                 diaries.save(
                         tenant,
-                        params.get(0),
-                        params.get(1),
+                        params.get("user"),
+                        params.get("document"),
                         bind(exchange, DiarySave.class, DiarySave.INVALID),
                         authorization(exchange)));
     }
 
-    private void toolResult(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void toolResult(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        byte[] text = toolResults.read(tenant, params.get(0));
+        byte[] text = toolResults.read(tenant, params.get("id"));
         // Plain text the browser must never run as a page: the tool's output is anybody's text.
         exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
         send(exchange, 200, "text/plain; charset=utf-8", text);
     }
 
-    private void pipeline(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void pipeline(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("health", health.readiness());
         body.put("metrics", metrics.pipeline());
         sendJson(exchange, 200, body);
     }
 
-    private void uiRoot(Exchange exchange, Caller caller, List<String> params) {
+    private void uiRoot(Exchange exchange, Caller caller, Map<String, String> params) {
         // Relative file names in the page resolve against /ui/, not /.
         exchange.setHeader("Location", "/ui/");
         send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
@@ -741,7 +760,7 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, 200, asset.contentType(), asset.body());
     }
 
-    private void search(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void search(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         long start = System.nanoTime();
         SearchQueries.Answer answer = searches.search(
@@ -750,51 +769,55 @@ public final class ApiServer implements AutoCloseable {
         sendJson(exchange, 200, answer);
     }
 
-    private void internalSearch(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalSearch(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         sendJson(exchange, 200, searches.internal(caller.tenant(), readJson(exchange)));
     }
 
-    private void messages(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void messages(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         JsonNode body = readJson(exchange);
         tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
         sendJson(exchange, 202, ingest.ingest(tenant, body));
     }
 
-    private void adminCreateTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void adminCreateTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         reply(exchange, tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID)));
     }
 
-    private void adminListTenants(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void adminListTenants(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         reply(exchange, tenants.admin().listTenants());
     }
 
-    private void adminDeleteTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().deleteTenant(params.get(0)));
+    private void adminDeleteTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        reply(exchange, tenants.admin().deleteTenant(params.get("tenant")));
     }
 
-    private void adminIssueKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().issueKey(params.get(0), bind(exchange, KeyRequest.class, KeyRequest.INVALID)));
+    private void adminIssueKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        reply(
+                exchange,
+                tenants.admin().issueKey(params.get("tenant"), bind(exchange, KeyRequest.class, KeyRequest.INVALID)));
     }
 
-    private void adminListKeys(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().listKeys(params.get(0)));
+    private void adminListKeys(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        reply(exchange, tenants.admin().listKeys(params.get("tenant")));
     }
 
-    private void adminRevokeKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().revokeKey(params.get(0), params.get(1)));
+    private void adminRevokeKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        reply(exchange, tenants.admin().revokeKey(params.get("tenant"), params.get("id")));
     }
 
-    private void adminPutPolicy(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void adminPutPolicy(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         // The tenant's stored policy record itself: its constructor checks the limits.
-        reply(exchange, tenants.admin().putPolicy(params.get(0), bind(exchange, TenantPolicy.class, "invalid_policy")));
+        reply(
+                exchange,
+                tenants.admin().putPolicy(params.get("tenant"), bind(exchange, TenantPolicy.class, "invalid_policy")));
     }
 
     private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
         sendJson(exchange, reply.status(), reply.body());
     }
 
-    private void createMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void createMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         reply(
                 exchange,
@@ -802,33 +825,34 @@ public final class ApiServer implements AutoCloseable {
                         tenant, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID), authorization(exchange)));
     }
 
-    private void listMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void listMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        sendJson(exchange, 200, memories.list(tenant, exchange.rawQuery(), authorization(exchange)));
+        MemoryListRequest request = MemoryListRequest.of(QueryString.parse(exchange.rawQuery(), MemoryInput.INVALID));
+        sendJson(exchange, 200, memories.list(tenant, request, authorization(exchange)));
     }
 
-    private void getMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void getMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        sendJson(exchange, 200, memories.get(tenant, memoryId(params.get(0)), authorization(exchange)));
+        sendJson(exchange, 200, memories.get(tenant, memoryId(params.get("id")), authorization(exchange)));
     }
 
-    private void updateMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void updateMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         reply(
                 exchange,
                 memories.update(
                         tenant,
-                        memoryId(params.get(0)),
+                        memoryId(params.get("id")),
                         bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID),
                         authorization(exchange)));
     }
 
-    private void deleteMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void deleteMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        reply(exchange, memories.delete(tenant, memoryId(params.get(0)), authorization(exchange)));
+        reply(exchange, memories.delete(tenant, memoryId(params.get("id")), authorization(exchange)));
     }
 
-    private void retrieveMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void retrieveMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(
                 exchange,
@@ -837,40 +861,43 @@ public final class ApiServer implements AutoCloseable {
                         tenant, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID), authorization(exchange)));
     }
 
-    private void internalGetMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalGetMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        relay(exchange, memories.internalGet(tenant, memoryId(params.get(0)), authorization(exchange)));
+        relay(exchange, memories.internalGet(tenant, memoryId(params.get("id")), authorization(exchange)));
     }
 
-    private void internalMemoryProgress(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalMemoryProgress(Exchange exchange, Caller caller, Map<String, String> params)
+            throws IOException {
         String tenant = caller.tenant();
-        relay(exchange, memories.progress(tenant, memoryId(params.get(0)), authorization(exchange)));
+        relay(exchange, memories.progress(tenant, memoryId(params.get("id")), authorization(exchange)));
     }
 
-    private void internalListMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalListMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
     }
 
-    private void listSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void listSessions(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
+        SessionListing.Query query =
+                SessionListing.parse(tenant, QueryString.parse(exchange.rawQuery(), "invalid_query"));
+        sendJson(exchange, 200, sessions.list(query, authorization(exchange)));
     }
 
-    private void internalListSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalListSessions(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
     }
 
-    private void eraseUser(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void eraseUser(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        UserErasure.Status status = erasures().eraseUser(tenant, params.get(0), authorization(exchange));
+        UserErasure.Status status = erasures().eraseUser(tenant, params.get("user"), authorization(exchange));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void userErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void userErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        String user = params.get(0);
+        String user = params.get("user");
         String problem = SafeId.problem("user", user);
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
@@ -878,19 +905,20 @@ public final class ApiServer implements AutoCloseable {
         sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
     }
 
-    private void eraseTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void eraseTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         UserErasure.requireConfirmation(tenant, bind(exchange, TenantErase.class, TenantErase.INVALID));
         UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void tenantErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void tenantErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
     }
 
-    private void internalErasureReports(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalErasureReports(Exchange exchange, Caller caller, Map<String, String> params)
+            throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, erasures().internal(tenant, readJson(exchange)));
     }

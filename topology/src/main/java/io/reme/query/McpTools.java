@@ -15,9 +15,6 @@ import io.reme.json.Json;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.search.SearchQuery;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -201,7 +198,8 @@ final class McpTools {
                                 string("nextCursor of the previous page"),
                                 "meta",
                                 object("metadata properties that must match exactly")),
-                        (caller, args) -> memories.list(caller.tenant(), listQuery(args), caller.authorization())),
+                        (caller, args) ->
+                                memories.list(caller.tenant(), MemoryListRequest.of(args), caller.authorization())),
                 tool(
                         "get_context",
                         "A session's context ready to send to a model: by default the OpenAI chat-completions"
@@ -307,17 +305,11 @@ final class McpTools {
 
     private Object context(Caller caller, ObjectNode args) {
         String format = args.hasNonNull("format") ? text(args.get("format")) : "openai";
-        List<String> query = new ArrayList<>();
-        if (!format.equals("full")) {
-            query.add("format=" + encode(format));
-        }
-        if (args.hasNonNull("window")) {
-            query.add("window=" + encode(text(args.get("window"))));
-        }
+        String window = args.hasNonNull("window") ? text(args.get("window")) : null;
         return relayed(contexts.context(
                 caller.tenant(),
                 text(args.get("session")),
-                String.join("&", query),
+                ContextQueries.Request.of(window, format.equals("full") ? null : format),
                 OwnerRouting.Hop.CLIENT,
                 caller.authorization()));
     }
@@ -350,33 +342,6 @@ final class McpTools {
 
     private Object document(Caller caller, String user, String name) {
         return relayed(diaries.document(caller.tenant(), user, name, false, caller.authorization()));
-    }
-
-    /** {@code GET /v1/memories}' query string from the tool's arguments. */
-    static String listQuery(ObjectNode args) {
-        List<String> pairs = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> field : args.properties()) {
-            JsonNode value = field.getValue();
-            if (value.isNull()) {
-                continue;
-            }
-            if (field.getKey().equals("meta") && value.isObject()) {
-                value.properties()
-                        .forEach(meta -> pairs.add(encode("meta." + meta.getKey()) + "="
-                                + encode(meta.getValue().asText())));
-            } else if (value.isArray()) {
-                List<String> items = new ArrayList<>();
-                value.forEach(item -> items.add(item.asText()));
-                pairs.add(encode(field.getKey()) + "=" + encode(String.join(",", items)));
-            } else {
-                pairs.add(encode(field.getKey()) + "=" + encode(value.asText()));
-            }
-        }
-        return String.join("&", pairs);
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     /** A relayed or local answer: its JSON when it is a success, the API's error otherwise. */

@@ -414,8 +414,8 @@ final class MemoryQueries {
     /** The answer to a listing. */
     record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
 
-    Listing list(String tenant, String rawQuery, String authorization) {
-        MemoryListQuery query = MemoryInput.listQuery(tenant, rawQuery);
+    Listing list(String tenant, MemoryListRequest request, String authorization) {
+        MemoryListQuery query = MemoryInput.listQuery(tenant, request);
         PartitionFanOut.Gathered<Page> listed = fanOut.gather(
                 writer.partitioning().partitionsOf(tenant, writer.partitions()),
                 owned -> localList(query, owned),

@@ -342,13 +342,21 @@ public final class UserErasure {
     /** Memories of the user (or tenant) the index still lists: 0 once the tombstones are applied. */
     private long stillListed(String tenant, String user, String authorization) {
         long listed = 0;
-        List<String> queries = user == null ? List.of("") : List.of("user=" + user, "type=personal&target=" + user);
-        for (String query : queries) {
-            MemoryQueries.Listing page =
-                    memories.list(tenant, (query.isEmpty() ? "" : query + "&") + "limit=1", authorization);
+        List<MemoryListRequest> queries = user == null
+                ? List.of(firstOf(List.of(), List.of(), List.of()))
+                : List.of(
+                        firstOf(List.of(), List.of(), List.of(user)),
+                        firstOf(List.of("personal"), List.of(user), List.of()));
+        for (MemoryListRequest query : queries) {
+            MemoryQueries.Listing page = memories.list(tenant, query, authorization);
             listed += page.memories().size() + (page.partial() ? 1 : 0);
         }
         return listed;
+    }
+
+    /** The first memory of the given types, about the given targets, of the given users. */
+    private static MemoryListRequest firstOf(List<String> types, List<String> targets, List<String> users) {
+        return new MemoryListRequest(types, targets, users, null, null, null, null, "1", null, null);
     }
 
     /** One store's reports of a key, from every partition that answered. */
