@@ -1,12 +1,6 @@
 package io.reme.query;
 
 import io.reme.json.Json;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.IntFunction;
@@ -46,8 +40,7 @@ final class OwnerRouting {
     private final BiPredicate<String, Integer> fresh;
 
     private final HostInfo self;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final InstanceClient client;
 
     /** @param lags this instance's store lags, shared with the other readers of standby copies */
     OwnerRouting(KafkaStreams streams, StoreLags lags, HostInfo self) {
@@ -67,6 +60,7 @@ final class OwnerRouting {
         this.locator = locator;
         this.fresh = fresh;
         this.self = self;
+        this.client = InstanceClient.from(self);
     }
 
     /** Routing over a given state, key metadata and store lags instead of a running application's, for tests. */
@@ -280,27 +274,10 @@ final class OwnerRouting {
 
     /** The answer of the instance asked (as {@code hop} says), or null when it does not answer at all. */
     private Answer forward(HostInfo to, String path, String authorization, Hop hop) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://" + to.host() + ":" + to.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .header("Authorization", authorization)
-                .header(FORWARDED_HEADER, self.host() + ":" + self.port());
-        if (hop == Hop.STANDBY) {
-            builder.header(STANDBY_HEADER, "true");
-        }
-        HttpRequest request = builder.GET().build();
-        try {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return new Answer(
-                    response.statusCode(),
-                    response.body(),
-                    response.headers().firstValue("Retry-After").orElse(null));
-        } catch (IOException e) {
-            LOG.warn("forward failed to={}:{} hop={} error={}", to.host(), to.port(), hop, e.toString());
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.unavailable("interrupted");
-        }
+        Map<String, String> headers = hop == Hop.STANDBY ? Map.of(STANDBY_HEADER, "true") : Map.of();
+        return client.get(InstanceClient.uri(to, path), authorization, headers)
+                .map(response -> new Answer(response.status(), response.body(), response.retryAfter()))
+                .orElse(null);
     }
 
     static byte[] json(Object value) {
