@@ -13,7 +13,6 @@ import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.query.Authenticator.Access;
-import io.reme.query.Authenticator.Caller;
 import io.reme.session.SessionSettings;
 import io.reme.tenant.TenantPolicy;
 import io.reme.topic.Topics;
@@ -552,7 +551,7 @@ public final class ApiServer implements AutoCloseable {
     private void mcp(Exchange exchange, Handler servlets) {
         String tenant;
         try {
-            tenant = authenticator.tenantOf(authorization(exchange));
+            tenant = authenticator.callerOf(authorization(exchange)).tenant();
         } catch (ApiException refused) {
             // Any refused key (disabled or deleted tenant, a store not yet readable included) is a plain
             // 401 with the challenge MCP clients look for to start their authorization flow.
@@ -692,41 +691,29 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void context(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         relay(
                 exchange,
                 contexts.context(
-                        tenant,
+                        caller,
                         params.get("session"),
                         ContextQueries.Request.of(QueryString.parse(exchange.rawQuery(), "invalid_query")),
                         OwnerRouting.Hop.of(
                                 exchange.header(OwnerRouting.FORWARDED_HEADER),
-                                exchange.header(OwnerRouting.STANDBY_HEADER)),
-                        exchange.header("Authorization")));
+                                exchange.header(OwnerRouting.STANDBY_HEADER))));
     }
 
     private void diary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        relay(
-                exchange,
-                diaries.document(
-                        tenant,
-                        params.get("user"),
-                        params.get("document"),
-                        forwarded(exchange),
-                        exchange.header("Authorization")));
+        relay(exchange, diaries.document(caller, params.get("user"), params.get("document"), forwarded(exchange)));
     }
 
     private void saveDiary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         relay(
                 exchange,
                 diaries.save(
-                        tenant,
+                        caller,
                         params.get("user"),
                         params.get("document"),
-                        bind(exchange, DiarySave.class, DiarySave.INVALID),
-                        authorization(exchange)));
+                        bind(exchange, DiarySave.class, DiarySave.INVALID)));
     }
 
     private void toolResult(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -761,10 +748,9 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void search(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(
-                tenant, bind(exchange, SearchRequest.class, SearchRequest.INVALID), authorization(exchange));
+        SearchQueries.Answer answer =
+                searches.search(caller, bind(exchange, SearchRequest.class, SearchRequest.INVALID));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
@@ -818,58 +804,41 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void createMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        reply(
-                exchange,
-                memories.create(
-                        tenant, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID), authorization(exchange)));
+        reply(exchange, memories.create(caller, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID)));
     }
 
     private void listMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         MemoryListRequest request = MemoryListRequest.of(QueryString.parse(exchange.rawQuery(), MemoryInput.INVALID));
-        sendJson(exchange, 200, memories.list(tenant, request, authorization(exchange)));
+        sendJson(exchange, 200, memories.list(caller, request));
     }
 
     private void getMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        sendJson(exchange, 200, memories.get(tenant, memoryId(params.get("id")), authorization(exchange)));
+        sendJson(exchange, 200, memories.get(caller, memoryId(params.get("id"))));
     }
 
     private void updateMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         reply(
                 exchange,
                 memories.update(
-                        tenant,
-                        memoryId(params.get("id")),
-                        bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID),
-                        authorization(exchange)));
+                        caller, memoryId(params.get("id")), bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID)));
     }
 
     private void deleteMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        reply(exchange, memories.delete(tenant, memoryId(params.get("id")), authorization(exchange)));
+        reply(exchange, memories.delete(caller, memoryId(params.get("id"))));
     }
 
     private void retrieveMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         sendJson(
-                exchange,
-                200,
-                retrieval.retrieve(
-                        tenant, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID), authorization(exchange)));
+                exchange, 200, retrieval.retrieve(caller, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID)));
     }
 
     private void internalGetMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        relay(exchange, memories.internalGet(tenant, memoryId(params.get("id")), authorization(exchange)));
+        relay(exchange, memories.internalGet(caller, memoryId(params.get("id"))));
     }
 
     private void internalMemoryProgress(Exchange exchange, Caller caller, Map<String, String> params)
             throws IOException {
-        String tenant = caller.tenant();
-        relay(exchange, memories.progress(tenant, memoryId(params.get("id")), authorization(exchange)));
+        relay(exchange, memories.progress(caller, memoryId(params.get("id"))));
     }
 
     private void internalListMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -881,7 +850,7 @@ public final class ApiServer implements AutoCloseable {
         String tenant = caller.tenant();
         SessionListing.Query query =
                 SessionListing.parse(tenant, QueryString.parse(exchange.rawQuery(), "invalid_query"));
-        sendJson(exchange, 200, sessions.list(query, authorization(exchange)));
+        sendJson(exchange, 200, sessions.list(caller, query));
     }
 
     private void internalListSessions(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -890,31 +859,28 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void eraseUser(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        UserErasure.Status status = erasures().eraseUser(tenant, params.get("user"), authorization(exchange));
+        UserErasure.Status status = erasures().eraseUser(caller, params.get("user"));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
     private void userErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
         String user = params.get("user");
         String problem = SafeId.problem("user", user);
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
         }
-        sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
+        sendJson(exchange, 200, erasures().status(caller, user));
     }
 
     private void eraseTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         UserErasure.requireConfirmation(tenant, bind(exchange, TenantErase.class, TenantErase.INVALID));
-        UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
+        UserErasure.Status status = erasures().eraseTenant(caller);
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
     private void tenantErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        String tenant = caller.tenant();
-        sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
+        sendJson(exchange, 200, erasures().status(caller, null));
     }
 
     private void internalErasureReports(Exchange exchange, Caller caller, Map<String, String> params)

@@ -35,8 +35,8 @@ public final class ContextQueries {
     }
 
     /** @param request what the query string or the tool's arguments ask, bound by {@link Request} */
-    OwnerRouting.Answer context(
-            String tenant, String session, Request request, OwnerRouting.Hop hop, String authorization) {
+    OwnerRouting.Answer context(Caller caller, String session, Request request, OwnerRouting.Hop hop) {
+        String tenant = caller.tenant();
         String problem = SafeId.problem("session", session);
         if (problem != null) {
             throw new ApiException(400, "invalid_session", problem);
@@ -48,7 +48,7 @@ public final class ContextQueries {
                 key.key(),
                 "/v1/sessions/" + session + "/context" + request.query(),
                 hop,
-                authorization,
+                caller,
                 partition -> read(key, partition, request, false),
                 partition -> read(key, partition, request, true));
     }

@@ -42,13 +42,13 @@ public final class HttpMemoryLookup implements MemoryLookup {
 
     @Override
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
-        Optional<String> authorization = directory.internalAuthorization(tenant);
-        if (authorization.isEmpty()) {
+        Caller caller = directory.instanceCaller(tenant);
+        if (caller.credential().authorization() == null) {
             LOG.warn("memory lookup skipped: no API key for tenant={}", tenant);
             return List.of();
         }
         Optional<InstanceClient.Response> response =
-                client.post(search, authorization.get(), SearchMemoryLookup.request(type, target, text, k));
+                client.post(search, caller.credential(), SearchMemoryLookup.request(type, target, text, k));
         if (response.isEmpty()) {
             return List.of();
         }

@@ -65,25 +65,27 @@ final class InstanceClient {
     }
 
     /**
-     * GETs {@code uri} with the caller's authorization and {@code headers}; empty when no answer came.
+     * GETs {@code uri} with the caller's credential and {@code headers}; empty when no answer came.
      */
-    Optional<Response> get(URI uri, String authorization, Map<String, String> headers) {
-        HttpRequest.Builder request = request(uri, authorization).GET();
+    Optional<Response> get(URI uri, Caller.Credential credential, Map<String, String> headers) {
+        HttpRequest.Builder request = request(uri, credential).GET();
         headers.forEach(request::header);
         return send(request.build());
     }
 
-    /** POSTs {@code body} as JSON to {@code uri} with the caller's authorization; empty when no answer came. */
-    Optional<Response> post(URI uri, String authorization, Object body) {
-        return send(request(uri, authorization)
+    /** POSTs {@code body} as JSON to {@code uri} with the caller's credential; empty when no answer came. */
+    Optional<Response> post(URI uri, Caller.Credential credential, Object body) {
+        return send(request(uri, credential)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body)))
                 .build());
     }
 
-    private HttpRequest.Builder request(URI uri, String authorization) {
-        HttpRequest.Builder request =
-                HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).header("Authorization", authorization);
+    private HttpRequest.Builder request(URI uri, Caller.Credential credential) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT);
+        if (credential.authorization() != null) {
+            request.header("Authorization", credential.authorization());
+        }
         if (forwardedBy != null) {
             request.header(OwnerRouting.FORWARDED_HEADER, forwardedBy);
         }

@@ -70,16 +70,13 @@ final class McpTools {
         this.quotas = quotas;
     }
 
-    /** Who calls: the tenant of the connection's key and the header to forward on its behalf. */
-    record Caller(String tenant, String authorization) {
-        static Caller of(McpTransportContext context) {
-            Object tenant = context == null ? null : context.get(McpEndpoint.TENANT);
-            if (tenant == null) {
-                throw new ApiException(
-                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
-            }
-            return new Caller((String) tenant, (String) context.get(McpEndpoint.AUTHORIZATION));
+    /** The caller of the connection's key, as the transport's context holds it; 401 without one. */
+    static Caller callerOf(McpTransportContext context) {
+        Object caller = context == null ? null : context.get(McpEndpoint.CALLER);
+        if (caller == null) {
+            throw new ApiException(401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
         }
+        return (Caller) caller;
     }
 
     /** A tool's work: the caller and the arguments in, the route's answer (a JSON object) out. */
@@ -140,7 +137,7 @@ final class McpTools {
                                 string("the session it came from"),
                                 "metadata",
                                 object("string properties to filter on later")),
-                        (caller, args) -> reply(memories.create(caller.tenant(), args, caller.authorization()))),
+                        (caller, args) -> reply(memories.create(caller, args))),
                 tool(
                         "update_memory",
                         "Change a memory's content by id; give the version you read to fail (version_conflict)"
@@ -155,14 +152,13 @@ final class McpTools {
                                 integer("the version you read", 1, Integer.MAX_VALUE)),
                         (caller, args) -> {
                             String id = ApiServer.memoryId(text(args.remove("id")));
-                            return reply(memories.update(caller.tenant(), id, args, caller.authorization()));
+                            return reply(memories.update(caller, id, args));
                         }),
                 tool(
                         "delete_memory",
                         "Delete a memory by id.",
                         schema(List.of("id"), "id", string("the memory's id")),
-                        (caller, args) -> reply(memories.delete(
-                                caller.tenant(), ApiServer.memoryId(text(args.get("id"))), caller.authorization()))),
+                        (caller, args) -> reply(memories.delete(caller, ApiServer.memoryId(text(args.get("id")))))),
                 tool(
                         "list_memories",
                         "List memories with filters, sorted, a page at a time, as GET /v1/memories: pass nextCursor"
@@ -198,8 +194,7 @@ final class McpTools {
                                 string("nextCursor of the previous page"),
                                 "meta",
                                 object("metadata properties that must match exactly")),
-                        (caller, args) ->
-                                memories.list(caller.tenant(), MemoryListRequest.of(args), caller.authorization())),
+                        (caller, args) -> memories.list(caller, MemoryListRequest.of(args))),
                 tool(
                         "get_context",
                         "A session's context ready to send to a model: by default the OpenAI chat-completions"
@@ -268,7 +263,7 @@ final class McpTools {
 
     private McpSchema.ReadResourceResult readResource(McpSyncServerExchange exchange, String uri) {
         try {
-            Caller caller = Caller.of(exchange.transportContext());
+            Caller caller = callerOf(exchange.transportContext());
             Matcher memory = MEMORY_PATTERN.matcher(uri);
             Matcher diary = DIARY_PATTERN.matcher(uri);
             JsonNode document;
@@ -298,7 +293,7 @@ final class McpTools {
             args.putArray("users").add(user);
         }
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(caller.tenant(), args, caller.authorization());
+        SearchQueries.Answer answer = searches.search(caller, args);
         metrics.search(System.nanoTime() - start, answer.partial());
         return answer;
     }
@@ -307,11 +302,10 @@ final class McpTools {
         String format = args.hasNonNull("format") ? text(args.get("format")) : "openai";
         String window = args.hasNonNull("window") ? text(args.get("window")) : null;
         return relayed(contexts.context(
-                caller.tenant(),
+                caller,
                 text(args.get("session")),
                 ContextQueries.Request.of(window, format.equals("full") ? null : format),
-                OwnerRouting.Hop.CLIENT,
-                caller.authorization()));
+                OwnerRouting.Hop.CLIENT));
     }
 
     Object append(Caller caller, ObjectNode args) {
@@ -341,7 +335,7 @@ final class McpTools {
     }
 
     private Object document(Caller caller, String user, String name) {
-        return relayed(diaries.document(caller.tenant(), user, name, false, caller.authorization()));
+        return relayed(diaries.document(caller, user, name, false));
     }
 
     /** A relayed or local answer: its JSON when it is a success, the API's error otherwise. */
@@ -393,7 +387,7 @@ final class McpTools {
     McpSchema.CallToolResult call(
             String name, McpTransportContext context, McpSchema.CallToolRequest request, Work work) {
         try {
-            Caller caller = Caller.of(context);
+            Caller caller = callerOf(context);
             ObjectNode args =
                     request.arguments() == null ? NODES.objectNode() : Json.MAPPER.valueToTree(request.arguments());
             Object answer = work.run(caller, args);

@@ -66,7 +66,7 @@ final class PartitionFanOut {
     /**
      * Asks each instance holding active tasks of the wanted partitions for its part, once: this one by
      * {@code local}, the others by POSTing {@code body} plus {@code "partitions"} (theirs) to
-     * {@code path} with the caller's authorization. An instance that does not answer adds no part, and a
+     * {@code path} on the caller's behalf. An instance that does not answer adds no part, and a
      * partition no instance holds (as while a rebalance moves it) is asked of no one: their partitions
      * stay missing. Another instance's 400 or 500 is thrown ({@link #post}).
      */
@@ -75,13 +75,13 @@ final class PartitionFanOut {
             Function<Set<Integer>, P> local,
             String path,
             Map<String, Object> body,
-            String authorization,
+            Caller caller,
             Class<P> answer) {
-        return gather(wanted, local, null, path, body, authorization, answer);
+        return gather(wanted, local, null, path, body, caller, answer);
     }
 
     /**
-     * As {@link #gather(Set, Function, String, Map, String, Class)}; then each partition still missing
+     * As {@link #gather(Set, Function, String, Map, Caller, Class)}; then each partition still missing
      * (its owner did not answer: killed and not yet given up by the group, or restoring its state after
      * a crash) is read from a standby replica: this instance's by {@code standby}, another's by POSTing
      * with {@code "standby": true}, which that instance answers from its standby replicas.
@@ -92,7 +92,7 @@ final class PartitionFanOut {
             Function<Set<Integer>, P> standby,
             String path,
             Map<String, Object> body,
-            String authorization,
+            Caller caller,
             Class<P> answer) {
         Set<Integer> missing = new TreeSet<>(wanted);
         List<P> parts = new ArrayList<>();
@@ -100,7 +100,7 @@ final class PartitionFanOut {
         for (Map.Entry<HostInfo, Set<Integer>> host : owners(wanted).entrySet()) {
             Optional<P> part = isSelf(host.getKey())
                     ? Optional.of(local.apply(host.getValue()))
-                    : post(host.getKey(), path, asked(body, host.getValue(), false), authorization, answer);
+                    : post(host.getKey(), path, asked(body, host.getValue(), false), caller, answer);
             part.ifPresentOrElse(
                     p -> {
                         parts.add(p);
@@ -115,7 +115,7 @@ final class PartitionFanOut {
         for (Map.Entry<HostInfo, Set<Integer>> host : standbys(missing, silent).entrySet()) {
             Optional<P> part = isSelf(host.getKey())
                     ? Optional.of(standby.apply(host.getValue()))
-                    : post(host.getKey(), path, asked(body, host.getValue(), true), authorization, answer);
+                    : post(host.getKey(), path, asked(body, host.getValue(), true), caller, answer);
             part.ifPresent(p -> {
                 parts.add(p);
                 missing.removeAll(p.answered());
@@ -189,8 +189,9 @@ final class PartitionFanOut {
      * POSTs {@code body} to another instance; empty when it does not answer (or answers neither 200
      * nor an error of its own). Its 400 or 500 is thrown as that error.
      */
-    <T> Optional<T> post(HostInfo host, String path, Object body, String authorization, Class<T> answer) {
-        Optional<InstanceClient.Response> response = client.post(InstanceClient.uri(host, path), authorization, body);
+    <T> Optional<T> post(HostInfo host, String path, Object body, Caller caller, Class<T> answer) {
+        Optional<InstanceClient.Response> response =
+                client.post(InstanceClient.uri(host, path), caller.credential(), body);
         if (response.isEmpty()) {
             return Optional.empty();
         }

@@ -108,14 +108,14 @@ final class SessionListing {
     /** The answer to {@code GET /v1/sessions}. */
     record Listing(List<Entry> sessions, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
 
-    Listing list(Query query, String authorization) {
+    Listing list(Caller caller, Query query) {
         String tenant = query.tenant();
         Set<Integer> wanted = new TreeSet<>();
         for (int p = 0; p < partitions.getAsInt(); p++) {
             wanted.add(p);
         }
         PartitionFanOut.Gathered<Page> listed = fanOut.gather(
-                wanted, owned -> local(query, owned), INTERNAL_LIST, Map.of("query", query), authorization, Page.class);
+                wanted, owned -> local(query, owned), INTERNAL_LIST, Map.of("query", query), caller, Page.class);
         List<Entry> all = new ArrayList<>();
         listed.parts().forEach(part -> all.addAll(part.sessions()));
         Set<Integer> missing = listed.missing();

@@ -35,12 +35,12 @@ class McpToolsTest {
     void theCallersTenantComesFromItsKeyAndNothingElse() {
         McpTransportContext acme = McpEndpoint.callerContext(
                 new Authenticator(TenantSetup.staticOnly(KEYS)), "Bearer acme-key-0123456789abcdef");
-        assertEquals(new McpTools.Caller("acme", "Bearer acme-key-0123456789abcdef"), McpTools.Caller.of(acme));
+        assertEquals(Callers.tenant("acme", "Bearer acme-key-0123456789abcdef"), McpTools.callerOf(acme));
         for (String header : new String[] {null, "", "Bearer nope-0123456789abcdef", "acme-key-0123456789abcdef"}) {
             McpTransportContext none =
                     McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS)), header);
-            assertNull(none.get(McpEndpoint.TENANT), String.valueOf(header));
-            ApiException refused = assertThrows(ApiException.class, () -> McpTools.Caller.of(none));
+            assertNull(none.get(McpEndpoint.CALLER), String.valueOf(header));
+            ApiException refused = assertThrows(ApiException.class, () -> McpTools.callerOf(none));
             assertEquals(401, refused.status());
             assertEquals("unauthorized", refused.code());
         }
