@@ -444,16 +444,7 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         if (exchange.contentLength() > maxBodyBytes) {
-            sendJson(
-                    exchange,
-                    413,
-                    Map.of(
-                            "error",
-                            Map.of(
-                                    "code",
-                                    "too_large",
-                                    "message",
-                                    "request body is larger than " + maxBodyBytes + " bytes")));
+            sendError(exchange, ApiException.tooLarge(maxBodyBytes));
             return;
         }
         new BodyRead(exchange, workers).run();
@@ -519,13 +510,7 @@ public final class ApiServer implements AutoCloseable {
      */
     private void dispatch(Exchange exchange, Executor workers) {
         if (!gate.enter(exchange.path().startsWith("/health/"))) {
-            exchange.setHeader("Retry-After", "1");
-            sendJson(
-                    exchange,
-                    503,
-                    Map.of(
-                            "error",
-                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            sendError(exchange, busy());
             return;
         }
         try {
@@ -556,16 +541,7 @@ public final class ApiServer implements AutoCloseable {
             // Any refused key (disabled or deleted tenant, a store not yet readable included) is a plain
             // 401 with the challenge MCP clients look for to start their authorization flow.
             exchange.setHeader("WWW-Authenticate", "Bearer");
-            sendJson(
-                    exchange,
-                    401,
-                    Map.of(
-                            "error",
-                            Map.of(
-                                    "code",
-                                    "unauthorized",
-                                    "message",
-                                    "send the tenant's API key as 'Authorization: Bearer <key>'")));
+            sendError(exchange, ApiException.unauthorized());
             return;
         }
         try {
@@ -575,20 +551,14 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         if (!gate.enter(false)) {
-            exchange.setHeader("Retry-After", "1");
-            sendJson(
-                    exchange,
-                    503,
-                    Map.of(
-                            "error",
-                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            sendError(exchange, busy());
             return;
         }
         try {
             workers(exchange.request).execute(() -> {
                 try {
                     if (!servlets.handle(exchange.request, exchange.response, exchange.callback)) {
-                        sendJson(exchange, 404, Map.of("error", Map.of("code", "not_found", "message", "no route")));
+                        sendError(exchange, new ApiException(404, "not_found", "no route"));
                     }
                 } catch (Throwable e) {
                     LOG.debug("mcp request failed path={} error={}", exchange.path(), e.toString());
@@ -601,6 +571,11 @@ public final class ApiServer implements AutoCloseable {
             gate.leave();
             exchange.fail(e);
         }
+    }
+
+    /** The answer while the admission gate is full. */
+    private static ApiException busy() {
+        return ApiException.unavailable("the server is busy; ask again in a moment");
     }
 
     private static Executor workers(Request request) {
@@ -627,10 +602,7 @@ public final class ApiServer implements AutoCloseable {
             exchange.fail(e);
         } catch (RuntimeException e) {
             LOG.error("request failed method={} path={}", exchange.method(), exchange.path(), e);
-            sendJson(
-                    exchange,
-                    500,
-                    Map.of("error", Map.of("code", "internal_error", "message", "internal error; see the server log")));
+            sendError(exchange, ApiException.internal());
         }
     }
 
@@ -642,7 +614,7 @@ public final class ApiServer implements AutoCloseable {
         if (e.retryAfterSeconds() != null) {
             exchange.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
         }
-        sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
+        sendJson(exchange, e.status(), e.body());
     }
 
     private void route(Exchange exchange) throws IOException {

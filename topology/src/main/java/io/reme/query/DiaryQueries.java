@@ -148,15 +148,12 @@ public final class DiaryQueries {
                 key.name(),
                 base,
                 current.version());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put(
-                "error",
-                Map.of(
-                        "code",
+        Map<String, Object> body = new LinkedHashMap<>(new ApiException(
+                        409,
                         "version_conflict",
-                        "message",
                         "the document is at version " + current.version() + ", not " + base
-                                + "; merge your text with the current one and save again"));
+                                + "; merge your text with the current one and save again")
+                .body());
         body.put("current", current.document());
         return new OwnerRouting.Answer(409, OwnerRouting.json(body));
     }

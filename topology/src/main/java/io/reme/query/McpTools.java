@@ -13,7 +13,6 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.json.Json;
 import io.reme.prometheus.PrometheusMetrics;
-import io.reme.search.SearchQuery;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -24,10 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MCP tools and resources: each tool turns its arguments into the body or query of the matching
- * HTTP route and calls the same query class ({@link SearchQueries}, {@link MemoryQueries},
- * {@link ContextQueries}, {@link MessageIngest}, {@link DiaryQueries}), for the tenant of the
- * connection's key only. A tool answers the route's JSON as structured content and as text; a failure
+ * The MCP tools and resources: each tool binds its arguments to a request record, the matching HTTP
+ * route's own or one of {@link ToolArguments} (whose input schema {@link ToolSchema} generates), and
+ * calls the same service with the connection's {@link Caller} ({@link SearchQueries}, {@link
+ * MemoryQueries}, {@link ContextQueries}, {@link MessageIngest}, {@link DiaryQueries}). A tool answers the route's JSON as structured content and as text; a failure
  * is a tool error ({@code isError}, the SDK's convention for failures a model may correct) carrying the
  * API's {@code {"error":{"code","message","status"}}}. Reading a resource that fails is a JSON-RPC
  * error (resource not found for a 404) with the same code and message in its data.
@@ -74,7 +73,7 @@ final class McpTools {
     static Caller callerOf(McpTransportContext context) {
         Object caller = context == null ? null : context.get(McpEndpoint.CALLER);
         if (caller == null) {
-            throw new ApiException(401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
+            throw ApiException.unauthorized();
         }
         return (Caller) caller;
     }
@@ -91,109 +90,34 @@ final class McpTools {
                         "search_memory",
                         "Hybrid search (BM25 + vectors) of the tenant's memories: hits with id, type, text, score,"
                                 + " user, times and source metadata, best first.",
-                        schema(
-                                List.of("query"),
-                                "query",
-                                string("what to look for"),
-                                "user",
-                                string("only memories of this user"),
-                                "types",
-                                array(
-                                        enumeration(
-                                                "kind of memory",
-                                                "personal",
-                                                "procedural",
-                                                "tool",
-                                                "diary_chunk",
-                                                "dialog_chunk"),
-                                        "only these kinds (all by default)"),
-                                "k",
-                                integer("how many hits (default " + SearchQuery.DEFAULT_K + ")", 1, SearchQuery.MAX_K),
-                                "from",
-                                dateTime("only memories of conversations at or after this instant"),
-                                "to",
-                                dateTime("only memories of conversations before this instant")),
+                        ToolArguments.Search.class,
                         this::search),
                 tool(
                         "add_memory",
                         "Add a personal, procedural or tool memory; answers its id and version (visible: false while"
                                 + " the index has not caught up yet).",
-                        schema(
-                                List.of("content", "type"),
-                                "content",
-                                string("the memory, one self-contained statement"),
-                                "type",
-                                enumeration(
-                                        "personal (about a user), procedural (how to do something) or tool"
-                                                + " (experience with a tool)",
-                                        "personal",
-                                        "procedural",
-                                        "tool"),
-                                "user",
-                                string("the user it is about (a personal memory's target defaults to it)"),
-                                "target",
-                                string("the user, task or tool the memory is about"),
-                                "session",
-                                string("the session it came from"),
-                                "metadata",
-                                object("string properties to filter on later")),
+                        MemoryCreate.class,
                         (caller, args) -> reply(memories.create(caller, args))),
                 tool(
                         "update_memory",
                         "Change a memory's content by id; give the version you read to fail (version_conflict)"
                                 + " instead of overwriting a newer one. Answers the new version.",
-                        schema(
-                                List.of("id", "content"),
-                                "id",
-                                string("the memory's id"),
-                                "content",
-                                string("the new content"),
-                                "version",
-                                integer("the version you read", 1, Integer.MAX_VALUE)),
+                        ToolArguments.Update.class,
                         (caller, args) -> {
-                            String id = ApiServer.memoryId(text(args.remove("id")));
-                            return reply(memories.update(caller, id, args));
+                            ToolArguments.Update update =
+                                    BodyBinder.bind(args, ToolArguments.Update.class, MemoryCreate.INVALID);
+                            return reply(
+                                    memories.update(caller, ApiServer.memoryId(orEmpty(update.id())), update.body()));
                         }),
-                tool(
-                        "delete_memory",
-                        "Delete a memory by id.",
-                        schema(List.of("id"), "id", string("the memory's id")),
-                        (caller, args) -> reply(memories.delete(caller, ApiServer.memoryId(text(args.get("id")))))),
+                tool("delete_memory", "Delete a memory by id.", ToolArguments.Id.class, (caller, args) -> {
+                    ToolArguments.Id memory = BodyBinder.bind(args, ToolArguments.Id.class, MemoryCreate.INVALID);
+                    return reply(memories.delete(caller, ApiServer.memoryId(orEmpty(memory.id()))));
+                }),
                 tool(
                         "list_memories",
                         "List memories with filters, sorted, a page at a time, as GET /v1/memories: pass nextCursor"
                                 + " back as cursor (same sort and order) for the next page.",
-                        schema(
-                                List.of(),
-                                "type",
-                                array(
-                                        enumeration(
-                                                "kind of memory",
-                                                "personal",
-                                                "procedural",
-                                                "tool",
-                                                "diary_chunk",
-                                                "dialog_chunk"),
-                                        "only these kinds"),
-                                "target",
-                                string("only memories about this target"),
-                                "user",
-                                string("only memories of this user"),
-                                "from",
-                                dateTime("sort time at or after"),
-                                "to",
-                                dateTime("sort time before"),
-                                "sort",
-                                enumeration(
-                                        "the time to sort by (default created)", "created", "updated", "conversation"),
-                                "order",
-                                enumeration("default desc", "asc", "desc"),
-                                "limit",
-                                integer("page size (default 20)", 1, 1000),
-                                "cursor",
-                                string("nextCursor of the previous page"),
-                                "meta",
-                                object("metadata properties that must match exactly")),
+                        MemoryListRequest.class,
                         (caller, args) -> memories.list(caller, MemoryListRequest.of(args))),
                 tool(
                         "get_context",
@@ -201,46 +125,25 @@ final class McpTools {
                                 + " messages (the summary first as a system message) with the token totals;"
                                 + " format anthropic gives the system text apart and content blocks, full the whole"
                                 + " view with compaction state.",
-                        schema(
-                                List.of("session"),
-                                "session",
-                                string("the session id"),
-                                "format",
-                                enumeration("default openai", "openai", "anthropic", "full"),
-                                "window",
-                                enumeration(
-                                        "served (default): what fits the model's input; all: every live message",
-                                        "served",
-                                        "all")),
+                        ToolArguments.Context.class,
                         this::context),
                 tool(
                         "append_messages",
                         "Post messages to a session, as POST /v1/messages: each in the OpenAI chat shape (role,"
                                 + " content, tool_calls, tool_call_id) or with content blocks; session and user are"
                                 + " filled in from the arguments. Answers the records written.",
-                        schema(
-                                List.of("session", "user", "messages"),
-                                "session",
-                                string("the session id"),
-                                "user",
-                                string("the user the session is with"),
-                                "messages",
-                                messageArray()),
+                        ToolArguments.Append.class,
                         this::append),
                 tool(
                         "read_diary",
                         "A user's diary of a conversation date, or without a date the user's long-term memory"
                                 + " (MEMORY.md): path, content, version, author and time.",
-                        schema(
-                                List.of("user"),
-                                "user",
-                                string("the user"),
-                                "date",
-                                string("YYYY-MM-DD; left out: MEMORY.md")),
-                        (caller, args) -> document(
-                                caller,
-                                text(args.get("user")),
-                                args.hasNonNull("date") ? text(args.get("date")) : "MEMORY")));
+                        ToolArguments.Diary.class,
+                        (caller, args) -> {
+                            ToolArguments.Diary diary =
+                                    BodyBinder.bind(args, ToolArguments.Diary.class, DiarySave.INVALID);
+                            return document(caller, orEmpty(diary.user()), diary.document());
+                        }));
         metrics.mcpTools(tools.stream().map(spec -> spec.tool().name()).toList());
         return tools;
     }
@@ -288,43 +191,38 @@ final class McpTools {
     }
 
     private Object search(Caller caller, ObjectNode args) {
-        JsonNode user = args.remove("user");
-        if (user != null && !user.isNull()) {
-            args.putArray("users").add(user);
-        }
+        SearchRequest request = BodyBinder.bind(args, ToolArguments.Search.class, SearchRequest.INVALID)
+                .request();
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(caller, args);
+        SearchQueries.Answer answer = searches.search(caller, request);
         metrics.search(System.nanoTime() - start, answer.partial());
         return answer;
     }
 
     private Object context(Caller caller, ObjectNode args) {
-        String format = args.hasNonNull("format") ? text(args.get("format")) : "openai";
-        String window = args.hasNonNull("window") ? text(args.get("window")) : null;
-        return relayed(contexts.context(
-                caller,
-                text(args.get("session")),
-                ContextQueries.Request.of(window, format.equals("full") ? null : format),
-                OwnerRouting.Hop.CLIENT));
+        ToolArguments.Context context = BodyBinder.bind(args, ToolArguments.Context.class, "invalid_query");
+        return relayed(
+                contexts.context(caller, orEmpty(context.session()), context.request(), OwnerRouting.Hop.CLIENT));
     }
 
     Object append(Caller caller, ObjectNode args) {
-        JsonNode messages = args.get("messages");
-        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+        ToolArguments.Append append = BodyBinder.bind(args, ToolArguments.Append.class, "invalid_messages");
+        List<JsonNode> messages = append.messages();
+        if (messages == null || messages.isEmpty()) {
             throw new ApiException(400, "invalid_messages", "'messages' must be a non-empty array of messages");
         }
         ArrayNode envelopes = NODES.arrayNode();
         for (JsonNode message : messages) {
-            if (!message.isObject()) {
+            if (message == null || !message.isObject()) {
                 throw new ApiException(400, "invalid_messages", "each message must be a JSON object");
             }
             ObjectNode envelope = ((ObjectNode) message).deepCopy();
             // The arguments name the session and user once; a message may still name them itself.
             if (!envelope.has("session")) {
-                envelope.set("session", args.get("session"));
+                envelope.put("session", append.session());
             }
             if (!envelope.has("user")) {
-                envelope.set("user", args.get("user"));
+                envelope.put("user", append.user());
             }
             envelopes.add(envelope);
         }
@@ -363,12 +261,8 @@ final class McpTools {
         }
     }
 
-    private static String text(JsonNode node) {
-        return node == null || node.isNull() ? "" : node.asText();
-    }
-
-    private SyncToolSpecification tool(String name, String description, ObjectNode schema, Work work) {
-        McpSchema.Tool tool = McpSchema.Tool.builder(name, map(schema))
+    private SyncToolSpecification tool(String name, String description, Class<? extends Record> arguments, Work work) {
+        McpSchema.Tool tool = McpSchema.Tool.builder(name, map(ToolSchema.of(arguments)))
                 .description(description)
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
@@ -400,10 +294,10 @@ final class McpTools {
             LOG.debug("mcp tool failed tool={} status={} code={}", name, e.status(), e.code());
             return errorResult(e);
         } catch (IOException e) {
-            return errorResult(new ApiException(500, "internal_error", "internal error; see the server log"));
+            return errorResult(ApiException.internal());
         } catch (RuntimeException e) {
             LOG.error("mcp tool failed tool={}", name, e);
-            return errorResult(new ApiException(500, "internal_error", "internal error; see the server log"));
+            return errorResult(ApiException.internal());
         }
     }
 
@@ -449,69 +343,7 @@ final class McpTools {
         return Json.MAPPER.convertValue(node, new TypeReference<Map<String, Object>>() {});
     }
 
-    // ---- JSON schemas of the arguments ---------------------------------------------------------
-
-    /** An object schema with {@code required} and the properties given as name, schema, name, schema... */
-    private static ObjectNode schema(List<String> required, Object... properties) {
-        ObjectNode schema = NODES.objectNode().put("type", "object");
-        ObjectNode props = schema.putObject("properties");
-        for (int i = 0; i < properties.length; i += 2) {
-            props.set((String) properties[i], (JsonNode) properties[i + 1]);
-        }
-        ArrayNode names = schema.putArray("required");
-        required.forEach(names::add);
-        return schema;
-    }
-
-    private static ObjectNode string(String description) {
-        return NODES.objectNode().put("type", "string").put("description", description);
-    }
-
-    private static ObjectNode dateTime(String description) {
-        return string(description + " (ISO-8601, e.g. 2026-11-30T10:15:00Z)").put("format", "date-time");
-    }
-
-    private static ObjectNode integer(String description, int min, int max) {
-        return NODES.objectNode()
-                .put("type", "integer")
-                .put("description", description)
-                .put("minimum", min)
-                .put("maximum", max);
-    }
-
-    private static ObjectNode object(String description) {
-        ObjectNode node = NODES.objectNode().put("type", "object").put("description", description);
-        node.putObject("additionalProperties").put("type", "string");
-        return node;
-    }
-
-    private static ObjectNode enumeration(String description, String... values) {
-        ObjectNode node = string(description);
-        ArrayNode list = node.putArray("enum");
-        for (String value : values) {
-            list.add(value);
-        }
-        return node;
-    }
-
-    private static ObjectNode array(ObjectNode items, String description) {
-        ObjectNode node = NODES.objectNode().put("type", "array").put("description", description);
-        node.set("items", items);
-        return node;
-    }
-
-    private static ObjectNode messageArray() {
-        ObjectNode message = NODES.objectNode().put("type", "object");
-        ObjectNode props = message.putObject("properties");
-        props.set("role", enumeration("who spoke", "user", "assistant", "system", "tool"));
-        props.putObject("content")
-                .put("description", "a string, or content parts/blocks (text, tool_use, tool_result, image)");
-        props.set("tool_calls", NODES.objectNode().put("type", "array").put("description", "OpenAI tool calls"));
-        props.set("tool_call_id", string("for role tool: the call answered"));
-        props.set("name", string("the speaker's or tool's name"));
-        props.set("id", string("the message id (a UUID by default)"));
-        props.set("time", dateTime("when it was said (now by default)"));
-        message.putArray("required").add("role");
-        return array(message, "the messages, oldest first");
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
     }
 }

@@ -219,7 +219,7 @@ final class MemoryInput {
         String to = request.to();
         String sort = request.sort() == null ? "created" : request.sort();
         String order = request.order() == null ? "desc" : request.order();
-        String limit = request.limit();
+        Integer limit = request.limit();
         String cursor = request.cursor();
         // Each value is a clause of the index query; past Lucene's clause limit a partition fails the
         // listing, which then answered 200 with that partition "missing" instead of saying why.
@@ -240,12 +240,7 @@ final class MemoryInput {
         if (!order.equals("asc") && !order.equals("desc")) {
             throw invalid("'order' must be asc or desc (got '" + order + "')");
         }
-        int size;
-        try {
-            size = limit == null ? MemoryListQuery.DEFAULT_LIMIT : Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            throw invalid("'limit' must be a number (got '" + limit + "')");
-        }
+        int size = limit == null ? MemoryListQuery.DEFAULT_LIMIT : limit;
         if (size < 1 || size > MemoryListQuery.MAX_LIMIT) {
             throw invalid("'limit' must be in [1, " + MemoryListQuery.MAX_LIMIT + "] (got " + size + ")");
         }

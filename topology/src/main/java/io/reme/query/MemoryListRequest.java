@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.reme.json.Json;
+import io.reme.search.MemoryListQuery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collections;
@@ -23,22 +24,41 @@ import java.util.Set;
  * @param meta {@code meta.<key>=<value>} parameters, by key
  */
 record MemoryListRequest(
+        @Arg(
+                value = "only these kinds",
+                allowed = {"personal", "procedural", "tool", "diary_chunk", "dialog_chunk"})
         @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
         List<String> type,
 
-        @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+        @Arg("only memories about these targets") @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
         List<String> target,
 
-        @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+        @Arg("only memories of these users") @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
         List<String> user,
 
+        @Arg(value = "sort time at or after", instant = true)
         String from,
-        String to,
+
+        @Arg(value = "sort time before", instant = true) String to,
+
+        @Arg(
+                value = "the time to sort by (default created)",
+                allowed = {"created", "updated", "conversation"})
         String sort,
+
+        @Arg(
+                value = "default desc",
+                allowed = {"asc", "desc"})
         String order,
-        String limit,
-        String cursor,
-        Map<String, String> meta) {
+
+        @Arg(
+                value = "page size (default " + MemoryListQuery.DEFAULT_LIMIT + ")",
+                min = 1,
+                max = MemoryListQuery.MAX_LIMIT)
+        Integer limit,
+
+        @Arg("nextCursor of the previous page") String cursor,
+        @Arg("metadata properties that must match exactly") Map<String, String> meta) {
     private static final Set<String> NAMES =
             Set.of("type", "target", "user", "from", "to", "sort", "order", "limit", "cursor");
     private static final String META = "meta.";
@@ -73,7 +93,7 @@ record MemoryListRequest(
                 query.last("to"),
                 query.last("sort"),
                 query.last("order"),
-                query.last("limit"),
+                limit(query.last("limit")),
                 query.last("cursor"),
                 meta);
     }
@@ -88,6 +108,17 @@ record MemoryListRequest(
             throw MemoryInput.invalid("the arguments do not fit the listing: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Integer limit(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(value);
+        } catch (NumberFormatException e) {
+            throw MemoryInput.invalid("'limit' must be a number (got '" + value + "')");
         }
     }
 

@@ -284,6 +284,6 @@ final class OwnerRouting {
     }
 
     static Answer notFound(String code, String message) {
-        return new Answer(404, json(Map.of("error", Map.of("code", code, "message", message))));
+        return new Answer(404, json(new ApiException(404, code, message).body()));
     }
 }

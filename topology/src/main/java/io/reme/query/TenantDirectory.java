@@ -230,7 +230,7 @@ public final class TenantDirectory {
     }
 
     private static ApiException unauthorized() {
-        return new ApiException(401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
+        return ApiException.unauthorized();
     }
 
     private static String bearer(String authorization) {

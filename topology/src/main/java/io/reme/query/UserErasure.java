@@ -359,7 +359,7 @@ public final class UserErasure {
 
     /** The first memory of the given types, about the given targets, of the given users. */
     private static MemoryListRequest firstOf(List<String> types, List<String> targets, List<String> users) {
-        return new MemoryListRequest(types, targets, users, null, null, null, null, "1", null, null);
+        return new MemoryListRequest(types, targets, users, null, null, null, null, 1, null, null);
     }
 
     /** One store's reports of a key, from every partition that answered. */
