@@ -739,44 +739,43 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void adminCreateTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID)));
+        TenantAdmin.Saved saved =
+                tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID));
+        sendJson(exchange, saved.created() ? 201 : 200, saved.tenant());
     }
 
     private void adminListTenants(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, tenants.admin().listTenants());
+        sendJson(exchange, 200, tenants.admin().listTenants());
     }
 
     private void adminDeleteTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, tenants.admin().deleteTenant(params.get("tenant")));
+        sendJson(exchange, 200, tenants.admin().deleteTenant(params.get("tenant")));
     }
 
     private void adminIssueKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(
-                exchange,
-                tenants.admin().issueKey(params.get("tenant"), bind(exchange, KeyRequest.class, KeyRequest.INVALID)));
+        KeyRequest request = bind(exchange, KeyRequest.class, KeyRequest.INVALID);
+        sendJson(exchange, 201, tenants.admin().issueKey(params.get("tenant"), request));
     }
 
     private void adminListKeys(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, tenants.admin().listKeys(params.get("tenant")));
+        sendJson(exchange, 200, tenants.admin().listKeys(params.get("tenant")));
     }
 
     private void adminRevokeKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, tenants.admin().revokeKey(params.get("tenant"), params.get("id")));
+        sendJson(exchange, 200, tenants.admin().revokeKey(params.get("tenant"), params.get("id")));
     }
 
     private void adminPutPolicy(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         // The tenant's stored policy record itself: its constructor checks the limits.
-        reply(
-                exchange,
-                tenants.admin().putPolicy(params.get("tenant"), bind(exchange, TenantPolicy.class, "invalid_policy")));
-    }
-
-    private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
-        sendJson(exchange, reply.status(), reply.body());
+        TenantPolicy policy = bind(exchange, TenantPolicy.class, "invalid_policy");
+        sendJson(exchange, 200, tenants.admin().putPolicy(params.get("tenant"), policy));
     }
 
     private void createMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, memories.create(caller, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID)));
+        MemoryQueries.Written written =
+                memories.create(caller, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID));
+        // 202 while searches do not see the write yet.
+        sendJson(exchange, written.visible() ? 201 : 202, written);
     }
 
     private void listMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -789,14 +788,14 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void updateMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(
-                exchange,
-                memories.update(
-                        caller, memoryId(params.get("id")), bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID)));
+        MemoryQueries.Written written = memories.update(
+                caller, memoryId(params.get("id")), bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID));
+        sendJson(exchange, written.visible() ? 200 : 202, written);
     }
 
     private void deleteMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        reply(exchange, memories.delete(caller, memoryId(params.get("id"))));
+        MemoryQueries.Deleted deleted = memories.delete(caller, memoryId(params.get("id")));
+        sendJson(exchange, deleted.visible() ? 200 : 202, deleted);
     }
 
     private void retrieveMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -878,10 +877,6 @@ public final class ApiServer implements AutoCloseable {
             throw new ApiException(400, "invalid_memory", problem);
         }
         return id;
-    }
-
-    private static void reply(Exchange exchange, MemoryQueries.Reply reply) throws IOException {
-        sendJson(exchange, reply.status(), reply.body());
     }
 
     private static boolean forwarded(Exchange exchange) {

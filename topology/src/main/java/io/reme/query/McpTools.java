@@ -97,7 +97,7 @@ final class McpTools {
                         "Add a personal, procedural or tool memory; answers its id and version (visible: false while"
                                 + " the index has not caught up yet).",
                         MemoryCreate.class,
-                        (caller, args) -> reply(memories.create(caller, args))),
+                        (caller, args) -> memories.create(caller, args)),
                 tool(
                         "update_memory",
                         "Change a memory's content by id; give the version you read to fail (version_conflict)"
@@ -106,12 +106,11 @@ final class McpTools {
                         (caller, args) -> {
                             ToolArguments.Update update =
                                     BodyBinder.bind(args, ToolArguments.Update.class, MemoryCreate.INVALID);
-                            return reply(
-                                    memories.update(caller, ApiServer.memoryId(orEmpty(update.id())), update.body()));
+                            return memories.update(caller, ApiServer.memoryId(orEmpty(update.id())), update.body());
                         }),
                 tool("delete_memory", "Delete a memory by id.", ToolArguments.Id.class, (caller, args) -> {
                     ToolArguments.Id memory = BodyBinder.bind(args, ToolArguments.Id.class, MemoryCreate.INVALID);
-                    return reply(memories.delete(caller, ApiServer.memoryId(orEmpty(memory.id()))));
+                    return memories.delete(caller, ApiServer.memoryId(orEmpty(memory.id())));
                 }),
                 tool(
                         "list_memories",
@@ -247,10 +246,6 @@ final class McpTools {
                     error.path("message").asText("the owning instance answered " + answer.status()));
         }
         return body;
-    }
-
-    private static Object reply(MemoryQueries.Reply reply) {
-        return reply.body();
     }
 
     private static JsonNode tree(Object value) {

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -78,20 +77,20 @@ final class MemoryQueries {
         this.tenants = tenants;
     }
 
-    /** A status and the JSON body to send with it. */
-    record Reply(int status, Object body) {}
-
     /** The answer to a write: the memory as written and whether reads already see it. */
     record Written(String id, long version, boolean visible, MemoryView memory) {}
+
+    /** The answer to a delete: whether reads already miss the memory. */
+    record Deleted(String id, boolean deleted, boolean visible) {}
 
     // ---- writes -----------------------------------------------------------------------------------
 
     /** A tool's arguments, bound as the route's body is. */
-    Reply create(Caller caller, JsonNode body) {
+    Written create(Caller caller, JsonNode body) {
         return create(caller, BodyBinder.bind(body, MemoryCreate.class, MemoryCreate.INVALID));
     }
 
-    Reply create(Caller caller, MemoryCreate body) {
+    Written create(Caller caller, MemoryCreate body) {
         String tenant = caller.tenant();
         MemoryType type = body.memoryType();
         String content = body.text();
@@ -133,11 +132,11 @@ final class MemoryQueries {
     }
 
     /** A tool's arguments, bound as the route's body is. */
-    Reply update(Caller caller, String id, JsonNode body) {
+    Written update(Caller caller, String id, JsonNode body) {
         return update(caller, id, BodyBinder.bind(body, MemoryUpdate.class, MemoryCreate.INVALID));
     }
 
-    Reply update(Caller caller, String id, MemoryUpdate body) {
+    Written update(Caller caller, String id, MemoryUpdate body) {
         String tenant = caller.tenant();
         String content = body.text();
         Map<String, String> metadata = body.tags();
@@ -174,7 +173,7 @@ final class MemoryQueries {
         return write(embedded(next), caller, false);
     }
 
-    Reply delete(Caller caller, String id) {
+    Deleted delete(Caller caller, String id) {
         String tenant = caller.tenant();
         MemoryRecord current = record(tenant, id, false, caller);
         if (current == null) {
@@ -183,14 +182,10 @@ final class MemoryQueries {
         MemoryWriter.Written written = writer.delete(tenant, id);
         boolean visible = awaitApplied(tenant, id, written, caller);
         LOG.info("memory deleted tenant={} id={} visible={}", tenant, id, visible);
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("id", id);
-        answer.put("deleted", true);
-        answer.put("visible", visible);
-        return new Reply(visible ? 200 : 202, answer);
+        return new Deleted(id, true, visible);
     }
 
-    private Reply write(MemoryRecord record, Caller caller, boolean created) {
+    private Written write(MemoryRecord record, Caller caller, boolean created) {
         MemoryWriter.Written written = writer.upsert(record);
         boolean visible = awaitApplied(record.tenant(), record.id(), written, caller);
         LOG.info(
@@ -200,9 +195,7 @@ final class MemoryQueries {
                 record.id(),
                 record.version(),
                 visible);
-        return new Reply(
-                visible ? (created ? 201 : 200) : 202,
-                new Written(record.id(), record.version(), visible, MemoryView.of(record)));
+        return new Written(record.id(), record.version(), visible, MemoryView.of(record));
     }
 
     private MemoryRecord embedded(MemoryRecord record) {
