@@ -16,6 +16,7 @@ import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.query.ApiKeys;
 import io.reme.query.ApiServer;
+import io.reme.query.Caller;
 import io.reme.query.DiaryWriter;
 import io.reme.query.MemoryWriter;
 import io.reme.query.MessageIngest;
@@ -405,10 +406,10 @@ public final class RemeApp implements AutoCloseable {
             if (server == null || server.erasure() == null) {
                 return TenantErasure.NONE.erase(tenant);
             }
-            String authorization = directory.internalAuthorization(tenant).orElse(null);
+            Caller instance = directory.instanceCaller(tenant);
             Thread.ofVirtual().name("reme-erase-" + tenant).start(() -> {
                 try {
-                    server.erasure().eraseTenant(tenant, authorization);
+                    server.erasure().eraseTenant(instance);
                 } catch (RuntimeException e) {
                     LOG.error("erasure of a deleted tenant failed tenant={}", tenant, e);
                 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
@@ -62,7 +61,7 @@ public final class JsonErrorHandler extends ErrorHandler {
                 ? (status == 500 ? "internal error; see the server log" : HttpStatus.getMessage(status))
                 : reason;
         try {
-            return Json.MAPPER.writeValueAsBytes(Map.of("error", Map.of("code", code(status), "message", message)));
+            return Json.MAPPER.writeValueAsBytes(ErrorBody.of(code(status), message));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -13,7 +13,6 @@ import io.reme.json.Json;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.query.Authenticator.Access;
-import io.reme.query.Authenticator.Caller;
 import io.reme.session.SessionSettings;
 import io.reme.tenant.TenantPolicy;
 import io.reme.topic.Topics;
@@ -28,23 +27,24 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.pathmap.MappedResource;
+import org.eclipse.jetty.http.pathmap.PathMappings;
+import org.eclipse.jetty.http.pathmap.UriTemplatePathSpec;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -70,24 +70,24 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * Handles one matched request from a caller the route's {@link Access} admitted; {@code params} are
-     * the path's {@code {name}} segments in order.
+     * the path's {@code {name}} segments by name.
      */
     @FunctionalInterface
     private interface RouteHandler {
-        void handle(ApiServer api, Exchange exchange, Caller caller, List<String> params) throws IOException;
+        void handle(ApiServer api, Exchange exchange, Caller caller, Map<String, String> params) throws IOException;
     }
 
     /**
-     * A method and a path template whose {@code {name}} segments match one non-empty path segment each,
+     * A method and a URI template whose {@code {name}} segments match one non-empty path segment each,
      * with the access its caller needs.
      */
-    private record Route(String method, String path, Access access, Pattern pattern, RouteHandler handler) {
+    private record Route(String method, String path, Access access, RouteHandler handler) {
         Route {
             Objects.requireNonNull(access, "access");
         }
 
         static Route of(String method, String path, Access access, RouteHandler handler) {
-            return new Route(method, path, access, Pattern.compile(path.replaceAll("\\{[^/}]+}", "([^/]+)")), handler);
+            return new Route(method, path, access, handler);
         }
     }
 
@@ -132,7 +132,7 @@ public final class ApiServer implements AutoCloseable {
                     "GET",
                     "/ui/{file}",
                     PUBLIC,
-                    (api, exchange, caller, params) -> api.uiFile(exchange, params.get(0))),
+                    (api, exchange, caller, params) -> api.uiFile(exchange, params.get("file"))),
             Route.of("POST", "/v1/admin/tenants", ADMIN, ApiServer::adminCreateTenant),
             Route.of("GET", "/v1/admin/tenants", ADMIN, ApiServer::adminListTenants),
             Route.of("DELETE", "/v1/admin/tenants/{tenant}", ADMIN, ApiServer::adminDeleteTenant),
@@ -140,6 +140,21 @@ public final class ApiServer implements AutoCloseable {
             Route.of("GET", "/v1/admin/tenants/{tenant}/keys", ADMIN, ApiServer::adminListKeys),
             Route.of("DELETE", "/v1/admin/tenants/{tenant}/keys/{id}", ADMIN, ApiServer::adminRevokeKey),
             Route.of("PUT", "/v1/admin/tenants/{tenant}/policy", ADMIN, ApiServer::adminPutPolicy));
+
+    /**
+     * The routes by URI template, Jetty's path mappings: a literal template wins over one with
+     * variables ({@code /v1/memories/retrieve} over {@code /v1/memories/{id}}).
+     */
+    private static final PathMappings<List<Route>> MAPPINGS = mappings();
+
+    private static PathMappings<List<Route>> mappings() {
+        Map<String, List<Route>> byPath = new LinkedHashMap<>();
+        ROUTES.forEach(route ->
+                byPath.computeIfAbsent(route.path(), p -> new ArrayList<>()).add(route));
+        PathMappings<List<Route>> mappings = new PathMappings<>();
+        byPath.forEach((path, routes) -> mappings.put(new UriTemplatePathSpec(path), List.copyOf(routes)));
+        return mappings;
+    }
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -429,16 +444,7 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         if (exchange.contentLength() > maxBodyBytes) {
-            sendJson(
-                    exchange,
-                    413,
-                    Map.of(
-                            "error",
-                            Map.of(
-                                    "code",
-                                    "too_large",
-                                    "message",
-                                    "request body is larger than " + maxBodyBytes + " bytes")));
+            sendError(exchange, ApiException.tooLarge(maxBodyBytes));
             return;
         }
         new BodyRead(exchange, workers).run();
@@ -504,13 +510,7 @@ public final class ApiServer implements AutoCloseable {
      */
     private void dispatch(Exchange exchange, Executor workers) {
         if (!gate.enter(exchange.path().startsWith("/health/"))) {
-            exchange.setHeader("Retry-After", "1");
-            sendJson(
-                    exchange,
-                    503,
-                    Map.of(
-                            "error",
-                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            sendError(exchange, busy());
             return;
         }
         try {
@@ -536,21 +536,12 @@ public final class ApiServer implements AutoCloseable {
     private void mcp(Exchange exchange, Handler servlets) {
         String tenant;
         try {
-            tenant = authenticator.tenantOf(authorization(exchange));
+            tenant = authenticator.callerOf(authorization(exchange)).tenant();
         } catch (ApiException refused) {
             // Any refused key (disabled or deleted tenant, a store not yet readable included) is a plain
             // 401 with the challenge MCP clients look for to start their authorization flow.
             exchange.setHeader("WWW-Authenticate", "Bearer");
-            sendJson(
-                    exchange,
-                    401,
-                    Map.of(
-                            "error",
-                            Map.of(
-                                    "code",
-                                    "unauthorized",
-                                    "message",
-                                    "send the tenant's API key as 'Authorization: Bearer <key>'")));
+            sendError(exchange, ApiException.unauthorized());
             return;
         }
         try {
@@ -560,20 +551,14 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         if (!gate.enter(false)) {
-            exchange.setHeader("Retry-After", "1");
-            sendJson(
-                    exchange,
-                    503,
-                    Map.of(
-                            "error",
-                            Map.of("code", "unavailable", "message", "the server is busy; ask again in a moment")));
+            sendError(exchange, busy());
             return;
         }
         try {
             workers(exchange.request).execute(() -> {
                 try {
                     if (!servlets.handle(exchange.request, exchange.response, exchange.callback)) {
-                        sendJson(exchange, 404, Map.of("error", Map.of("code", "not_found", "message", "no route")));
+                        sendError(exchange, new ApiException(404, "not_found", "no route"));
                     }
                 } catch (Throwable e) {
                     LOG.debug("mcp request failed path={} error={}", exchange.path(), e.toString());
@@ -586,6 +571,11 @@ public final class ApiServer implements AutoCloseable {
             gate.leave();
             exchange.fail(e);
         }
+    }
+
+    /** The answer while the admission gate is full. */
+    private static ApiException busy() {
+        return ApiException.unavailable("the server is busy; ask again in a moment");
     }
 
     private static Executor workers(Request request) {
@@ -612,10 +602,7 @@ public final class ApiServer implements AutoCloseable {
             exchange.fail(e);
         } catch (RuntimeException e) {
             LOG.error("request failed method={} path={}", exchange.method(), exchange.path(), e);
-            sendJson(
-                    exchange,
-                    500,
-                    Map.of("error", Map.of("code", "internal_error", "message", "internal error; see the server log")));
+            sendError(exchange, ApiException.internal());
         }
     }
 
@@ -627,33 +614,32 @@ public final class ApiServer implements AutoCloseable {
         if (e.retryAfterSeconds() != null) {
             exchange.setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
         }
-        sendJson(exchange, e.status(), Map.of("error", Map.of("code", e.code(), "message", e.getMessage())));
+        sendJson(exchange, e.status(), e.body());
     }
 
     private void route(Exchange exchange) throws IOException {
         String path = exchange.path();
         String method = exchange.method();
-        Set<String> allowed = new LinkedHashSet<>();
-        for (Route route : ROUTES) {
-            Matcher matcher = route.pattern().matcher(path);
-            if (!matcher.matches()) {
-                continue;
+        List<Route> allowed = new ArrayList<>();
+        for (MappedResource<List<Route>> mapped : MAPPINGS.getMatches(path)) {
+            for (Route route : mapped.getResource()) {
+                if (!route.method().equals(method)) {
+                    allowed.add(route);
+                    continue;
+                }
+                Map<String, String> params = ((UriTemplatePathSpec) mapped.getPathSpec()).getPathParams(path);
+                Caller caller =
+                        authenticator.admit(route.access(), method, path, authorization(exchange), forwarded(exchange));
+                route.handler().handle(this, exchange, caller, params);
+                return;
             }
-            if (!route.method().equals(method)) {
-                allowed.add(route.method());
-                continue;
-            }
-            List<String> params = new ArrayList<>(matcher.groupCount());
-            for (int group = 1; group <= matcher.groupCount(); group++) {
-                params.add(matcher.group(group));
-            }
-            Caller caller =
-                    authenticator.admit(route.access(), method, path, authorization(exchange), forwarded(exchange));
-            route.handler().handle(this, exchange, caller, params);
-            return;
         }
         if (!allowed.isEmpty()) {
-            throw ApiException.methodNotAllowed(String.join(", ", allowed));
+            // In the table's order, as the OpenAPI description lists them.
+            allowed.sort(Comparator.comparingInt(ROUTES::indexOf));
+            throw ApiException.methodNotAllowed(String.join(
+                    ", ",
+                    new LinkedHashSet<>(allowed.stream().map(Route::method).toList())));
         }
         throw notFound(method, path);
     }
@@ -662,70 +648,62 @@ public final class ApiServer implements AutoCloseable {
         return new ApiException(404, "not_found", "no route for " + method + " " + path);
     }
 
-    private void ready(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void ready(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         Health.Status status = health.readiness();
         sendJson(exchange, status.ready() ? 200 : 503, status);
     }
 
-    private void metrics(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void metrics(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         byte[] body = metrics.scrape().getBytes(StandardCharsets.UTF_8);
         send(exchange, 200, PrometheusMetrics.CONTENT_TYPE, body);
     }
 
-    private void openApi(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void openApi(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         send(exchange, 200, "application/json", openApi);
     }
 
-    private void context(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
+    private void context(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         relay(
                 exchange,
                 contexts.context(
-                        tenant,
-                        params.get(0),
-                        exchange.rawQuery(),
+                        caller,
+                        params.get("session"),
+                        ContextQueries.Request.of(QueryString.parse(exchange.rawQuery(), "invalid_query")),
                         OwnerRouting.Hop.of(
                                 exchange.header(OwnerRouting.FORWARDED_HEADER),
-                                exchange.header(OwnerRouting.STANDBY_HEADER)),
-                        exchange.header("Authorization")));
+                                exchange.header(OwnerRouting.STANDBY_HEADER))));
     }
 
-    private void diary(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        relay(
-                exchange,
-                diaries.document(
-                        tenant, params.get(0), params.get(1), forwarded(exchange), exchange.header("Authorization")));
+    private void diary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        relay(exchange, diaries.document(caller, params.get("user"), params.get("document"), forwarded(exchange)));
     }
 
-    private void saveDiary(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
+    private void saveDiary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         relay(
                 exchange,
                 diaries.save(
-                        tenant,
-                        params.get(0),
-                        params.get(1),
-                        bind(exchange, DiarySave.class, DiarySave.INVALID),
-                        authorization(exchange)));
+                        caller,
+                        params.get("user"),
+                        params.get("document"),
+                        bind(exchange, DiarySave.class, DiarySave.INVALID)));
     }
 
-    private void toolResult(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void toolResult(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        byte[] text = toolResults.read(tenant, params.get(0));
+        byte[] text = toolResults.read(tenant, params.get("id"));
         // Plain text the browser must never run as a page: the tool's output is anybody's text.
         exchange.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
         send(exchange, 200, "text/plain; charset=utf-8", text);
     }
 
-    private void pipeline(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void pipeline(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("health", health.readiness());
         body.put("metrics", metrics.pipeline());
         sendJson(exchange, 200, body);
     }
 
-    private void uiRoot(Exchange exchange, Caller caller, List<String> params) {
+    private void uiRoot(Exchange exchange, Caller caller, Map<String, String> params) {
         // Relative file names in the page resolve against /ui/, not /.
         exchange.setHeader("Location", "/ui/");
         send(exchange, 302, "text/plain; charset=utf-8", new byte[0]);
@@ -741,156 +719,143 @@ public final class ApiServer implements AutoCloseable {
         send(exchange, 200, asset.contentType(), asset.body());
     }
 
-    private void search(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
+    private void search(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(
-                tenant, bind(exchange, SearchRequest.class, SearchRequest.INVALID), authorization(exchange));
+        SearchQueries.Answer answer =
+                searches.search(caller, bind(exchange, SearchRequest.class, SearchRequest.INVALID));
         metrics.search(System.nanoTime() - start, answer.partial());
         sendJson(exchange, 200, answer);
     }
 
-    private void internalSearch(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalSearch(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         sendJson(exchange, 200, searches.internal(caller.tenant(), readJson(exchange)));
     }
 
-    private void messages(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void messages(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         JsonNode body = readJson(exchange);
         tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
         sendJson(exchange, 202, ingest.ingest(tenant, body));
     }
 
-    private void adminCreateTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID)));
+    private void adminCreateTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        TenantAdmin.Saved saved =
+                tenants.admin().createTenant(bind(exchange, TenantCreate.class, TenantCreate.INVALID));
+        sendJson(exchange, saved.created() ? 201 : 200, saved.tenant());
     }
 
-    private void adminListTenants(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().listTenants());
+    private void adminListTenants(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, tenants.admin().listTenants());
     }
 
-    private void adminDeleteTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().deleteTenant(params.get(0)));
+    private void adminDeleteTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, tenants.admin().deleteTenant(params.get("tenant")));
     }
 
-    private void adminIssueKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().issueKey(params.get(0), bind(exchange, KeyRequest.class, KeyRequest.INVALID)));
+    private void adminIssueKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        KeyRequest request = bind(exchange, KeyRequest.class, KeyRequest.INVALID);
+        sendJson(exchange, 201, tenants.admin().issueKey(params.get("tenant"), request));
     }
 
-    private void adminListKeys(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().listKeys(params.get(0)));
+    private void adminListKeys(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, tenants.admin().listKeys(params.get("tenant")));
     }
 
-    private void adminRevokeKey(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        reply(exchange, tenants.admin().revokeKey(params.get(0), params.get(1)));
+    private void adminRevokeKey(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, tenants.admin().revokeKey(params.get("tenant"), params.get("id")));
     }
 
-    private void adminPutPolicy(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void adminPutPolicy(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         // The tenant's stored policy record itself: its constructor checks the limits.
-        reply(exchange, tenants.admin().putPolicy(params.get(0), bind(exchange, TenantPolicy.class, "invalid_policy")));
+        TenantPolicy policy = bind(exchange, TenantPolicy.class, "invalid_policy");
+        sendJson(exchange, 200, tenants.admin().putPolicy(params.get("tenant"), policy));
     }
 
-    private static void reply(Exchange exchange, TenantAdmin.Reply reply) throws IOException {
-        sendJson(exchange, reply.status(), reply.body());
+    private void createMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        MemoryQueries.Written written =
+                memories.create(caller, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID));
+        // 202 while searches do not see the write yet.
+        sendJson(exchange, written.visible() ? 201 : 202, written);
     }
 
-    private void createMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        reply(
-                exchange,
-                memories.create(
-                        tenant, bind(exchange, MemoryCreate.class, MemoryCreate.INVALID), authorization(exchange)));
+    private void listMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        MemoryListRequest request = MemoryListRequest.of(QueryString.parse(exchange.rawQuery(), MemoryInput.INVALID));
+        sendJson(exchange, 200, memories.list(caller, request));
     }
 
-    private void listMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        sendJson(exchange, 200, memories.list(tenant, exchange.rawQuery(), authorization(exchange)));
+    private void getMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, memories.get(caller, memoryId(params.get("id"))));
     }
 
-    private void getMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        sendJson(exchange, 200, memories.get(tenant, memoryId(params.get(0)), authorization(exchange)));
+    private void updateMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        MemoryQueries.Written written = memories.update(
+                caller, memoryId(params.get("id")), bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID));
+        sendJson(exchange, written.visible() ? 200 : 202, written);
     }
 
-    private void updateMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        reply(
-                exchange,
-                memories.update(
-                        tenant,
-                        memoryId(params.get(0)),
-                        bind(exchange, MemoryUpdate.class, MemoryCreate.INVALID),
-                        authorization(exchange)));
+    private void deleteMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        MemoryQueries.Deleted deleted = memories.delete(caller, memoryId(params.get("id")));
+        sendJson(exchange, deleted.visible() ? 200 : 202, deleted);
     }
 
-    private void deleteMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        reply(exchange, memories.delete(tenant, memoryId(params.get(0)), authorization(exchange)));
-    }
-
-    private void retrieveMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
+    private void retrieveMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         sendJson(
-                exchange,
-                200,
-                retrieval.retrieve(
-                        tenant, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID), authorization(exchange)));
+                exchange, 200, retrieval.retrieve(caller, bind(exchange, RetrieveRequest.class, MemoryCreate.INVALID)));
     }
 
-    private void internalGetMemory(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        relay(exchange, memories.internalGet(tenant, memoryId(params.get(0)), authorization(exchange)));
+    private void internalGetMemory(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        relay(exchange, memories.internalGet(caller, memoryId(params.get("id"))));
     }
 
-    private void internalMemoryProgress(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        relay(exchange, memories.progress(tenant, memoryId(params.get(0)), authorization(exchange)));
+    private void internalMemoryProgress(Exchange exchange, Caller caller, Map<String, String> params)
+            throws IOException {
+        relay(exchange, memories.progress(caller, memoryId(params.get("id"))));
     }
 
-    private void internalListMemories(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalListMemories(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, memories.internalList(tenant, readJson(exchange)));
     }
 
-    private void listSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void listSessions(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        sendJson(exchange, 200, sessions.list(tenant, exchange.rawQuery(), authorization(exchange)));
+        SessionListing.Query query =
+                SessionListing.parse(tenant, QueryString.parse(exchange.rawQuery(), "invalid_query"));
+        sendJson(exchange, 200, sessions.list(caller, query));
     }
 
-    private void internalListSessions(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalListSessions(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, sessions.internal(tenant, readJson(exchange)));
     }
 
-    private void eraseUser(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        UserErasure.Status status = erasures().eraseUser(tenant, params.get(0), authorization(exchange));
+    private void eraseUser(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        UserErasure.Status status = erasures().eraseUser(caller, params.get("user"));
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void userErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        String user = params.get(0);
+    private void userErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        String user = params.get("user");
         String problem = SafeId.problem("user", user);
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
         }
-        sendJson(exchange, 200, erasures().status(tenant, user, authorization(exchange)));
+        sendJson(exchange, 200, erasures().status(caller, user));
     }
 
-    private void eraseTenant(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void eraseTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         UserErasure.requireConfirmation(tenant, bind(exchange, TenantErase.class, TenantErase.INVALID));
-        UserErasure.Status status = erasures().eraseTenant(tenant, authorization(exchange));
+        UserErasure.Status status = erasures().eraseTenant(caller);
         sendJson(exchange, status.complete() ? 200 : 202, status);
     }
 
-    private void tenantErasure(Exchange exchange, Caller caller, List<String> params) throws IOException {
-        String tenant = caller.tenant();
-        sendJson(exchange, 200, erasures().status(tenant, null, authorization(exchange)));
+    private void tenantErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        sendJson(exchange, 200, erasures().status(caller, null));
     }
 
-    private void internalErasureReports(Exchange exchange, Caller caller, List<String> params) throws IOException {
+    private void internalErasureReports(Exchange exchange, Caller caller, Map<String, String> params)
+            throws IOException {
         String tenant = caller.tenant();
         sendJson(exchange, 200, erasures().internal(tenant, readJson(exchange)));
     }
@@ -912,10 +877,6 @@ public final class ApiServer implements AutoCloseable {
             throw new ApiException(400, "invalid_memory", problem);
         }
         return id;
-    }
-
-    private static void reply(Exchange exchange, MemoryQueries.Reply reply) throws IOException {
-        sendJson(exchange, reply.status(), reply.body());
     }
 
     private static boolean forwarded(Exchange exchange) {

@@ -22,15 +22,6 @@ final class Authenticator {
         ADMIN
     }
 
-    /**
-     * Who a request is from.
-     *
-     * @param tenant the key's tenant; null on {@link Access#PUBLIC} and {@link Access#ADMIN} routes
-     * @param authorization the request's {@code Authorization} header as sent (calls between instances
-     *     pass it on); may be null
-     */
-    record Caller(String tenant, String authorization) {}
-
     private final TenantSetup tenants;
 
     Authenticator(TenantSetup tenants) {
@@ -46,34 +37,34 @@ final class Authenticator {
      */
     Caller admit(Access access, String method, String path, String authorization, boolean forwarded) {
         return switch (access) {
-            case PUBLIC -> new Caller(null, authorization);
-            case TENANT -> new Caller(admitTenant(authorization), authorization);
+            case PUBLIC -> Caller.ANONYMOUS;
+            case TENANT -> admitTenant(authorization);
             case INTERNAL -> {
-                String tenant = admitTenant(authorization);
+                Caller caller = admitTenant(authorization);
                 if (!forwarded) {
                     throw ApiServer.notFound(method, path);
                 }
-                yield new Caller(tenant, authorization);
+                yield caller;
             }
             case ADMIN -> {
                 tenants.admin().authenticate(method, path, authorization);
-                yield new Caller(null, authorization);
+                yield Caller.admin(new Caller.Credential(authorization));
             }
         };
     }
 
-    /** The key's tenant, once the request fits in the tenant's request quota. */
-    String admitTenant(String authorization) {
-        String tenant = tenantOf(authorization);
-        tenants.quotas().admitRequest(tenant);
-        return tenant;
+    /** The key's caller, once the request fits in the tenant's request quota. */
+    Caller admitTenant(String authorization) {
+        Caller caller = callerOf(authorization);
+        tenants.quotas().admitRequest(caller.tenant());
+        return caller;
     }
 
     /**
-     * The key's tenant, without taking from the quota: for a request already admitted (the MCP
-     * transport maps each request's key to its tenant again).
+     * The key's caller, without taking from the quota: for a request already admitted (the MCP
+     * transport maps each request's key to its caller again).
      */
-    String tenantOf(String authorization) {
-        return tenants.directory().authenticate(authorization);
+    Caller callerOf(String authorization) {
+        return tenants.directory().caller(authorization);
     }
 }

@@ -8,7 +8,6 @@ import io.reme.session.SessionStores;
 import io.reme.session.SessionView;
 import io.reme.session.StoredMessage;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -35,18 +34,13 @@ public final class ContextQueries {
         this.encoding = encoding;
     }
 
-    /**
-     * @param rawQuery empty, or {@code window=served} (the default: what fits the model's input) or
-     *                 {@code window=all} (every live message, for inspection), and/or {@code format=openai}
-     *                 or {@code format=anthropic} (the messages ready to send, see {@link ReadyContext})
-     */
-    OwnerRouting.Answer context(
-            String tenant, String session, String rawQuery, OwnerRouting.Hop hop, String authorization) {
+    /** @param request what the query string or the tool's arguments ask, bound by {@link Request} */
+    OwnerRouting.Answer context(Caller caller, String session, Request request, OwnerRouting.Hop hop) {
+        String tenant = caller.tenant();
         String problem = SafeId.problem("session", session);
         if (problem != null) {
             throw new ApiException(400, "invalid_session", problem);
         }
-        Request request = Request.parse(rawQuery);
         SessionKey key = new SessionKey(tenant, session);
         // The owner shapes the answer, so the format travels with a forwarded request.
         return routing.routeOrStandby(
@@ -54,37 +48,50 @@ public final class ContextQueries {
                 key.key(),
                 "/v1/sessions/" + session + "/context" + request.query(),
                 hop,
-                authorization,
+                caller,
                 partition -> read(key, partition, request, false),
                 partition -> read(key, partition, request, true));
     }
 
-    /** What a context request asks for: the whole window or the served part, in which shape (null: the full view). */
+    /**
+     * What a context request asks for: the whole window ({@code window=all}, every live message, for
+     * inspection) or the served part ({@code window=served}, the default: what fits the model's input),
+     * in which shape ({@code format=openai} or {@code anthropic}, see {@link ReadyContext}; null: the
+     * full view).
+     */
     record Request(boolean wholeWindow, ReadyContext.Format format) {
-        static Request parse(String rawQuery) {
-            boolean wholeWindow = false;
-            ReadyContext.Format format = null;
-            Set<String> seen = new HashSet<>();
-            for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
-                int equals = pair.indexOf('=');
-                String name = equals < 0 ? pair : pair.substring(0, equals);
-                String value = equals < 0 ? "" : pair.substring(equals + 1);
-                if (!seen.add(name)) {
-                    throw badQuery(rawQuery);
-                }
-                switch (name) {
-                    case "window" -> {
-                        if (value.equals("all")) {
-                            wholeWindow = true;
-                        } else if (!value.equals("served")) {
-                            throw badQuery(rawQuery);
-                        }
-                    }
-                    case "format" -> format = ReadyContext.Format.parse(value);
-                    default -> throw badQuery(rawQuery);
+        private static final Set<String> NAMES = Set.of("window", "format");
+
+        /** Binds {@code window} and {@code format}, each at most once and nothing else. */
+        static Request of(QueryString query) {
+            for (String name : query.names()) {
+                if (!NAMES.contains(name) || query.values(name).size() > 1) {
+                    throw badQuery(query.raw());
                 }
             }
-            return new Request(wholeWindow, format);
+            String format = query.last("format");
+            return new Request(
+                    window(query.last("window"), query.raw()),
+                    format == null ? null : ReadyContext.Format.parse(format));
+        }
+
+        /**
+         * @param window served, all, or null for the default
+         * @param format openai, anthropic, or null for the full view
+         */
+        static Request of(String window, String format) {
+            return new Request(
+                    window(window, "window=" + window), format == null ? null : ReadyContext.Format.parse(format));
+        }
+
+        private static boolean window(String window, String got) {
+            if (window == null || window.equals("served")) {
+                return false;
+            }
+            if (!window.equals("all")) {
+                throw badQuery(got);
+            }
+            return true;
         }
 
         /** The query to forward to the owner: what this request asks beyond the defaults. */
@@ -99,17 +106,13 @@ public final class ContextQueries {
             return parts.isEmpty() ? "" : "?" + String.join("&", parts);
         }
 
-        private static ApiException badQuery(String rawQuery) {
+        private static ApiException badQuery(String got) {
             return new ApiException(
                     400,
                     "invalid_query",
                     "the parameters are 'window' (served, the default, or all) and 'format' (openai or anthropic), "
-                            + "each at most once; got '" + rawQuery + "'");
+                            + "each at most once; got '" + got + "'");
         }
-    }
-
-    static boolean wholeWindow(String rawQuery) {
-        return Request.parse(rawQuery).wholeWindow();
     }
 
     /** @param standby read this instance's standby replica of the partition, not an active task */

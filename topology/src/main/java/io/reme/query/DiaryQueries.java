@@ -49,14 +49,15 @@ public final class DiaryQueries {
         this.writer = writer;
     }
 
-    OwnerRouting.Answer document(String tenant, String user, String name, boolean forwarded, String authorization) {
+    OwnerRouting.Answer document(Caller caller, String user, String name, boolean forwarded) {
+        String tenant = caller.tenant();
         DocumentKey key = key(tenant, user, name);
         return routing.route(
                 DiaryEditProcessor.STORE,
                 key.key(),
                 "/v1/diary/" + user + "/" + name,
                 forwarded,
-                authorization,
+                caller,
                 partition -> read(key, partition));
     }
 
@@ -67,10 +68,11 @@ public final class DiaryQueries {
      * when it is not at the expected version, before or after submitting (another edit won the race,
      * and the caller still holds its text to merge); 202 when no decision was seen within the wait.
      */
-    OwnerRouting.Answer save(String tenant, String user, String name, DiarySave body, String authorization) {
+    OwnerRouting.Answer save(Caller caller, String user, String name, DiarySave body) {
+        String tenant = caller.tenant();
         DocumentKey key = key(tenant, user, name);
         long base = body.expectedVersion();
-        Current before = current(tenant, user, name, authorization, false);
+        Current before = current(caller, user, name, false);
         if (before.answer() != null) {
             return before.answer();
         }
@@ -90,7 +92,7 @@ public final class DiaryQueries {
         Optional<Current> applied;
         try {
             applied = Poll.first(APPLY_WAIT, POLL, () -> {
-                Current now = current(tenant, user, name, authorization, true);
+                Current now = current(caller, user, name, true);
                 return now.answer() == null && now.version() > base ? Optional.of(now) : Optional.empty();
             });
         } catch (InterruptedException e) {
@@ -114,10 +116,10 @@ public final class DiaryQueries {
     private record Current(long version, JsonNode document, OwnerRouting.Answer answer) {}
 
     /** @param waiting a 503 (a rebalance) is "not decided yet" while waiting; before submitting it is the answer */
-    private Current current(String tenant, String user, String name, String authorization, boolean waiting) {
+    private Current current(Caller caller, String user, String name, boolean waiting) {
         OwnerRouting.Answer answer;
         try {
-            answer = document(tenant, user, name, false, authorization);
+            answer = document(caller, user, name, false);
         } catch (ApiException e) {
             if (waiting && e.status() == 503) {
                 return new Current(-1, null, null);
@@ -146,15 +148,12 @@ public final class DiaryQueries {
                 key.name(),
                 base,
                 current.version());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put(
-                "error",
-                Map.of(
-                        "code",
+        Map<String, Object> body = new LinkedHashMap<>(new ApiException(
+                        409,
                         "version_conflict",
-                        "message",
                         "the document is at version " + current.version() + ", not " + base
-                                + "; merge your text with the current one and save again"));
+                                + "; merge your text with the current one and save again")
+                .body());
         body.put("current", current.document());
         return new OwnerRouting.Answer(409, OwnerRouting.json(body));
     }

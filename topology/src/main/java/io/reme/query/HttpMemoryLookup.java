@@ -8,10 +8,6 @@ import io.reme.search.MemoryType;
 import io.reme.worker.MemoryLookup;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,12 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpMemoryLookup implements MemoryLookup {
     private static final Logger LOG = LoggerFactory.getLogger(HttpMemoryLookup.class);
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
     private final URI search;
     private final TenantDirectory directory;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final InstanceClient client = InstanceClient.outside();
 
     /** @param baseUrl an instance of the app, e.g. {@code http://reme:8080} */
     public HttpMemoryLookup(String baseUrl, ApiKeys keys) {
@@ -43,32 +36,31 @@ public final class HttpMemoryLookup implements MemoryLookup {
      *     key (its keys issued through the admin API) is asked for with the key derived from the secret
      */
     public HttpMemoryLookup(String baseUrl, TenantDirectory directory) {
-        this.search = URI.create(baseUrl.replaceAll("/+$", "") + "/v1/search");
+        this.search = InstanceClient.uri(baseUrl, "/v1/search");
         this.directory = directory;
     }
 
     @Override
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
-        Optional<String> authorization = directory.internalAuthorization(tenant);
-        if (authorization.isEmpty()) {
+        Caller caller = directory.instanceCaller(tenant);
+        if (caller.credential().authorization() == null) {
             LOG.warn("memory lookup skipped: no API key for tenant={}", tenant);
             return List.of();
         }
+        Optional<InstanceClient.Response> response =
+                client.post(search, caller.credential(), SearchMemoryLookup.request(type, target, text, k));
+        if (response.isEmpty()) {
+            return List.of();
+        }
+        if (response.get().status() != 200) {
+            LOG.warn(
+                    "memory lookup failed tenant={} status={}",
+                    tenant,
+                    response.get().status());
+            return List.of();
+        }
         try {
-            byte[] body = Json.MAPPER.writeValueAsBytes(SearchMemoryLookup.request(type, target, text, k));
-            HttpResponse<byte[]> response = http.send(
-                    HttpRequest.newBuilder(search)
-                            .timeout(TIMEOUT)
-                            .header("Authorization", authorization.get())
-                            .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() != 200) {
-                LOG.warn("memory lookup failed tenant={} status={}", tenant, response.statusCode());
-                return List.of();
-            }
-            JsonNode answer = Json.MAPPER.readTree(response.body());
+            JsonNode answer = Json.MAPPER.readTree(response.get().body());
             if (answer.path("partial").asBoolean()) {
                 LOG.warn(
                         "memory lookup partial tenant={} missingPartitions={}",
@@ -82,9 +74,6 @@ public final class HttpMemoryLookup implements MemoryLookup {
             return neighbours;
         } catch (IOException e) {
             LOG.warn("memory lookup failed tenant={} error={}", tenant, e.toString());
-            return List.of();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return List.of();
         }
     }

@@ -23,17 +23,15 @@ import org.eclipse.jetty.server.Handler;
 /**
  * The MCP server at {@code /mcp}: the official MCP Java SDK's Streamable-HTTP servlet transport in a
  * Jetty servlet context, with the tools and resources of {@link McpTools}. {@link ApiServer} routes
- * {@code /mcp} here after checking the bearer key; the transport puts the key's tenant (and the header,
- * for calls between instances) into each request's {@link McpTransportContext}, which is all a tool sees
+ * {@code /mcp} here after checking the bearer key; the transport puts the key's {@link Caller} into each
+ * request's {@link McpTransportContext}, which is all a tool sees
  * of the caller; {@link McpSessionOwners} holds each session to the key that opened it. Lifecycle: built
  * with the API, its handler started and stopped with the web server, {@link #close} once.
  */
 final class McpEndpoint implements AutoCloseable {
     static final String PATH = "/mcp";
-    /** Transport-context keys: the caller's tenant and its {@code Authorization} header. */
-    static final String TENANT = "reme.tenant";
-
-    static final String AUTHORIZATION = "reme.authorization";
+    /** The transport-context key of the request's {@link Caller}. */
+    static final String CALLER = "reme.caller";
 
     private final ServletContextHandler context;
     private final McpSyncServer server;
@@ -91,18 +89,18 @@ final class McpEndpoint implements AutoCloseable {
      * refuses those before the transport sees them; a tool then answers 401 all the same).
      */
     static McpTransportContext callerContext(Authenticator keys, String authorization) {
-        Optional<String> tenant = tenantOf(keys, authorization);
-        return tenant.map(t -> McpTransportContext.create(Map.of(TENANT, t, AUTHORIZATION, authorization)))
+        return callerOf(keys, authorization)
+                .map(caller -> McpTransportContext.create(Map.of(CALLER, caller)))
                 .orElse(McpTransportContext.EMPTY);
     }
 
     /**
-     * The caller's tenant, by the API's authenticator (static keys, then issued ones); the request was
-     * admitted, quota included, before the transport saw it.
+     * The caller, by the API's authenticator (static keys, then issued ones); the request was admitted,
+     * quota included, before the transport saw it.
      */
-    static Optional<String> tenantOf(Authenticator keys, String authorization) {
+    private static Optional<Caller> callerOf(Authenticator keys, String authorization) {
         try {
-            return Optional.of(keys.tenantOf(authorization));
+            return Optional.of(keys.callerOf(authorization));
         } catch (ApiException refused) {
             return Optional.empty();
         }

@@ -13,11 +13,7 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.json.Json;
 import io.reme.prometheus.PrometheusMetrics;
-import io.reme.search.SearchQuery;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -27,10 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MCP tools and resources: each tool turns its arguments into the body or query of the matching
- * HTTP route and calls the same query class ({@link SearchQueries}, {@link MemoryQueries},
- * {@link ContextQueries}, {@link MessageIngest}, {@link DiaryQueries}), for the tenant of the
- * connection's key only. A tool answers the route's JSON as structured content and as text; a failure
+ * The MCP tools and resources: each tool binds its arguments to a request record, the matching HTTP
+ * route's own or one of {@link ToolArguments} (whose input schema {@link ToolSchema} generates), and
+ * calls the same service with the connection's {@link Caller} ({@link SearchQueries}, {@link
+ * MemoryQueries}, {@link ContextQueries}, {@link MessageIngest}, {@link DiaryQueries}). A tool answers the route's JSON as structured content and as text; a failure
  * is a tool error ({@code isError}, the SDK's convention for failures a model may correct) carrying the
  * API's {@code {"error":{"code","message","status"}}}. Reading a resource that fails is a JSON-RPC
  * error (resource not found for a 404) with the same code and message in its data.
@@ -73,16 +69,13 @@ final class McpTools {
         this.quotas = quotas;
     }
 
-    /** Who calls: the tenant of the connection's key and the header to forward on its behalf. */
-    record Caller(String tenant, String authorization) {
-        static Caller of(McpTransportContext context) {
-            Object tenant = context == null ? null : context.get(McpEndpoint.TENANT);
-            if (tenant == null) {
-                throw new ApiException(
-                        401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
-            }
-            return new Caller((String) tenant, (String) context.get(McpEndpoint.AUTHORIZATION));
+    /** The caller of the connection's key, as the transport's context holds it; 401 without one. */
+    static Caller callerOf(McpTransportContext context) {
+        Object caller = context == null ? null : context.get(McpEndpoint.CALLER);
+        if (caller == null) {
+            throw ApiException.unauthorized();
         }
+        return (Caller) caller;
     }
 
     /** A tool's work: the caller and the arguments in, the route's answer (a JSON object) out. */
@@ -97,157 +90,59 @@ final class McpTools {
                         "search_memory",
                         "Hybrid search (BM25 + vectors) of the tenant's memories: hits with id, type, text, score,"
                                 + " user, times and source metadata, best first.",
-                        schema(
-                                List.of("query"),
-                                "query",
-                                string("what to look for"),
-                                "user",
-                                string("only memories of this user"),
-                                "types",
-                                array(
-                                        enumeration(
-                                                "kind of memory",
-                                                "personal",
-                                                "procedural",
-                                                "tool",
-                                                "diary_chunk",
-                                                "dialog_chunk"),
-                                        "only these kinds (all by default)"),
-                                "k",
-                                integer("how many hits (default " + SearchQuery.DEFAULT_K + ")", 1, SearchQuery.MAX_K),
-                                "from",
-                                dateTime("only memories of conversations at or after this instant"),
-                                "to",
-                                dateTime("only memories of conversations before this instant")),
+                        ToolArguments.Search.class,
                         this::search),
                 tool(
                         "add_memory",
                         "Add a personal, procedural or tool memory; answers its id and version (visible: false while"
                                 + " the index has not caught up yet).",
-                        schema(
-                                List.of("content", "type"),
-                                "content",
-                                string("the memory, one self-contained statement"),
-                                "type",
-                                enumeration(
-                                        "personal (about a user), procedural (how to do something) or tool"
-                                                + " (experience with a tool)",
-                                        "personal",
-                                        "procedural",
-                                        "tool"),
-                                "user",
-                                string("the user it is about (a personal memory's target defaults to it)"),
-                                "target",
-                                string("the user, task or tool the memory is about"),
-                                "session",
-                                string("the session it came from"),
-                                "metadata",
-                                object("string properties to filter on later")),
-                        (caller, args) -> reply(memories.create(caller.tenant(), args, caller.authorization()))),
+                        MemoryCreate.class,
+                        (caller, args) -> memories.create(caller, args)),
                 tool(
                         "update_memory",
                         "Change a memory's content by id; give the version you read to fail (version_conflict)"
                                 + " instead of overwriting a newer one. Answers the new version.",
-                        schema(
-                                List.of("id", "content"),
-                                "id",
-                                string("the memory's id"),
-                                "content",
-                                string("the new content"),
-                                "version",
-                                integer("the version you read", 1, Integer.MAX_VALUE)),
+                        ToolArguments.Update.class,
                         (caller, args) -> {
-                            String id = ApiServer.memoryId(text(args.remove("id")));
-                            return reply(memories.update(caller.tenant(), id, args, caller.authorization()));
+                            ToolArguments.Update update =
+                                    BodyBinder.bind(args, ToolArguments.Update.class, MemoryCreate.INVALID);
+                            return memories.update(caller, ApiServer.memoryId(orEmpty(update.id())), update.body());
                         }),
-                tool(
-                        "delete_memory",
-                        "Delete a memory by id.",
-                        schema(List.of("id"), "id", string("the memory's id")),
-                        (caller, args) -> reply(memories.delete(
-                                caller.tenant(), ApiServer.memoryId(text(args.get("id"))), caller.authorization()))),
+                tool("delete_memory", "Delete a memory by id.", ToolArguments.Id.class, (caller, args) -> {
+                    ToolArguments.Id memory = BodyBinder.bind(args, ToolArguments.Id.class, MemoryCreate.INVALID);
+                    return memories.delete(caller, ApiServer.memoryId(orEmpty(memory.id())));
+                }),
                 tool(
                         "list_memories",
                         "List memories with filters, sorted, a page at a time, as GET /v1/memories: pass nextCursor"
                                 + " back as cursor (same sort and order) for the next page.",
-                        schema(
-                                List.of(),
-                                "type",
-                                array(
-                                        enumeration(
-                                                "kind of memory",
-                                                "personal",
-                                                "procedural",
-                                                "tool",
-                                                "diary_chunk",
-                                                "dialog_chunk"),
-                                        "only these kinds"),
-                                "target",
-                                string("only memories about this target"),
-                                "user",
-                                string("only memories of this user"),
-                                "from",
-                                dateTime("sort time at or after"),
-                                "to",
-                                dateTime("sort time before"),
-                                "sort",
-                                enumeration(
-                                        "the time to sort by (default created)", "created", "updated", "conversation"),
-                                "order",
-                                enumeration("default desc", "asc", "desc"),
-                                "limit",
-                                integer("page size (default 20)", 1, 1000),
-                                "cursor",
-                                string("nextCursor of the previous page"),
-                                "meta",
-                                object("metadata properties that must match exactly")),
-                        (caller, args) -> memories.list(caller.tenant(), listQuery(args), caller.authorization())),
+                        MemoryListRequest.class,
+                        (caller, args) -> memories.list(caller, MemoryListRequest.of(args))),
                 tool(
                         "get_context",
                         "A session's context ready to send to a model: by default the OpenAI chat-completions"
                                 + " messages (the summary first as a system message) with the token totals;"
                                 + " format anthropic gives the system text apart and content blocks, full the whole"
                                 + " view with compaction state.",
-                        schema(
-                                List.of("session"),
-                                "session",
-                                string("the session id"),
-                                "format",
-                                enumeration("default openai", "openai", "anthropic", "full"),
-                                "window",
-                                enumeration(
-                                        "served (default): what fits the model's input; all: every live message",
-                                        "served",
-                                        "all")),
+                        ToolArguments.Context.class,
                         this::context),
                 tool(
                         "append_messages",
                         "Post messages to a session, as POST /v1/messages: each in the OpenAI chat shape (role,"
                                 + " content, tool_calls, tool_call_id) or with content blocks; session and user are"
                                 + " filled in from the arguments. Answers the records written.",
-                        schema(
-                                List.of("session", "user", "messages"),
-                                "session",
-                                string("the session id"),
-                                "user",
-                                string("the user the session is with"),
-                                "messages",
-                                messageArray()),
+                        ToolArguments.Append.class,
                         this::append),
                 tool(
                         "read_diary",
                         "A user's diary of a conversation date, or without a date the user's long-term memory"
                                 + " (MEMORY.md): path, content, version, author and time.",
-                        schema(
-                                List.of("user"),
-                                "user",
-                                string("the user"),
-                                "date",
-                                string("YYYY-MM-DD; left out: MEMORY.md")),
-                        (caller, args) -> document(
-                                caller,
-                                text(args.get("user")),
-                                args.hasNonNull("date") ? text(args.get("date")) : "MEMORY")));
+                        ToolArguments.Diary.class,
+                        (caller, args) -> {
+                            ToolArguments.Diary diary =
+                                    BodyBinder.bind(args, ToolArguments.Diary.class, DiarySave.INVALID);
+                            return document(caller, orEmpty(diary.user()), diary.document());
+                        }));
         metrics.mcpTools(tools.stream().map(spec -> spec.tool().name()).toList());
         return tools;
     }
@@ -270,7 +165,7 @@ final class McpTools {
 
     private McpSchema.ReadResourceResult readResource(McpSyncServerExchange exchange, String uri) {
         try {
-            Caller caller = Caller.of(exchange.transportContext());
+            Caller caller = callerOf(exchange.transportContext());
             Matcher memory = MEMORY_PATTERN.matcher(uri);
             Matcher diary = DIARY_PATTERN.matcher(uri);
             JsonNode document;
@@ -295,50 +190,38 @@ final class McpTools {
     }
 
     private Object search(Caller caller, ObjectNode args) {
-        JsonNode user = args.remove("user");
-        if (user != null && !user.isNull()) {
-            args.putArray("users").add(user);
-        }
+        SearchRequest request = BodyBinder.bind(args, ToolArguments.Search.class, SearchRequest.INVALID)
+                .request();
         long start = System.nanoTime();
-        SearchQueries.Answer answer = searches.search(caller.tenant(), args, caller.authorization());
+        SearchQueries.Answer answer = searches.search(caller, request);
         metrics.search(System.nanoTime() - start, answer.partial());
         return answer;
     }
 
     private Object context(Caller caller, ObjectNode args) {
-        String format = args.hasNonNull("format") ? text(args.get("format")) : "openai";
-        List<String> query = new ArrayList<>();
-        if (!format.equals("full")) {
-            query.add("format=" + encode(format));
-        }
-        if (args.hasNonNull("window")) {
-            query.add("window=" + encode(text(args.get("window"))));
-        }
-        return relayed(contexts.context(
-                caller.tenant(),
-                text(args.get("session")),
-                String.join("&", query),
-                OwnerRouting.Hop.CLIENT,
-                caller.authorization()));
+        ToolArguments.Context context = BodyBinder.bind(args, ToolArguments.Context.class, "invalid_query");
+        return relayed(
+                contexts.context(caller, orEmpty(context.session()), context.request(), OwnerRouting.Hop.CLIENT));
     }
 
     Object append(Caller caller, ObjectNode args) {
-        JsonNode messages = args.get("messages");
-        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+        ToolArguments.Append append = BodyBinder.bind(args, ToolArguments.Append.class, "invalid_messages");
+        List<JsonNode> messages = append.messages();
+        if (messages == null || messages.isEmpty()) {
             throw new ApiException(400, "invalid_messages", "'messages' must be a non-empty array of messages");
         }
         ArrayNode envelopes = NODES.arrayNode();
         for (JsonNode message : messages) {
-            if (!message.isObject()) {
+            if (message == null || !message.isObject()) {
                 throw new ApiException(400, "invalid_messages", "each message must be a JSON object");
             }
             ObjectNode envelope = ((ObjectNode) message).deepCopy();
             // The arguments name the session and user once; a message may still name them itself.
             if (!envelope.has("session")) {
-                envelope.set("session", args.get("session"));
+                envelope.put("session", append.session());
             }
             if (!envelope.has("user")) {
-                envelope.set("user", args.get("user"));
+                envelope.put("user", append.user());
             }
             envelopes.add(envelope);
         }
@@ -349,34 +232,7 @@ final class McpTools {
     }
 
     private Object document(Caller caller, String user, String name) {
-        return relayed(diaries.document(caller.tenant(), user, name, false, caller.authorization()));
-    }
-
-    /** {@code GET /v1/memories}' query string from the tool's arguments. */
-    static String listQuery(ObjectNode args) {
-        List<String> pairs = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> field : args.properties()) {
-            JsonNode value = field.getValue();
-            if (value.isNull()) {
-                continue;
-            }
-            if (field.getKey().equals("meta") && value.isObject()) {
-                value.properties()
-                        .forEach(meta -> pairs.add(encode("meta." + meta.getKey()) + "="
-                                + encode(meta.getValue().asText())));
-            } else if (value.isArray()) {
-                List<String> items = new ArrayList<>();
-                value.forEach(item -> items.add(item.asText()));
-                pairs.add(encode(field.getKey()) + "=" + encode(String.join(",", items)));
-            } else {
-                pairs.add(encode(field.getKey()) + "=" + encode(value.asText()));
-            }
-        }
-        return String.join("&", pairs);
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+        return relayed(diaries.document(caller, user, name, false));
     }
 
     /** A relayed or local answer: its JSON when it is a success, the API's error otherwise. */
@@ -392,10 +248,6 @@ final class McpTools {
         return body;
     }
 
-    private static Object reply(MemoryQueries.Reply reply) {
-        return reply.body();
-    }
-
     private static JsonNode tree(Object value) {
         try {
             return value instanceof byte[] bytes ? Json.MAPPER.readTree(bytes) : Json.MAPPER.valueToTree(value);
@@ -404,12 +256,8 @@ final class McpTools {
         }
     }
 
-    private static String text(JsonNode node) {
-        return node == null || node.isNull() ? "" : node.asText();
-    }
-
-    private SyncToolSpecification tool(String name, String description, ObjectNode schema, Work work) {
-        McpSchema.Tool tool = McpSchema.Tool.builder(name, map(schema))
+    private SyncToolSpecification tool(String name, String description, Class<? extends Record> arguments, Work work) {
+        McpSchema.Tool tool = McpSchema.Tool.builder(name, map(ToolSchema.of(arguments)))
                 .description(description)
                 .build();
         BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler =
@@ -428,7 +276,7 @@ final class McpTools {
     McpSchema.CallToolResult call(
             String name, McpTransportContext context, McpSchema.CallToolRequest request, Work work) {
         try {
-            Caller caller = Caller.of(context);
+            Caller caller = callerOf(context);
             ObjectNode args =
                     request.arguments() == null ? NODES.objectNode() : Json.MAPPER.valueToTree(request.arguments());
             Object answer = work.run(caller, args);
@@ -441,10 +289,10 @@ final class McpTools {
             LOG.debug("mcp tool failed tool={} status={} code={}", name, e.status(), e.code());
             return errorResult(e);
         } catch (IOException e) {
-            return errorResult(new ApiException(500, "internal_error", "internal error; see the server log"));
+            return errorResult(ApiException.internal());
         } catch (RuntimeException e) {
             LOG.error("mcp tool failed tool={}", name, e);
-            return errorResult(new ApiException(500, "internal_error", "internal error; see the server log"));
+            return errorResult(ApiException.internal());
         }
     }
 
@@ -490,69 +338,7 @@ final class McpTools {
         return Json.MAPPER.convertValue(node, new TypeReference<Map<String, Object>>() {});
     }
 
-    // ---- JSON schemas of the arguments ---------------------------------------------------------
-
-    /** An object schema with {@code required} and the properties given as name, schema, name, schema... */
-    private static ObjectNode schema(List<String> required, Object... properties) {
-        ObjectNode schema = NODES.objectNode().put("type", "object");
-        ObjectNode props = schema.putObject("properties");
-        for (int i = 0; i < properties.length; i += 2) {
-            props.set((String) properties[i], (JsonNode) properties[i + 1]);
-        }
-        ArrayNode names = schema.putArray("required");
-        required.forEach(names::add);
-        return schema;
-    }
-
-    private static ObjectNode string(String description) {
-        return NODES.objectNode().put("type", "string").put("description", description);
-    }
-
-    private static ObjectNode dateTime(String description) {
-        return string(description + " (ISO-8601, e.g. 2026-11-30T10:15:00Z)").put("format", "date-time");
-    }
-
-    private static ObjectNode integer(String description, int min, int max) {
-        return NODES.objectNode()
-                .put("type", "integer")
-                .put("description", description)
-                .put("minimum", min)
-                .put("maximum", max);
-    }
-
-    private static ObjectNode object(String description) {
-        ObjectNode node = NODES.objectNode().put("type", "object").put("description", description);
-        node.putObject("additionalProperties").put("type", "string");
-        return node;
-    }
-
-    private static ObjectNode enumeration(String description, String... values) {
-        ObjectNode node = string(description);
-        ArrayNode list = node.putArray("enum");
-        for (String value : values) {
-            list.add(value);
-        }
-        return node;
-    }
-
-    private static ObjectNode array(ObjectNode items, String description) {
-        ObjectNode node = NODES.objectNode().put("type", "array").put("description", description);
-        node.set("items", items);
-        return node;
-    }
-
-    private static ObjectNode messageArray() {
-        ObjectNode message = NODES.objectNode().put("type", "object");
-        ObjectNode props = message.putObject("properties");
-        props.set("role", enumeration("who spoke", "user", "assistant", "system", "tool"));
-        props.putObject("content")
-                .put("description", "a string, or content parts/blocks (text, tool_use, tool_result, image)");
-        props.set("tool_calls", NODES.objectNode().put("type", "array").put("description", "OpenAI tool calls"));
-        props.set("tool_call_id", string("for role tool: the call answered"));
-        props.set("name", string("the speaker's or tool's name"));
-        props.set("id", string("the message id (a UUID by default)"));
-        props.set("time", dateTime("when it was said (now by default)"));
-        message.putArray("required").add("role");
-        return array(message, "the messages, oldest first");
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
     }
 }

@@ -13,13 +13,26 @@ import java.util.Map;
  * @param metadata an object of string values, kept as JSON so a bad entry is named by its key
  */
 record MemoryCreate(
+        @Arg(
+                value = "personal (about a user), procedural (how to do something) or tool (experience with a"
+                        + " tool)",
+                required = true,
+                allowed = {"personal", "procedural", "tool"})
         String type,
+
+        @Arg(value = "the memory, one self-contained statement", required = true)
         String content,
+
         String context,
-        String target,
+        @Arg("the user, task or tool the memory is about") String target,
+
+        @Arg("the user it is about (a personal memory's target defaults to it)")
         String user,
-        String session,
+
+        @Arg("the session it came from") String session,
         String conversationTime,
+
+        @Arg(value = "string properties to filter on later", type = "object", stringValues = true)
         JsonNode metadata)
         implements RequestBody {
     static final String INVALID = "invalid_memory";

@@ -7,8 +7,6 @@ import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
@@ -38,8 +36,10 @@ final class MemoryInput {
 
     private MemoryInput() {}
 
+    static final String INVALID = "invalid_memory";
+
     static ApiException invalid(String message) {
-        return new ApiException(400, "invalid_memory", message);
+        return new ApiException(400, INVALID, message);
     }
 
     static MemoryType writableType(String value) {
@@ -198,51 +198,29 @@ final class MemoryInput {
         return value.asText();
     }
 
-    // ---- the listing's query string ----------------------------------------------------------------
+    // ---- the listing ----------------------------------------------------------------
 
-    /** Parses {@code GET /v1/memories?...}; the tenant is the token's. */
-    static MemoryListQuery listQuery(String tenant, String rawQuery) {
+    /** Checks a listing's request into the index's query; the tenant is the key's. */
+    static MemoryListQuery listQuery(String tenant, MemoryListRequest request) {
         Set<MemoryType> types = new LinkedHashSet<>();
-        Set<String> targets = new LinkedHashSet<>();
-        Set<String> users = new LinkedHashSet<>();
-        Map<String, String> metadata = new LinkedHashMap<>();
-        String from = null;
-        String to = null;
-        String sort = "created";
-        String order = "desc";
-        String limit = null;
-        String cursor = null;
-        for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
-            int eq = pair.indexOf('=');
-            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
-            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
-            switch (name) {
-                case "type" -> {
-                    for (String t : value.split(",")) {
-                        try {
-                            types.add(type(t));
-                        } catch (ApiException e) {
-                            throw invalid("'type': " + e.getMessage());
-                        }
-                    }
-                }
-                case "target" -> targets.add(value);
-                case "user" -> users.add(value);
-                case "from" -> from = value;
-                case "to" -> to = value;
-                case "sort" -> sort = value;
-                case "order" -> order = value;
-                case "limit" -> limit = value;
-                case "cursor" -> cursor = value;
-                default -> {
-                    if (!name.startsWith("meta.") || name.length() == 5) {
-                        throw invalid("unknown parameter '" + name + "'; use type, target, user, from, to, "
-                                + "meta.<key>, sort, order, limit, cursor");
-                    }
-                    metadata.put(name.substring(5), value);
+        for (String value : request.type()) {
+            for (String t : value.split(",")) {
+                try {
+                    types.add(type(t));
+                } catch (ApiException e) {
+                    throw invalid("'type': " + e.getMessage());
                 }
             }
         }
+        Set<String> targets = new LinkedHashSet<>(request.target());
+        Set<String> users = new LinkedHashSet<>(request.user());
+        Map<String, String> metadata = request.meta();
+        String from = request.from();
+        String to = request.to();
+        String sort = request.sort() == null ? "created" : request.sort();
+        String order = request.order() == null ? "desc" : request.order();
+        Integer limit = request.limit();
+        String cursor = request.cursor();
         // Each value is a clause of the index query; past Lucene's clause limit a partition fails the
         // listing, which then answered 200 with that partition "missing" instead of saying why.
         for (Map.Entry<String, Integer> filter : Map.of(
@@ -262,12 +240,7 @@ final class MemoryInput {
         if (!order.equals("asc") && !order.equals("desc")) {
             throw invalid("'order' must be asc or desc (got '" + order + "')");
         }
-        int size;
-        try {
-            size = limit == null ? MemoryListQuery.DEFAULT_LIMIT : Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            throw invalid("'limit' must be a number (got '" + limit + "')");
-        }
+        int size = limit == null ? MemoryListQuery.DEFAULT_LIMIT : limit;
         if (size < 1 || size > MemoryListQuery.MAX_LIMIT) {
             throw invalid("'limit' must be in [1, " + MemoryListQuery.MAX_LIMIT + "] (got " + size + ")");
         }
@@ -288,14 +261,6 @@ final class MemoryInput {
                     after);
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
-        }
-    }
-
-    private static String decode(String s) {
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw invalid("the query string is not valid URL encoding");
         }
     }
 

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -78,20 +77,21 @@ final class MemoryQueries {
         this.tenants = tenants;
     }
 
-    /** A status and the JSON body to send with it. */
-    record Reply(int status, Object body) {}
-
     /** The answer to a write: the memory as written and whether reads already see it. */
     record Written(String id, long version, boolean visible, MemoryView memory) {}
+
+    /** The answer to a delete: whether reads already miss the memory. */
+    record Deleted(String id, boolean deleted, boolean visible) {}
 
     // ---- writes -----------------------------------------------------------------------------------
 
     /** A tool's arguments, bound as the route's body is. */
-    Reply create(String tenant, JsonNode body, String authorization) {
-        return create(tenant, BodyBinder.bind(body, MemoryCreate.class, MemoryCreate.INVALID), authorization);
+    Written create(Caller caller, JsonNode body) {
+        return create(caller, BodyBinder.bind(body, MemoryCreate.class, MemoryCreate.INVALID));
     }
 
-    Reply create(String tenant, MemoryCreate body, String authorization) {
+    Written create(Caller caller, MemoryCreate body) {
+        String tenant = caller.tenant();
         MemoryType type = body.memoryType();
         String content = body.text();
         String user = body.user();
@@ -127,21 +127,22 @@ final class MemoryQueries {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());
         }
-        checkQuota(tenant, authorization);
-        return write(embedded(record), authorization, true);
+        checkQuota(tenant, caller);
+        return write(embedded(record), caller, true);
     }
 
     /** A tool's arguments, bound as the route's body is. */
-    Reply update(String tenant, String id, JsonNode body, String authorization) {
-        return update(tenant, id, BodyBinder.bind(body, MemoryUpdate.class, MemoryCreate.INVALID), authorization);
+    Written update(Caller caller, String id, JsonNode body) {
+        return update(caller, id, BodyBinder.bind(body, MemoryUpdate.class, MemoryCreate.INVALID));
     }
 
-    Reply update(String tenant, String id, MemoryUpdate body, String authorization) {
+    Written update(Caller caller, String id, MemoryUpdate body) {
+        String tenant = caller.tenant();
         String content = body.text();
         Map<String, String> metadata = body.tags();
         String target = MemoryInput.target(body.target());
         Instant conversationTime = body.time();
-        MemoryRecord current = record(tenant, id, false, authorization);
+        MemoryRecord current = record(tenant, id, false, caller);
         if (current == null) {
             throw notFound(id);
         }
@@ -169,27 +170,24 @@ final class MemoryQueries {
         if (conversationTime != null) {
             next = next.withConversationTime(conversationTime);
         }
-        return write(embedded(next), authorization, false);
+        return write(embedded(next), caller, false);
     }
 
-    Reply delete(String tenant, String id, String authorization) {
-        MemoryRecord current = record(tenant, id, false, authorization);
+    Deleted delete(Caller caller, String id) {
+        String tenant = caller.tenant();
+        MemoryRecord current = record(tenant, id, false, caller);
         if (current == null) {
             throw notFound(id);
         }
         MemoryWriter.Written written = writer.delete(tenant, id);
-        boolean visible = awaitApplied(tenant, id, written, authorization);
+        boolean visible = awaitApplied(tenant, id, written, caller);
         LOG.info("memory deleted tenant={} id={} visible={}", tenant, id, visible);
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("id", id);
-        answer.put("deleted", true);
-        answer.put("visible", visible);
-        return new Reply(visible ? 200 : 202, answer);
+        return new Deleted(id, true, visible);
     }
 
-    private Reply write(MemoryRecord record, String authorization, boolean created) {
+    private Written write(MemoryRecord record, Caller caller, boolean created) {
         MemoryWriter.Written written = writer.upsert(record);
-        boolean visible = awaitApplied(record.tenant(), record.id(), written, authorization);
+        boolean visible = awaitApplied(record.tenant(), record.id(), written, caller);
         LOG.info(
                 "memory {} tenant={} id={} version={} visible={}",
                 created ? "added" : "updated",
@@ -197,9 +195,7 @@ final class MemoryQueries {
                 record.id(),
                 record.version(),
                 visible);
-        return new Reply(
-                visible ? (created ? 201 : 200) : 202,
-                new Written(record.id(), record.version(), visible, MemoryView.of(record)));
+        return new Written(record.id(), record.version(), visible, MemoryView.of(record));
     }
 
     private MemoryRecord embedded(MemoryRecord record) {
@@ -223,16 +219,16 @@ final class MemoryQueries {
      * Waits until the index owning the write's partition has applied its offset, asking the owner
      * (here or on another instance) every few milliseconds; false when the timeout passes first.
      */
-    private boolean awaitApplied(String tenant, String id, MemoryWriter.Written written, String authorization) {
+    private boolean awaitApplied(String tenant, String id, MemoryWriter.Written written, Caller caller) {
         try {
-            return Poll.until(visibilityTimeout, VISIBILITY_POLL, () -> applied(tenant, id, written, authorization));
+            return Poll.until(visibilityTimeout, VISIBILITY_POLL, () -> applied(tenant, id, written, caller));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
     }
 
-    private boolean applied(String tenant, String id, MemoryWriter.Written written, String authorization) {
+    private boolean applied(String tenant, String id, MemoryWriter.Written written, Caller caller) {
         try {
             OwnerRouting.Answer answer = routing.route(
                     MemoryIndexUpdater.STORE,
@@ -240,7 +236,7 @@ final class MemoryQueries {
                     writer.partitioning(),
                     INTERNAL_PROGRESS + id,
                     false,
-                    authorization,
+                    caller,
                     partition -> progressAnswer(partition));
             if (answer.status() == 200
                     && Json.MAPPER.readTree(answer.body()).path("applied").asLong(-1) >= written.offset()) {
@@ -253,14 +249,15 @@ final class MemoryQueries {
     }
 
     /** {@code GET /v1/internal/memories-progress/{id}}: the applied offset of the local index owning the id. */
-    OwnerRouting.Answer progress(String tenant, String id, String authorization) {
+    OwnerRouting.Answer progress(Caller caller, String id) {
+        String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
                 tenant + "/" + id,
                 writer.partitioning(),
                 INTERNAL_PROGRESS + id,
                 true,
-                authorization,
+                caller,
                 this::progressAnswer);
     }
 
@@ -271,8 +268,9 @@ final class MemoryQueries {
 
     // ---- reads ------------------------------------------------------------------------------------
 
-    MemoryView get(String tenant, String id, String authorization) {
-        MemoryRecord record = record(tenant, id, false, authorization);
+    MemoryView get(Caller caller, String id) {
+        String tenant = caller.tenant();
+        MemoryRecord record = record(tenant, id, false, caller);
         if (record == null) {
             throw notFound(id);
         }
@@ -280,26 +278,27 @@ final class MemoryQueries {
     }
 
     /** {@code GET /v1/internal/memories/{id}} from another instance: the record as stored, read here. */
-    OwnerRouting.Answer internalGet(String tenant, String id, String authorization) {
+    OwnerRouting.Answer internalGet(Caller caller, String id) {
+        String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
                 tenant + "/" + id,
                 writer.partitioning(),
                 INTERNAL_GET + id,
                 true,
-                authorization,
+                caller,
                 partition -> localGet(tenant, id, partition));
     }
 
     /** The tenant's memory with this id from the owning index, or null. */
-    private MemoryRecord record(String tenant, String id, boolean forwarded, String authorization) {
+    private MemoryRecord record(String tenant, String id, boolean forwarded, Caller caller) {
         OwnerRouting.Answer answer = routing.route(
                 MemoryIndexUpdater.STORE,
                 tenant + "/" + id,
                 writer.partitioning(),
                 INTERNAL_GET + id,
                 forwarded,
-                authorization,
+                caller,
                 partition -> localGet(tenant, id, partition));
         if (answer.status() == 404) {
             return null;
@@ -327,12 +326,12 @@ final class MemoryQueries {
      *
      * @throws ApiException 409 {@code memory_quota}; 503 when a partition of the tenant cannot be counted
      */
-    private void checkQuota(String tenant, String authorization) {
+    private void checkQuota(String tenant, Caller caller) {
         Long max = tenants == null ? null : tenants.policy(tenant).maxMemories();
         if (max == null) {
             return;
         }
-        long count = count(tenant, authorization);
+        long count = count(caller);
         if (count >= max) {
             LOG.info("memory refused at quota tenant={} memories={} maxMemories={}", tenant, count, max);
             throw new ApiException(
@@ -355,8 +354,7 @@ final class MemoryQueries {
             return MemoryQuota.Room.UNLIMITED;
         }
         try {
-            return new MemoryQuota.Room(
-                    count(tenant, tenants.internalAuthorization(tenant).orElse(null)), max);
+            return new MemoryQuota.Room(count(tenants.instanceCaller(tenant)), max);
         } catch (RuntimeException e) {
             // A partition that cannot answer (503) or a store moving under the query: the workers must get an
             // answer, not an exception that would make them ask the model again.
@@ -366,13 +364,14 @@ final class MemoryQueries {
     }
 
     /** The tenant's memories over every partition of its buckets; 503 when one of them cannot answer. */
-    long count(String tenant, String authorization) {
+    long count(Caller caller) {
+        String tenant = caller.tenant();
         PartitionFanOut.Gathered<Page> counted = fanOut.gather(
                 writer.partitioning().partitionsOf(tenant, writer.partitions()),
                 owned -> localCount(tenant, owned),
                 INTERNAL_LIST,
                 Map.of("count", true),
-                authorization,
+                caller,
                 Page.class);
         if (!counted.missing().isEmpty()) {
             throw ApiException.unavailable("the tenant's memories cannot be counted now (partitions "
@@ -414,14 +413,15 @@ final class MemoryQueries {
     /** The answer to a listing. */
     record Listing(List<MemoryView> memories, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
 
-    Listing list(String tenant, String rawQuery, String authorization) {
-        MemoryListQuery query = MemoryInput.listQuery(tenant, rawQuery);
+    Listing list(Caller caller, MemoryListRequest request) {
+        String tenant = caller.tenant();
+        MemoryListQuery query = MemoryInput.listQuery(tenant, request);
         PartitionFanOut.Gathered<Page> listed = fanOut.gather(
                 writer.partitioning().partitionsOf(tenant, writer.partitions()),
                 owned -> localList(query, owned),
                 INTERNAL_LIST,
                 Map.of("query", query),
-                authorization,
+                caller,
                 Page.class);
         List<MemoryRecord> all = new ArrayList<>();
         listed.parts().forEach(part -> all.addAll(part.memories()));

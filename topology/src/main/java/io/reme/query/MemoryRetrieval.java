@@ -29,11 +29,12 @@ final class MemoryRetrieval {
     record Answer(Map<String, List<Hit>> results, boolean partial, Set<Integer> missingPartitions) {}
 
     /** A tool's arguments, bound as the route's body is. */
-    Answer retrieve(String tenant, JsonNode body, String authorization) {
-        return retrieve(tenant, BodyBinder.bind(body, RetrieveRequest.class, MemoryCreate.INVALID), authorization);
+    Answer retrieve(Caller caller, JsonNode body) {
+        return retrieve(caller, BodyBinder.bind(body, RetrieveRequest.class, MemoryCreate.INVALID));
     }
 
-    Answer retrieve(String tenant, RetrieveRequest body, String authorization) {
+    Answer retrieve(Caller caller, RetrieveRequest body) {
+        String tenant = caller.tenant();
         Set<MemoryType> types = body.memoryTypes();
         SearchRequest search = body.search();
         // The search's own rules (user and target lists) hold here too.
@@ -43,7 +44,7 @@ final class MemoryRetrieval {
         Map<String, List<Hit>> results = new LinkedHashMap<>();
         Set<Integer> missing = new TreeSet<>();
         for (MemoryType type : types) {
-            SearchQueries.Answer answer = searches.search(query.withTypes(Set.of(type)), authorization);
+            SearchQueries.Answer answer = searches.search(query.withTypes(Set.of(type)), caller);
             results.put(type.name().toLowerCase(Locale.ROOT), answer.hits());
             missing.addAll(answer.missingPartitions());
         }

@@ -1,12 +1,6 @@
 package io.reme.query;
 
 import io.reme.json.Json;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.IntFunction;
@@ -46,8 +40,7 @@ final class OwnerRouting {
     private final BiPredicate<String, Integer> fresh;
 
     private final HostInfo self;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final InstanceClient client;
 
     /** @param lags this instance's store lags, shared with the other readers of standby copies */
     OwnerRouting(KafkaStreams streams, StoreLags lags, HostInfo self) {
@@ -67,6 +60,7 @@ final class OwnerRouting {
         this.locator = locator;
         this.fresh = fresh;
         this.self = self;
+        this.client = InstanceClient.from(self);
     }
 
     /** Routing over a given state, key metadata and store lags instead of a running application's, for tests. */
@@ -125,13 +119,12 @@ final class OwnerRouting {
      * @param path the request path, to forward
      * @param local reads the key from the given partition of the local store
      */
-    Answer route(
-            String store, String key, String path, boolean forwarded, String authorization, IntFunction<Answer> local) {
-        return route(store, key, null, path, Hop.of(forwarded), authorization, local, null);
+    Answer route(String store, String key, String path, boolean forwarded, Caller caller, IntFunction<Answer> local) {
+        return route(store, key, null, path, Hop.of(forwarded), caller, local, null);
     }
 
     /**
-     * As {@link #route(String, String, String, boolean, String, IntFunction)}; when the owner cannot
+     * As {@link #route(String, String, String, boolean, Caller, IntFunction)}; when the owner cannot
      * answer, {@code standby} reads the key's partition of a standby replica, here or where {@code hop}
      * is {@link Hop#STANDBY} (a standby holder asked by another instance).
      */
@@ -140,22 +133,22 @@ final class OwnerRouting {
             String key,
             String path,
             Hop hop,
-            String authorization,
+            Caller caller,
             IntFunction<Answer> local,
             IntFunction<Answer> standby) {
-        return route(store, key, null, path, hop, authorization, local, standby);
+        return route(store, key, null, path, hop, caller, local, standby);
     }
 
-    /** As {@link #route(String, String, String, boolean, String, IntFunction)} for a store partitioned by {@code partitioner}. */
+    /** As {@link #route(String, String, String, boolean, Caller, IntFunction)} for a store partitioned by {@code partitioner}. */
     Answer route(
             String store,
             String key,
             StreamPartitioner<String, Object> partitioner,
             String path,
             boolean forwarded,
-            String authorization,
+            Caller caller,
             IntFunction<Answer> local) {
-        return route(store, key, partitioner, path, Hop.of(forwarded), authorization, local, null);
+        return route(store, key, partitioner, path, Hop.of(forwarded), caller, local, null);
     }
 
     private Answer route(
@@ -164,7 +157,7 @@ final class OwnerRouting {
             StreamPartitioner<String, Object> partitioner,
             String path,
             Hop hop,
-            String authorization,
+            Caller caller,
             IntFunction<Answer> local,
             IntFunction<Answer> standby) {
         // A rebalance keeps the tasks that stay where they are (cooperative), so they serve through it:
@@ -194,7 +187,7 @@ final class OwnerRouting {
                 // copy, when it is current. Restoring, most often after a crash: a standby that kept following.
                 Answer here = standby != null ? standbyHere(store, owner, standby) : null;
                 if (here == null && hop == Hop.CLIENT) {
-                    here = fromStandby(store, owner, standby, path, authorization);
+                    here = fromStandby(store, owner, standby, path, caller);
                 }
                 if (here != null) {
                     return here;
@@ -205,11 +198,11 @@ final class OwnerRouting {
         if (hop == Hop.OWNER) {
             throw ApiException.unavailable("ownership is moving; try again shortly");
         }
-        Answer relayed = forward(owner.activeHost(), path, authorization, Hop.OWNER);
+        Answer relayed = forward(owner.activeHost(), path, caller, Hop.OWNER);
         if (relayed != null && relayed.status() != 503) {
             return relayed;
         }
-        Answer fromStandby = fromStandby(store, owner, standby, path, authorization);
+        Answer fromStandby = fromStandby(store, owner, standby, path, caller);
         if (fromStandby != null) {
             return fromStandby;
         }
@@ -224,7 +217,7 @@ final class OwnerRouting {
      * the first other holder's that answers; null when there is no standby path or none answers.
      */
     private Answer fromStandby(
-            String store, KeyQueryMetadata owner, IntFunction<Answer> standby, String path, String authorization) {
+            String store, KeyQueryMetadata owner, IntFunction<Answer> standby, String path, Caller caller) {
         if (standby == null) {
             return null;
         }
@@ -238,7 +231,7 @@ final class OwnerRouting {
             if (holder.equals(self) || holder.equals(owner.activeHost())) {
                 continue;
             }
-            Answer there = forward(holder, path, authorization, Hop.STANDBY);
+            Answer there = forward(holder, path, caller, Hop.STANDBY);
             if (there != null && there.status() != 503 && there.status() != 404) {
                 LOG.info(
                         "owner could not answer; served from a standby owner={}:{} standby={}:{} partition={}",
@@ -279,28 +272,11 @@ final class OwnerRouting {
     }
 
     /** The answer of the instance asked (as {@code hop} says), or null when it does not answer at all. */
-    private Answer forward(HostInfo to, String path, String authorization, Hop hop) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://" + to.host() + ":" + to.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .header("Authorization", authorization)
-                .header(FORWARDED_HEADER, self.host() + ":" + self.port());
-        if (hop == Hop.STANDBY) {
-            builder.header(STANDBY_HEADER, "true");
-        }
-        HttpRequest request = builder.GET().build();
-        try {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return new Answer(
-                    response.statusCode(),
-                    response.body(),
-                    response.headers().firstValue("Retry-After").orElse(null));
-        } catch (IOException e) {
-            LOG.warn("forward failed to={}:{} hop={} error={}", to.host(), to.port(), hop, e.toString());
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.unavailable("interrupted");
-        }
+    private Answer forward(HostInfo to, String path, Caller caller, Hop hop) {
+        Map<String, String> headers = hop == Hop.STANDBY ? Map.of(STANDBY_HEADER, "true") : Map.of();
+        return client.get(InstanceClient.uri(to, path), caller.credential(), headers)
+                .map(response -> new Answer(response.status(), response.body(), response.retryAfter()))
+                .orElse(null);
     }
 
     static byte[] json(Object value) {
@@ -308,6 +284,6 @@ final class OwnerRouting {
     }
 
     static Answer notFound(String code, String message) {
-        return new Answer(404, json(Map.of("error", Map.of("code", code, "message", message))));
+        return new Answer(404, json(new ApiException(404, code, message).body()));
     }
 }

@@ -3,12 +3,6 @@ package io.reme.query;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -43,8 +37,7 @@ final class PartitionFanOut {
 
     private final HostInfo self;
     private final String topic;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final InstanceClient client;
 
     PartitionFanOut(KafkaStreams streams, HostInfo self, String topic) {
         this(() -> streams.metadataForAllStreamsClients(), self, topic);
@@ -54,6 +47,7 @@ final class PartitionFanOut {
         this.clients = clients;
         this.self = self;
         this.topic = topic;
+        this.client = InstanceClient.from(self);
     }
 
     /** A fan-out over given metadata instead of a running application's, for tests. */
@@ -72,7 +66,7 @@ final class PartitionFanOut {
     /**
      * Asks each instance holding active tasks of the wanted partitions for its part, once: this one by
      * {@code local}, the others by POSTing {@code body} plus {@code "partitions"} (theirs) to
-     * {@code path} with the caller's authorization. An instance that does not answer adds no part, and a
+     * {@code path} on the caller's behalf. An instance that does not answer adds no part, and a
      * partition no instance holds (as while a rebalance moves it) is asked of no one: their partitions
      * stay missing. Another instance's 400 or 500 is thrown ({@link #post}).
      */
@@ -81,13 +75,13 @@ final class PartitionFanOut {
             Function<Set<Integer>, P> local,
             String path,
             Map<String, Object> body,
-            String authorization,
+            Caller caller,
             Class<P> answer) {
-        return gather(wanted, local, null, path, body, authorization, answer);
+        return gather(wanted, local, null, path, body, caller, answer);
     }
 
     /**
-     * As {@link #gather(Set, Function, String, Map, String, Class)}; then each partition still missing
+     * As {@link #gather(Set, Function, String, Map, Caller, Class)}; then each partition still missing
      * (its owner did not answer: killed and not yet given up by the group, or restoring its state after
      * a crash) is read from a standby replica: this instance's by {@code standby}, another's by POSTing
      * with {@code "standby": true}, which that instance answers from its standby replicas.
@@ -98,7 +92,7 @@ final class PartitionFanOut {
             Function<Set<Integer>, P> standby,
             String path,
             Map<String, Object> body,
-            String authorization,
+            Caller caller,
             Class<P> answer) {
         Set<Integer> missing = new TreeSet<>(wanted);
         List<P> parts = new ArrayList<>();
@@ -106,7 +100,7 @@ final class PartitionFanOut {
         for (Map.Entry<HostInfo, Set<Integer>> host : owners(wanted).entrySet()) {
             Optional<P> part = isSelf(host.getKey())
                     ? Optional.of(local.apply(host.getValue()))
-                    : post(host.getKey(), path, asked(body, host.getValue(), false), authorization, answer);
+                    : post(host.getKey(), path, asked(body, host.getValue(), false), caller, answer);
             part.ifPresentOrElse(
                     p -> {
                         parts.add(p);
@@ -121,7 +115,7 @@ final class PartitionFanOut {
         for (Map.Entry<HostInfo, Set<Integer>> host : standbys(missing, silent).entrySet()) {
             Optional<P> part = isSelf(host.getKey())
                     ? Optional.of(standby.apply(host.getValue()))
-                    : post(host.getKey(), path, asked(body, host.getValue(), true), authorization, answer);
+                    : post(host.getKey(), path, asked(body, host.getValue(), true), caller, answer);
             part.ifPresent(p -> {
                 parts.add(p);
                 missing.removeAll(p.answered());
@@ -195,66 +189,38 @@ final class PartitionFanOut {
      * POSTs {@code body} to another instance; empty when it does not answer (or answers neither 200
      * nor an error of its own). Its 400 or 500 is thrown as that error.
      */
-    <T> Optional<T> post(HostInfo host, String path, Object body, String authorization, Class<T> answer) {
-        try {
-            return postOnce(host, path, body, authorization, answer);
-        } catch (IOException e) {
-            if (e instanceof HttpTimeoutException) {
-                LOG.warn(
-                        "remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
-                return Optional.empty();
-            }
-            // A pooled connection the other side closed (after its error answer, or idle) fails the next call
-            // before it is sent: these calls only read, so it is asked once more on a new connection.
-            LOG.debug("remote call retried host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
-        }
-        try {
-            return postOnce(host, path, body, authorization, answer);
-        } catch (IOException e) {
-            LOG.warn("remote call failed host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
+    <T> Optional<T> post(HostInfo host, String path, Object body, Caller caller, Class<T> answer) {
+        Optional<InstanceClient.Response> response =
+                client.post(InstanceClient.uri(host, path), caller.credential(), body);
+        if (response.isEmpty()) {
             return Optional.empty();
         }
-    }
-
-    private <T> Optional<T> postOnce(HostInfo host, String path, Object body, String authorization, Class<T> answer)
-            throws IOException {
+        int status = response.get().status();
+        if (status == 400 || status == 500) {
+            // The other instance took the request and refused or failed it: an answer, not an absence.
+            JsonNode error = errorOf(response.get().body());
+            LOG.warn(
+                    "remote call refused host={}:{} path={} status={} code={}",
+                    host.host(),
+                    host.port(),
+                    path,
+                    status,
+                    error.path("code").asText());
+            throw new ApiException(
+                    status,
+                    error.path("code").asText("internal_error"),
+                    "instance " + host.host() + ":" + host.port() + ": "
+                            + error.path("message").asText(""));
+        }
+        if (status != 200) {
+            LOG.warn("remote call failed host={}:{} path={} status={}", host.host(), host.port(), path, status);
+            return Optional.empty();
+        }
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
-                    .timeout(Duration.ofSeconds(10))
-                    .header("Authorization", authorization)
-                    .header(OwnerRouting.FORWARDED_HEADER, self.host() + ":" + self.port())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(Json.MAPPER.writeValueAsBytes(body)))
-                    .build();
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 400 || response.statusCode() == 500) {
-                // The other instance took the request and refused or failed it: an answer, not an absence.
-                JsonNode error = errorOf(response.body());
-                LOG.warn(
-                        "remote call refused host={}:{} path={} status={} code={}",
-                        host.host(),
-                        host.port(),
-                        path,
-                        response.statusCode(),
-                        error.path("code").asText());
-                throw new ApiException(
-                        response.statusCode(),
-                        error.path("code").asText("internal_error"),
-                        "instance " + host.host() + ":" + host.port() + ": "
-                                + error.path("message").asText(""));
-            }
-            if (response.statusCode() != 200) {
-                LOG.warn(
-                        "remote call failed host={}:{} path={} status={}",
-                        host.host(),
-                        host.port(),
-                        path,
-                        response.statusCode());
-                return Optional.empty();
-            }
-            return Optional.of(Json.MAPPER.readValue(response.body(), answer));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return Optional.of(Json.MAPPER.readValue(response.get().body(), answer));
+        } catch (IOException e) {
+            LOG.warn(
+                    "remote call unreadable host={}:{} path={} error={}", host.host(), host.port(), path, e.toString());
             return Optional.empty();
         }
     }

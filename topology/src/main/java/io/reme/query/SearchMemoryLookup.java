@@ -32,9 +32,7 @@ final class SearchMemoryLookup implements MemoryLookup {
     public List<MergeTask.Neighbour> nearest(String tenant, MemoryType type, String target, String text, int k) {
         try {
             SearchQueries.Answer answer = searches.search(
-                    tenant,
-                    Json.MAPPER.valueToTree(request(type, target, text, k)),
-                    directory.internalAuthorization(tenant).orElse(null));
+                    directory.instanceCaller(tenant), Json.MAPPER.valueToTree(request(type, target, text, k)));
             if (answer.partial()) {
                 LOG.warn("memory lookup partial tenant={} missingPartitions={}", tenant, answer.missingPartitions());
             }

@@ -73,23 +73,24 @@ public final class SearchQueries {
     /** The answer to one search across partitions. */
     record Answer(List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
-    Answer search(String tenant, JsonNode body, String authorization) {
-        return search(tenant, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID), authorization);
+    Answer search(Caller caller, JsonNode body) {
+        return search(caller, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
     }
 
-    Answer search(String tenant, SearchRequest body, String authorization) {
+    Answer search(Caller caller, SearchRequest body) {
+        String tenant = caller.tenant();
         long start = System.nanoTime();
         SearchQuery query = parse(tenant, body);
-        return search(query, authorization, start, System.nanoTime());
+        return search(query, caller, start, System.nanoTime());
     }
 
     /** Runs a query already parsed (and its text embedded) by {@link #parse}, as often as the caller needs. */
-    Answer search(SearchQuery query, String authorization) {
+    Answer search(SearchQuery query, Caller caller) {
         long start = System.nanoTime();
-        return search(query, authorization, start, start);
+        return search(query, caller, start, start);
     }
 
-    private Answer search(SearchQuery query, String authorization, long start, long embedded) {
+    private Answer search(SearchQuery query, Caller caller, long start, long embedded) {
         String tenant = query.tenant();
         Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
         // One partition's answer is final; several partitions send their candidates, fused here once.
@@ -100,7 +101,7 @@ public final class SearchQueries {
                 kept -> standby(query, kept, candidates),
                 INTERNAL_PATH,
                 Map.of("query", query, "candidates", candidates),
-                authorization,
+                caller,
                 PartitionHits.class);
         List<Hit> hits = new ArrayList<>();
         gathered.parts().forEach(part -> hits.addAll(part.hits()));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.reme.search.SearchQuery;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The body of {@code POST /v1/search} (and the {@code search_memory} tool's arguments). Unknown fields
@@ -54,7 +55,8 @@ record SearchRequest(
     }
 
     private static void noNulls(String field, List<String> values) {
-        if (values != null && values.contains(null)) {
+        // Not contains(null): an immutable list (List.of, as the MCP tools build) throws on it.
+        if (values != null && values.stream().anyMatch(Objects::isNull)) {
             throw invalid("'" + field + "' must be a string or an array of strings (got null in it)");
         }
     }

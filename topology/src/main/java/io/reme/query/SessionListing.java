@@ -8,8 +8,6 @@ import io.reme.session.SessionCounters;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionStores;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -110,14 +108,14 @@ final class SessionListing {
     /** The answer to {@code GET /v1/sessions}. */
     record Listing(List<Entry> sessions, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
 
-    Listing list(String tenant, String rawQuery, String authorization) {
-        Query query = parse(tenant, rawQuery);
+    Listing list(Caller caller, Query query) {
+        String tenant = query.tenant();
         Set<Integer> wanted = new TreeSet<>();
         for (int p = 0; p < partitions.getAsInt(); p++) {
             wanted.add(p);
         }
         PartitionFanOut.Gathered<Page> listed = fanOut.gather(
-                wanted, owned -> local(query, owned), INTERNAL_LIST, Map.of("query", query), authorization, Page.class);
+                wanted, owned -> local(query, owned), INTERNAL_LIST, Map.of("query", query), caller, Page.class);
         List<Entry> all = new ArrayList<>();
         listed.parts().forEach(part -> all.addAll(part.sessions()));
         Set<Integer> missing = listed.missing();
@@ -207,41 +205,45 @@ final class SessionListing {
                 failures);
     }
 
-    // ---- the query string and the cursor -----------------------------------------------------------
+    // ---- the query and the cursor -----------------------------------------------------------
 
-    static Query parse(String tenant, String rawQuery) {
+    /** Binds {@code GET /v1/sessions?user=&active_since=&cursor=&limit=}; a repeated parameter's last value wins. */
+    static Query parse(String tenant, QueryString params) {
         String user = null;
         Instant activeSince = null;
         int limit = DEFAULT_LIMIT;
         Position after = null;
-        for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
-            int eq = pair.indexOf('=');
-            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
-            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
-            switch (name) {
-                case "user" -> {
-                    String problem = SafeId.problem("user", value);
-                    if (problem != null) {
-                        throw invalid("'user': " + problem);
+        for (String name : params.names()) {
+            for (String value : params.values(name)) {
+                switch (name) {
+                    case "user" -> {
+                        String problem = SafeId.problem("user", value);
+                        if (problem != null) {
+                            throw invalid("'user': " + problem);
+                        }
+                        user = value;
                     }
-                    user = value;
+                    case "active_since" -> activeSince = MemoryInput.instant("invalid_query", "active_since", value);
+                    case "limit" -> limit = limit(value);
+                    case "cursor" -> after = decodeCursor(value);
+                    default -> throw invalid("unknown parameter '" + name + "'; use user, active_since, cursor, limit");
                 }
-                case "active_since" -> activeSince = MemoryInput.instant("invalid_query", "active_since", value);
-                case "limit" -> {
-                    try {
-                        limit = Integer.parseInt(value);
-                    } catch (NumberFormatException e) {
-                        throw invalid("'limit' must be a number (got '" + value + "')");
-                    }
-                    if (limit < 1 || limit > MAX_LIMIT) {
-                        throw invalid("'limit' must be in [1, " + MAX_LIMIT + "] (got " + limit + ")");
-                    }
-                }
-                case "cursor" -> after = decodeCursor(value);
-                default -> throw invalid("unknown parameter '" + name + "'; use user, active_since, cursor, limit");
             }
         }
         return new Query(tenant, user, activeSince, limit, after);
+    }
+
+    private static int limit(String value) {
+        int limit;
+        try {
+            limit = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw invalid("'limit' must be a number (got '" + value + "')");
+        }
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw invalid("'limit' must be in [1, " + MAX_LIMIT + "] (got " + limit + ")");
+        }
+        return limit;
     }
 
     static String encodeCursor(Entry last) {
@@ -265,14 +267,6 @@ final class SessionListing {
             throw invalid("'cursor' is not a cursor this API returned");
         }
         return position;
-    }
-
-    private static String decode(String s) {
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw invalid("the query string is not valid URL encoding");
-        }
     }
 
     private static ApiException invalid(String message) {

@@ -70,8 +70,8 @@ public final class TenantAdmin {
         return new TenantAdmin(null, directory, null, null, TenantErasure.NONE, Clock.systemUTC(), Duration.ZERO);
     }
 
-    /** A reply: status and JSON body. */
-    public record Reply(int status, Object body) {}
+    /** The answer to {@link #createTenant}: the tenant, and whether it was created (not only updated). */
+    record Saved(boolean created, Map<String, Object> tenant) {}
 
     /**
      * Checks the admin key (constant time, on hashes so the lengths leak nothing).
@@ -91,7 +91,7 @@ public final class TenantAdmin {
     }
 
     /** {@code POST /v1/admin/tenants}: creates a tenant, or sets an existing one's {@code status}. */
-    synchronized Reply createTenant(TenantCreate body) {
+    synchronized Saved createTenant(TenantCreate body) {
         String tenant = tenantOf(body.tenant());
         TenantStatus status = body.statusOrNull();
         TenantRecord existing = directory.tenant(tenant).orElse(null);
@@ -103,25 +103,21 @@ public final class TenantAdmin {
                 : existing.withStatus(status == null ? existing.status() : status);
         write(TenantEntries.tenantKey(tenant), record);
         LOG.info("tenant {} tenant={} status={}", existing == null ? "created" : "updated", tenant, record.status());
-        return new Reply(existing == null ? 201 : 200, tenantView(record));
+        return new Saved(existing == null, tenantView(record));
     }
 
     /** {@code GET /v1/admin/tenants}. */
-    public Reply listTenants() {
-        return new Reply(
-                200,
-                Map.of(
-                        "tenants",
-                        directory.tenants().stream()
-                                .map(TenantAdmin::tenantView)
-                                .toList()));
+    public Map<String, Object> listTenants() {
+        return Map.of(
+                "tenants",
+                directory.tenants().stream().map(TenantAdmin::tenantView).toList());
     }
 
     /**
      * {@code DELETE /v1/admin/tenants/{tenant}}: marks the tenant deleted (which refuses every key of
      * it at once, static ones included), revokes its issued keys, then hands over to the erasure.
      */
-    public synchronized Reply deleteTenant(String tenant) {
+    public synchronized Map<String, Object> deleteTenant(String tenant) {
         tenantOf(tenant);
         TenantRecord existing = directory.tenant(tenant).orElse(null);
         boolean isStatic = directory.bootstrap().authorizationOf(tenant).isPresent();
@@ -147,11 +143,11 @@ public final class TenantAdmin {
         answer.put("status", "deleted");
         answer.put("revokedKeys", revoked);
         answer.put("erasure", erasing);
-        return new Reply(200, answer);
+        return answer;
     }
 
     /** {@code POST /v1/admin/tenants/{tenant}/keys}: a new key, its text answered this once only. */
-    synchronized Reply issueKey(String tenant, KeyRequest body) {
+    synchronized Map<String, Object> issueKey(String tenant, KeyRequest body) {
         TenantRecord record = liveTenant(tenant);
         Instant expiresAt = body.expiry();
         if (expiresAt != null && !expiresAt.isAfter(now())) {
@@ -164,23 +160,21 @@ public final class TenantAdmin {
         LOG.info("api key issued tenant={} keyId={} expiresAt={}", tenant, key.id(), expiresAt);
         Map<String, Object> answer = new LinkedHashMap<>(keyView(key));
         answer.put("key", issued.key());
-        return new Reply(201, answer);
+        return answer;
     }
 
     /** {@code GET /v1/admin/tenants/{tenant}/keys}: ids and dates, never the keys or their hashes. */
-    public Reply listKeys(String tenant) {
+    public Map<String, Object> listKeys(String tenant) {
         liveTenant(tenant);
-        return new Reply(
-                200,
-                Map.of(
-                        "tenant",
-                        tenant,
-                        "keys",
-                        directory.apiKeys(tenant).stream().map(this::keyView).toList()));
+        return Map.of(
+                "tenant",
+                tenant,
+                "keys",
+                directory.apiKeys(tenant).stream().map(this::keyView).toList());
     }
 
     /** {@code DELETE /v1/admin/tenants/{tenant}/keys/{id}}. */
-    public synchronized Reply revokeKey(String tenant, String id) {
+    public synchronized Map<String, Object> revokeKey(String tenant, String id) {
         tenantOf(tenant);
         if (SafeId.problem("key id", id) != null) {
             throw new ApiException(400, "invalid_key_id", SafeId.problem("key id", id));
@@ -194,17 +188,17 @@ public final class TenantAdmin {
             write(TenantEntries.apiKeyKey(id), revoked);
             LOG.info("api key revoked tenant={} keyId={}", tenant, id);
         }
-        return new Reply(200, keyView(revoked));
+        return keyView(revoked);
     }
 
     /** {@code PUT /v1/admin/tenants/{tenant}/policy}: replaces the tenant's policy (absent = unlimited). */
-    synchronized Reply putPolicy(String tenant, TenantPolicy policy) {
+    synchronized Map<String, Object> putPolicy(String tenant, TenantPolicy policy) {
         TenantRecord record = liveTenant(tenant);
         TenantRecord updated = record.withPolicy(policy == null ? TenantPolicy.NONE : policy);
         directory.checkPolicy(tenant, updated.policy());
         write(TenantEntries.tenantKey(tenant), updated);
         LOG.info("tenant policy set tenant={} policy={}", tenant, updated.policy());
-        return new Reply(200, tenantView(updated));
+        return tenantView(updated);
     }
 
     /** A tenant the store knows and that is not deleted; 404 otherwise. */

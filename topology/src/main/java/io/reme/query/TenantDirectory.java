@@ -102,6 +102,18 @@ public final class TenantDirectory {
         return Optional.of(BEARER + INTERNAL_PREFIX + tenant + "_" + secret.internalKey(tenant));
     }
 
+    /**
+     * This instance calling on a tenant's behalf (a deleted tenant's erasure, the workers' memory lookup),
+     * with {@link #internalAuthorization}'s key.
+     */
+    public Caller instanceCaller(String tenant) {
+        return new Caller(
+                tenant,
+                "instance",
+                false,
+                new Caller.Credential(internalAuthorization(tenant).orElse(null)));
+    }
+
     /** The static keys only: no store, no issued keys (a server without Streams, in tests). */
     public static TenantDirectory staticOnly(ApiKeys bootstrap) {
         return new TenantDirectory(bootstrap, null, Clock.systemUTC());
@@ -125,6 +137,20 @@ public final class TenantDirectory {
 
     public ApiKeys bootstrap() {
         return bootstrap;
+    }
+
+    /**
+     * The caller presenting an {@code Authorization: Bearer <key>} header.
+     *
+     * @throws ApiException as {@link #authenticate} refuses the key
+     */
+    Caller caller(String authorization) {
+        String tenant = authenticate(authorization);
+        String key = bearer(authorization);
+        String principal = bootstrap.tenantOf(authorization).isPresent()
+                ? "static"
+                : key != null && key.startsWith(INTERNAL_PREFIX) ? "instance" : "key " + ApiKeyHash.idOf(key);
+        return new Caller(tenant, principal, false, new Caller.Credential(authorization));
     }
 
     /**
@@ -204,7 +230,7 @@ public final class TenantDirectory {
     }
 
     private static ApiException unauthorized() {
-        return new ApiException(401, "unauthorized", "send the tenant's API key as 'Authorization: Bearer <key>'");
+        return ApiException.unauthorized();
     }
 
     private static String bearer(String authorization) {

@@ -122,22 +122,25 @@ public final class UserErasure {
             Map<String, String> retained) {}
 
     /** Erases {@code user} of {@code tenant} everywhere the live system serves it from. */
-    public Status eraseUser(String tenant, String user, String authorization) {
+    public Status eraseUser(Caller caller, String user) {
+        String tenant = caller.tenant();
         String problem = SafeId.problem("user", user);
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
         }
-        return erase(tenant, user, authorization);
+        return erase(tenant, user, caller);
     }
 
     /** Erases every user, session, memory, document and file of {@code tenant}. */
-    public Status eraseTenant(String tenant, String authorization) {
-        return erase(tenant, null, authorization);
+    public Status eraseTenant(Caller caller) {
+        String tenant = caller.tenant();
+        return erase(tenant, null, caller);
     }
 
     /** The latest erasure of {@code user} ({@code null}: of the whole tenant), as the partitions report it. */
-    Status status(String tenant, String user, String authorization) {
-        Status status = collect(tenant, user, authorization);
+    Status status(Caller caller, String user) {
+        String tenant = caller.tenant();
+        Status status = collect(tenant, user, caller);
         if (status == null) {
             throw new ApiException(
                     404,
@@ -147,7 +150,7 @@ public final class UserErasure {
         return status;
     }
 
-    private Status erase(String tenant, String user, String authorization) {
+    private Status erase(String tenant, String user, Caller caller) {
         if (streams.state() != KafkaStreams.State.RUNNING) {
             throw ApiException.unavailable("streams is " + streams.state() + "; try again shortly");
         }
@@ -162,7 +165,7 @@ public final class UserErasure {
         Optional<Status> complete;
         try {
             complete = Poll.first(wait, COMPLETION_POLL, () -> {
-                Status now = collect(tenant, user, authorization);
+                Status now = collect(tenant, user, caller);
                 return now != null && now.erasureId().equals(erasureId) && now.complete()
                         ? Optional.of(now)
                         : Optional.empty();
@@ -181,7 +184,7 @@ public final class UserErasure {
                     Duration.between(erasure.requestedAt(), Instant.now()).toMillis());
             return complete.get();
         }
-        Status status = collect(tenant, user, authorization);
+        Status status = collect(tenant, user, caller);
         LOG.warn(
                 "erasure not complete within the wait tenant={} user={} erasureId={} waitMs={}",
                 tenant,
@@ -244,11 +247,11 @@ public final class UserErasure {
     }
 
     /** Sums the partitions' reports of the latest erasure of the key; null when none has any. */
-    private Status collect(String tenant, String user, String authorization) {
+    private Status collect(String tenant, String user, Caller caller) {
         String key = Erasure.key(tenant, user);
-        Reports sessions = reports(sessionHosts, ErasureStores.SESSIONS, messagesTopic, key, authorization);
-        Reports documents = reports(documentHosts, ErasureStores.DOCUMENTS, diaryEditsTopic, key, authorization);
-        Reports memoryReports = reports(memoryHosts, ErasureStores.MEMORIES, memoriesTopic, key, authorization);
+        Reports sessions = reports(sessionHosts, ErasureStores.SESSIONS, messagesTopic, key, caller);
+        Reports documents = reports(documentHosts, ErasureStores.DOCUMENTS, diaryEditsTopic, key, caller);
+        Reports memoryReports = reports(memoryHosts, ErasureStores.MEMORIES, memoriesTopic, key, caller);
         ErasureReport latest = null;
         for (ErasureReport report : concat(sessions.reports(), documents.reports(), memoryReports.reports())) {
             if (latest == null || report.requestedAt().isAfter(latest.requestedAt())) {
@@ -292,7 +295,7 @@ public final class UserErasure {
                 removed.merge("documents", report.documents(), Long::sum);
             }
         }
-        long stillListed = stillListed(tenant, user, authorization);
+        long stillListed = stillListed(caller, user);
         List<String> filesPending = workspace == null
                 ? List.of()
                 : ErasureFiles.olderThan(workspace, tenant, user, latest.requestedAt(), FILES_SHOWN);
@@ -340,21 +343,29 @@ public final class UserErasure {
     }
 
     /** Memories of the user (or tenant) the index still lists: 0 once the tombstones are applied. */
-    private long stillListed(String tenant, String user, String authorization) {
+    private long stillListed(Caller caller, String user) {
         long listed = 0;
-        List<String> queries = user == null ? List.of("") : List.of("user=" + user, "type=personal&target=" + user);
-        for (String query : queries) {
-            MemoryQueries.Listing page =
-                    memories.list(tenant, (query.isEmpty() ? "" : query + "&") + "limit=1", authorization);
+        List<MemoryListRequest> queries = user == null
+                ? List.of(firstOf(List.of(), List.of(), List.of()))
+                : List.of(
+                        firstOf(List.of(), List.of(), List.of(user)),
+                        firstOf(List.of("personal"), List.of(user), List.of()));
+        for (MemoryListRequest query : queries) {
+            MemoryQueries.Listing page = memories.list(caller, query);
             listed += page.memories().size() + (page.partial() ? 1 : 0);
         }
         return listed;
     }
 
+    /** The first memory of the given types, about the given targets, of the given users. */
+    private static MemoryListRequest firstOf(List<String> types, List<String> targets, List<String> users) {
+        return new MemoryListRequest(types, targets, users, null, null, null, null, 1, null, null);
+    }
+
     /** One store's reports of a key, from every partition that answered. */
     record Reports(List<ErasureReport> reports, Set<Integer> answered) implements PartitionFanOut.Part {}
 
-    private Reports reports(PartitionFanOut hosts, String store, String topic, String key, String authorization) {
+    private Reports reports(PartitionFanOut hosts, String store, String topic, String key, Caller caller) {
         Set<Integer> wanted = new TreeSet<>();
         for (int p = 0; p < producer.partitionsFor(topic).size(); p++) {
             wanted.add(p);
@@ -364,7 +375,7 @@ public final class UserErasure {
                 mine -> local(store, key, mine),
                 INTERNAL_REPORTS,
                 Map.of("store", store, "key", key),
-                authorization,
+                caller,
                 Reports.class);
         List<ErasureReport> all = new ArrayList<>();
         gathered.parts().forEach(part -> all.addAll(part.reports()));

@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Test;
 class ContextQueriesTest {
     @Test
     void theServedContextIsTheDefaultAndTheWholeWindowIsAsked() {
-        assertFalse(ContextQueries.wholeWindow(null));
-        assertFalse(ContextQueries.wholeWindow(""));
-        assertFalse(ContextQueries.wholeWindow("window=served"));
-        assertTrue(ContextQueries.wholeWindow("window=all"));
+        assertFalse(wholeWindow(null));
+        assertFalse(wholeWindow(""));
+        assertFalse(wholeWindow("window=served"));
+        assertTrue(wholeWindow("window=all"));
     }
 
     @Test
     void anyOtherParameterIsA400NamingWindow() {
         for (String query : new String[] {"window=everything", "limit=5", "window=all&x=1"}) {
-            ApiException e = assertThrows(ApiException.class, () -> ContextQueries.wholeWindow(query));
+            ApiException e = assertThrows(ApiException.class, () -> wholeWindow(query));
             assertEquals(400, e.status());
             assertTrue(e.getMessage().contains("'window'"), e.getMessage());
         }
@@ -27,25 +27,40 @@ class ContextQueriesTest {
 
     @Test
     void aFormatIsAskedAloneOrWithTheWindowAndTravelsWithAForwardedRequest() {
-        assertEquals(
-                new ContextQueries.Request(false, ReadyContext.Format.OPENAI),
-                ContextQueries.Request.parse("format=openai"));
-        ContextQueries.Request both = ContextQueries.Request.parse("format=anthropic&window=all");
+        assertEquals(new ContextQueries.Request(false, ReadyContext.Format.OPENAI), parse("format=openai"));
+        ContextQueries.Request both = parse("format=anthropic&window=all");
         assertEquals(new ContextQueries.Request(true, ReadyContext.Format.ANTHROPIC), both);
         assertEquals("?window=all&format=anthropic", both.query());
-        assertEquals(
-                "?format=openai",
-                ContextQueries.Request.parse("window=served&format=openai").query());
-        assertEquals("", ContextQueries.Request.parse("").query());
+        assertEquals("?format=openai", parse("window=served&format=openai").query());
+        assertEquals("", parse("").query());
     }
 
     @Test
     void anUnknownFormatIsA400NamingFormatAndARepeatedParameterIsRefused() {
-        ApiException unknown = assertThrows(ApiException.class, () -> ContextQueries.Request.parse("format=gemini"));
+        ApiException unknown = assertThrows(ApiException.class, () -> parse("format=gemini"));
         assertEquals(400, unknown.status());
         assertTrue(unknown.getMessage().contains("'format'"), unknown.getMessage());
-        ApiException twice =
-                assertThrows(ApiException.class, () -> ContextQueries.Request.parse("format=openai&format=openai"));
+        ApiException twice = assertThrows(ApiException.class, () -> parse("format=openai&format=openai"));
         assertEquals(400, twice.status());
+    }
+
+    private static ContextQueries.Request parse(String rawQuery) {
+        return ContextQueries.Request.of(QueryString.parse(rawQuery, "invalid_query"));
+    }
+
+    private static boolean wholeWindow(String rawQuery) {
+        return parse(rawQuery).wholeWindow();
+    }
+
+    @Test
+    void theToolsArgumentsBindToTheSameRequest() {
+        assertEquals(new ContextQueries.Request(true, null), ContextQueries.Request.of("all", null));
+        assertEquals(
+                new ContextQueries.Request(false, ReadyContext.Format.ANTHROPIC),
+                ContextQueries.Request.of(null, "anthropic"));
+        assertEquals(
+                400,
+                assertThrows(ApiException.class, () -> ContextQueries.Request.of("everything", null))
+                        .status());
     }
 }

@@ -14,7 +14,7 @@ class DiaryQueriesTest {
     void aDocumentThatIsNeitherADateNorMemoryIs400(String document) {
         ApiException e = assertThrows(
                 ApiException.class,
-                () -> new DiaryQueries(null, null, null).document("acme", "u1", document, false, null));
+                () -> new DiaryQueries(null, null, null).document(Callers.ACME, "u1", document, false));
         assertEquals(400, e.status());
         assertEquals("invalid_document", e.code());
     }

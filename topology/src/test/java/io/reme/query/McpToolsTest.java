@@ -21,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -36,12 +35,12 @@ class McpToolsTest {
     void theCallersTenantComesFromItsKeyAndNothingElse() {
         McpTransportContext acme = McpEndpoint.callerContext(
                 new Authenticator(TenantSetup.staticOnly(KEYS)), "Bearer acme-key-0123456789abcdef");
-        assertEquals(new McpTools.Caller("acme", "Bearer acme-key-0123456789abcdef"), McpTools.Caller.of(acme));
+        assertEquals(Callers.tenant("acme", "Bearer acme-key-0123456789abcdef"), McpTools.callerOf(acme));
         for (String header : new String[] {null, "", "Bearer nope-0123456789abcdef", "acme-key-0123456789abcdef"}) {
             McpTransportContext none =
                     McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS)), header);
-            assertNull(none.get(McpEndpoint.TENANT), String.valueOf(header));
-            ApiException refused = assertThrows(ApiException.class, () -> McpTools.Caller.of(none));
+            assertNull(none.get(McpEndpoint.CALLER), String.valueOf(header));
+            ApiException refused = assertThrows(ApiException.class, () -> McpTools.callerOf(none));
             assertEquals(401, refused.status());
             assertEquals("unauthorized", refused.code());
         }
@@ -57,7 +56,7 @@ class McpToolsTest {
     }
 
     @Test
-    void listArgumentsBecomeTheRoutesQueryStringEncoded() {
+    void listArgumentsBindToTheRequestTheQueryStringBindsTo() {
         ObjectNode args = (ObjectNode) Json.MAPPER.valueToTree(Map.of(
                 "type",
                 List.of("personal", "tool"),
@@ -67,12 +66,14 @@ class McpToolsTest {
                 5,
                 "meta",
                 Map.of("source", "chat=1")));
-        String query = McpTools.listQuery(args);
         assertEquals(
-                Set.of("type=personal%2Ctool", "target=a+b%26c", "limit=5", "meta.source=chat%3D1"),
-                Set.of(query.split("&")),
-                query);
-        assertEquals("", McpTools.listQuery(Json.MAPPER.createObjectNode()));
+                MemoryListRequest.of(QueryString.parse(
+                        "type=personal&type=tool&target=a+b%26c&limit=5&meta.source=chat%3D1", MemoryInput.INVALID)),
+                MemoryListRequest.of(args));
+        assertEquals(MemoryListRequest.of(QueryString.empty()), MemoryListRequest.of(Json.MAPPER.createObjectNode()));
+        ApiException unknown = assertThrows(
+                ApiException.class, () -> MemoryListRequest.of(Json.MAPPER.valueToTree(Map.of("colour", "red"))));
+        assertEquals(MemoryInput.INVALID, unknown.code());
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.reme.search.MemoryListQuery;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +50,15 @@ class MemoryInputTest {
 
     @Test
     void aListingsBoundsAreChecked() {
-        ApiException e = assertThrows(
-                ApiException.class, () -> MemoryInput.listQuery("acme", "from=%2B1000000000-01-01T00:00:00Z"));
+        ApiException e = assertThrows(ApiException.class, () -> listQuery("from=%2B1000000000-01-01T00:00:00Z"));
         assertTrue(e.getMessage().contains("'from'"), e::getMessage);
-        ApiException limit = assertThrows(ApiException.class, () -> MemoryInput.listQuery("acme", "limit=many"));
+        ApiException limit = assertThrows(ApiException.class, () -> listQuery("limit=many"));
         assertTrue(limit.getMessage().contains("'limit'"), limit::getMessage);
-        ApiException type = assertThrows(ApiException.class, () -> MemoryInput.listQuery("acme", "type=feelings"));
+        ApiException type = assertThrows(ApiException.class, () -> listQuery("type=feelings"));
         assertTrue(type.getMessage().contains("'type'"), type::getMessage);
+    }
+
+    private static MemoryListQuery listQuery(String rawQuery) {
+        return MemoryInput.listQuery("acme", MemoryListRequest.of(QueryString.parse(rawQuery, MemoryInput.INVALID)));
     }
 }

@@ -120,7 +120,7 @@ class OwnerRoutingTest {
         ApiException refused = assertThrows(
                 ApiException.class,
                 () -> routing.routeOrStandby(
-                        "store", "key", "/v1/k", OwnerRouting.Hop.CLIENT, "Bearer k", local("active"), partition -> {
+                        "store", "key", "/v1/k", OwnerRouting.Hop.CLIENT, Callers.ACME, local("active"), partition -> {
                             localCalls.add("copy-" + partition);
                             return OwnerRouting.notFound("session_not_found", "not here");
                         }));
@@ -213,7 +213,7 @@ class OwnerRoutingTest {
                 "key",
                 "/v1/k",
                 OwnerRouting.Hop.CLIENT,
-                "Bearer k",
+                Callers.ACME,
                 partition -> {
                     throw new InvalidStateStoreException(why);
                 },
@@ -221,7 +221,7 @@ class OwnerRoutingTest {
     }
 
     private OwnerRouting.Answer read(OwnerRouting routing, OwnerRouting.Hop hop) {
-        return routing.routeOrStandby("store", "key", "/v1/k", hop, "Bearer k", local("active"), standby("standby"));
+        return routing.routeOrStandby("store", "key", "/v1/k", hop, Callers.ACME, local("active"), standby("standby"));
     }
 
     private IntFunction<OwnerRouting.Answer> local(String who) {

@@ -68,7 +68,7 @@ class PartitionFanOutGatherTest {
                     },
                     "/v1/internal/x",
                     Map.of("query", Map.of("tenant", "acme")),
-                    "Bearer k",
+                    Callers.ACME,
                     Found.class);
 
             assertEquals(List.of(Set.of(0, 1)), localCalls, "this instance reads its own partitions directly");
@@ -118,7 +118,7 @@ class PartitionFanOutGatherTest {
                     },
                     "/v1/internal/x",
                     Map.of("query", Map.of("tenant", "acme")),
-                    "Bearer k",
+                    Callers.ACME,
                     Found.class);
 
             assertEquals(List.of(Set.of(1)), standbyCalls);
@@ -152,7 +152,12 @@ class PartitionFanOutGatherTest {
             ApiException failed = assertThrows(
                     ApiException.class,
                     () -> fanOut.gather(
-                            Set.of(0, 1), p -> found("local", p), "/v1/internal/x", Map.of(), "Bearer k", Found.class));
+                            Set.of(0, 1),
+                            p -> found("local", p),
+                            "/v1/internal/x",
+                            Map.of(),
+                            Callers.ACME,
+                            Found.class));
             assertEquals(500, failed.status());
             assertEquals("search_failed", failed.code());
         } finally {
@@ -172,7 +177,7 @@ class PartitionFanOutGatherTest {
                 },
                 "/v1/internal/x",
                 Map.of(),
-                "Bearer k",
+                Callers.ACME,
                 Found.class);
         assertEquals(0, localCalls.get());
         assertEquals(List.of(), gathered.parts());

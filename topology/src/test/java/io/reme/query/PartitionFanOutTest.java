@@ -47,13 +47,13 @@ class PartitionFanOutTest {
 
             next.set(new Remote(200, "{\"hits\":[],\"answered\":[3]}"));
             Optional<SearchQueries.PartitionHits> ok =
-                    fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class);
+                    fanOut.post(remote, "/x", Map.of(), Callers.ACME, SearchQueries.PartitionHits.class);
             assertEquals(Set.of(3), ok.orElseThrow().answered());
 
             next.set(new Remote(500, "{\"error\":{\"code\":\"search_failed\",\"message\":\"TooManyClauses\"}}"));
             ApiException failed = assertThrows(
                     ApiException.class,
-                    () -> fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class));
+                    () -> fanOut.post(remote, "/x", Map.of(), Callers.ACME, SearchQueries.PartitionHits.class));
             assertEquals(500, failed.status());
             assertEquals("search_failed", failed.code());
             assertTrue(failed.getMessage().contains("TooManyClauses"), failed::getMessage);
@@ -61,13 +61,13 @@ class PartitionFanOutTest {
             next.set(new Remote(400, "{\"error\":{\"code\":\"query_too_long\",\"message\":\"too long\"}}"));
             ApiException refused = assertThrows(
                     ApiException.class,
-                    () -> fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class));
+                    () -> fanOut.post(remote, "/x", Map.of(), Callers.ACME, SearchQueries.PartitionHits.class));
             assertEquals(400, refused.status());
             assertEquals("query_too_long", refused.code());
 
             next.set(new Remote(503, "{\"error\":{\"code\":\"unavailable\",\"message\":\"moving\"}}"));
             assertTrue(
-                    fanOut.post(remote, "/x", Map.of(), "Bearer k", SearchQueries.PartitionHits.class)
+                    fanOut.post(remote, "/x", Map.of(), Callers.ACME, SearchQueries.PartitionHits.class)
                             .isEmpty(),
                     "a partition moving is missing, not an error");
             assertEquals(4, calls.get());

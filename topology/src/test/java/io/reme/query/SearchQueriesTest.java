@@ -116,7 +116,7 @@ class SearchQueriesTest {
             })
     void aBadRetrieveParameterIs400NamingIt(String json, String named) {
         ApiException e = assertThrows(
-                ApiException.class, () -> new MemoryRetrieval(searches).retrieve("acme", body(json), null));
+                ApiException.class, () -> new MemoryRetrieval(searches).retrieve(Callers.ACME, body(json)));
         assertEquals(400, e.status());
         assertTrue(e.getMessage().contains(named), e::getMessage);
         assertEquals(0, embedded.get());
