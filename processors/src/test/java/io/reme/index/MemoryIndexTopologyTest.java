@@ -283,7 +283,8 @@ class MemoryIndexTopologyTest {
 
         assertTrue(top.getResult().hits().size() <= 3);
         assertEquals(15, all.getResult().hits().size());
-        assertTrue(all.getResult().hits().stream().allMatch(h -> "acme".equals(h.tenant()) && h.textScore() != null));
+        assertTrue(all.getResult().hits().stream()
+                .allMatch(h -> "acme".equals(h.memory().tenant()) && h.scores().textScore() != null));
     }
 
     @Test
