@@ -169,7 +169,8 @@ public final class IngestBenchmark {
                         "bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.messages());
                 parseCount.addProcessor(
                         "bench-parse-count",
-                        () -> new ParseAndCount(tokens, config.sessionSettings().maxMessageBytes()),
+                        () -> new ParseAndCount(
+                                tokens, config.sessionSettings().input().maxMessageBytes()),
                         "bench-source");
                 parseCount.addSink(
                         "bench-sink",

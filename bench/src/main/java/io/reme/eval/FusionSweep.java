@@ -77,16 +77,19 @@ final class FusionSweep {
             Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
 
     static Lists lists(List<Hit> candidates) {
-        List<Function<Hit, Double>> raw =
-                List.of(Hit::textScore, Hit::vectorScore, Hit::contextTextScore, Hit::contextVectorScore);
+        List<Function<Hit.Scores, Double>> raw = List.of(
+                Hit.Scores::textScore,
+                Hit.Scores::vectorScore,
+                Hit.Scores::contextTextScore,
+                Hit.Scores::contextVectorScore);
         List<Map<String, Integer>> ranks = new ArrayList<>();
         Map<String, Hit> byId = new HashMap<>();
         candidates.forEach(h -> byId.put(h.id(), h));
-        for (Function<Hit, Double> f : raw) {
+        for (Function<Hit.Scores, Double> f : raw) {
             Map<String, Double> s = new HashMap<>();
             for (Hit h : candidates) {
-                if (f.apply(h) != null) {
-                    s.put(h.id(), f.apply(h));
+                if (f.apply(h.scores()) != null) {
+                    s.put(h.id(), f.apply(h.scores()));
                 }
             }
             List<Map.Entry<String, Double>> sorted = new ArrayList<>(s.entrySet());
@@ -113,7 +116,8 @@ final class FusionSweep {
     /** RRF over the four lists, a memory whose text asks a question keeping {@code weight} of its score. */
     static List<String> questions(Lists l, int k, double weight) {
         Map<String, Double> s = rrfScores(l, k, new double[] {1, 1, 1, 1});
-        s.replaceAll((id, sum) -> HybridFusion.asksQuestion(l.hits().get(id).text()) ? sum * weight : sum);
+        s.replaceAll(
+                (id, sum) -> HybridFusion.asksQuestion(l.hits().get(id).memory().text()) ? sum * weight : sum);
         return order(s);
     }
 
@@ -158,8 +162,8 @@ final class FusionSweep {
         double[] cos = new double[top.size()];
         for (int i = 0; i < top.size(); i++) {
             Hit h = l.hits().get(top.get(i));
-            bm[i] = h.textScore() == null ? 0 : h.textScore();
-            cos[i] = h.vectorScore() == null ? 0 : h.vectorScore();
+            bm[i] = h.scores().textScore() == null ? 0 : h.scores().textScore();
+            cos[i] = h.scores().vectorScore() == null ? 0 : h.scores().vectorScore();
         }
         double[] nb = norm(bm);
         double[] nc = norm(cos);
@@ -266,7 +270,9 @@ final class FusionSweep {
             int deepest = Math.min(30, first.size());
             for (String id : first.subList(0, deepest)) {
                 Hit h = hits.get(id);
-                String text = withContext && h.context() != null ? h.text() + "\n" + h.context() : h.text();
+                String text = withContext && h.memory().context() != null
+                        ? h.memory().text() + "\n" + h.memory().context()
+                        : h.memory().text();
                 scores.put(id, maxSim(query, tokensOf(text, withContext ? 1 : 0)));
             }
             String what = withContext ? "text+context" : "bare";
@@ -382,18 +388,18 @@ final class FusionSweep {
                 c.add(rank == null ? 0 : rank);
             }
             boolean dateMatch = false;
-            if (h.conversationTime() != null && !terms.isEmpty()) {
-                Map<QueryTime.Field, String> f = QueryTime.fields(h.conversationTime());
+            if (h.memory().conversationTime() != null && !terms.isEmpty()) {
+                Map<QueryTime.Field, String> f = QueryTime.fields(h.memory().conversationTime());
                 dateMatch = terms.stream().anyMatch(t -> t.value().equals(f.get(t.field())));
             }
             c.add(dateMatch ? 1 : 0);
-            c.add(h.metadata().getOrDefault("speaker", ""));
-            c.add(h.textScore() == null ? 0 : h.textScore());
-            c.add(h.vectorScore() == null ? 0 : h.vectorScore());
-            c.add(h.contextTextScore() == null ? 0 : h.contextTextScore());
-            c.add(h.contextVectorScore() == null ? 0 : h.contextVectorScore());
-            c.add(pos.getOrDefault(h.id(), 99999) < 20 ? h.text() : "");
-            c.add(HybridFusion.asksQuestion(h.text()) ? 1 : 0);
+            c.add(h.memory().metadata().getOrDefault("speaker", ""));
+            c.add(h.scores().textScore() == null ? 0 : h.scores().textScore());
+            c.add(h.scores().vectorScore() == null ? 0 : h.scores().vectorScore());
+            c.add(h.scores().contextTextScore() == null ? 0 : h.scores().contextTextScore());
+            c.add(h.scores().contextVectorScore() == null ? 0 : h.scores().contextVectorScore());
+            c.add(pos.getOrDefault(h.id(), 99999) < 20 ? h.memory().text() : "");
+            c.add(HybridFusion.asksQuestion(h.memory().text()) ? 1 : 0);
         }
         dumpOut.println(q);
         dumpOut.flush();
@@ -426,7 +432,7 @@ final class FusionSweep {
         String q = question.toLowerCase(Locale.ROOT);
         LinkedHashSet<String> out = new LinkedHashSet<>();
         for (String id : ids) {
-            String text = hits.get(id).text();
+            String text = hits.get(id).memory().text();
             int colon = text.indexOf(": ");
             Matcher m = NAME.matcher(colon < 0 ? text : text.substring(colon + 2));
             while (m.find()) {

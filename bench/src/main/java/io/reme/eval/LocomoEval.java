@@ -326,14 +326,14 @@ public final class LocomoEval {
                     SearchResult result = search(index, q, options);
                     latencies.add(System.nanoTime() - s0);
                     List<String> ranked = result.hits().stream()
-                            .map(h -> h.metadata().get("dia_id"))
+                            .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
                     double[] recall = recallAtK(ranked, evidence);
                     int category = item.path("category").asInt(0);
                     if (sweep != null) {
                         Map<String, String> dia = new HashMap<>();
                         List<Hit> all = index.candidates(q).hits();
-                        all.forEach(h -> dia.put(h.id(), h.metadata().get("dia_id")));
+                        all.forEach(h -> dia.put(h.id(), h.memory().metadata().get("dia_id")));
                         final SearchQuery asked0 = q;
                         sweep.add(
                                 category,
@@ -446,11 +446,11 @@ public final class LocomoEval {
         Map<String, Hit> byId = new HashMap<>();
         for (Hit hit : all.hits()) {
             byId.put(hit.id(), hit);
-            if (hit.textScore() != null) {
-                text.add(new HybridFusion.Scored(hit.id(), hit.textScore()));
+            if (hit.scores().textScore() != null) {
+                text.add(new HybridFusion.Scored(hit.id(), hit.scores().textScore()));
             }
-            if (hit.vectorScore() != null) {
-                vector.add(new HybridFusion.Scored(hit.id(), hit.vectorScore()));
+            if (hit.scores().vectorScore() != null) {
+                vector.add(new HybridFusion.Scored(hit.id(), hit.scores().vectorScore()));
             }
         }
         List<Hit> hits = HybridFusion.rrf(text, vector, options.rrfTextWeight(), options.rrfVectorWeight()).stream()

@@ -75,7 +75,7 @@ class MemoryExtractionTest {
                             tenant, text, null, k, Set.of(type), null, null, null, null, 0, null, Set.of(target)))
                     .hits()
                     .stream()
-                    .map(h -> new MergeTask.Neighbour(h.memory(), h.vectorScore()))
+                    .map(h -> new MergeTask.Neighbour(h.memory(), h.scores().vectorScore()))
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

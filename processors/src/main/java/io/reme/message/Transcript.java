@@ -8,8 +8,8 @@ import java.util.List;
  * Renders messages as the readable transcript an LLM is given: one header line per message
  * ({@code [2026-11-30 10:15] user (alice):}) and one line per block, with tool calls and their
  * results shown as {@code [tool call <id>] name(arguments)} and {@code [tool result <id>] name: output}.
- * Block bodies are kept on one line and cut at {@code maxBlockChars} so one huge output cannot
- * crowd out the conversation.
+ * Block bodies are kept on one line and cut to {@code maxBlockChars} ({@link TextCut}) so one huge
+ * output cannot crowd out the conversation.
  */
 public final class Transcript {
     private final DateTimeFormatter time;
@@ -60,6 +60,8 @@ public final class Transcript {
 
     private String cut(String text) {
         String flat = text.replace("\r", "").replace('\n', ' ');
-        return flat.length() <= maxBlockChars ? flat : flat.substring(0, maxBlockChars) + " …[cut]";
+        return flat.length() <= maxBlockChars
+                ? flat
+                : flat.substring(0, TextCut.end(flat, maxBlockChars)).stripTrailing() + " …[cut]";
     }
 }

@@ -40,20 +40,21 @@ public final class PartitionMerge {
         Set<String> questions = new HashSet<>();
         for (Hit hit : hits) {
             byId.merge(hit.id(), hit, PartitionMerge::newer);
-            if (HybridFusion.asksQuestion(hit.text())) {
+            Hit.Scores scores = hit.scores();
+            if (HybridFusion.asksQuestion(hit.memory().text())) {
                 questions.add(hit.id());
             }
-            if (hit.textScore() != null) {
-                text.add(new HybridFusion.Scored(hit.id(), hit.textScore()));
+            if (scores.textScore() != null) {
+                text.add(new HybridFusion.Scored(hit.id(), scores.textScore()));
             }
-            if (hit.vectorScore() != null) {
-                vector.add(new HybridFusion.Scored(hit.id(), hit.vectorScore()));
+            if (scores.vectorScore() != null) {
+                vector.add(new HybridFusion.Scored(hit.id(), scores.vectorScore()));
             }
-            if (hit.contextTextScore() != null) {
-                contextText.add(new HybridFusion.Scored(hit.id(), hit.contextTextScore()));
+            if (scores.contextTextScore() != null) {
+                contextText.add(new HybridFusion.Scored(hit.id(), scores.contextTextScore()));
             }
-            if (hit.contextVectorScore() != null) {
-                contextVector.add(new HybridFusion.Scored(hit.id(), hit.contextVectorScore()));
+            if (scores.contextVectorScore() != null) {
+                contextVector.add(new HybridFusion.Scored(hit.id(), scores.contextVectorScore()));
             }
         }
         int n = query.candidates();
@@ -78,8 +79,8 @@ public final class PartitionMerge {
 
     /** Of two answers for the same memory (a partition moving), the newer one. */
     private static Hit newer(Hit a, Hit b) {
-        Comparator<Hit> byUpdate =
-                Comparator.comparing(Hit::updatedAt, Comparator.nullsFirst(Comparator.naturalOrder()));
+        Comparator<Hit> byUpdate = Comparator.comparing(
+                (Hit hit) -> hit.memory().updatedAt(), Comparator.nullsFirst(Comparator.naturalOrder()));
         return byUpdate.compare(b, a) > 0 ? b : a;
     }
 }

@@ -46,7 +46,8 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         this.tokens = tokens;
         this.metrics = metrics;
         this.tenantsStore = tenantsStore;
-        this.parser = new MessageParser(settings.maxMessageBytes(), settings.timeBounds());
+        this.parser = new MessageParser(
+                settings.input().maxMessageBytes(), settings.input().timeBounds());
     }
 
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
@@ -66,11 +67,13 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
+        outputs = new SessionOutputs(
+                context, metrics, new InputLimit(settings.input().maxMessageBytes()));
         state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
         // Idle and expired sessions are a matter of real time passing, not of records arriving.
-        long interval = Math.max(1_000, Math.min(30_000, settings.idleAfter().toMillis() / 2));
+        long interval =
+                Math.max(1_000, Math.min(30_000, settings.lifetime().idleAfter().toMillis() / 2));
         context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, state::sweep);
     }
 
@@ -133,7 +136,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             return;
         }
         long now = context.currentSystemTimeMs();
-        SessionState.Erased erased = state.erase(erasure, now);
+        SessionEraser.Erased erased = state.erase(erasure, now);
         outputs.erasureMarker(erasure, settings.requestSecret(), now);
         int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
         KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);

@@ -57,7 +57,8 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
-        outputs = new SessionOutputs(context, metrics, new InputLimit(settings.maxMessageBytes()));
+        outputs = new SessionOutputs(
+                context, metrics, new InputLimit(settings.input().maxMessageBytes()));
         state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
     }

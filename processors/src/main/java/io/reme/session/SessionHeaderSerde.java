@@ -14,8 +14,9 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The session header store's value format: a version byte, then the fields in declaration order.
- * The header is read and rewritten on every message (through the store's cache, which holds bytes),
+ * The session header store's value format: a version byte, then the header's fields, flat, in a fixed
+ * order (the one its parts list them in; the grouping into parts is not stored, so values written
+ * before it read unchanged). The header is read and rewritten on every message (through the store's cache, which holds bytes),
  * so its JSON form cost the session processor more than storing the message itself. The JSON form
  * written before is still read (it starts with an opening brace), so existing stores and changelogs
  * restore. Counters are written by name, so adding one to {@link SessionCounters.Counter} anywhere
@@ -38,7 +39,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
             }
             try {
                 if (bytes.length > 0 && bytes[0] == '{') {
-                    return Json.MAPPER.readValue(bytes, SessionHeader.class);
+                    return Json.MAPPER.readValue(bytes, FlatJson.class).header();
                 }
                 if (bytes.length > 0 && bytes[0] == VERSION_1) {
                     return read(new BinaryForm.Reader(bytes));
@@ -54,31 +55,33 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
     }
 
     static byte[] write(SessionHeader h) {
+        SessionHeader.Window window = h.window();
         BinaryForm.Writer out =
-                new BinaryForm.Writer(256 + 9 * h.recentToolSeqs().size());
+                new BinaryForm.Writer(256 + 9 * window.recentToolSeqs().size());
         out.writeByte(VERSION_1);
+        SessionHeader.Compaction compaction = h.compaction();
         out.writeString(h.tenant());
         out.writeString(h.session());
         out.writeString(h.user());
-        out.writeLong(h.nextSeq());
-        out.writeLong(h.firstLiveSeq());
-        out.writeInt(h.liveCount());
-        out.writeLong(h.messageTokens());
-        out.writeString(h.lastMessageId());
-        out.writeInstant(h.lastMessageAt());
-        out.writeLong(h.lastActiveMs());
+        out.writeLong(window.nextSeq());
+        out.writeLong(window.firstLiveSeq());
+        out.writeInt(window.liveCount());
+        out.writeLong(window.messageTokens());
+        out.writeString(h.last().id());
+        out.writeInstant(h.last().at());
+        out.writeLong(h.last().activeMs());
         out.writeLong(h.diaryCoveredSeq());
-        out.writeInt(h.recentToolSeqs().size());
-        for (long seq : h.recentToolSeqs()) {
+        out.writeInt(window.recentToolSeqs().size());
+        for (long seq : window.recentToolSeqs()) {
             out.writeLong(seq);
         }
-        out.writeBoolean(h.planBlocked());
-        out.writeLong(h.summaryTokens());
-        out.writeInt(h.summaryVersion());
-        out.writeInstant(h.lastSummaryAt());
-        out.writeString(h.lastResolvedRequestId());
-        out.writeLong(h.epoch());
-        PendingCompaction pending = h.pending();
+        out.writeBoolean(compaction.planBlocked());
+        out.writeLong(h.summary().tokens());
+        out.writeInt(h.summary().version());
+        out.writeInstant(h.summary().at());
+        out.writeString(compaction.lastResolvedRequestId());
+        out.writeLong(compaction.epoch());
+        PendingCompaction pending = compaction.pending();
         out.writeBoolean(pending != null);
         if (pending != null) {
             out.writeString(pending.requestId());
@@ -93,16 +96,16 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                 out.writeString(call);
             }
         }
-        out.writeInstant(h.nextAttemptAt());
-        out.writeString(h.lastFailure());
-        out.writeInstant(h.lastFailureAt());
+        out.writeInstant(compaction.nextAttemptAt());
+        out.writeString(compaction.lastFailure());
+        out.writeInstant(compaction.lastFailureAt());
         Map<SessionCounters.Counter, Long> counters = h.counters().values();
         out.writeInt(counters.size());
         for (Map.Entry<SessionCounters.Counter, Long> counter : counters.entrySet()) {
             out.writeString(counter.getKey().name());
             out.writeLong(counter.getValue());
         }
-        out.writeLong(h.spanLimit());
+        out.writeLong(compaction.spanLimit());
         return out.bytes();
     }
 
@@ -163,27 +166,71 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                 tenant,
                 session,
                 user,
-                nextSeq,
-                firstLiveSeq,
-                liveCount,
-                messageTokens,
-                lastMessageId,
-                lastMessageAt,
-                lastActiveMs,
+                new SessionHeader.Window(nextSeq, firstLiveSeq, liveCount, messageTokens, recent),
+                new SessionHeader.LastMessage(lastMessageId, lastMessageAt, lastActiveMs),
                 diaryCoveredSeq,
-                recent,
-                planBlocked,
-                summaryTokens,
-                summaryVersion,
-                lastSummaryAt,
-                lastResolvedRequestId,
-                epoch,
-                pending,
-                nextAttemptAt,
-                lastFailure,
-                lastFailureAt,
-                new SessionCounters(counters),
-                spanLimit);
+                new SessionHeader.Summary(summaryTokens, summaryVersion, lastSummaryAt),
+                new SessionHeader.Compaction(
+                        epoch,
+                        pending,
+                        planBlocked,
+                        lastResolvedRequestId,
+                        nextAttemptAt,
+                        lastFailure,
+                        lastFailureAt,
+                        spanLimit),
+                new SessionCounters(counters));
+    }
+
+    /**
+     * The JSON form headers were stored in before the binary one: the header's figures side by side,
+     * by name. Read only; Jackson binds it by property name, as it bound the flat header it was written from.
+     */
+    private record FlatJson(
+            String tenant,
+            String session,
+            String user,
+            long nextSeq,
+            long firstLiveSeq,
+            int liveCount,
+            long messageTokens,
+            String lastMessageId,
+            Instant lastMessageAt,
+            long lastActiveMs,
+            long diaryCoveredSeq,
+            List<Long> recentToolSeqs,
+            boolean planBlocked,
+            long summaryTokens,
+            int summaryVersion,
+            Instant lastSummaryAt,
+            String lastResolvedRequestId,
+            long epoch,
+            PendingCompaction pending,
+            Instant nextAttemptAt,
+            String lastFailure,
+            Instant lastFailureAt,
+            SessionCounters counters,
+            long spanLimit) {
+        SessionHeader header() {
+            return new SessionHeader(
+                    tenant,
+                    session,
+                    user,
+                    new SessionHeader.Window(nextSeq, firstLiveSeq, liveCount, messageTokens, recentToolSeqs),
+                    new SessionHeader.LastMessage(lastMessageId, lastMessageAt, lastActiveMs),
+                    diaryCoveredSeq,
+                    new SessionHeader.Summary(summaryTokens, summaryVersion, lastSummaryAt),
+                    new SessionHeader.Compaction(
+                            epoch,
+                            pending,
+                            planBlocked,
+                            lastResolvedRequestId,
+                            nextAttemptAt,
+                            lastFailure,
+                            lastFailureAt,
+                            spanLimit),
+                    counters);
+        }
     }
 
     private static Optional<SessionCounters.Counter> counterByName(String name) {

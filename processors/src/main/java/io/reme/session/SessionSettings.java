@@ -12,30 +12,75 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything the session processors need to decide: context policy (with per-tenant overrides),
- * tool-output limits, summary language, failure backoff, how long a request may stay pending, the
- * zone that dates the conversation, the input size limit, when a session counts as idle and how long
- * a quiet session's state is kept before it expires, the secret request IDs are derived with, how
- * far back message IDs are remembered to drop retries, how failed diary spans are retried, and the
- * times a message may carry.
- * {@link #defaults()} has a random secret.
+ * Everything the session processors need to decide, in parts that are checked on their own: the
+ * context windows (with per-tenant overrides), tool-output limits, how compactions are asked for,
+ * when a session counts as idle and when it expires, what an incoming message is held to, the secret
+ * request IDs are derived with, and how failed diary spans are retried. {@link #defaults()} has a
+ * random secret.
  */
 public record SessionSettings(
-        ContextPolicy defaultPolicy,
-        Map<String, ContextPolicy> tenantPolicies,
+        Windows windows,
         TruncationLimits truncation,
-        String language,
-        Duration retryBackoff,
-        Duration pendingTimeout,
-        ZoneId zone,
-        int maxMessageBytes,
-        int maxSummaryTokens,
-        Duration idleAfter,
-        Duration retention,
+        Compacting compacting,
+        Lifetime lifetime,
+        Input input,
         RequestSecret requestSecret,
-        DedupWindow dedup,
-        DiaryRetry diaryRetry,
-        TimeBounds timeBounds) {
+        DiaryRetry diaryRetry) {
+
+    /** The context policy of every tenant, and of those whose configuration overrides it. */
+    public record Windows(ContextPolicy defaultPolicy, Map<String, ContextPolicy> tenantPolicies) {
+        public Windows {
+            Objects.requireNonNull(defaultPolicy, "defaultPolicy");
+            tenantPolicies = Map.copyOf(tenantPolicies);
+        }
+    }
+
+    /**
+     * How a compaction is asked for: the summary's language and most tokens, the wait after a failed
+     * one, and how long a request may stay pending before it is abandoned.
+     */
+    public record Compacting(String language, int maxSummaryTokens, Duration retryBackoff, Duration pendingTimeout) {
+        public Compacting {
+            Objects.requireNonNull(language, "language");
+            if (maxSummaryTokens <= 0) {
+                throw new IllegalArgumentException("maxSummaryTokens must be positive");
+            }
+            if (retryBackoff.isNegative() || pendingTimeout.isNegative() || pendingTimeout.isZero()) {
+                throw new IllegalArgumentException("retryBackoff must be >= 0 and pendingTimeout > 0");
+            }
+        }
+    }
+
+    /**
+     * When a quiet session gets a diary update for what no diary covered ({@code idleAfter}), and when its
+     * state is deleted ({@code retention}, longer).
+     */
+    public record Lifetime(Duration idleAfter, Duration retention) {
+        public Lifetime {
+            if (idleAfter.isNegative() || idleAfter.isZero()) {
+                throw new IllegalArgumentException("idleAfter must be > 0");
+            }
+            if (retention.compareTo(idleAfter) <= 0) {
+                throw new IllegalArgumentException(
+                        "retention (" + retention + ") must be longer than idleAfter (" + idleAfter + ")");
+            }
+        }
+    }
+
+    /**
+     * What an incoming message is held to: its size, the times it may carry, how far back its ID is
+     * remembered to drop retries; and the zone that dates the conversation (the archive's days).
+     */
+    public record Input(int maxMessageBytes, TimeBounds timeBounds, DedupWindow dedup, ZoneId zone) {
+        public Input {
+            if (maxMessageBytes <= 0) {
+                throw new IllegalArgumentException("maxMessageBytes must be positive");
+            }
+            Objects.requireNonNull(timeBounds, "timeBounds");
+            Objects.requireNonNull(dedup, "dedup");
+            Objects.requireNonNull(zone, "zone");
+        }
+    }
 
     /**
      * How a span whose diary update or memory extraction FAILED is sent again: after {@code backoff},
@@ -65,51 +110,28 @@ public record SessionSettings(
     }
 
     public SessionSettings {
-        Objects.requireNonNull(defaultPolicy, "defaultPolicy");
-        tenantPolicies = Map.copyOf(tenantPolicies);
+        Objects.requireNonNull(windows, "windows");
         Objects.requireNonNull(truncation, "truncation");
-        Objects.requireNonNull(language, "language");
-        if (retryBackoff.isNegative() || pendingTimeout.isNegative() || pendingTimeout.isZero()) {
-            throw new IllegalArgumentException("retryBackoff must be >= 0 and pendingTimeout > 0");
-        }
-        Objects.requireNonNull(zone, "zone");
-        if (idleAfter.isNegative() || idleAfter.isZero()) {
-            throw new IllegalArgumentException("idleAfter must be > 0");
-        }
-        if (retention.compareTo(idleAfter) <= 0) {
-            throw new IllegalArgumentException(
-                    "retention (" + retention + ") must be longer than idleAfter (" + idleAfter + ")");
-        }
-        Objects.requireNonNull(diaryRetry, "diaryRetry");
-        if (maxMessageBytes <= 0 || maxSummaryTokens <= 0) {
-            throw new IllegalArgumentException("maxMessageBytes and maxSummaryTokens must be positive");
-        }
+        Objects.requireNonNull(compacting, "compacting");
+        Objects.requireNonNull(lifetime, "lifetime");
+        Objects.requireNonNull(input, "input");
         Objects.requireNonNull(requestSecret, "requestSecret");
-        Objects.requireNonNull(dedup, "dedup");
-        Objects.requireNonNull(timeBounds, "timeBounds");
+        Objects.requireNonNull(diaryRetry, "diaryRetry");
     }
 
     public static SessionSettings defaults() {
         return new SessionSettings(
-                ContextPolicy.defaults(),
-                Map.of(),
+                new Windows(ContextPolicy.defaults(), Map.of()),
                 TruncationLimits.defaults(),
-                "en",
-                Duration.ofMinutes(1),
-                Duration.ofMinutes(15),
-                ZoneId.of("UTC"),
-                4 * 1024 * 1024,
-                4000,
-                Duration.ofMinutes(30),
-                Duration.ofDays(30),
+                new Compacting("en", 4000, Duration.ofMinutes(1), Duration.ofMinutes(15)),
+                new Lifetime(Duration.ofMinutes(30), Duration.ofDays(30)),
+                new Input(4 * 1024 * 1024, TimeBounds.DEFAULT, DedupWindow.defaults(), ZoneId.of("UTC")),
                 RequestSecret.random(),
-                DedupWindow.defaults(),
-                DiaryRetry.defaults(),
-                TimeBounds.DEFAULT);
+                DiaryRetry.defaults());
     }
 
     public ContextPolicy policyFor(String tenant) {
-        return tenantPolicies.getOrDefault(tenant, defaultPolicy);
+        return windows.tenantPolicies().getOrDefault(tenant, windows.defaultPolicy());
     }
 
     /**
@@ -117,14 +139,14 @@ public record SessionSettings(
      * tenant's window leaves less room ({@link ContextPolicy#summaryBudget()}).
      */
     public int summaryBudget(String tenant) {
-        return (int) Math.min(maxSummaryTokens, policyFor(tenant).summaryBudget());
+        return (int) Math.min(compacting.maxSummaryTokens(), policyFor(tenant).summaryBudget());
     }
 
     /**
      * The settings {@code tenant}'s sessions run under when its stored policy lays {@code policy} over
      * these: its context window (each field set replaces the one of {@link #policyFor}), idle period and
      * retention. The one place a tenant's session settings are checked as a whole: the constructors of
-     * {@link ContextPolicy} and of these settings refuse a window whose reserve leaves no room, or a
+     * {@link ContextPolicy} and of {@link Lifetime} refuse a window whose reserve leaves no room, or a
      * retention not longer than the idle period.
      *
      * @return these settings when the policy sets nothing about sessions
@@ -146,157 +168,62 @@ public record SessionSettings(
                                 base.orphanCallTurns(),
                                 base.orphanCallTokens(),
                                 base.maxSpanShare());
-        Map<String, ContextPolicy> policies = new HashMap<>(tenantPolicies);
+        Map<String, ContextPolicy> policies = new HashMap<>(windows.tenantPolicies());
         policies.put(tenant, window);
+        Lifetime tenants = new Lifetime(
+                policy.idleAfter() != null ? policy.idleAfter() : lifetime.idleAfter(),
+                policy.retention() != null ? policy.retention() : lifetime.retention());
         return new SessionSettings(
-                defaultPolicy,
-                policies,
+                new Windows(windows.defaultPolicy(), policies),
                 truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                policy.idleAfter() != null ? policy.idleAfter() : idleAfter,
-                policy.retention() != null ? policy.retention() : retention,
+                compacting,
+                tenants,
+                input,
                 requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+                diaryRetry);
     }
 
     public SessionSettings withDefaultPolicy(ContextPolicy policy) {
-        return new SessionSettings(
-                policy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+        return withWindows(new Windows(policy, windows.tenantPolicies()));
     }
 
     public SessionSettings withTenantPolicies(Map<String, ContextPolicy> policies) {
-        return new SessionSettings(
-                defaultPolicy,
-                policies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+        return withWindows(new Windows(windows.defaultPolicy(), policies));
     }
 
     public SessionSettings withTruncation(TruncationLimits limits) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                limits,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+        return new SessionSettings(windows, limits, compacting, lifetime, input, requestSecret, diaryRetry);
     }
 
     /** The deployment's secret, which the session's request IDs are derived with. */
     public SessionSettings withRequestSecret(RequestSecret secret) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                secret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+        return new SessionSettings(windows, truncation, compacting, lifetime, input, secret, diaryRetry);
     }
 
     public SessionSettings withDedup(DedupWindow window) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                window,
-                diaryRetry,
-                timeBounds);
+        return withInput(new Input(input.maxMessageBytes(), input.timeBounds(), window, input.zone()));
+    }
+
+    public SessionSettings withInput(Input newInput) {
+        return new SessionSettings(windows, truncation, compacting, lifetime, newInput, requestSecret, diaryRetry);
     }
 
     public SessionSettings withTiming(Duration backoff, Duration timeout) {
         return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
+                windows,
                 truncation,
-                language,
-                backoff,
-                timeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
+                new Compacting(compacting.language(), compacting.maxSummaryTokens(), backoff, timeout),
+                lifetime,
+                input,
                 requestSecret,
-                dedup,
-                diaryRetry,
-                timeBounds);
+                diaryRetry);
     }
 
     public SessionSettings withDiaryRetry(DiaryRetry retry) {
-        return new SessionSettings(
-                defaultPolicy,
-                tenantPolicies,
-                truncation,
-                language,
-                retryBackoff,
-                pendingTimeout,
-                zone,
-                maxMessageBytes,
-                maxSummaryTokens,
-                idleAfter,
-                retention,
-                requestSecret,
-                dedup,
-                retry,
-                timeBounds);
+        return new SessionSettings(windows, truncation, compacting, lifetime, input, requestSecret, retry);
+    }
+
+    private SessionSettings withWindows(Windows newWindows) {
+        return new SessionSettings(newWindows, truncation, compacting, lifetime, input, requestSecret, diaryRetry);
     }
 }

@@ -4,7 +4,6 @@ import io.reme.context.ContextPlanner;
 import io.reme.context.ContextPolicy;
 import io.reme.context.Cut;
 import io.reme.context.PlanEntry;
-import io.reme.message.Message;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,11 +157,11 @@ public record SessionView(
                 omittedTokens);
         Compaction compaction = new Compaction(
                 Pending.of(header.pending()),
-                header.lastSummaryAt(),
-                header.nextAttemptAt(),
-                header.lastFailure(),
-                header.lastFailureAt(),
-                header.epoch(),
+                header.summary().at(),
+                header.compaction().nextAttemptAt(),
+                header.compaction().lastFailure(),
+                header.compaction().lastFailureAt(),
+                header.compaction().epoch(),
                 header.counters().values());
         String summary = summaries.get(key.key());
         return Optional.of(new SessionView(
@@ -185,16 +184,7 @@ public record SessionView(
         if (liveTokens <= budget) {
             return 0;
         }
-        List<PlanEntry> entries = new ArrayList<>(live.size());
-        for (StoredMessage stored : live) {
-            Message message = stored.message();
-            entries.add(new PlanEntry(
-                    stored.seq(),
-                    message.startsTurn(),
-                    stored.tokens(),
-                    message.toolUseIds(),
-                    message.toolResultIds()));
-        }
+        List<PlanEntry> entries = live.stream().map(StoredMessage::planEntry).toList();
         Optional<Cut> cut = ContextPlanner.plan(entries, budget);
         if (cut.isPresent() && !cut.get().overBudget()) {
             return cut.get().compactCount();
@@ -211,11 +201,12 @@ public record SessionView(
     private static List<StoredMessage> liveMessages(
             ReadOnlyKeyValueStore<String, StoredMessage> messages, SessionKey key, SessionHeader header) {
         List<StoredMessage> live = new ArrayList<>(header.liveCount());
-        if (header.nextSeq() <= header.firstLiveSeq()) {
+        SessionHeader.Window window = header.window();
+        if (window.nextSeq() <= window.firstLiveSeq()) {
             return live;
         }
         try (KeyValueIterator<String, StoredMessage> it =
-                messages.range(key.messageKey(header.firstLiveSeq()), key.messageKey(header.nextSeq() - 1))) {
+                messages.range(key.messageKey(window.firstLiveSeq()), key.messageKey(window.nextSeq() - 1))) {
             it.forEachRemaining(entry -> live.add(entry.value));
         }
         return live;

@@ -42,8 +42,8 @@ final class TenantSessionSettings {
     TenantSessionSettings(SessionSettings instance, ReadOnlyKeyValueStore<String, byte[]> store) {
         this.instance = instance;
         this.store = store;
-        this.shortestIdle = instance.idleAfter();
-        this.shortestRetention = instance.retention();
+        this.shortestIdle = instance.lifetime().idleAfter();
+        this.shortestRetention = instance.lifetime().retention();
     }
 
     /** The instance's settings, which sessions of a tenant without a session policy run under. */
@@ -73,16 +73,16 @@ final class TenantSessionSettings {
         if (store == null) {
             return;
         }
-        Duration idle = instance.idleAfter();
-        Duration retention = instance.retention();
+        Duration idle = instance.lifetime().idleAfter();
+        Duration retention = instance.lifetime().retention();
         try (KeyValueIterator<String, byte[]> all = store.prefixScan(TenantEntries.TENANT_PREFIX, KEYS)) {
             while (all.hasNext()) {
                 KeyValue<String, byte[]> next = all.next();
                 String tenant = next.key.substring(TenantEntries.TENANT_PREFIX.length());
                 SessionSettings settings =
                         update(tenant, next.value, cache.get(tenant), nowMs).settings();
-                idle = min(idle, settings.idleAfter());
-                retention = min(retention, settings.retention());
+                idle = min(idle, settings.lifetime().idleAfter());
+                retention = min(retention, settings.lifetime().retention());
             }
         }
         shortestIdle = idle;
@@ -126,8 +126,8 @@ final class TenantSessionSettings {
                         settings.policyFor(tenant).maxInputLength(),
                         settings.policyFor(tenant).compactRatio(),
                         settings.policyFor(tenant).reserve(),
-                        settings.idleAfter(),
-                        settings.retention());
+                        settings.lifetime().idleAfter(),
+                        settings.lifetime().retention());
             }
             return settings;
         } catch (IllegalArgumentException e) {

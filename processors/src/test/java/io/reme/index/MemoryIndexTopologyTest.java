@@ -79,7 +79,7 @@ class MemoryIndexTopologyTest {
         MemoryIndexUpdater.addTo(
                 topology,
                 TOPICS.memories(),
-                new InputLimit(SessionSettings.defaults().maxMessageBytes()),
+                new InputLimit(SessionSettings.defaults().input().maxMessageBytes()),
                 SECRET);
         TopologyTestDriver created = new TopologyTestDriver(topology, props);
         memories = created.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
@@ -125,7 +125,9 @@ class MemoryIndexTopologyTest {
     @Test
     void aMemoryOverTheInputLimitIsSkippedAndTheNextOneIndexed() throws Exception {
         put(memory(
-                "acme", "big", "trains " + "x".repeat(SessionSettings.defaults().maxMessageBytes())));
+                "acme",
+                "big",
+                "trains " + "x".repeat(SessionSettings.defaults().input().maxMessageBytes())));
         put(memory("acme", "m1", "Alice prefers trains over buses"));
         assertEquals(List.of("m1"), search("acme", "trains"));
     }
@@ -281,7 +283,8 @@ class MemoryIndexTopologyTest {
 
         assertTrue(top.getResult().hits().size() <= 3);
         assertEquals(15, all.getResult().hits().size());
-        assertTrue(all.getResult().hits().stream().allMatch(h -> "acme".equals(h.tenant()) && h.textScore() != null));
+        assertTrue(all.getResult().hits().stream()
+                .allMatch(h -> "acme".equals(h.memory().tenant()) && h.scores().textScore() != null));
     }
 
     @Test

@@ -108,12 +108,12 @@ class MemoryIndexTest {
         assertEquals(List.of("said", "beside"), ids(both));
         // ...but the memory whose own text matches is first, and each hit carries both lists' scores.
         Hit first = both.hits().get(0);
-        assertNotNull(first.textScore());
-        assertNotNull(first.contextTextScore());
+        assertNotNull(first.scores().textScore());
+        assertNotNull(first.scores().contextTextScore());
         Hit second = both.hits().get(1);
-        assertNull(second.textScore(), "only its context matches");
-        assertNotNull(second.contextTextScore());
-        assertEquals(beside.context(), second.context());
+        assertNull(second.scores().textScore(), "only its context matches");
+        assertNotNull(second.scores().contextTextScore());
+        assertEquals(beside.context(), second.memory().context());
     }
 
     @Test
@@ -121,8 +121,9 @@ class MemoryIndexTest {
         MemoryIndex index = index(rec("m1", "alice likes green tea"), rec("m2", "alice drinks tea daily"));
         SearchResult result = text(index, "green tea");
         assertEquals(List.of("m1", "m2"), ids(result));
-        assertTrue(
-                result.hits().stream().allMatch(h -> h.contextTextScore() == null && h.contextVectorScore() == null));
+        assertTrue(result.hits().stream()
+                .allMatch(
+                        h -> h.scores().contextTextScore() == null && h.scores().contextVectorScore() == null));
     }
 
     @Test
@@ -143,9 +144,9 @@ class MemoryIndexTest {
                 .filter(h -> h.id().equals("plain"))
                 .findFirst()
                 .orElseThrow();
-        assertEquals(1.0, nearHit.contextVectorScore(), 1e-5);
+        assertEquals(1.0, nearHit.scores().contextVectorScore(), 1e-5);
         // The memory without context takes part in the context-vector list with its own vector.
-        assertEquals(plainHit.vectorScore(), plainHit.contextVectorScore(), 1e-9);
+        assertEquals(plainHit.scores().vectorScore(), plainHit.scores().contextVectorScore(), 1e-9);
     }
 
     @Test
@@ -174,7 +175,8 @@ class MemoryIndexTest {
 
         assertEquals(List.of("answer", "question"), ids(result));
         // BM25 alone puts the question first: it shares one more word.
-        assertTrue(result.hits().get(1).textScore() > result.hits().get(0).textScore());
+        assertTrue(result.hits().get(1).scores().textScore()
+                > result.hits().get(0).scores().textScore());
     }
 
     // ---- writes ---------------------------------------------------------------------------------
@@ -199,7 +201,7 @@ class MemoryIndexTest {
         assertEquals(List.of("m1"), ids(text(index, "coffee")));
         assertEquals(
                 "alice switched to black coffee",
-                text(index, "coffee").hits().get(0).text());
+                text(index, "coffee").hits().get(0).memory().text());
 
         index.delete("acme", "m2");
         index.delete("acme", "never-there");
@@ -347,7 +349,7 @@ class MemoryIndexTest {
         String text = "lantern ".repeat(200_000);
         MemoryIndex index = index(rec("big", text));
         assertEquals(text, index.get("acme", "big").text());
-        assertEquals(text, text(index, "lantern").hits().get(0).text());
+        assertEquals(text, text(index, "lantern").hits().get(0).memory().text());
     }
 
     // ---- filters --------------------------------------------------------------------------------
@@ -366,7 +368,7 @@ class MemoryIndexTest {
             assertEquals(List.of(expected), ids(index.search(q)));
             assertEquals(List.of(expected), ids(index.search(SearchQuery.vector(tenant, v, 10))));
             assertEquals(List.of(expected), ids(index.search(q.withVector(v).withFusion(FusionMode.RRF))));
-            assertEquals(tenant, index.search(q).hits().get(0).tenant());
+            assertEquals(tenant, index.search(q).hits().get(0).memory().tenant());
         }
         assertEquals(List.of(), ids(index.search(SearchQuery.text("other", "launch code blue", 10))));
         assertThrows(IllegalArgumentException.class, () -> SearchQuery.text(null, "launch", 10));
@@ -448,8 +450,8 @@ class MemoryIndexTest {
         assertEquals(List.of("m1"), ids(text(index, "services deployment")));
         assertEquals(List.of(), ids(text(index, "the on")), "stop words alone match nothing");
         SearchResult r = text(index, "deploying");
-        assertNotNull(r.hits().get(0).textScore());
-        assertNull(r.hits().get(0).vectorScore());
+        assertNotNull(r.hits().get(0).scores().textScore());
+        assertNull(r.hits().get(0).scores().vectorScore());
         assertEquals(1.0, r.hits().get(0).score(), 1e-9);
     }
 
@@ -485,8 +487,8 @@ class MemoryIndexTest {
         assertEquals(List.of("xy", "x"), ids(r));
         // vector scores are cosine similarities (vectors are normalised, so length does not matter)
         double expected = (0.9 * 5 + 0.8 * 4) / (Math.hypot(0.9, 0.8) * Math.hypot(5, 4));
-        assertEquals(expected, r.hits().get(0).vectorScore(), 1e-5);
-        assertNull(r.hits().get(0).textScore());
+        assertEquals(expected, r.hits().get(0).scores().vectorScore(), 1e-5);
+        assertNull(r.hits().get(0).scores().textScore());
 
         SearchQuery personal =
                 SearchQuery.vector("acme", new float[] {0.9f, 0.8f, 0, 0}, 10).withTypes(Set.of(MemoryType.PERSONAL));
@@ -570,8 +572,8 @@ class MemoryIndexTest {
                     .withFusion(mode);
             SearchResult r = index.search(q);
             assertEquals("both", r.hits().get(0).id(), mode.name());
-            assertNotNull(r.hits().get(0).textScore());
-            assertNotNull(r.hits().get(0).vectorScore());
+            assertNotNull(r.hits().get(0).scores().textScore());
+            assertNotNull(r.hits().get(0).scores().vectorScore());
             assertEquals(Set.of("both", "textonly", "vectoronly"), Set.copyOf(ids(r)));
             assertTrue(r.timings().textCandidates() == 2 && r.timings().vectorCandidates() == 3, r.toString());
         }

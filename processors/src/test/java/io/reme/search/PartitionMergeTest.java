@@ -18,26 +18,25 @@ class PartitionMergeTest {
 
     private static Hit hit(String id, Double text, Double vector) {
         return new Hit(
-                id,
-                MemoryType.PERSONAL,
-                "text of " + id,
-                0.5,
-                text,
-                vector,
-                "acme",
-                "alice",
-                "s1",
-                T0,
-                T0,
-                null,
-                Map.of(),
-                "m",
-                null,
-                1,
-                List.of(),
-                null,
-                null,
-                null);
+                new MemoryRecord(
+                        id,
+                        "acme",
+                        "alice",
+                        "s1",
+                        MemoryType.PERSONAL,
+                        "text of " + id,
+                        T0,
+                        T0,
+                        null,
+                        Map.of(),
+                        null,
+                        "m",
+                        null,
+                        1,
+                        List.of(),
+                        null,
+                        null),
+                new Hit.Scores(0.5, text, vector, null, null));
     }
 
     private static SearchQuery query(int k, FusionMode fusion) {
@@ -60,8 +59,8 @@ class PartitionMergeTest {
         double best = 2.0 / 11;
         assertEquals((1.0 / 11 + 1.0 / 12) / best, merged.get(0).score(), 1e-12);
         assertEquals((1.0 / 13) / best, merged.get(2).score(), 1e-12);
-        assertEquals(1.0, merged.get(2).textScore());
-        assertNull(merged.get(2).vectorScore());
+        assertEquals(1.0, merged.get(2).scores().textScore());
+        assertNull(merged.get(2).scores().vectorScore());
     }
 
     @Test

@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serde;
@@ -46,23 +45,12 @@ class SessionProcessorFailureTest {
     private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final int LIMIT = 64 * 1024;
     private static final SessionSettings DEFAULTS = SessionSettings.defaults();
-    private static final SessionSettings SETTINGS = new SessionSettings(
-            DEFAULTS.defaultPolicy(),
-            Map.of(),
-            DEFAULTS.truncation(),
-            DEFAULTS.language(),
-            DEFAULTS.retryBackoff(),
-            DEFAULTS.pendingTimeout(),
-            DEFAULTS.zone(),
+    private static final SessionSettings SETTINGS = DEFAULTS.withInput(new SessionSettings.Input(
             LIMIT,
-            DEFAULTS.maxSummaryTokens(),
-            DEFAULTS.idleAfter(),
-            DEFAULTS.retention(),
-            DEFAULTS.requestSecret(),
-            DEFAULTS.dedup(),
-            DEFAULTS.diaryRetry(),
             // Records here are timed at 1 s after the epoch; what times are accepted is not this test's concern.
-            TimeBounds.NONE);
+            TimeBounds.NONE,
+            DEFAULTS.input().dedup(),
+            DEFAULTS.input().zone()));
 
     private final List<DlqReason> deadLetters = new ArrayList<>();
     private final PipelineMetrics metrics = new PipelineMetrics() {

@@ -29,15 +29,15 @@ class SessionSettingsTest {
                 new ContextPolicy(20000, ContextPolicy.DEFAULT_COMPACT_RATIO, ContextPolicy.DEFAULT_RESERVE, 0),
                 acme.policyFor("acme"));
         assertEquals(ContextPolicy.defaults(), acme.policyFor("other"), "other tenants keep the default");
-        assertEquals(INSTANCE.idleAfter(), acme.idleAfter());
+        assertEquals(INSTANCE.lifetime().idleAfter(), acme.lifetime().idleAfter());
 
         SessionSettings configured = INSTANCE.forTenant("configured", TenantPolicy.NONE.withContext(null, null, 2000));
         assertEquals(new ContextPolicy(20000, 0.5, 2000, 500), configured.policyFor("configured"), "over the config's");
 
         SessionSettings brief =
                 INSTANCE.forTenant("acme", TenantPolicy.NONE.withPeriods(Duration.ofMinutes(5), Duration.ofHours(2)));
-        assertEquals(Duration.ofMinutes(5), brief.idleAfter());
-        assertEquals(Duration.ofHours(2), brief.retention());
+        assertEquals(Duration.ofMinutes(5), brief.lifetime().idleAfter());
+        assertEquals(Duration.ofHours(2), brief.lifetime().retention());
         assertEquals(ContextPolicy.defaults(), brief.policyFor("acme"));
     }
 

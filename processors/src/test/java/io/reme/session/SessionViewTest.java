@@ -45,8 +45,8 @@ class SessionViewTest {
     @Test
     void aCompactionBetweenTheTwoReadsIsReadAgain() {
         SessionHeader before = append(append(SessionHeader.empty("acme", "s1", "carol"), 0, 4), 1, 5);
-        SessionHeader after = before.withPending(
-                        new PendingCompaction("r1", before.epoch(), 0, 0, 1, 4, Instant.EPOCH.plusSeconds(8)))
+        SessionHeader after = before.withPending(new PendingCompaction(
+                        "r1", before.compaction().epoch(), 0, 0, 1, 4, Instant.EPOCH.plusSeconds(8)))
                 .withApplied(3, 1, 4, Instant.EPOCH.plusSeconds(9));
         // The first header read sees two live messages, but message 0 is already archived.
         messages.map.remove(KEY.messageKey(0));

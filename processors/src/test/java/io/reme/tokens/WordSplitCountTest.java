@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The counter cuts text into words and remembers their counts; the total must equal the encoding's
  * own count of the whole text, for every encoding, on text built to sit on the cut's edges:
  * contractions, case changes, combining marks, digits, punctuation runs, runs of spaces, newlines,
- * scripts without spaces and characters outside the BMP.
+ * scripts without spaces, full-width punctuation and characters outside the BMP.
  */
 class WordSplitCountTest {
     private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
@@ -72,6 +72,18 @@ class WordSplitCountTest {
         "日本語",
         "テキスト",
         "中文",
+        "我们",
+        "。",
+        "！",
+        "？",
+        "，",
+        "、",
+        "“",
+        "”",
+        "「",
+        "」",
+        "（",
+        "１２",
         "한국어",
         "😀",
         "👍🏽",

@@ -106,6 +106,30 @@ class ToolResultTruncatorTest {
         }
     }
 
+    /**
+     * A Chinese output is cut like any other, at its byte budget and not back at a 。: the excerpt is a
+     * window onto the stored output, and the line a sentence was cut in is the line reading goes on
+     * from, so no sentence is lost to the cut.
+     */
+    @Test
+    void aChineseOutputIsAByteWindowAndReadingGoesOnFromTheLineItWasCutIn() {
+        StringBuilder text = new StringBuilder();
+        for (int line = 1; line <= 60; line++) {
+            text.append("第").append(line).append("行：消费者组重平衡了。偏移量没有提交！为什么？\n");
+        }
+        String output = text.toString();
+        for (int limit = 200; limit < 1_200; limit += 37) {
+            int budget = limit;
+            Parsed p = parse(truncator.truncate(output, limit, PATH).orElseThrow());
+            byte[] bytes = strictUtf8(p.excerpt, () -> "limit " + budget);
+            assertTrue(bytes.length <= limit && bytes.length > limit - 3, () -> bytes.length + " bytes for " + budget);
+            assertTrue(output.startsWith(p.excerpt));
+            int cutLineStart = p.excerpt.lastIndexOf('\n') + 1;
+            assertEquals(lineStart(output, p.nextLine), cutLineStart, () -> "limit " + budget + ": " + p.notice);
+            assertTrue(output.startsWith("第" + p.nextLine + "行：", cutLineStart), () -> "limit " + budget);
+        }
+    }
+
     // ---- line arithmetic --------------------------------------------------------------------
 
     @Test

@@ -175,6 +175,7 @@ public final class RemeApp implements AutoCloseable {
             HostInfo self = new HostInfo(advertised, bound.port());
 
             SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
+            SessionSettings.Input input = settings.input();
             MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
             int memoryPartitions;
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
@@ -248,7 +249,7 @@ public final class RemeApp implements AutoCloseable {
                     .streams(streams, self)
                     .sessions(settings, tokens.encodingName())
                     .ingest(new MessageIngest(
-                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), settings.timeBounds()))
+                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), input.timeBounds()))
                     .search(new SearchSetup(
                             topics.memories(),
                             memoryPartitions,

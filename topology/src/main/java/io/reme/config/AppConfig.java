@@ -754,24 +754,21 @@ public final class AppConfig {
      */
     public SessionSettings sessionSettings() {
         return new SessionSettings(
-                contextPolicy(),
-                tenantPolicies,
+                new SessionSettings.Windows(contextPolicy(), tenantPolicies),
                 new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES)),
-                get(LANGUAGE),
-                get(RETRY_BACKOFF),
-                get(PENDING_TIMEOUT),
-                get(ZONE),
-                get(INPUT_MAX_BYTES),
-                get(SUMMARY_MAX_TOKENS),
-                get(IDLE_AFTER),
-                get(SESSION_RETENTION),
+                new SessionSettings.Compacting(
+                        get(LANGUAGE), get(SUMMARY_MAX_TOKENS), get(RETRY_BACKOFF), get(PENDING_TIMEOUT)),
+                new SessionSettings.Lifetime(get(IDLE_AFTER), get(SESSION_RETENTION)),
+                new SessionSettings.Input(
+                        get(INPUT_MAX_BYTES),
+                        new TimeBounds(get(INPUT_EARLIEST_TIME), get(INPUT_MAX_CLOCK_SKEW)),
+                        new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)),
+                        get(ZONE)),
                 configuredRequestSecret().orElseGet(RequestSecret::random),
-                new DedupWindow(get(DEDUP_COUNT), get(DEDUP_AGE)),
                 new SessionSettings.DiaryRetry(
                         get(DIARY_RETRY_BACKOFF),
                         max(get(DIARY_RETRY_BACKOFF), Duration.ofHours(1)),
-                        get(DIARY_MAX_FAILURES)),
-                new TimeBounds(get(INPUT_EARLIEST_TIME), get(INPUT_MAX_CLOCK_SKEW)));
+                        get(DIARY_MAX_FAILURES)));
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -58,6 +58,6 @@ final class SearchMemoryLookup implements MemoryLookup {
 
     /** A hit as the merge sees it: the memory and how close its vector is to the new one. */
     static MergeTask.Neighbour neighbour(Hit hit) {
-        return new MergeTask.Neighbour(hit.memory(), hit.vectorScore());
+        return new MergeTask.Neighbour(hit.memory(), hit.scores().vectorScore());
     }
 }

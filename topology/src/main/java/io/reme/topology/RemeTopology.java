@@ -60,14 +60,20 @@ public final class RemeTopology {
             TokenCounter tokens,
             MemoryPartitioning memories,
             PipelineMetrics metrics) {
-        return build(topics, settings, tokens, memories, metrics, RecordLimits.forInput(settings.maxMessageBytes()));
+        return build(
+                topics,
+                settings,
+                tokens,
+                memories,
+                metrics,
+                RecordLimits.forInput(settings.input().maxMessageBytes()));
     }
 
     /**
      * @param memories how memories are spread over partitions (by tenant, in buckets)
      * @param metrics where the processors report messages, tokens, compactions and dead letters
      * @param limits the record limit every sink enforces and every changelog is configured for; inputs are
-     *        checked against {@code settings.maxMessageBytes()}
+     *        checked against {@code settings.input().maxMessageBytes()}
      */
     public static Topology build(
             Topics topics,
@@ -131,7 +137,7 @@ public final class RemeTopology {
         topology.addProcessor(
                 DiaryEditProcessor.NAME,
                 DiaryEditProcessor.supplier(
-                        metrics, new InputLimit(settings.maxMessageBytes()), settings.requestSecret()),
+                        metrics, new InputLimit(settings.input().maxMessageBytes()), settings.requestSecret()),
                 DiaryEditProcessor.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(
@@ -163,7 +169,10 @@ public final class RemeTopology {
 
         // The memory index: a Lucene store per task, the memories topic as its changelog.
         MemoryIndexUpdater.addTo(
-                topology, topics.memories(), new InputLimit(settings.maxMessageBytes()), settings.requestSecret());
+                topology,
+                topics.memories(),
+                new InputLimit(settings.input().maxMessageBytes()),
+                settings.requestSecret());
 
         // Tenants, keys and policies: every instance keeps all of them (a global store), so any
         // instance checks any key at once and sees an admin's change within a poll of the topic.

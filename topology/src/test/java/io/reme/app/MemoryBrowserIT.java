@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
+import io.reme.json.Json;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,14 +25,18 @@ import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +46,12 @@ import org.slf4j.LoggerFactory;
  * small window, the embedded offline LLM workers and file sinks: sign in, watch a session compact,
  * open it and load a truncated tool output's full text, edit MEMORY.md (and survive a conflicting
  * edit), add, edit and delete a memory, find it by search, read the pipeline page, and see that the
- * other tenant's key shows none of it. Text that looks like HTML or a script link stays text.
+ * other tenant's key shows none of it. Text that looks like HTML or a script link stays text. Chinese
+ * (the demo's conversations) shows as the characters sent, and a Chinese query finds it.
  * Screenshots go to {@code target/ui-screenshots} (or {@code -Dreme.ui.screenshots=<dir>}).
  */
 @Tag("integration")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MemoryBrowserIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryBrowserIT.class);
     private static final String SESSION = "trip-planning";
@@ -84,6 +93,7 @@ class MemoryBrowserIT extends WithBroker {
     }
 
     @Test
+    @Order(1)
     void aTenantSeesAndCorrectsItsMemoryAndAnotherTenantSeesNoneOfIt() throws Exception {
         chrome.get(app.httpUrl() + "/ui/");
         WebElement key = await(By.id("api-key"));
@@ -261,6 +271,170 @@ class MemoryBrowserIT extends WithBroker {
         assertTrue(refused.isEmpty(), "the page needs nothing its policy refuses: " + refused);
     }
 
+    /**
+     * Chinese from the demo's conversations, compacted, written to diaries and extracted by the offline
+     * workers, shows as the characters that went in (page, JSON answers and the stored tool output
+     * decoded as UTF-8), and a Chinese query typed into the search form finds it. Runs after the
+     * first test, whose "settled" check counts every diary and extraction of the tenant.
+     */
+    @Test
+    @Order(2)
+    void chineseShowsAsWrittenAndIsFoundBySearch() throws Exception {
+        signIn(TestApps.ACME_KEY);
+        assertEquals("UTF-8", chrome.executeScript("return document.characterSet;"));
+        List<Map<String, Object>> messages;
+        try (InputStream in = MemoryBrowserIT.class.getResourceAsStream("/demo/conversation-zh.json")) {
+            messages = new ArrayList<>(Json.MAPPER.readValue(in, new TypeReference<List<Map<String, Object>>>() {}));
+        }
+        // Follow-up questions take the conversation over its threshold, as the demo's smaller window does.
+        messages.addAll(chineseFollowUps());
+        messages.addAll(chineseToolTurn());
+        ingest(messages);
+
+        // The summary of the compacted part, and the live messages, in the characters sent.
+        chrome.get(app.httpUrl() + "/ui/#/sessions");
+        refreshUntil(() -> text(summaryCell(ZH_SESSION)).startsWith("v"));
+        chrome.get(app.httpUrl() + "/ui/#/session/" + ZH_SESSION);
+        awaitText(By.id("summary"), "把订单服务从 Kafka 2.8 迁移到 Kafka 4.4，必须在12月15日前完成");
+        awaitText(By.id("messages"), followUpAnswer(ZH_FOLLOW_UPS));
+        shot("ui-zh-session");
+
+        // A Chinese tool output cut at a byte budget, then loaded whole from the stored file.
+        chrome.get(app.httpUrl() + "/ui/#/session/" + ZH_TOOL_SESSION);
+        awaitText(By.id("messages"), "第1行");
+        await(By.cssSelector("a.full-output")).click();
+        awaitText(By.cssSelector("pre.output.full"), ZH_LAST_LINE);
+        assertEquals(
+                chineseLog(),
+                chrome.executeScript("return document.querySelector('pre.output.full').textContent;"),
+                "the full output, character for character");
+
+        // MEMORY.md, the diary and the extracted memories of the user: shown as the API holds them.
+        String memoryMd = awaitDocument("MEMORY", "我喜欢简短的回答");
+        String diary = awaitDocument(ZH_DAY, "max.poll.records");
+        chrome.get(app.httpUrl() + "/ui/#/user/" + ZH_USER + "?date=" + ZH_DAY);
+        refreshUntil(() -> text(By.id("memory-md")).contains(bullet(memoryMd, "我喜欢简短的回答"))
+                && text(By.id("diary")).contains(bullet(diary, "max.poll.records")));
+        WebElement memories = await(By.id("user-memories"));
+        memories.findElement(By.cssSelector("input[name=content]")).sendKeys(ZH_TYPED);
+        memories.findElement(By.cssSelector("form.add-memory button[type=submit]"))
+                .click();
+        assertEquals(
+                ZH_TYPED,
+                awaitRowWith(ZH_TYPED)
+                        .findElement(By.cssSelector(".memory-text"))
+                        .getText());
+        shot("ui-zh-user");
+        chrome.get(app.httpUrl() + "/ui/#/memories?type=personal&user=" + ZH_USER);
+        awaitRowWith(By.cssSelector("#all-memories tr[data-id]"), "我的时区是北京时间");
+
+        // Chinese typed into the search form: the memory typed, the extracted one and the diary.
+        search("柴犬", "", ZH_TYPED);
+        search("北京时间", "personal", "我的时区是北京时间");
+        search("设为 100", "diary_chunk", bullet(diary, "max.poll.records"));
+        shot("ui-zh-search");
+        assertNoScriptRan();
+        await(By.id("signout")).click();
+    }
+
+    private static final String ZH_SESSION = "wang-orders-migration";
+    private static final String ZH_USER = "wang";
+    private static final String ZH_TOOL_SESSION = "wang-log";
+    private static final String ZH_LAST_LINE = "日志结束：共二百行，最后一行。";
+    private static final String ZH_TYPED = "王伟养了一只叫豆豆的柴犬";
+    private static final String ZH_DAY = "2026-11-28";
+    private static final int ZH_FOLLOW_UPS = 12;
+    private static final String[] ZH_TOPICS = {
+        "消费延迟", "偏移量提交", "重平衡", "分区分配", "回滚方案", "预发环境", "监控面板", "告警阈值", "幂等生产者", "批量大小", "数据中心", "值班安排"
+    };
+
+    /** Types {@code query} into the search form (with {@code type}, or any) and waits for a hit holding {@code expected}. */
+    private static void search(String query, String type, String expected) {
+        chrome.get(app.httpUrl() + "/ui/#/search");
+        WebElement form = await(By.id("search-form"));
+        form.findElement(By.cssSelector("input[name=q]")).sendKeys(query);
+        if (!type.isEmpty()) {
+            new Select(form.findElement(By.cssSelector("select[name=type]"))).selectByValue(type);
+        }
+        form.findElement(By.cssSelector("button[type=submit]")).click();
+        assertTrue(awaitRowWith(By.cssSelector("#hits tr.hit"), expected).isDisplayed());
+    }
+
+    private static String followUpAnswer(int turn) {
+        String topic = ZH_TOPICS[(turn - 1) % ZH_TOPICS.length];
+        return "关于" + topic + "：上线前先在预发环境 orders-stg-2 验证，观察一个小时的" + topic + "指标；上线时按数据中心分批切换，"
+                + "每一批之后检查消费延迟、偏移量提交和重平衡次数；如果指标异常，就按回滚方案停掉新版本、恢复偏移量、启动旧版本。第" + turn
+                + "条建议到此为止。";
+    }
+
+    /** Questions and answers after the demo's, on its day, about as long again as its conversation. */
+    private static List<Map<String, Object>> chineseFollowUps() {
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (int turn = 1; turn <= ZH_FOLLOW_UPS; turn++) {
+            String topic = ZH_TOPICS[(turn - 1) % ZH_TOPICS.length];
+            Map<String, Object> ask = message(
+                    ZH_SESSION, ZH_USER, "user", "第" + turn + "个问题：关于" + topic + "，上线当天应该注意什么？请结合订单服务的情况说明，并给出检查步骤。");
+            ask.put("time", String.format("%sT10:%02d:00Z", ZH_DAY, 2 * turn));
+            Map<String, Object> answer = message(ZH_SESSION, ZH_USER, "assistant", followUpAnswer(turn));
+            answer.put("time", String.format("%sT10:%02d:30Z", ZH_DAY, 2 * turn));
+            turns.add(ask);
+            turns.add(answer);
+        }
+        return turns;
+    }
+
+    private static String chineseLog() {
+        StringBuilder log = new StringBuilder();
+        for (int line = 1; line <= 200; line++) {
+            log.append("第").append(line).append("行：部署步骤完成，订单服务的消费者组没有重平衡。\n");
+        }
+        return log.append(ZH_LAST_LINE).append('\n').toString();
+    }
+
+    private static List<Map<String, Object>> chineseToolTurn() {
+        Map<String, Object> call = message(ZH_TOOL_SESSION, ZH_USER, "assistant", null);
+        call.put(
+                "tool_calls",
+                List.of(Map.of(
+                        "id",
+                        "call_zh_deploy",
+                        "type",
+                        "function",
+                        "function",
+                        Map.of("name", "read_file", "arguments", "{\"path\":\"部署日志.txt\"}"))));
+        Map<String, Object> result = message(ZH_TOOL_SESSION, ZH_USER, "tool", chineseLog());
+        result.put("tool_call_id", "call_zh_deploy");
+        result.put("name", "read_file");
+        return List.of(
+                message(ZH_TOOL_SESSION, ZH_USER, "user", "请看一下部署日志。"),
+                call,
+                result,
+                message(ZH_TOOL_SESSION, ZH_USER, "assistant", "部署日志里每一步都完成了。"));
+    }
+
+    /** The content of a document of the Chinese user once it holds {@code part}, as the JSON API answers it. */
+    private static String awaitDocument(String name, String part) {
+        return Awaitility.await(name + " of " + ZH_USER + " holds " + part)
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> ApiClient.send(app, "GET", "/v1/diary/" + ZH_USER + "/" + name, TestApps.ACME_KEY, null)
+                                .json()
+                                .path("content")
+                                .asText(),
+                        content -> content.contains(part));
+    }
+
+    /** The text of the Markdown bullet of {@code document} that holds {@code part}, as a page shows it. */
+    private static String bullet(String document, String part) {
+        return document.lines()
+                .filter(line -> line.contains(part))
+                .findFirst()
+                .orElseThrow()
+                .replaceFirst("^\\s*[-*]\\s+", "")
+                .strip();
+    }
+
     // ---- the conversation ---------------------------------------------------------------------
 
     private static final String[] WORDS = ("train ticket kyoto osaka budget hotel ryokan breakfast museum temple garden"
@@ -321,9 +495,13 @@ class MemoryBrowserIT extends WithBroker {
     }
 
     private static Map<String, Object> message(String role, String content) {
+        return message(SESSION, USER, role, content);
+    }
+
+    private static Map<String, Object> message(String session, String user, String role, String content) {
         Map<String, Object> message = new LinkedHashMap<>();
-        message.put("session", SESSION);
-        message.put("user", USER);
+        message.put("session", session);
+        message.put("user", user);
         message.put("role", role);
         message.put("content", content);
         return message;
@@ -364,7 +542,25 @@ class MemoryBrowserIT extends WithBroker {
     // ---- the browser ----------------------------------------------------------------------------
 
     private static By summaryCell() {
-        return By.cssSelector("tr[data-session='" + SESSION + "'] td.summary");
+        return summaryCell(SESSION);
+    }
+
+    private static By summaryCell(String session) {
+        return By.cssSelector("tr[data-session='" + session + "'] td.summary");
+    }
+
+    /** Signs this tab in with {@code key}, signing out whoever was signed in before. */
+    private static void signIn(String key) {
+        chrome.get(app.httpUrl() + "/ui/#/sessions");
+        new WebDriverWait(chrome, Duration.ofSeconds(30))
+                .until(d -> !d.findElements(By.id("api-key")).isEmpty()
+                        || !d.findElements(By.id("signout")).isEmpty());
+        if (!chrome.findElements(By.id("signout")).isEmpty()) {
+            chrome.findElement(By.id("signout")).click();
+        }
+        await(By.id("api-key")).sendKeys(key);
+        chrome.findElement(By.cssSelector("#signin button[type=submit]")).click();
+        await(By.id("signout"));
     }
 
     private static void awaitRow() {

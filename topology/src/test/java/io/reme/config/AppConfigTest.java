@@ -573,8 +573,9 @@ class AppConfigTest {
     void validDurationsMakeValidSessionSettings() {
         AppConfig config =
                 AppConfig.of(Map.of("reme.compaction.retry-backoff", "0s", "reme.compaction.pending-timeout", "500ms"));
-        assertEquals(Duration.ZERO, config.sessionSettings().retryBackoff());
-        assertEquals(Duration.ofMillis(500), config.sessionSettings().pendingTimeout());
+        assertEquals(Duration.ZERO, config.sessionSettings().compacting().retryBackoff());
+        assertEquals(
+                Duration.ofMillis(500), config.sessionSettings().compacting().pendingTimeout());
     }
 
     @Test

@@ -184,7 +184,7 @@ class DiaryCoverageTest {
 
         result(LlmResult.failed(diary, "HTTP 500", 5, T0));
         result(LlmResult.ok(compact, SessionDriver.summary("answer the questions"), 1, T0));
-        assertTrue(header().firstLiveSeq() > diary.toSeq(), "the compaction archived the span's messages");
+        assertTrue(header().window().firstLiveSeq() > diary.toSeq(), "the compaction archived the span's messages");
         assertEquals(
                 diary.messages(), spans().get(0).request().messages(), "copied in before its messages left the window");
 

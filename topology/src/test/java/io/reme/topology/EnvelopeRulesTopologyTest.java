@@ -166,6 +166,6 @@ class EnvelopeRulesTopologyTest {
                 List.of(new Block.ToolResult("ghost", "run", "output of a call this session never saw")),
                 archived.get(1).content());
         assertEquals(2, header().liveCount(), "the running call and its turn stay live");
-        assertNotNull(header().lastSummaryAt());
+        assertNotNull(header().summary().at());
     }
 }

@@ -306,7 +306,7 @@ class RemeTopologyTest {
         SessionHeader header = header("s1");
         assertNull(header.pending());
         assertEquals("", summaryOf("s1"));
-        assertEquals("HTTP 500 after 5 attempts", header.lastFailure());
+        assertEquals("HTTP 500 after 5 attempts", header.compaction().lastFailure());
         assertEquals(1, header.counters().get(Counter.COMPACTIONS_FAILED));
 
         sendRaw("acme/s1", message("s1", "user", "within backoff" + words(10), T0.plusSeconds(30)), T0.plusSeconds(30));
@@ -324,8 +324,8 @@ class RemeTopologyTest {
         sendResult(LlmResult.ok(retried.get(0), summary("retried"), 1, T0), T0.plusSeconds(61));
         SessionHeader applied = header("s1");
         assertEquals(1, applied.summaryVersion());
-        assertNull(applied.lastFailure(), "a later success clears the failure");
-        assertNull(applied.lastFailureAt());
+        assertNull(applied.compaction().lastFailure(), "a later success clears the failure");
+        assertNull(applied.compaction().lastFailureAt());
     }
 
     @Test
@@ -340,7 +340,9 @@ class RemeTopologyTest {
         assertEquals(6, live("s1").size());
         assertTrue(driver.dialog().isEmpty());
         assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES), "the second one is stale: request resolved");
-        assertTrue(header.lastFailure().contains("missing section '## Goal'"), header.lastFailure());
+        assertTrue(
+                header.compaction().lastFailure().contains("missing section '## Goal'"),
+                header.compaction().lastFailure());
     }
 
     @Test
@@ -438,7 +440,7 @@ class RemeTopologyTest {
                 "acme/s1",
                 "{\"tenant\":\"acme\",\"session\":\"s1\",\"user\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"midi\"}]}",
                 T0);
-        sendRaw("acme/s1", message("s1", "user", "x".repeat(SETTINGS.maxMessageBytes()), T0), T0);
+        sendRaw("acme/s1", message("s1", "user", "x".repeat(SETTINGS.input().maxMessageBytes()), T0), T0);
         send("s1", "assistant", "good two");
         driver.results()
                 .pipeInput(new TestRecord<>(

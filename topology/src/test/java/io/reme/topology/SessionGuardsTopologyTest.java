@@ -168,7 +168,7 @@ class SessionGuardsTopologyTest {
         assertNotNull(header.pending(), "the real request is still pending");
         assertEquals(request.requestId(), header.pending().requestId());
         assertEquals(null, summary(), "no forged summary is applied");
-        assertEquals(null, header.lastFailure(), "nor a forged failure");
+        assertEquals(null, header.compaction().lastFailure(), "nor a forged failure");
         assertEquals(3, header.counters().get(Counter.FORGED_RESULTS));
         List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(3, dead.size());

@@ -150,7 +150,7 @@ class WindowBoundsTopologyTest {
         assertTrue(SummaryFormat.section(written, "## ", "Critical Context").contains("call_lost"), written);
         sendResult(LlmResult.ok(request, written, 1, now()));
         SessionHeader header = header();
-        assertEquals(request.requestId(), header.lastResolvedRequestId());
+        assertEquals(request.requestId(), header.compaction().lastResolvedRequestId());
         assertEquals(1, header.summaryVersion());
         assertEquals(1, header.counters().get(Counter.UNANSWERED_CALLS));
         assertEquals(1L, view().compaction().counters().get(Counter.UNANSWERED_CALLS), "served with the context");
@@ -299,7 +299,9 @@ class WindowBoundsTopologyTest {
         SessionHeader header = header();
         assertEquals(0, header.summaryVersion(), "not applied");
         assertEquals(1, header.counters().get(Counter.INVALID_SUMMARIES));
-        assertTrue(header.lastFailure().contains("the budget is 375"), header.lastFailure());
+        assertTrue(
+                header.compaction().lastFailure().contains("the budget is 375"),
+                header.compaction().lastFailure());
     }
 
     // ---- a backlog, and a model that refuses long prompts ----
@@ -351,9 +353,9 @@ class WindowBoundsTopologyTest {
                 first, "HTTP 400: maximum context length exceeded", 1, now(), LlmFailure.CONTEXT_LENGTH));
         SessionHeader failed = header();
         assertNull(failed.pending());
-        assertEquals(refused / 2, failed.spanLimit());
+        assertEquals(refused / 2, failed.compaction().spanLimit());
         assertEquals(1, failed.counters().get(Counter.SPANS_SHRUNK));
-        assertNotNull(failed.nextAttemptAt());
+        assertNotNull(failed.compaction().nextAttemptAt());
 
         // After the backoff the next request covers at most half of what was refused.
         sent += 60;
@@ -369,7 +371,7 @@ class WindowBoundsTopologyTest {
 
         // The session keeps the smaller limit for the compactions that follow.
         sendResult(LlmResult.ok(second, summary("first half"), 1, now()));
-        assertEquals(refused / 2, header().spanLimit());
+        assertEquals(refused / 2, header().compaction().spanLimit());
     }
 
     /** Short turns (about 80 tokens) until the window crosses its threshold of 950. */
@@ -387,7 +389,7 @@ class WindowBoundsTopologyTest {
         LlmRequest first = compactions().get(0);
         long tokens = header().pending().tokens();
         sendResult(LlmResult.failed(first, "HTTP 500", 5, now()));
-        assertEquals(0, header().spanLimit());
+        assertEquals(0, header().compaction().spanLimit());
         sent += 60;
         send("user", "after the backoff");
         compactions();

@@ -1,5 +1,6 @@
 package io.reme.provider.offline;
 
+import io.reme.message.TextCut;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -85,18 +86,12 @@ final class Sentences {
         }
     }
 
+    /** The text, or its part kept under {@code max} characters ({@link TextCut}) and an ellipsis. */
     static String cut(String text, int max) {
         if (text.length() <= max) {
             return text;
         }
-        int at = text.lastIndexOf(' ', max);
-        if (at < max / 2) {
-            at = max;
-        }
-        if (Character.isHighSurrogate(text.charAt(at - 1))) {
-            at--;
-        }
-        return text.substring(0, at).strip() + "…";
+        return text.substring(0, TextCut.end(text, max)).strip() + "…";
     }
 
     /** The level of a Markdown heading line ({@code ## x} is 2), or 0 if the line is not one. */

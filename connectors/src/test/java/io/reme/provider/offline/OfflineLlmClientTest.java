@@ -173,6 +173,19 @@ class OfflineLlmClientTest {
         }
     }
 
+    /** A long Chinese error line has no space to cut at: it is cut after its last sentence that fits. */
+    @Test
+    void aLongChineseErrorLineIsCutAfterASentence() {
+        String kept = "错误：订单服务的消费者在第三次重试后放弃了提交偏移量。原因是会话超时只有十秒而一次轮询处理了五百条记录耗时超过四十秒！"
+                + "协调器因此把这个成员踢出了消费者组并触发重平衡？接下来分区七和分区九的记录会被另一个实例重新处理一次。";
+        String line = kept + "所以下游必须能够容忍重复的订单事件否则库存会被扣减两次而且财务报表里的金额也会出现偏差需要人工核对每一笔交易"
+                + "直到问题修复为止同时告警系统会每五分钟发送一次通知直到运维团队确认收到并且在值班记录里写明处理的步骤和负责人";
+        String summary = client.summarize(new SummaryTask(
+                List.of(message(Role.TOOL, 0, new Block.ToolResult("c1", "run", line + "\n"))), "", "zh", 4000, null));
+        String context = section(summary, "Critical Context");
+        assertTrue(context.contains("- " + kept + "…\n"), summary);
+    }
+
     @Test
     void survivesPathologicalToolOutput() {
         String output = "data=" + "1,".repeat(20000) + "\n" + "a" + "Bc".repeat(20000) + "\n" + "/x".repeat(20000)
