@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -34,16 +33,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,8 +92,8 @@ public final class MemoryReembedder implements AutoCloseable {
             Duration.ofMillis(200),
             Duration.ofSeconds(10),
             e -> e instanceof EmbeddingException embedding && embedding.retryable());
-    /** The assigned partitions' state; used on the loop's thread only (read by {@link #progress}). */
-    private final Map<TopicPartition, PartitionState> partitions = new ConcurrentHashMap<>();
+    /** The assigned partitions' state; used on the loop's thread only. */
+    private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
 
     private final ConsumerLoop<String, byte[]> loop;
     private long endOffsetsAt;
@@ -133,6 +129,19 @@ public final class MemoryReembedder implements AutoCloseable {
         /** The key pass's findings, dropped once the partition is read past {@link #keysEnd}. */
         Map<String, Latest> latest;
 
+        /**
+         * Offsets of the partition as it was when this pass began (up to {@link #keysEnd}): what the change has to
+         * read. Its own rewrites, appended after, are not counted, so the share read grows with the memories
+         * re-embedded instead of halving when every memory has been rewritten once.
+         */
+        long total() {
+            return keysEnd - begin;
+        }
+
+        long scanned() {
+            return Math.min(position, keysEnd) - begin;
+        }
+
         PartitionState(long begin, long position, String lastSwitch, long keysEnd, Map<String, Latest> latest) {
             this.begin = begin;
             this.end = Math.max(position, keysEnd);
@@ -142,9 +151,6 @@ public final class MemoryReembedder implements AutoCloseable {
             this.latest = latest;
         }
     }
-
-    /** One partition's progress: offsets read of all, and whether its switch is written. */
-    public record Progress(int partition, long scanned, long total, boolean switched) {}
 
     private MemoryReembedder(
             Map<String, Object> clientProps,
@@ -157,19 +163,8 @@ public final class MemoryReembedder implements AutoCloseable {
         this.model = model;
         this.profile = model.profile();
         this.metrics = metrics;
-        Map<String, Object> consumerProps = new HashMap<>(clientProps);
-        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 256);
-        KafkaConsumer<String, byte[]> consumer =
-                new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
-        Map<String, Object> producerProps = new HashMap<>(clientProps);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
+        KafkaConsumer<String, byte[]> consumer = MemoryClients.consumer(clientProps, groupId);
+        this.producer = MemoryClients.producer(clientProps);
         this.loop = ConsumerLoop.start("reme-reembedder", consumer, new ConsumerLoop.Handler<>() {
             private Consumer<String, byte[]> consumer;
 
@@ -218,19 +213,6 @@ public final class MemoryReembedder implements AutoCloseable {
         MemoryReembedder reembedder = new MemoryReembedder(clientProps, topics, groupId, model, metrics);
         LOG.info("memory re-embedder started profile={} group={}", model.profile(), groupId);
         return reembedder;
-    }
-
-    /** The profile every memory is given vectors of. */
-    public String profile() {
-        return profile;
-    }
-
-    /** The assigned partitions' progress, by partition. */
-    public List<Progress> progress() {
-        List<Progress> out = new ArrayList<>();
-        partitions.forEach((tp, s) -> out.add(
-                new Progress(tp.partition(), s.position - s.begin, s.end - s.begin, profile.equals(s.lastSwitch))));
-        return out;
     }
 
     private void assign(Consumer<String, byte[]> consumer, Collection<TopicPartition> assigned) {
@@ -582,8 +564,8 @@ public final class MemoryReembedder implements AutoCloseable {
                 state.end = end;
             }
         });
-        partitions.forEach((tp, s) -> metrics.reembedding(
-                tp.partition(), s.position - s.begin, s.end - s.begin, profile.equals(s.lastSwitch)));
+        partitions.forEach(
+                (tp, s) -> metrics.reembedding(tp.partition(), s.scanned(), s.total(), profile.equals(s.lastSwitch)));
     }
 
     /**
@@ -610,7 +592,7 @@ public final class MemoryReembedder implements AutoCloseable {
                     tp.partition(),
                     profile,
                     state.position - state.begin);
-            metrics.reembedding(tp.partition(), state.position - state.begin, state.end - state.begin, true);
+            metrics.reembedding(tp.partition(), state.scanned(), state.total(), true);
         }
     }
 

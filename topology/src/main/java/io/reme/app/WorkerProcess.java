@@ -129,11 +129,6 @@ public final class WorkerProcess implements AutoCloseable {
         return llm;
     }
 
-    /** The re-embedder, or null without an embedding model. */
-    public MemoryReembedder reembedder() {
-        return reembedder;
-    }
-
     @Override
     public void close() {
         pool.close();

@@ -128,11 +128,12 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
                 .description("Memories given the configured embedding model's vectors after a change of model")
                 .register(registry);
         Gauge.builder("reme.reembed.progress", this, m -> m.reembedProgress().progress())
-                .description("Share of the memories topic's offsets the re-embedder has read, over its partitions"
-                        + " (1 when every partition is read and switched)")
+                .description("Share of the memories written before the change of embedding model that the"
+                        + " re-embedder has read, over its partitions (1 when every partition is read and switched)")
                 .register(registry);
         Gauge.builder("reme.reembed.remaining", this, m -> m.reembedProgress().remaining())
-                .description("Offsets of the memories topic the re-embedder has still to read")
+                .description("Offsets of the memories topic written before the change that the re-embedder has"
+                        + " still to read")
                 .register(registry);
         Gauge.builder(
                         "reme.reembed.partitions.switched",
