@@ -1,5 +1,5 @@
 // The pipeline on this instance (GET /v1/pipeline): readiness, input lag, dead letters by reason,
-// LLM request outcomes and attempts, compactions. The same numbers /metrics exports.
+// LLM request outcomes and attempts, compactions, a change of embedding model. The same numbers /metrics exports.
 import {api} from './api.js';
 import {fmt, h, mount} from './dom.js';
 
@@ -25,6 +25,8 @@ export async function render(view, args, params, current) {
   const requests = nested(m.llmRequests);
   const calls = nested(m.llmCalls);
   const dead = Object.entries(m.deadLetters || {}).filter(([, v]) => v > 0);
+  const r = m.reembedding || {};
+  const done = r.partitions > 0 && r.switchedPartitions === r.partitions;
   mount(view,
     h('h1', {}, 'Pipeline'),
     h('section', {class: 'panel', id: 'health'},
@@ -34,6 +36,14 @@ export async function render(view, args, params, current) {
         health.lastThreadError ? [h('dt', {}, 'Last error'), h('dd', {class: 'error'}, health.lastThreadError)] : null,
         h('dt', {}, 'Messages in'), h('dd', {}, fmt(m.messagesIn)),
         h('dt', {}, 'Indexed memories'), h('dd', {}, fmt(m.indexedMemories)))),
+    h('section', {class: 'panel', id: 'reembedding'},
+      h('h2', {}, 'Embedding model ', h('span', {class: 'badge ' + (done ? 'good' : 'bad')},
+        r.partitions ? (done ? 'current' : 're-embedding') : 'not here')),
+      h('dl', {class: 'kv'},
+        h('dt', {}, 'Progress'), h('dd', {id: 'reembed-progress'}, fmt(Math.floor((r.progress || 0) * 100)) + ' %'),
+        h('dt', {}, 'Offsets left'), h('dd', {}, fmt(r.remaining)),
+        h('dt', {}, 'Partitions switched'), h('dd', {}, fmt(r.switchedPartitions) + ' of ' + fmt(r.partitions)),
+        h('dt', {}, 'Memories re-embedded'), h('dd', {}, fmt(r.reembedded)))),
     h('p', {class: 'muted'}, 'Totals of this instance since it started, all tenants together.'),
     h('div', {class: 'split'},
       h('section', {class: 'panel'}, h('h2', {}, 'Input lag'),

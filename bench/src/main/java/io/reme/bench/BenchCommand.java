@@ -20,15 +20,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench ingest|search|llm|soak|cluster|restore|sessions}: throughput benchmarks on a throw-away
- * embedded broker (ingest, llm) or a throw-away memory index (search), the fault soak (the application
+ * {@code bench ingest|search|llm|soak|cluster|restore|sessions|restart|reembed}: throughput benchmarks on a
+ * throw-away embedded broker (ingest, llm) or a throw-away memory index (search), the fault soak (the application
  * in a child JVM, killed and restarted), the cluster faults (every part of a real cluster killed in
- * turn), the memory index's recovery (restore) and one instance holding many live sessions (sessions).
+ * turn), the memory index's recovery (restore), one instance holding many live sessions (sessions), restarts of the
+ * embedded default (restart) and a change of embedding model on a running instance (reembed).
  */
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Run a benchmark: ingest, search, llm, soak, cluster, restore, sessions or restart.")
+        description = "Run a benchmark: ingest, search, llm, soak, cluster, restore, sessions, restart or reembed.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
@@ -37,7 +38,8 @@ public final class BenchCommand implements Callable<Integer> {
                     "ingest (session processor), search (memory index), llm (worker pool), soak (faults), cluster "
                             + "(faults of a real cluster), restore (the memory index after a crash and on a new disk), "
                             + "sessions (live sessions of one instance: memory, reads under load, restore) or restart "
-                            + "(the embedded default started again after SIGTERM and after SIGKILL)")
+                            + "(the embedded default started again after SIGTERM and after SIGKILL) or reembed (a change "
+                            + "of embedding model on a running instance: its time, and searches during it)")
     String what;
 
     @Option(
@@ -59,19 +61,20 @@ public final class BenchCommand implements Callable<Integer> {
                     + "the JIT compiles the session processor, the clients and the broker for three).")
     int warmUpRounds = 4;
 
-    @Option(names = "--partitions", description = "ingest, restore: topic partitions (default 6).")
+    @Option(names = "--partitions", description = "ingest, restore, reembed: topic partitions (default 6).")
     int partitions = 6;
 
     @Option(names = "--threads", description = "ingest: stream threads (default 2).")
     int threads = 2;
 
-    @Option(names = "--memories", description = "restore: memories in the index (default 100000).")
+    @Option(names = "--memories", description = "restore, reembed: memories in the index (default 100000).")
     long restoreMemories = 100_000;
 
     @Option(
             names = "--heap",
-            description = "restore, sessions: the instance's maximum heap, as -Xmx takes it (default: restore 4g, "
-                    + "sessions 1536m, a 4 GB instance's with RocksDB's 512 MiB and room for the rest).")
+            description =
+                    "restore, sessions, reembed: the instance's maximum heap, as -Xmx takes it (default: restore"
+                            + " and reembed 4g, sessions 1536m, a 4 GB instance's with RocksDB's 512 MiB and room for the rest).")
     String heap;
 
     @Option(names = "--requests", description = "llm: COMPACT requests per concurrency (default 200).")
@@ -94,8 +97,16 @@ public final class BenchCommand implements Callable<Integer> {
             description = "search: index sizes to measure at, growing (default 100000,1000000).")
     List<Integer> sizes = List.of(100_000, 1_000_000);
 
-    @Option(names = "--queries", description = "search: measured queries per size (default 1000).")
+    @Option(
+            names = "--queries",
+            description = "search: measured queries per size (default 1000); reembed: searches before and after the"
+                    + " change (default 1000).")
     int queries = 1000;
+
+    @Option(
+            names = "--search-pace-ms",
+            description = "reembed: time between two searches during the change (default 100).")
+    int searchPaceMs = 100;
 
     @Option(
             names = "--warmup-queries",
@@ -234,10 +245,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore", "sessions", "restart")
+        if (!List.of("ingest", "search", "llm", "soak", "cluster", "restore", "sessions", "restart", "reembed")
                 .contains(what)) {
             System.err.println("unknown benchmark '" + what
-                    + "'; available: ingest, search, llm, soak, cluster, restore, sessions, restart");
+                    + "'; available: ingest, search, llm, soak, cluster, restore, sessions, restart, reembed");
             return 2;
         }
         if (dataDir != null) {
@@ -366,6 +377,30 @@ public final class BenchCommand implements Callable<Integer> {
                     return 2;
                 }
                 return bench.run() ? 0 : 1;
+            }
+        }
+        if ("reembed".equals(what)) {
+            // The old model's vectors for the corpus: MiniLM-q, the model a deployment changes from to bge-small.
+            try (EmbeddingModel old = Providers.embeddings(AppConfig.of(Map.of(
+                    AppConfig.EMBEDDING_LOCAL_MODEL.name(), "all-minilm-l6-v2-q",
+                    AppConfig.EMBEDDING_CHINESE_MODEL.name(), "none")))) {
+                ReembedBenchmark bench;
+                try {
+                    bench = new ReembedBenchmark(
+                            dir,
+                            restoreMemories,
+                            partitions,
+                            heap == null ? "4g" : heap,
+                            MemoryCorpus.embeddedWith(old),
+                            Duration.ofMillis(searchPaceMs),
+                            queries,
+                            System.out);
+                } catch (IllegalArgumentException e) {
+                    System.err.println(e.getMessage());
+                    return 2;
+                }
+                bench.run();
+                return 0;
             }
         }
         if ("search".equals(what)) {

@@ -5,7 +5,6 @@ import io.reme.app.AppProcess;
 import io.reme.broker.EmbeddedKafka;
 import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
-import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,15 +16,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Future;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * {@code bench restore}: how fast an instance's memory index is back. The application runs in a
@@ -168,35 +160,11 @@ public final class RestoreBenchmark {
 
     /** Writes every memory to its partition; returns the id of the last one each partition got. */
     private Map<Integer, String> produce(String bootstrap) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
-        MemoryPartitioning partitioning = new MemoryPartitioning(BUCKETS);
-        Set<Integer> used = partitioning.partitionsOf(MemoryCorpus.TENANT, partitions);
+        Set<Integer> used = new MemoryPartitioning(BUCKETS).partitionsOf(MemoryCorpus.TENANT, partitions);
         out.printf(
                 "bench restore: memories=%,d partitions=%d (the tenant's buckets in %d of them) heap=%s dir=%s%n",
                 memories, partitions, used.size(), heap, dir);
-        Map<Integer, String> last = new TreeMap<>();
-        Future<RecordMetadata> sent = null;
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long n = 0; n < memories; n++) {
-                MemoryRecord record = corpus.memory(n);
-                int partition = partitioning.partition(record.tenant(), record.id(), partitions);
-                sent = producer.send(new ProducerRecord<>(
-                        TOPICS.memories(),
-                        partition,
-                        (record.tenant() + "/" + record.id()).getBytes(StandardCharsets.UTF_8),
-                        Json.bytes(record)));
-                last.put(partition, record.id());
-            }
-            producer.flush();
-            sent.get();
-        }
-        return last;
+        return CorpusWriter.write(bootstrap, TOPICS, corpus, memories, partitions, BUCKETS);
     }
 
     /** Until the last memory of each partition is found and a listing misses no partition. */

@@ -59,6 +59,16 @@ public interface EmbeddingModel extends AutoCloseable {
         return this;
     }
 
+    /**
+     * Names what decides a memory's vector: this model's id, or for a model that routes texts by language its
+     * models and the rule ({@link LanguageRoutedEmbeddingModel}). The memory index records the profile its searches
+     * use; a change of profile is a change of model that every memory must be re-embedded for (docs/architecture.md,
+     * "Changing the embedding model").
+     */
+    default String profile() {
+        return id();
+    }
+
     /** The argument check of {@link #embed(List)}: the list and every text in it present. */
     static void requireTexts(List<String> texts) {
         Objects.requireNonNull(texts, "texts");

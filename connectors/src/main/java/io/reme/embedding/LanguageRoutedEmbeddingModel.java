@@ -1,5 +1,6 @@
 package io.reme.embedding;
 
+import io.reme.search.EmbeddingProfile;
 import java.lang.Character.UnicodeScript;
 import java.util.List;
 import java.util.Objects;
@@ -79,6 +80,12 @@ public final class LanguageRoutedEmbeddingModel implements EmbeddingModel {
     @Override
     public String id() {
         return main.id();
+    }
+
+    /** The main model's id, then {@value EmbeddingProfile#CHINESE} and the Chinese model's. */
+    @Override
+    public String profile() {
+        return EmbeddingProfile.of(main.id(), chinese.id());
     }
 
     @Override

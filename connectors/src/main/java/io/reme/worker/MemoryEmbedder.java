@@ -22,21 +22,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,19 +71,8 @@ public final class MemoryEmbedder implements AutoCloseable {
         this.topics = topics;
         this.model = model;
         this.metrics = metrics;
-        Map<String, Object> consumerProps = new HashMap<>(clientProps);
-        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 256);
-        KafkaConsumer<String, byte[]> consumer =
-                new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
-        Map<String, Object> producerProps = new HashMap<>(clientProps);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
+        KafkaConsumer<String, byte[]> consumer = MemoryClients.consumer(clientProps, groupId);
+        this.producer = MemoryClients.producer(clientProps);
         this.loop = ConsumerLoop.start("reme-embedder", consumer, new ConsumerLoop.Handler<>() {
             @Override
             public void open(Consumer<String, byte[]> consumer, Runnable commit) {

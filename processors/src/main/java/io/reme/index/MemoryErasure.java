@@ -86,7 +86,7 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
     }
 
     /** Whether a record of {@code memories} is an erasure's request to expunge the deleted memories. */
-    static boolean isExpunge(Headers headers) {
+    public static boolean isExpunge(Headers headers) {
         return headers != null && headers.lastHeader(EXPUNGE_HEADER) != null;
     }
 

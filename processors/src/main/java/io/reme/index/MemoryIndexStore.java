@@ -5,6 +5,8 @@ import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
+import io.reme.search.SearchQuery;
+import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -161,6 +163,8 @@ public final class MemoryIndexStore implements StateStore {
             // expunge request, which a copy restoring (a standby) carries out as the active task did.
             if (MemoryErasure.isExpunge(record.headers())) {
                 expungeDeletes();
+            } else if (EmbeddingSwitch.isSwitch(record.headers())) {
+                switchProfile(EmbeddingSwitch.profileOf(record.headers()));
             } else if (!Erasure.isErasure(record.headers())) {
                 apply(record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), record.value());
             }
@@ -176,7 +180,12 @@ public final class MemoryIndexStore implements StateStore {
         committed = recorded.orElse(-1);
         applied = committed;
         open = true;
-        LOG.info("memory index opened task={} documents={} committedOffset={}", context.taskId(), count(), committed);
+        LOG.info(
+                "memory index opened task={} documents={} committedOffset={} embeddingProfile={}",
+                context.taskId(),
+                count(),
+                committed,
+                index.embeddingProfile());
     }
 
     /**
@@ -239,6 +248,21 @@ public final class MemoryIndexStore implements StateStore {
         } catch (IOException e) {
             throw new ProcessorStateException("memory index " + name + " failed to apply key=" + key, e);
         }
+    }
+
+    /**
+     * From this record on, searches use {@code profile}'s query vectors ({@link SearchQuery#forProfile}): every
+     * memory before the switch record carries that profile's vectors. Durable with the next commit, whose
+     * offset is at least this record's, so a crash before it replays the switch.
+     */
+    void switchProfile(String profile) {
+        String before = index.embeddingProfile();
+        if (profile == null || profile.equals(before)) {
+            return;
+        }
+        index.embeddingProfile(profile);
+        dirty = true;
+        LOG.info("memory index switched embedding profile store={} from={} to={}", name, before, profile);
     }
 
     /**
@@ -391,11 +415,19 @@ public final class MemoryIndexStore implements StateStore {
         if (query instanceof MemoryProgress) {
             return (QueryResult<R>) QueryResult.forResult(applied);
         }
+        if (query instanceof EmbeddingState) {
+            String profile = index.embeddingProfile();
+            return (QueryResult<R>) QueryResult.forResult(profile == null ? "" : profile);
+        }
         try {
             Object answer;
             if (query instanceof MemorySearch search) {
                 refreshIfWritten();
-                answer = search.candidates() ? index.candidates(search.query()) : index.search(search.query());
+                // The query vector of the profile this index searches with, never another model's.
+                SearchQuery mine = search.query().forProfile(index.embeddingProfile());
+                answer = mine == null
+                        ? new SearchResult(List.of(), new SearchResult.Timings(0, 0, 0, 0, 0, 0, 0))
+                        : search.candidates() ? index.candidates(mine) : index.search(mine);
             } else if (query instanceof MemoryGet get) {
                 refreshIfWritten();
                 answer = Optional.ofNullable(index.get(get.tenant(), get.id()));

@@ -67,6 +67,8 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
         }
         if (MemoryErasure.isExpunge(record.headers())) {
             store.expungeDeletes();
+        } else if (EmbeddingSwitch.isSwitch(record.headers())) {
+            store.switchProfile(EmbeddingSwitch.profileOf(record.headers()));
         } else if (!Erasure.isErasure(record.headers())) {
             store.apply(record.key(), record.value());
         }

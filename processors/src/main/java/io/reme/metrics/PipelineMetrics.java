@@ -47,4 +47,13 @@ public interface PipelineMetrics {
 
     /** A request answered on {@code llm.results}, after all its attempts. */
     default void llmRequest(LlmKind kind, LlmStatus status) {}
+
+    /**
+     * Where a change of embedding model stands in one partition of {@code memories}: {@code scanned} of its
+     * {@code total} offsets read by the re-embedder, and whether the partition's index has been told to switch.
+     */
+    default void reembedding(int partition, long scanned, long total, boolean switched) {}
+
+    /** Memories given the vectors of the configured model by the re-embedder. */
+    default void reembedded(int memories) {}
 }

@@ -129,7 +129,9 @@ import org.apache.lucene.util.Version;
  * must all have the same dimension (its first one fixes it, at most 1024).
  *
  * <p>The {@linkplain #LAYOUT layout} of the fields is recorded in each commit point: an index written
- * with an older one is rebuilt from its source ({@link #outdated(Path)}).
+ * with an older one is rebuilt from its source ({@link #outdated(Path)}). So is the {@linkplain
+ * #embeddingProfile() embedding profile} its searches use, which its owner switches when a change of model
+ * has given every memory the new model's vectors ({@link MemoryRecord#moreVectors()}).
  */
 public final class MemoryIndex implements Closeable {
     static final String F_ID = "id";
@@ -212,6 +214,8 @@ public final class MemoryIndex implements Closeable {
 
     /** The commit user data key holding the source offset a commit point contains up to. */
     private static final String COMMITTED_OFFSET = "reme.committed-offset";
+    /** The commit user data key holding the embedding profile searches use ({@link #embeddingProfile}). */
+    private static final String EMBEDDING_PROFILE = "reme.embedding-profile";
 
     private final Directory directory;
     private final boolean ownsDirectory;
@@ -224,6 +228,8 @@ public final class MemoryIndex implements Closeable {
     private final Map<String, Integer> dimensions = new ConcurrentHashMap<>();
     /** The layout of the index's fields, written with every commit: {@link #LAYOUT} unless opened on an older index. */
     private final int layout;
+    /** The embedding profile searches use, written with every commit; null until one is set. */
+    private volatile String embeddingProfile;
 
     private MemoryIndex(Directory directory, boolean ownsDirectory) throws IOException {
         this.directory = directory;
@@ -247,8 +253,10 @@ public final class MemoryIndex implements Closeable {
         });
         this.queryBuilder = new QueryBuilder(analyzer);
         this.dimensions.putAll(indexedDimensions());
-        this.layout =
-                DirectoryReader.indexExists(directory) ? layoutOf(SegmentInfos.readLatestCommit(directory)) : LAYOUT;
+        boolean exists = DirectoryReader.indexExists(directory);
+        SegmentInfos latest = exists ? SegmentInfos.readLatestCommit(directory) : null;
+        this.layout = exists ? layoutOf(latest) : LAYOUT;
+        this.embeddingProfile = exists ? latest.getUserData().get(EMBEDDING_PROFILE) : null;
     }
 
     private static int layoutOf(SegmentInfos commit) {
@@ -392,8 +400,31 @@ public final class MemoryIndex implements Closeable {
             live.forEach(e -> data.put(e.getKey(), e.getValue()));
         }
         data.put(LAYOUT_KEY, Integer.toString(layout));
+        putProfile(data);
         writer.setLiveCommitData(data.entrySet());
         writer.commit();
+    }
+
+    private void putProfile(Map<String, String> data) {
+        String profile = embeddingProfile;
+        if (profile != null) {
+            data.put(EMBEDDING_PROFILE, profile);
+        }
+    }
+
+    /**
+     * The embedding profile searches of this index use (a model, or models routed by script: the
+     * configured {@code EmbeddingModel}'s profile), as of the writes so far; null for an index that never
+     * recorded one. Durable with the next commit, in the same commit point as the documents and the offset,
+     * so after a crash the profile and the vectors the index holds agree.
+     */
+    public String embeddingProfile() {
+        return embeddingProfile;
+    }
+
+    /** Sets the profile searches use from now on; recorded by the next commit. */
+    public void embeddingProfile(String profile) {
+        this.embeddingProfile = profile;
     }
 
     /**
@@ -403,8 +434,11 @@ public final class MemoryIndex implements Closeable {
      * atomically), so the writes after it are the ones to replay.
      */
     public void commit(long offset) throws IOException {
-        writer.setLiveCommitData(Map.of(COMMITTED_OFFSET, Long.toString(offset), LAYOUT_KEY, Integer.toString(layout))
-                .entrySet());
+        Map<String, String> data = new HashMap<>();
+        data.put(COMMITTED_OFFSET, Long.toString(offset));
+        data.put(LAYOUT_KEY, Integer.toString(layout));
+        putProfile(data);
+        writer.setLiveCommitData(data.entrySet());
         writer.commit();
     }
 
@@ -566,15 +600,11 @@ public final class MemoryIndex implements Closeable {
         }
         float[] vector = r.vector();
         if (vector != null) {
-            String field = vectorField(r.vectorModel());
-            checkDimension(field, vector.length, true);
-            doc.add(new KnnFloatVectorField(field, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
-            float[] contextVector = r.contextVector();
-            if (contextVector != null) {
-                String contextField = contextVectorField(r.vectorModel());
-                checkDimension(contextField, contextVector.length, true);
-                doc.add(new KnnFloatVectorField(
-                        contextField, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
+            addVectors(doc, r.vectorModel(), vector, r.contextVector());
+        }
+        for (MemoryRecord.ModelVectors more : r.moreVectors()) {
+            if (!more.model().equals(r.vectorModel())) {
+                addVectors(doc, more.model(), more.vector(), more.contextVector());
             }
         }
         try {
@@ -584,6 +614,17 @@ public final class MemoryIndex implements Closeable {
             throw new UncheckedIOException(e);
         }
         return doc;
+    }
+
+    private void addVectors(Document doc, String model, float[] vector, float[] contextVector) {
+        String field = vectorField(model);
+        checkDimension(field, vector.length, true);
+        doc.add(new KnnFloatVectorField(field, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
+        if (contextVector != null) {
+            String contextField = contextVectorField(model);
+            checkDimension(contextField, contextVector.length, true);
+            doc.add(new KnnFloatVectorField(contextField, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
+        }
     }
 
     /** Checks a vector's length against its field's (fixing the field's with {@code fix} if it has none yet). */

@@ -52,7 +52,8 @@ public record MemoryRecord(
         long version,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history,
         String context,
-        float[] contextVector) {
+        float[] contextVector,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ModelVectors> moreVectors) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
@@ -65,6 +66,55 @@ public record MemoryRecord(
     public record Revision(String text, long version, Instant replacedAt) {
         public Revision {
             Objects.requireNonNull(text, "text");
+        }
+    }
+
+    /**
+     * The vectors of this memory's text and text-with-context made by another model than {@link #vectorModel}:
+     * a memory re-embedded for a change of model carries both models' vectors until the change is done, so the
+     * index can answer with either (docs/architecture.md, "Changing the embedding model").
+     */
+    public record ModelVectors(String model, float[] vector, float[] contextVector) {
+        public ModelVectors {
+            if (model == null || model.isBlank()) {
+                throw new IllegalArgumentException("moreVectors: a model is required");
+            }
+            Objects.requireNonNull(vector, "moreVectors: vector");
+            vector = vector.clone();
+            checkVector("moreVectors vector", vector);
+            if (contextVector != null) {
+                contextVector = contextVector.clone();
+                checkVector("moreVectors contextVector", contextVector);
+            }
+        }
+
+        @Override
+        public float[] vector() {
+            return vector.clone();
+        }
+
+        @Override
+        public float[] contextVector() {
+            return contextVector == null ? null : contextVector.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ModelVectors v
+                    && model.equals(v.model)
+                    && Arrays.equals(vector, v.vector)
+                    && Arrays.equals(contextVector, v.contextVector);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(model, Arrays.hashCode(vector), Arrays.hashCode(contextVector));
+        }
+
+        @Override
+        public String toString() {
+            return "ModelVectors[model=" + model + ", vector=float[" + vector.length + "], contextVector="
+                    + (contextVector == null ? "null" : "float[" + contextVector.length + "]") + "]";
         }
     }
 
@@ -111,6 +161,52 @@ public record MemoryRecord(
             contextVector = contextVector.clone();
             checkVector("contextVector", contextVector);
         }
+        moreVectors = moreVectors == null ? List.of() : List.copyOf(moreVectors);
+        if (!moreVectors.isEmpty()
+                && context == null
+                && moreVectors.stream().anyMatch(v -> v.contextVector() != null)) {
+            throw new IllegalArgumentException("moreVectors: a contextVector needs a context");
+        }
+    }
+
+    /** A record without vectors of other models (every writer but a re-embedding makes these). */
+    public MemoryRecord(
+            String id,
+            String tenant,
+            String user,
+            String session,
+            MemoryType type,
+            String text,
+            Instant createdAt,
+            Instant updatedAt,
+            Instant conversationTime,
+            Map<String, String> metadata,
+            float[] vector,
+            String vectorModel,
+            String target,
+            long version,
+            List<Revision> history,
+            String context,
+            float[] contextVector) {
+        this(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history,
+                context,
+                contextVector,
+                List.of());
     }
 
     /** A first version with no target (diary and dialog chunks). */
@@ -189,7 +285,8 @@ public record MemoryRecord(
                 version,
                 history,
                 context,
-                newContextVector);
+                newContextVector,
+                moreVectors);
     }
 
     /** The time the search's time filter applies to: the conversation time if known, else the creation time. */
@@ -216,7 +313,12 @@ public record MemoryRecord(
                 version,
                 history,
                 context,
-                newVector != null && Objects.equals(model, vectorModel) ? contextVector : null);
+                newVector != null && Objects.equals(model, vectorModel) ? contextVector : null,
+                newVector == null
+                        ? List.of()
+                        : moreVectors.stream()
+                                .filter(v -> !v.model().equals(model))
+                                .toList());
     }
 
     public MemoryRecord withConversationTime(Instant time) {
@@ -237,7 +339,8 @@ public record MemoryRecord(
                 version,
                 history,
                 context,
-                contextVector);
+                contextVector,
+                moreVectors);
     }
 
     public MemoryRecord withText(String newText, Instant newUpdatedAt) {
@@ -315,7 +418,8 @@ public record MemoryRecord(
                 version,
                 history,
                 context,
-                contextVector);
+                contextVector,
+                moreVectors);
     }
 
     /**
@@ -347,6 +451,44 @@ public record MemoryRecord(
                 older,
                 context,
                 null);
+    }
+
+    /**
+     * The same memory also carrying {@code more}, another model's vectors of the same text and context (replacing
+     * any it carried of that model); the record's own {@link #vectorModel} cannot be given again.
+     */
+    public MemoryRecord withMoreVectors(ModelVectors more) {
+        if (more.model().equals(vectorModel)) {
+            throw new IllegalArgumentException("the record's own vectors are of " + vectorModel);
+        }
+        List<ModelVectors> all = new ArrayList<>(moreVectors.size() + 1);
+        moreVectors.stream().filter(v -> !v.model().equals(more.model())).forEach(all::add);
+        all.add(more);
+        return new MemoryRecord(
+                id,
+                tenant,
+                user,
+                session,
+                type,
+                text,
+                createdAt,
+                updatedAt,
+                conversationTime,
+                metadata,
+                vector,
+                vectorModel,
+                target,
+                version,
+                history,
+                context,
+                contextVector,
+                all);
+    }
+
+    /** Whether the record carries a vector of its text made by {@code model}. */
+    public boolean hasVectorOf(String model) {
+        return (vector != null && model.equals(vectorModel))
+                || moreVectors.stream().anyMatch(v -> v.model().equals(model));
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -385,7 +527,8 @@ public record MemoryRecord(
                 && version == r.version
                 && history.equals(r.history)
                 && Objects.equals(context, r.context)
-                && Arrays.equals(contextVector, r.contextVector);
+                && Arrays.equals(contextVector, r.contextVector)
+                && moreVectors.equals(r.moreVectors);
     }
 
     @Override
@@ -407,7 +550,8 @@ public record MemoryRecord(
                 version,
                 history,
                 context,
-                Arrays.hashCode(contextVector));
+                Arrays.hashCode(contextVector),
+                moreVectors);
     }
 
     @Override
@@ -419,6 +563,8 @@ public record MemoryRecord(
                 + ", vectorModel=" + vectorModel + ", target=" + target + ", version=" + version
                 + ", history=" + history.size() + ", context="
                 + (context == null ? "null" : context.length() + " chars")
-                + ", contextVector=" + (contextVector == null ? "null" : "float[" + contextVector.length + "]") + "]";
+                + ", contextVector=" + (contextVector == null ? "null" : "float[" + contextVector.length + "]")
+                + ", moreVectors="
+                + moreVectors.stream().map(ModelVectors::model).toList() + "]";
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.reme.message.SafeId;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,6 +25,10 @@ import java.util.TreeSet;
  *   <li>{@code vectorModel}: the model that made {@code vector}; kNN then compares it only with
  *       vectors that model made ({@link MemoryRecord#vectorModel()}), since vectors of two models
  *       live in different spaces even when their lengths agree. Null compares with all.</li>
+ *   <li>{@code byProfile}: during a change of embedding model, the query's vector under each embedding
+ *       profile in use (the model that profile routes the text to, and its vector); an index searches with
+ *       the one of the profile it has switched to ({@link #forProfile}), so a task never compares a query
+ *       vector with another model's vectors whichever side of the switch it is on.</li>
  * </ul>
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -40,7 +45,37 @@ public record SearchQuery(
         double minScore,
         FusionMode fusion,
         Set<String> targets,
-        String vectorModel) {
+        String vectorModel,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ProfileVector> byProfile) {
+
+    /** The query's vector under one embedding profile: the model the profile routes the text to, and its vector. */
+    public record ProfileVector(String model, float[] vector) {
+        public ProfileVector {
+            Objects.requireNonNull(model, "model");
+            vector = vector.clone();
+            MemoryRecord.checkVector("profile vector", vector);
+        }
+
+        @Override
+        public float[] vector() {
+            return vector.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ProfileVector v && model.equals(v.model) && Arrays.equals(vector, v.vector);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(model, Arrays.hashCode(vector));
+        }
+
+        @Override
+        public String toString() {
+            return "ProfileVector[model=" + model + ", vector=float[" + vector.length + "]]";
+        }
+    }
 
     public static final int DEFAULT_K = 10;
     public static final int MAX_K = 1000;
@@ -74,6 +109,39 @@ public record SearchQuery(
         // width (RRF had matched weighted fusion at k <= 10 and beaten it at 25 and 50; docs/evaluation.md).
         fusion = fusion == null ? FusionMode.RANK_AND_SCORE : fusion;
         targets = targets == null ? Set.of() : Set.copyOf(new TreeSet<>(targets));
+        byProfile = byProfile == null ? Map.of() : Map.copyOf(byProfile);
+    }
+
+    /** A query with its vector, if any, under one profile only. */
+    public SearchQuery(
+            String tenant,
+            String text,
+            float[] vector,
+            int k,
+            Set<MemoryType> types,
+            Set<String> users,
+            Set<String> sessions,
+            Instant from,
+            Instant to,
+            double minScore,
+            FusionMode fusion,
+            Set<String> targets,
+            String vectorModel) {
+        this(
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                Map.of());
     }
 
     /** A query without a target filter. */
@@ -138,22 +206,74 @@ public record SearchQuery(
 
     public SearchQuery withK(int newK) {
         return new SearchQuery(
-                tenant, text, vector, newK, types, users, sessions, from, to, minScore, fusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                newK,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withTypes(Set<MemoryType> newTypes) {
         return new SearchQuery(
-                tenant, text, vector, k, newTypes, users, sessions, from, to, minScore, fusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                newTypes,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withUsers(Set<String> newUsers) {
         return new SearchQuery(
-                tenant, text, vector, k, types, newUsers, sessions, from, to, minScore, fusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                newUsers,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withSessions(Set<String> newSessions) {
         return new SearchQuery(
-                tenant, text, vector, k, types, users, newSessions, from, to, minScore, fusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                newSessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withTimeRange(Instant newFrom, Instant newTo) {
@@ -170,12 +290,26 @@ public record SearchQuery(
                 minScore,
                 fusion,
                 targets,
-                vectorModel);
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withMinScore(double newMinScore) {
         return new SearchQuery(
-                tenant, text, vector, k, types, users, sessions, from, to, newMinScore, fusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                newMinScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile);
     }
 
     public SearchQuery withTargets(Set<String> newTargets) {
@@ -185,7 +319,76 @@ public record SearchQuery(
 
     public SearchQuery withFusion(FusionMode newFusion) {
         return new SearchQuery(
-                tenant, text, vector, k, types, users, sessions, from, to, minScore, newFusion, targets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                newFusion,
+                targets,
+                vectorModel,
+                byProfile);
+    }
+
+    /** The same query carrying its vector under each profile in use ({@link #forProfile}). */
+    public SearchQuery withProfiles(Map<String, ProfileVector> newByProfile) {
+        return new SearchQuery(
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                newByProfile);
+    }
+
+    /**
+     * The query an index whose searches use {@code profile} runs: with the vector made under that profile (from
+     * {@link #byProfile}, or its own vector if one of the profile's models made it), or on text alone when it
+     * carries none (null when it has no text either: nothing to search). A query without a vector, or for an index
+     * that never recorded a profile, runs as it is.
+     */
+    public SearchQuery forProfile(String profile) {
+        if (profile == null || vector == null) {
+            return this;
+        }
+        ProfileVector mine = byProfile.get(profile);
+        if (mine == null
+                && vectorModel != null
+                && EmbeddingProfile.models(profile).contains(vectorModel)) {
+            // Embedded by one of the profile's own models: comparable with the index's vectors of that model.
+            mine = new ProfileVector(vectorModel, vector);
+        }
+        if (mine == null && text.isBlank()) {
+            return null;
+        }
+        return new SearchQuery(
+                tenant,
+                text,
+                mine == null ? null : mine.vector(),
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                mine == null ? null : mine.model(),
+                Map.of());
     }
 
     /** Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. */
@@ -208,7 +411,8 @@ public record SearchQuery(
                 && Double.compare(minScore, q.minScore) == 0
                 && fusion == q.fusion
                 && targets.equals(q.targets)
-                && Objects.equals(vectorModel, q.vectorModel);
+                && Objects.equals(vectorModel, q.vectorModel)
+                && byProfile.equals(q.byProfile);
     }
 
     @Override
@@ -226,7 +430,8 @@ public record SearchQuery(
                 minScore,
                 fusion,
                 targets,
-                vectorModel);
+                vectorModel,
+                byProfile);
     }
 
     @Override
@@ -235,6 +440,6 @@ public record SearchQuery(
                 + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]") + ", k=" + k
                 + ", types=" + types + ", users=" + users + ", sessions=" + sessions + ", from=" + from
                 + ", to=" + to + ", minScore=" + minScore + ", fusion=" + fusion + ", targets=" + targets
-                + ", vectorModel=" + vectorModel + "]";
+                + ", vectorModel=" + vectorModel + ", byProfile=" + byProfile.keySet() + "]";
     }
 }

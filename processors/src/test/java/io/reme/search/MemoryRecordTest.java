@@ -57,4 +57,30 @@ class MemoryRecordTest {
         assertThrows(
                 IllegalArgumentException.class, () -> plain.withContext("c").withContextVector(new float[] {0, 0}));
     }
+
+    @Test
+    void anotherModelsVectorsTravelWithTheContentTheyWereMadeFrom() throws IOException {
+        MemoryRecord record = withContext()
+                .withMoreVectors(new MemoryRecord.ModelVectors("next", new float[] {0, 0, 1}, new float[] {0, 1, 0}));
+        MemoryRecord read = Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(record), MemoryRecord.class);
+        assertEquals(record, read);
+        assertEquals(true, read.hasVectorOf("next"));
+        assertEquals(true, read.hasVectorOf("model"));
+        assertEquals(false, read.hasVectorOf("other"));
+        assertEquals(1, record.withConversationTime(T0).moreVectors().size(), "same content, same vectors");
+        assertEquals(0, record.withText("likes coffee", T0).moreVectors().size(), "a new text needs new vectors");
+        assertEquals(0, record.withVector(null, "model").moreVectors().size(), "no vectors at all");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> record.withMoreVectors(new MemoryRecord.ModelVectors("model", new float[] {1, 0}, null)));
+        // Records written before other models' vectors existed read as carrying none.
+        assertEquals(
+                0,
+                Json.MAPPER
+                        .readValue(
+                                "{\"id\":\"m0\",\"tenant\":\"acme\",\"type\":\"PERSONAL\",\"text\":\"x\"}",
+                                MemoryRecord.class)
+                        .moreVectors()
+                        .size());
+    }
 }

@@ -5,6 +5,7 @@ import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.ProfileModels;
 import io.reme.files.FileSinks;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
@@ -257,7 +258,8 @@ public final class RemeApp implements AutoCloseable {
                             embeddings,
                             new QueryLimits(
                                     config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
-                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS))))
+                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS)),
+                            profileModels(resources, embeddings)))
                     .metrics(metrics)
                     .memories(
                             new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
@@ -368,6 +370,11 @@ public final class RemeApp implements AutoCloseable {
                 LOG.warn("rocksdb memory left to the process exit: streams state={}", client.state());
             }
         });
+    }
+
+    /** The models of queries: during a change of model, indexes not switched yet are searched with their own. */
+    private static ProfileModels profileModels(StartedResources resources, EmbeddingModel embeddings) {
+        return embeddings == null ? null : resources.add("older embedding profiles", ProfileModels.local(embeddings));
     }
 
     /**

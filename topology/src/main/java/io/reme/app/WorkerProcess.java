@@ -11,14 +11,16 @@ import io.reme.worker.LlmWorkerPool;
 import io.reme.worker.MemoryEmbedder;
 import io.reme.worker.MemoryLookup;
 import io.reme.worker.MemoryQuota;
+import io.reme.worker.MemoryReembedder;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
- * The worker side: the LLM worker pool (compaction, diaries, memory extraction) and the memory
- * embedder that moves memories from {@code memories.pending} to {@code memories}. Both run where
+ * The worker side: the LLM worker pool (compaction, diaries, memory extraction), the memory
+ * embedder that moves memories from {@code memories.pending} to {@code memories}, and the re-embedder that gives
+ * every memory the configured model's vectors after a change of model. They run where
  * this is started: inside {@code run} by default, or on their own with the {@code workers} command;
  * either way nothing reaches the index unless this runs somewhere. The embedding model is the
  * caller's (null: memories are indexed without vectors) and is not closed here.
@@ -27,11 +29,13 @@ public final class WorkerProcess implements AutoCloseable {
     private final LlmClient llm;
     private final LlmWorkerPool pool;
     private final MemoryEmbedder embedder;
+    private final MemoryReembedder reembedder;
 
-    private WorkerProcess(LlmClient llm, LlmWorkerPool pool, MemoryEmbedder embedder) {
+    private WorkerProcess(LlmClient llm, LlmWorkerPool pool, MemoryEmbedder embedder, MemoryReembedder reembedder) {
         this.llm = llm;
         this.pool = pool;
         this.embedder = embedder;
+        this.reembedder = reembedder;
     }
 
     /**
@@ -88,7 +92,16 @@ public final class WorkerProcess implements AutoCloseable {
                     config.get(AppConfig.APPLICATION_ID) + "-embedder",
                     embeddings,
                     metrics);
-            return new WorkerProcess(llm, pool, embedder);
+            // Every memory gets the configured model's vectors, whatever model made it: a change of model re-embeds.
+            MemoryReembedder reembedder = embeddings == null
+                    ? null
+                    : MemoryReembedder.start(
+                            clientProps,
+                            config.topics(),
+                            config.get(AppConfig.APPLICATION_ID) + "-reembedder",
+                            embeddings,
+                            metrics);
+            return new WorkerProcess(llm, pool, embedder, reembedder);
         } catch (RuntimeException e) {
             if (pool != null) {
                 pool.close();
@@ -119,6 +132,9 @@ public final class WorkerProcess implements AutoCloseable {
     @Override
     public void close() {
         pool.close();
+        if (reembedder != null) {
+            reembedder.close();
+        }
         embedder.close();
         llm.close();
     }

@@ -415,14 +415,16 @@ public final class AppConfig {
             "reme.embedding.local-model",
             "bge-small-en-v1.5-q",
             "The local model: bge-small-en-v1.5-q (better recall) or all-minilm-l6-v2-q (about "
-                    + "twice as fast, English only). Searches compare only vectors of the model in use.",
+                    + "twice as fast, English only). Searches compare only vectors of the model in use. A change "
+                    + "re-embeds every memory in the background; searches use the old vectors until it is done.",
             Parsers.oneOf("bge-small-en-v1.5-q", "all-minilm-l6-v2-q"));
     public static final ConfigField<String> EMBEDDING_CHINESE_MODEL = new ConfigField<>(
             "reme.embedding.chinese-model",
             "bge-small-zh-v1.5-q",
             "local: the model of Chinese texts, memories and queries alike (at least as many Han characters as "
                     + "words in other scripts): bge-small-zh-v1.5-q, or none (the local model embeds every text). "
-                    + "Each model's vectors are searched apart.",
+                    + "Each model's vectors are searched apart. Setting it on a running deployment re-embeds "
+                    + "the Chinese memories in the background.",
             Parsers.oneOf("bge-small-zh-v1.5-q", "none"));
     public static final ConfigField<Integer> EMBEDDING_THREADS = new ConfigField<>(
             "reme.embedding.threads",

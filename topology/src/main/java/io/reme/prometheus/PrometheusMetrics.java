@@ -65,6 +65,10 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
     private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
     private final Map<Boolean, Timer> searches;
+    /** The re-embedder's partitions: offsets read, offsets in all, switched (1) or not (0). */
+    private final Map<Integer, long[]> reembedding = new ConcurrentHashMap<>();
+
+    private final Counter reembedded;
     /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
     private volatile KafkaStreams streams;
     /** MCP tool calls by tool name, then by whether the call failed; filled once by {@link #mcpTools}. */
@@ -120,6 +124,23 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             requests.put(kind, byStatus);
         }
         searches = Map.of(false, searchTimer(false), true, searchTimer(true));
+        reembedded = Counter.builder("reme.reembed.memories")
+                .description("Memories given the configured embedding model's vectors after a change of model")
+                .register(registry);
+        Gauge.builder("reme.reembed.progress", this, m -> m.reembedProgress().progress())
+                .description("Share of the memories written before the change of embedding model that the"
+                        + " re-embedder has read, over its partitions (1 when every partition is read and switched)")
+                .register(registry);
+        Gauge.builder("reme.reembed.remaining", this, m -> m.reembedProgress().remaining())
+                .description("Offsets of the memories topic written before the change that the re-embedder has"
+                        + " still to read")
+                .register(registry);
+        Gauge.builder(
+                        "reme.reembed.partitions.switched",
+                        this,
+                        m -> m.reembedProgress().switchedPartitions())
+                .description("Partitions of the memories topic whose index was told to switch to the configured model")
+                .register(registry);
         for (MeterBinder binder : List.of(
                 new ClassLoaderMetrics(),
                 new JvmMemoryMetrics(),
@@ -265,6 +286,43 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         }
     }
 
+    @Override
+    public void reembedding(int partition, long scanned, long total, boolean switched) {
+        reembedding.put(partition, new long[] {scanned, total, switched ? 1 : 0});
+    }
+
+    @Override
+    public void reembedded(int memories) {
+        reembedded.increment(memories);
+    }
+
+    /**
+     * Where the change to the configured embedding model stands on this instance's re-embedder: the share of
+     * offsets read (1 when nothing is left and every partition switched), offsets left, partitions switched of
+     * those it reads, and memories re-embedded since start.
+     */
+    public record Reembedding(
+            double progress, long remaining, int switchedPartitions, int partitions, long reembedded) {}
+
+    public Reembedding reembedProgress() {
+        long scanned = 0;
+        long total = 0;
+        int switched = 0;
+        for (long[] p : reembedding.values()) {
+            scanned += p[0];
+            total += p[1];
+            switched += (int) p[2];
+        }
+        int partitions = reembedding.size();
+        double progress = total == 0 ? (switched == partitions ? 1 : 0) : (double) scanned / total;
+        if (switched < partitions) {
+            // Not done until every partition switched: a topic read to its end but not switched yet is 99 %, not 100.
+            progress = Math.min(progress, 0.99);
+        }
+        return new Reembedding(
+                progress, Math.max(0, total - scanned), switched, partitions, Math.round(reembedded.count()));
+    }
+
     public void search(long nanos, boolean partial) {
         searches.get(partial).record(nanos, TimeUnit.NANOSECONDS);
     }
@@ -321,7 +379,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             Map<String, Map<String, Long>> llmCalls,
             Map<String, Long> compactions,
             long messagesIn,
-            Long indexedMemories) {}
+            Long indexedMemories,
+            Reembedding reembedding) {}
 
     public Pipeline pipeline() {
         Map<String, Long> lag = new TreeMap<>();
@@ -373,7 +432,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         }
         Gauge index = registry.find("reme.index.memories").gauge();
         Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
-        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed);
+        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed, reembedProgress());
     }
 
     @Override

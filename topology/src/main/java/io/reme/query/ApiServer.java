@@ -213,7 +213,8 @@ public final class ApiServer implements AutoCloseable {
                 search.partitioning(),
                 search.embeddings(),
                 search.limits(),
-                lags);
+                lags,
+                search.profiles());
         this.ingest = ingest;
         this.health = new Health(streams, parts.failures);
         this.memories = new MemoryQueries(

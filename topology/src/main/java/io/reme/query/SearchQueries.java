@@ -3,6 +3,8 @@ package io.reme.query;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
+import io.reme.embedding.ProfileModels;
+import io.reme.index.EmbeddingState;
 import io.reme.index.MemoryIndexUpdater;
 import io.reme.index.MemoryPartitioning;
 import io.reme.index.MemorySearch;
@@ -43,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class SearchQueries {
     static final String INTERNAL_PATH = "/v1/internal/search";
     private static final Logger LOG = LoggerFactory.getLogger(SearchQueries.class);
+    /** How long the embedding profiles of the local indexes are taken as known. */
+    private static final long PROFILES_EVERY_NANOS = 1_000_000_000L;
 
     private final KafkaStreams streams;
     private final PartitionFanOut fanOut;
@@ -51,6 +55,11 @@ public final class SearchQueries {
     private final MemoryPartitioning partitioning;
     private final EmbeddingModel embeddings;
     private final QueryLimits limits;
+    private final ProfileModels profiles;
+    /** The profiles of this instance's indexes other than the configured one, and when they were read. */
+    private volatile Set<String> olderProfiles = Set.of();
+
+    private volatile long olderProfilesAt = System.nanoTime() - PROFILES_EVERY_NANOS;
 
     SearchQueries(
             KafkaStreams streams,
@@ -61,6 +70,21 @@ public final class SearchQueries {
             EmbeddingModel embeddings,
             QueryLimits limits,
             StoreLags lags) {
+        this(streams, self, memoriesTopic, partitions, partitioning, embeddings, limits, lags, null);
+    }
+
+    /** @param profiles the models of the embedding profiles indexes not switched yet search with (null: none) */
+    SearchQueries(
+            KafkaStreams streams,
+            HostInfo self,
+            String memoriesTopic,
+            int partitions,
+            MemoryPartitioning partitioning,
+            EmbeddingModel embeddings,
+            QueryLimits limits,
+            StoreLags lags,
+            ProfileModels profiles) {
+        this.profiles = profiles;
         this.streams = streams;
         this.lags = lags;
         this.limits = limits;
@@ -206,6 +230,32 @@ public final class SearchQueries {
         }
     }
 
+    /**
+     * The embedding profiles this instance's indexes search with other than the configured one: not switched yet
+     * during a change of model. Read at most once a second, from the local stores.
+     */
+    private Set<String> olderProfiles() {
+        long now = System.nanoTime();
+        if (now - olderProfilesAt < PROFILES_EVERY_NANOS) {
+            return olderProfiles;
+        }
+        olderProfilesAt = now;
+        Set<String> older = new TreeSet<>();
+        if (streams.state().isRunningOrRebalancing()) {
+            StateQueryResult<String> result = streams.query(
+                    StateQueryRequest.inStore(MemoryIndexUpdater.STORE).withQuery(new EmbeddingState()));
+            for (QueryResult<String> partition : result.getPartitionResults().values()) {
+                if (partition.isSuccess()
+                        && !partition.getResult().isEmpty()
+                        && !partition.getResult().equals(embeddings.profile())) {
+                    older.add(partition.getResult());
+                }
+            }
+        }
+        olderProfiles = Set.copyOf(older);
+        return olderProfiles;
+    }
+
     /** The query of a {@code /v1/search} body already parsed (a tool's arguments, a retrieval's search). */
     SearchQuery parse(String tenant, JsonNode body) {
         return parse(tenant, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
@@ -231,11 +281,19 @@ public final class SearchQueries {
             throw invalid("'from' must be before 'to' (got " + from + " and " + to + ")");
         }
         float[] vector = null;
+        Map<String, SearchQuery.ProfileVector> byProfile = Map.of();
         // The model of the query's language: its vectors are compared with the memories that model embedded.
         EmbeddingModel model = embeddings == null ? null : embeddings.modelFor(text);
         if (model != null) {
             try {
-                vector = model.embedQuery(text);
+                Set<String> older = profiles == null ? Set.of() : olderProfiles();
+                if (older.isEmpty()) {
+                    vector = model.embedQuery(text);
+                } else {
+                    // A change of model under way: each index takes the vector of the profile it searches with.
+                    byProfile = profiles.embedQuery(text, older);
+                    vector = byProfile.get(embeddings.profile()).vector();
+                }
             } catch (EmbeddingException e) {
                 // Text search still answers; the vector half of this one query is lost, nothing else.
                 LOG.warn("query embedding failed, searching text only error={}", e.getMessage());
@@ -255,7 +313,8 @@ public final class SearchQueries {
                     minScore,
                     fusion,
                     targets,
-                    vector == null ? null : model.id());
+                    vector == null ? null : model.id(),
+                    vector == null || byProfile.size() < 2 ? Map.of() : byProfile);
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }

@@ -237,6 +237,9 @@ class MemoryBrowserIT extends WithBroker {
         awaitText(By.id("health"), "ready");
         assertTrue(text(By.id("llm-requests")).contains("COMPACT"));
         assertTrue(text(By.id("lag")).contains("messages"), "input lag of the messages topic: " + text(By.id("lag")));
+        // No embedding model here, so no re-embedder on this instance: the panel says so.
+        assertTrue(text(By.id("reembedding")).contains("not here"), text(By.id("reembedding")));
+        assertTrue(text(By.id("reembed-progress")).endsWith("%"), text(By.id("reembed-progress")));
         shot("ui-pipeline");
 
         // Narrow window: the session page fits without sideways scrolling.

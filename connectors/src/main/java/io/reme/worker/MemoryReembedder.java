@@ -1,0 +1,604 @@
+package io.reme.worker;
+
+import io.reme.embedding.EmbeddingException;
+import io.reme.embedding.EmbeddingModel;
+import io.reme.erasure.Erasure;
+import io.reme.index.EmbeddingSwitch;
+import io.reme.index.MemoryErasure;
+import io.reme.json.Json;
+import io.reme.metrics.PipelineMetrics;
+import io.reme.retry.RetryPolicy;
+import io.reme.search.MemoryRecord;
+import io.reme.topic.Topics;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives every memory on the {@code memories} topic the vectors of the configured embedding profile, in the
+ * background, and then tells each partition's index to search with it. It reads the topic from the start (the log
+ * is the source of truth), and writes each memory that lacks a vector of the model its text goes to back under the
+ * same key and partition with that vector added ({@link MemoryRecord#withMoreVectors}): the old model's vectors stay,
+ * so the indexes keep answering with them meanwhile. Once it has read a partition to its end with none of its writes
+ * unconfirmed, it writes an {@link EmbeddingSwitch} there: the index that applies it, in offset order, holds the new
+ * vectors of every memory before it. It keeps reading afterwards, so memories written by an instance still on the
+ * old model get the new vectors too.
+ *
+ * <p><b>Edits meanwhile.</b> A rewrite carries the content it read; if the memory was edited or deleted after that
+ * record and before the rewrite, the rewrite would bring the old content back, and compaction would then keep it.
+ * So each rewrite names the offset of the record it was made from ({@link #REEMBEDDED_FROM}), and before reading a
+ * partition the re-embedder reads its keys to the end (no values parsed, nothing embedded: the {@link Latest} of each
+ * key). It rewrites only a key's latest content record; a later record of the key, read while the rewrite is on its
+ * way, is written again after it (a tombstone again, an edit with the new vectors); and a rewrite found stale by the
+ * key pass (a crash came before it was read back) has the content it shadows written again.
+ *
+ * <p><b>Resuming.</b> Offsets are committed in the group {@code groupId} as the partition is read, with the profile
+ * they were read for and the last switch seen in the partition as the commit's metadata. A restart for the same
+ * profile goes on from there (the key pass is read again, which costs a read of the partition, not its embedding,
+ * and is skipped when the partition was switched and nothing came since), and a switch already written is not written
+ * again; a restart for another profile (the next change of model) reads every partition from its start.
+ *
+ * <p>Lifecycle: {@link #start}, {@link #close}. Writes are at-least-once; rewrites are upserts of the same content.
+ */
+public final class MemoryReembedder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryReembedder.class);
+    /** The header of a rewrite: the offset of the record whose content it carries. */
+    public static final String REEMBEDDED_FROM = "reme.reembedded-from";
+
+    private static final Duration END_OFFSETS_EVERY = Duration.ofSeconds(1);
+    /**
+     * Separates, in the committed offsets' metadata, the profile the offsets were read for and the last switch
+     * seen: a change of model reads each partition again from its start, not from where the last change ended.
+     */
+    private static final String METADATA_SEPARATOR = "\n";
+
+    private final Map<String, Object> clientProps;
+    private final Topics topics;
+    private final EmbeddingModel model;
+    private final String profile;
+    private final PipelineMetrics metrics;
+    private final KafkaProducer<String, byte[]> producer;
+    private final RetryPolicy retry = RetryPolicy.exponential(
+            4,
+            Duration.ofMillis(200),
+            Duration.ofSeconds(10),
+            e -> e instanceof EmbeddingException embedding && embedding.retryable());
+    /** The assigned partitions' state; used on the loop's thread only. */
+    private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
+
+    private final ConsumerLoop<String, byte[]> loop;
+    private long endOffsetsAt;
+
+    /** A rewrite written but not read back yet: its source offset, and a later record of its key, if one came. */
+    private record InFlight(long source, ConsumerRecord<String, byte[]> later) {}
+
+    /**
+     * What the key pass found of one key: the offset of its last record; of the record that carries its current
+     * content (its last memory or tombstone, or a rewrite made from that); and whether the last record is a stale
+     * rewrite, made from an older record than the current one, whose content must then be said again.
+     */
+    private record Latest(long offset, long current, boolean stale) {
+        Latest then(ConsumerRecord<String, byte[]> next, Header from) {
+            if (from == null) {
+                return new Latest(next.offset(), next.offset(), false);
+            }
+            return offsetIn(from) == current
+                    ? new Latest(next.offset(), next.offset(), false)
+                    : new Latest(next.offset(), current, true);
+        }
+    }
+
+    /** What the re-embedder knows of one partition. */
+    private static final class PartitionState {
+        final long begin;
+        long end;
+        long position;
+        String lastSwitch;
+        final Map<String, InFlight> inFlight = new HashMap<>();
+        /** Where the key pass ended: below it, {@link #latest} decides; from it on, the records in flight. */
+        final long keysEnd;
+        /** The key pass's findings, dropped once the partition is read past {@link #keysEnd}. */
+        Map<String, Latest> latest;
+
+        /**
+         * Offsets of the partition as it was when this pass began (up to {@link #keysEnd}): what the change has to
+         * read. Its own rewrites, appended after, are not counted, so the share read grows with the memories
+         * re-embedded instead of halving when every memory has been rewritten once.
+         */
+        long total() {
+            return keysEnd - begin;
+        }
+
+        long scanned() {
+            return Math.min(position, keysEnd) - begin;
+        }
+
+        PartitionState(long begin, long position, String lastSwitch, long keysEnd, Map<String, Latest> latest) {
+            this.begin = begin;
+            this.end = Math.max(position, keysEnd);
+            this.position = position;
+            this.lastSwitch = lastSwitch;
+            this.keysEnd = keysEnd;
+            this.latest = latest;
+        }
+    }
+
+    private MemoryReembedder(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            EmbeddingModel model,
+            PipelineMetrics metrics) {
+        this.clientProps = Map.copyOf(clientProps);
+        this.topics = topics;
+        this.model = model;
+        this.profile = model.profile();
+        this.metrics = metrics;
+        KafkaConsumer<String, byte[]> consumer = MemoryClients.consumer(clientProps, groupId);
+        this.producer = MemoryClients.producer(clientProps);
+        this.loop = ConsumerLoop.start("reme-reembedder", consumer, new ConsumerLoop.Handler<>() {
+            private Consumer<String, byte[]> consumer;
+
+            @Override
+            public void open(Consumer<String, byte[]> consumer, Runnable commit) {
+                this.consumer = consumer;
+                consumer.subscribe(List.of(topics.memories()), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                        commit.run();
+                        revoked.forEach(partitions::remove);
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                        assign(consumer, assigned);
+                    }
+                });
+            }
+
+            @Override
+            public void handle(ConsumerRecords<String, byte[]> records) throws InterruptedException {
+                reembed(consumer, records);
+            }
+
+            @Override
+            public Map<TopicPartition, OffsetAndMetadata> done() {
+                Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+                partitions.forEach((tp, state) -> done.put(
+                        tp,
+                        new OffsetAndMetadata(
+                                state.position,
+                                profile + METADATA_SEPARATOR + (state.lastSwitch == null ? "" : state.lastSwitch))));
+                return done;
+            }
+        });
+    }
+
+    /** Starts re-embedding toward {@code model}'s profile ({@link EmbeddingModel#profile()}). */
+    public static MemoryReembedder start(
+            Map<String, Object> clientProps,
+            Topics topics,
+            String groupId,
+            EmbeddingModel model,
+            PipelineMetrics metrics) {
+        MemoryReembedder reembedder = new MemoryReembedder(clientProps, topics, groupId, model, metrics);
+        LOG.info("memory re-embedder started profile={} group={}", model.profile(), groupId);
+        return reembedder;
+    }
+
+    private void assign(Consumer<String, byte[]> consumer, Collection<TopicPartition> assigned) {
+        if (assigned.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(assigned);
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(assigned));
+        for (TopicPartition tp : assigned) {
+            OffsetAndMetadata at = committed.get(tp);
+            String[] metadata = at == null || at.metadata() == null
+                    ? new String[0]
+                    : at.metadata().split(METADATA_SEPARATOR, -1);
+            String lastSwitch = metadata.length == 2 && !metadata[1].isEmpty() ? metadata[1] : null;
+            if (at != null && (metadata.length != 2 || !metadata[0].equals(profile))) {
+                // The offsets of a pass for another profile: this one reads the partition from its start.
+                consumer.seek(tp, begin.getOrDefault(tp, 0L));
+            }
+            long position = consumer.position(tp);
+            if (profile.equals(lastSwitch)
+                    && position >= consumer.endOffsets(List.of(tp)).get(tp)) {
+                // Done before and nothing new: no key pass (a read of the whole partition) at every start.
+                partitions.put(
+                        tp, new PartitionState(begin.getOrDefault(tp, 0L), position, lastSwitch, position, null));
+                continue;
+            }
+            long started = System.nanoTime();
+            KeyPass keys = keyPass(tp);
+            PartitionState state =
+                    new PartitionState(begin.getOrDefault(tp, 0L), position, lastSwitch, keys.end(), keys.latest());
+            partitions.put(tp, state);
+            LOG.info(
+                    "re-embedding partition={} from offset={} keys={} keysEnd={} keyPassMs={} lastSwitch={} profile={}",
+                    tp.partition(),
+                    position,
+                    keys.latest().size(),
+                    keys.end(),
+                    (System.nanoTime() - started) / 1_000_000,
+                    lastSwitch,
+                    profile);
+            sayAgainBefore(tp, state, keys.reader(), position);
+            keys.reader().close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        }
+        endOffsetsAt = 0;
+    }
+
+    /** The key pass of one partition, where it ended, and its reader (for {@link #sayAgainBefore}). */
+    private record KeyPass(Map<String, Latest> latest, long end, KafkaConsumer<String, byte[]> reader) {}
+
+    /** Reads the partition's keys and headers to its end ({@link Latest}); the values are not parsed. */
+    private KeyPass keyPass(TopicPartition tp) {
+        Map<String, Object> props = new HashMap<>(clientProps);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        KafkaConsumer<String, byte[]> reader =
+                new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        try {
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            long end = reader.endOffsets(List.of(tp)).get(tp);
+            Map<String, Latest> latest = new HashMap<>();
+            while (reader.position(tp) < end) {
+                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                    if (r.offset() >= end
+                            || r.key() == null
+                            || EmbeddingSwitch.isSwitch(r.headers())
+                            || Erasure.isErasure(r.headers())
+                            || MemoryErasure.isExpunge(r.headers())) {
+                        continue;
+                    }
+                    Latest before = latest.get(r.key());
+                    // A rewrite whose source is gone (compacted) carries the current content itself.
+                    latest.put(
+                            r.key(),
+                            before == null
+                                    ? new Latest(r.offset(), r.offset(), false)
+                                    : before.then(r, r.headers().lastHeader(REEMBEDDED_FROM)));
+                }
+            }
+            return new KeyPass(latest, end, reader);
+        } catch (RuntimeException e) {
+            reader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            throw e;
+        }
+    }
+
+    /**
+     * Says again the content that stale rewrites shadow, for the keys whose content lies before {@code position}
+     * (the scan will not read it again): a crash came between such a rewrite and its reading back.
+     */
+    private void sayAgainBefore(
+            TopicPartition tp, PartitionState state, KafkaConsumer<String, byte[]> reader, long position) {
+        List<Long> offsets = state.latest.values().stream()
+                .filter(l -> l.stale() && l.current() < position)
+                .map(Latest::current)
+                .sorted()
+                .toList();
+        List<Needed> needed = new ArrayList<>();
+        for (long offset : offsets) {
+            reader.seek(tp, offset);
+            for (ConsumerRecord<String, byte[]> r :
+                    reader.poll(Duration.ofSeconds(5)).records(tp)) {
+                if (r.offset() == offset) {
+                    Needed need = shadowed(state, r);
+                    if (need != null) {
+                        needed.add(need);
+                    }
+                    break;
+                }
+            }
+        }
+        if (!needed.isEmpty()) {
+            LOG.info(
+                    "re-embedding says again content shadowed by stale rewrites partition={} memories={}",
+                    tp.partition(),
+                    needed.size());
+            try {
+                rewrite(needed);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static long offsetIn(Header from) {
+        return Long.parseLong(new String(from.value(), StandardCharsets.UTF_8));
+    }
+
+    /** A record that needs the configured profile's vectors, and the memory it holds. */
+    private record Needed(ConsumerRecord<String, byte[]> record, MemoryRecord memory) {}
+
+    private void reembed(Consumer<String, byte[]> consumer, ConsumerRecords<String, byte[]> records)
+            throws InterruptedException {
+        List<Needed> needed = new ArrayList<>();
+        for (TopicPartition tp : records.partitions()) {
+            PartitionState state = partitions.get(tp);
+            if (state == null) {
+                continue;
+            }
+            List<ConsumerRecord<String, byte[]>> read = records.records(tp);
+            // Only a key's last record in the batch is worth rewriting: an earlier one is already superseded.
+            Map<String, Long> last = new HashMap<>();
+            read.forEach(r -> last.put(r.key(), r.offset()));
+            for (ConsumerRecord<String, byte[]> record : read) {
+                Needed need = read(state, record, last.get(record.key()) == record.offset());
+                if (need != null) {
+                    needed.add(need);
+                }
+            }
+        }
+        rewrite(needed);
+        for (TopicPartition tp : records.partitions()) {
+            PartitionState state = partitions.get(tp);
+            if (state != null) {
+                state.position = consumer.position(tp);
+                if (state.position >= state.keysEnd) {
+                    state.latest = null;
+                }
+            }
+        }
+        if (System.nanoTime() - endOffsetsAt > END_OFFSETS_EVERY.toNanos() || !records.isEmpty()) {
+            refreshEnds(consumer);
+        }
+        switchCaughtUp();
+    }
+
+    /** What one record of the topic asks for: a rewrite with the profile's vectors, or nothing. */
+    private Needed read(PartitionState state, ConsumerRecord<String, byte[]> record, boolean lastOfKey) {
+        if (EmbeddingSwitch.isSwitch(record.headers())) {
+            state.lastSwitch = EmbeddingSwitch.profileOf(record.headers());
+            return null;
+        }
+        if (record.key() == null || Erasure.isErasure(record.headers()) || MemoryErasure.isExpunge(record.headers())) {
+            return null;
+        }
+        Header from = record.headers().lastHeader(REEMBEDDED_FROM);
+        if (state.latest != null && record.offset() < state.keysEnd) {
+            // Read before: the key pass knows whether this is the key's latest content, and what follows it.
+            Latest latest = state.latest.get(record.key());
+            if (latest == null || latest.current() != record.offset()) {
+                return null;
+            }
+            return latest.stale() ? shadowed(state, record) : needsVectors(record);
+        }
+        InFlight flight = state.inFlight.get(record.key());
+        if (from != null) {
+            if (flight == null || flight.source() != offsetIn(from)) {
+                // A rewrite the key pass already judged, or a duplicate: its content is the source's.
+                return null;
+            }
+            state.inFlight.remove(record.key());
+            // The key changed after the rewrite's source: say the later record again, after the rewrite.
+            return flight.later() == null ? null : shadowed(state, flight.later());
+        }
+        if (flight != null) {
+            state.inFlight.put(record.key(), new InFlight(flight.source(), record));
+            return null;
+        }
+        return lastOfKey ? needsVectors(record) : null;
+    }
+
+    /** A memory lacking the profile's vector, to rewrite; null for a tombstone or a memory that has it. */
+    private Needed needsVectors(ConsumerRecord<String, byte[]> record) {
+        if (record.value() == null) {
+            return null;
+        }
+        MemoryRecord memory = parse(record);
+        if (memory == null || memory.hasVectorOf(model.modelFor(memory.text()).id())) {
+            return null;
+        }
+        return new Needed(record, memory);
+    }
+
+    /**
+     * The content a stale rewrite shadows, said again after it: a tombstone written at once, a memory rewritten
+     * (with the profile's vectors if it lacks them).
+     */
+    private Needed shadowed(PartitionState state, ConsumerRecord<String, byte[]> later) {
+        if (later.value() == null) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(REEMBEDDED_FROM, Long.toString(later.offset()).getBytes(StandardCharsets.UTF_8));
+            try {
+                await(send(new ProducerRecord<>(topics.memories(), later.partition(), later.key(), null, headers)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while writing a tombstone again", e);
+            }
+            state.inFlight.put(later.key(), new InFlight(later.offset(), null));
+            return null;
+        }
+        MemoryRecord memory = parse(later);
+        return memory == null ? null : new Needed(later, memory);
+    }
+
+    private static MemoryRecord parse(ConsumerRecord<String, byte[]> record) {
+        try {
+            return Json.MAPPER.readValue(record.value(), MemoryRecord.class);
+        } catch (IOException | RuntimeException e) {
+            // The index skips such a record too; nothing to re-embed.
+            return null;
+        }
+    }
+
+    /** Embeds the memories that need it (one batch per model) and writes each back with the new vectors. */
+    private void rewrite(List<Needed> needed) throws InterruptedException {
+        if (needed.isEmpty()) {
+            return;
+        }
+        Map<EmbeddingModel, List<Needed>> byModel = new LinkedHashMap<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        int embedded = 0;
+        for (Needed need : needed) {
+            EmbeddingModel m = model.modelFor(need.memory().text());
+            if (need.memory().hasVectorOf(m.id())) {
+                // Said again as it is: it has the vectors already.
+                sent.add(sendRewrite(need, need.memory()));
+            } else {
+                byModel.computeIfAbsent(m, k -> new ArrayList<>()).add(need);
+                embedded++;
+            }
+        }
+        for (Map.Entry<EmbeddingModel, List<Needed>> group : byModel.entrySet()) {
+            EmbeddingModel m = group.getKey();
+            List<Needed> members = group.getValue();
+            List<float[]> vectors =
+                    embed(m, members.stream().map(n -> n.memory().text()).toList());
+            List<Needed> withContext = members.stream()
+                    .filter(n -> n.memory().contextText() != null)
+                    .toList();
+            List<float[]> contextVectors = embed(
+                    m, withContext.stream().map(n -> n.memory().contextText()).toList());
+            Map<Needed, float[]> contextOf = new HashMap<>();
+            for (int i = 0; i < withContext.size(); i++) {
+                contextOf.put(withContext.get(i), contextVectors.get(i));
+            }
+            for (int i = 0; i < members.size(); i++) {
+                Needed need = members.get(i);
+                MemoryRecord memory = need.memory();
+                MemoryRecord rewritten = memory.vector() == null
+                        ? withOwnVectors(memory, m.id(), vectors.get(i), contextOf.get(need))
+                        : memory.withMoreVectors(
+                                new MemoryRecord.ModelVectors(m.id(), vectors.get(i), contextOf.get(need)));
+                sent.add(sendRewrite(need, rewritten));
+            }
+        }
+        for (Future<RecordMetadata> future : sent) {
+            await(future);
+        }
+        metrics.reembedded(embedded);
+    }
+
+    /** Writes {@code rewritten} in place of {@code need}'s record, naming its offset, and waits to read it back. */
+    private Future<RecordMetadata> sendRewrite(Needed need, MemoryRecord rewritten) {
+        ConsumerRecord<String, byte[]> source = need.record();
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(REEMBEDDED_FROM, Long.toString(source.offset()).getBytes(StandardCharsets.UTF_8));
+        PartitionState state = partitions.get(new TopicPartition(source.topic(), source.partition()));
+        if (state != null) {
+            state.inFlight.put(source.key(), new InFlight(source.offset(), null));
+        }
+        return send(new ProducerRecord<>(
+                topics.memories(), source.partition(), source.key(), Json.bytes(rewritten), headers));
+    }
+
+    private static MemoryRecord withOwnVectors(MemoryRecord memory, String model, float[] vector, float[] context) {
+        MemoryRecord out = memory.withVector(vector, model);
+        return context == null ? out : out.withContextVector(context);
+    }
+
+    /** The texts' vectors; a batch that keeps failing stops the loop (it is read again after a restart). */
+    private List<float[]> embed(EmbeddingModel m, List<String> texts) throws InterruptedException {
+        if (texts.isEmpty()) {
+            return List.of();
+        }
+        try {
+            return retry.call(
+                    attempt -> m.embed(texts),
+                    (attempt, e) -> LOG.warn(
+                            "re-embedding batch failed size={} attempt={} error={}",
+                            texts.size(),
+                            attempt,
+                            e.getMessage()));
+        } catch (EmbeddingException e) {
+            throw new IllegalStateException("cannot re-embed memories with " + m.id() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Future<RecordMetadata> send(ProducerRecord<String, byte[]> record) {
+        return producer.send(record);
+    }
+
+    private static void await(Future<RecordMetadata> future) throws InterruptedException {
+        try {
+            future.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // Not committed past: the records are read and rewritten again after a restart.
+            throw new IllegalStateException("cannot write re-embedded memories: " + e.getMessage(), e);
+        }
+    }
+
+    private void refreshEnds(Consumer<String, byte[]> consumer) {
+        endOffsetsAt = System.nanoTime();
+        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions.keySet());
+        ends.forEach((tp, end) -> {
+            PartitionState state = partitions.get(tp);
+            if (state != null) {
+                state.end = end;
+            }
+        });
+        partitions.forEach(
+                (tp, s) -> metrics.reembedding(tp.partition(), s.scanned(), s.total(), profile.equals(s.lastSwitch)));
+    }
+
+    /**
+     * Writes a switch to every partition read to its end with no rewrite unconfirmed, unless its last switch is
+     * already to this profile.
+     */
+    private void switchCaughtUp() throws InterruptedException {
+        for (Map.Entry<TopicPartition, PartitionState> entry : partitions.entrySet()) {
+            TopicPartition tp = entry.getKey();
+            PartitionState state = entry.getValue();
+            if (profile.equals(state.lastSwitch) || !state.inFlight.isEmpty() || state.position < state.end) {
+                // Not read to the end, or a rewrite not read back (a later edit may have to be said again).
+                continue;
+            }
+            await(send(new ProducerRecord<>(
+                    topics.memories(),
+                    tp.partition(),
+                    EmbeddingSwitch.KEY,
+                    EmbeddingSwitch.value(profile),
+                    EmbeddingSwitch.headers(profile))));
+            state.lastSwitch = profile;
+            LOG.info(
+                    "re-embedding done, index told to switch partition={} profile={} scanned={}",
+                    tp.partition(),
+                    profile,
+                    state.position - state.begin);
+            metrics.reembedding(tp.partition(), state.scanned(), state.total(), true);
+        }
+    }
+
+    @Override
+    public void close() {
+        loop.close();
+        producer.close(Duration.ofSeconds(5));
+    }
+}
