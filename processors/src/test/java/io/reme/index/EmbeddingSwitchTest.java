@@ -64,7 +64,7 @@ class EmbeddingSwitchTest {
         MemoryIndexUpdater.addTo(
                 topology,
                 TOPICS.memories(),
-                new InputLimit(SessionSettings.defaults().maxMessageBytes()),
+                new InputLimit(SessionSettings.defaults().input().maxMessageBytes()),
                 SECRET);
         driver = new TopologyTestDriver(topology, props);
         memories = driver.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
@@ -122,7 +122,7 @@ class EmbeddingSwitchTest {
         switchTo("a");
         assertEquals("a", profile());
         assertEquals("m1", search(duringChange()).get(0).id(), "model a's vectors: m1 is nearest");
-        assertEquals(1.0, search(duringChange()).get(0).vectorScore(), 1e-6);
+        assertEquals(1.0, search(duringChange()).get(0).scores().vectorScore(), 1e-6);
 
         // Re-embedded with model b, one memory after the other: until the switch, searches stay on model a.
         put(m1.withMoreVectors(new MemoryRecord.ModelVectors("b", new float[] {1, 0, 0}, null)));
@@ -135,7 +135,7 @@ class EmbeddingSwitchTest {
         assertEquals("b", profile());
         List<Hit> hits = search(duringChange());
         assertEquals("m2", hits.get(0).id(), "model b's vectors: m2 is nearest");
-        assertEquals(1.0, hits.get(0).vectorScore(), 1e-6);
+        assertEquals(1.0, hits.get(0).scores().vectorScore(), 1e-6);
     }
 
     @Test
@@ -167,7 +167,7 @@ class EmbeddingSwitchTest {
         // Embedded by model c only (an instance that cannot load model a): never compared with a's vectors.
         List<Hit> hits = search(SearchQuery.text("acme", "text of m1", 10).withVector(QUERY_A, "c"));
         assertEquals("m1", hits.get(0).id(), "found by its words");
-        assertNull(hits.get(0).vectorScore(), "no vector of the index's model to compare");
+        assertNull(hits.get(0).scores().vectorScore(), "no vector of the index's model to compare");
         // A vector-only query of another model finds nothing rather than another space's neighbours.
         assertEquals(
                 List.of(),
@@ -186,6 +186,7 @@ class EmbeddingSwitchTest {
                 1.0,
                 search(SearchQuery.vector("acme", QUERY_A, 10).withVector(QUERY_A, "a"))
                         .get(0)
+                        .scores()
                         .vectorScore(),
                 1e-6);
     }

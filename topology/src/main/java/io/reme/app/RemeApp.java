@@ -118,6 +118,16 @@ public final class RemeApp implements AutoCloseable {
         return start(config, Providers::embeddings);
     }
 
+    /** The API's producer: messages, memory writes, diary edits and admin records, each acknowledged by all. */
+    private static Producer<byte[], byte[]> apiProducer(AppConfig config, String bootstrap) {
+        Map<String, Object> props = clientProps(config, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
     /** As above, with the embedding model made by {@code embeddingModels} (tests watch it being closed). */
     static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
         if (!MemoryIndex.vectorModuleEnabled()) {
@@ -223,14 +233,7 @@ public final class RemeApp implements AutoCloseable {
             });
             streams.start();
 
-            Map<String, Object> producerProps = clientProps(config, bootstrap);
-            producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-            producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-            producerProps.put(
-                    ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.get(AppConfig.INPUT_MAX_BYTES) + 64 * 1024);
-            Producer<byte[], byte[]> producer =
-                    new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            Producer<byte[], byte[]> producer = apiProducer(config, bootstrap);
             resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
             Producer<byte[], byte[]> erasureProducer = erasureProducer(config, bootstrap, dataDir);
             resources.add("erasure producer", erasureProducer, () -> erasureProducer.close(Duration.ofSeconds(5)));
