@@ -22,7 +22,7 @@ import java.util.List;
  * does not write prose; it picks sentences and identifiers out of the conversation, so what it keeps
  * is verbatim: {@link Extraction} reads the messages (sentences placed by {@link SectionRules},
  * identifiers found by {@link CriticalItems}), {@link SummaryRenderer} writes the summary within its
- * token budget, {@link DiaryWriter} the diary and {@code MEMORY.md}, and {@link OfflineMemoryRules}
+ * token budget, {@link DiaryComposer} the diary and {@code MEMORY.md}, and {@link OfflineMemoryRules}
  * extracts and merges memories. Each tool call the task names as unanswered gets its own Critical
  * Context item, {@code Unanswered tool call <id> (<tool>): its result never came.} Small talk gives
  * {@code [SILENT]}: no goal is guessed for a diary.
@@ -109,8 +109,8 @@ public final class OfflineLlmClient implements LlmClient {
             extraction.add(message);
         }
         try {
-            int facts = DiaryWriter.writeDiary(task, editor, extraction);
-            int promoted = DiaryWriter.promote(editor, extraction.durable.list);
+            int facts = DiaryComposer.writeDiary(task, editor, extraction);
+            int promoted = DiaryComposer.promote(editor, extraction.durable.list);
             if (facts == 0 && promoted == 0) {
                 return "[SILENT]";
             }

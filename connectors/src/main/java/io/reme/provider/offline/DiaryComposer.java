@@ -27,14 +27,14 @@ import java.util.regex.Pattern;
  * are added to {@code MEMORY.md} (created with {@value #MEMORY_HEADING}) under
  * {@value #MEMORY_SECTION}, once each.
  */
-final class DiaryWriter {
+final class DiaryComposer {
     static final String MEMORY_HEADING = "# Long-term memory";
     static final String MEMORY_SECTION = "## Preferences and constraints";
     private static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
     private static final Pattern BULLET = Pattern.compile("[-*+•]\\s+(.*)");
 
-    private DiaryWriter() {}
+    private DiaryComposer() {}
 
     /** Adds the extraction's bullets to the task's daily document; returns how many were added. */
     static int writeDiary(DiaryTask task, DocumentEditor editor, Extraction extraction) {
