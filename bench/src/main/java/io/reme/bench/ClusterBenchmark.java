@@ -3,28 +3,22 @@ package io.reme.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.bench.ClusterFaults.Fault;
+import io.reme.bench.ClusterLedger.Session;
+import io.reme.bench.ClusterLedger.Tally;
 import io.reme.cluster.LocalCluster;
 import io.reme.json.Json;
-import io.reme.topic.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,7 +26,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * {@code bench cluster}: the application on a real cluster ({@link LocalCluster}: three Kafka processes
@@ -48,10 +41,12 @@ import org.apache.kafka.common.utils.Utils;
  * equal the topic; each archived message in a diary or a dead letter; each accepted memory listed and
  * found by search; no served window above its maximum. It prints, per fault, the longest time a POST
  * and a context read failed and the POST p99 against the quiet one, then one JSON line.
+ *
+ * <p>The faults are {@link ClusterFaults}; the ledger and its check, {@link ClusterLedger}; this class drives
+ * the load and measures each phase.
  */
 public final class ClusterBenchmark {
     private static final int MAX_INPUT = FaultBenchOptions.MAX_INPUT;
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
 
     /**
      * What to run.
@@ -78,14 +73,6 @@ public final class ClusterBenchmark {
                 throw new IllegalArgumentException("--sessions must be >= 1");
             }
         }
-    }
-
-    /** One injected fault: its name, what it does, and how the part comes back. */
-    private record Fault(String name, FaultStep inject, FaultStep recover) {}
-
-    @FunctionalInterface
-    private interface FaultStep {
-        void run() throws Exception;
     }
 
     /** What one phase (quiet, or a fault from injection to whole again) measured. */
@@ -116,29 +103,15 @@ public final class ClusterBenchmark {
         }
     }
 
-    private record Session(String tenant, String id, String user) {
-        String key() {
-            return tenant + "/" + id;
-        }
-    }
-
-    /** An accepted memory: its id and the word only it contains. */
-    private record Memory(Session session, String id, String word) {}
-
     private final Path dir;
     private final Settings settings;
     private final PrintStream out;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final List<Session> sessions = new ArrayList<>();
-    /** Accepted message ids per session ({@code tenant/session}), in the order they were accepted. */
-    private final Map<String, List<String>> accepted = new ConcurrentHashMap<>();
-
-    private final List<Memory> memories = new CopyOnWriteArrayList<>();
-    private final Map<String, Long> largestWindow = new ConcurrentHashMap<>();
     private final AtomicReference<Phase> phase = new AtomicReference<>(new Phase()); // the warm-up
     private final List<Phase> phases = new CopyOnWriteArrayList<>();
     private LocalCluster cluster;
+    private ClusterApi api;
+    /** Made once the cluster has started (its tenants name the sessions), before the load's threads. */
+    private ClusterLedger ledger;
 
     public ClusterBenchmark(Path dir, Settings settings, PrintStream out) {
         this.dir = dir;
@@ -154,6 +127,7 @@ public final class ClusterBenchmark {
                     dir,
                     new LocalCluster.Options(
                             settings.instances(), true, true, settings.appJar(), false, appEnvironment(llm)));
+            api = new ClusterApi(cluster, settings.instances());
             try {
                 cluster.start(Duration.ofMinutes(10));
                 out.printf(
@@ -173,13 +147,13 @@ public final class ClusterBenchmark {
 
     private boolean drive() throws Exception {
         Random random = new Random(settings.seed());
+        List<Session> sessions = new ArrayList<>();
         for (String tenant : cluster.spec().apiKeys().keySet()) {
             for (int i = 0; i < settings.sessionsPerTenant(); i++) {
-                Session session = new Session(tenant, String.format("s%02d", i), "u" + (i % 2));
-                sessions.add(session);
-                accepted.put(session.key(), new CopyOnWriteArrayList<>());
+                sessions.add(new Session(tenant, String.format("s%02d", i), "u" + (i % 2)));
             }
         }
+        ledger = new ClusterLedger(sessions);
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> load = new ArrayList<>();
         for (Session session : sessions) {
@@ -196,7 +170,9 @@ public final class ClusterBenchmark {
                     Thread.ofPlatform().daemon().name("reader-" + session.key()).start(() -> read(session, stop)));
         }
 
-        List<Fault> faults = faults();
+        List<Fault> faults = new ClusterFaults(
+                        cluster, sessions.stream().map(Session::key).toList(), settings.seed())
+                .chosen(settings.faults());
         // The first minute of load meets cold JVMs, producers and caches: not what "quiet" means.
         pause(settings.quiet());
         Phase quietBefore = new Phase();
@@ -238,17 +214,6 @@ public final class ClusterBenchmark {
         return settleAndCheck(faults.size());
     }
 
-    /** The faults of {@link #ALL_FAULTS} the settings ask for, in that order. */
-    private List<Fault> faults() {
-        List<Fault> chosen = new ArrayList<>();
-        for (Fault fault : allFaults()) {
-            if (settings.faults().isEmpty() || settings.faults().contains(fault.name())) {
-                chosen.add(fault);
-            }
-        }
-        return chosen;
-    }
-
     /** The names of every fault, in the order they are injected. */
     public static final List<String> ALL_FAULTS = List.of(
             "leader-kill",
@@ -258,50 +223,6 @@ public final class ClusterBenchmark {
             "workers-kill",
             "connect-kill",
             "disk-wipe");
-
-    private List<Fault> allFaults() {
-        Duration back = Duration.ofMinutes(3);
-        int[] victim = new int[1];
-        return List.of(
-                new Fault(
-                        "leader-kill",
-                        () -> {
-                            victim[0] = leaderOfBusiestMessagesPartition();
-                            cluster.node(victim[0]).kill();
-                        },
-                        () -> cluster.restartNode(victim[0], back)),
-                new Fault(
-                        "controller-kill",
-                        () -> {
-                            victim[0] = cluster.activeController();
-                            cluster.node(victim[0]).kill();
-                        },
-                        () -> cluster.restartNode(victim[0], back)),
-                new Fault(
-                        "rolling-restart",
-                        () -> {
-                            for (int node = 1; node <= LocalCluster.NODES; node++) {
-                                cluster.node(node).process().stop(Duration.ofSeconds(60));
-                                cluster.restartNode(node, back);
-                                cluster.awaitInSync(Duration.ofMinutes(5));
-                            }
-                        },
-                        () -> {}),
-                new Fault(
-                        "instance-kill",
-                        () -> cluster.instance(1).process().kill(),
-                        () -> cluster.restartInstance(1, back)),
-                new Fault("workers-kill", () -> cluster.workers().process().kill(), () -> cluster.restartWorkers(back)),
-                new Fault("connect-kill", () -> cluster.connect().process().kill(), () -> cluster.restartConnect(back)),
-                new Fault(
-                        "disk-wipe",
-                        () -> {
-                            victim[0] = 1 + new Random(settings.seed()).nextInt(LocalCluster.NODES);
-                            cluster.node(victim[0]).kill();
-                            cluster.node(victim[0]).wipe();
-                        },
-                        () -> cluster.restartNode(victim[0], back)));
-    }
 
     private static Map<String, String> appEnvironment(LocalChatServer llm) {
         return FaultBenchOptions.asEnvironment(
@@ -321,7 +242,7 @@ public final class ClusterBenchmark {
                 ids.add(message.get("id").asText());
             }
             postUntilAccepted(session, "/v1/messages", batch.toString());
-            accepted.get(session.key()).addAll(ids);
+            ledger.accepted(session, ids);
             if (turn % 10 == 5) {
                 String word = "kappa" + session.tenant() + session.id() + "t" + turn;
                 ObjectNode memory = Json.MAPPER
@@ -331,7 +252,7 @@ public final class ClusterBenchmark {
                         .put("session", session.id())
                         .put("content", session.user() + " keeps the " + word + " runbook for module " + turn % 7);
                 JsonNode answer = postUntilAccepted(session, "/v1/memories", memory.toString());
-                memories.add(new Memory(session, answer.path("id").asText(), word));
+                ledger.memory(session, answer.path("id").asText(), word);
             }
             pause(settings.pace());
         }
@@ -343,17 +264,10 @@ public final class ClusterBenchmark {
         for (int attempt = 0; ; attempt++) {
             int instance =
                     1 + (attempt + ThreadLocalRandom.current().nextInt(settings.instances())) % settings.instances();
-            HttpRequest request = HttpRequest.newBuilder(
-                            URI.create(cluster.spec().appUrl(instance) + path))
-                    .timeout(Duration.ofSeconds(30))
-                    .header("Authorization", "Bearer " + cluster.spec().apiKey(session.tenant()))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build();
             long sent = System.nanoTime();
             Phase current = phase.get();
             try {
-                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = api.post(instance, session.tenant(), path, body);
                 long now = System.nanoTime();
                 if (response.statusCode() / 100 == 2) {
                     current.postMs.add((now - sent) / 1_000_000);
@@ -395,11 +309,8 @@ public final class ClusterBenchmark {
             JsonNode context = null;
             for (int tried = 0; context == null && tried < settings.instances(); tried++) {
                 int instance = 1 + (first + tried) % settings.instances();
-                context = ApiReads.get(
-                        http,
-                        cluster.spec().appUrl(instance) + "/v1/sessions/" + session.id() + "/context",
-                        cluster.spec().apiKey(session.tenant()),
-                        why -> current.failed("read", instance, why));
+                context = api.context(
+                        instance, session.tenant(), session.id(), false, why -> current.failed("read", instance, why));
             }
             long now = System.nanoTime();
             if (context == null) {
@@ -407,8 +318,7 @@ public final class ClusterBenchmark {
                 current.readFailed((now - failingSince) / 1_000_000);
             } else {
                 failingSince = -1;
-                largestWindow.merge(
-                        session.key(), context.path("tokens").path("total").asLong(), Math::max);
+                ledger.served(session, context.path("tokens").path("total").asLong());
             }
             pause(Duration.ofMillis(500));
         }
@@ -417,12 +327,17 @@ public final class ClusterBenchmark {
     /** After the cluster is whole again: how long until every session's context has answered once. */
     private long untilEveryContextAnswers() {
         long whole = System.nanoTime();
-        Set<String> waiting = sessions.stream().map(Session::key).collect(Collectors.toCollection(HashSet::new));
+        Set<String> waiting =
+                ledger.sessions().stream().map(Session::key).collect(Collectors.toCollection(HashSet::new));
         long deadline = whole + Duration.ofMinutes(5).toNanos();
         while (!waiting.isEmpty() && System.nanoTime() < deadline) {
-            for (Session session : sessions) {
+            for (Session session : ledger.sessions()) {
                 if (waiting.contains(session.key())
-                        && context(1 + ThreadLocalRandom.current().nextInt(settings.instances()), session, false)
+                        && api.context(
+                                        1 + ThreadLocalRandom.current().nextInt(settings.instances()),
+                                        session.tenant(),
+                                        session.id(),
+                                        false)
                                 != null) {
                     waiting.remove(session.key());
                 }
@@ -431,48 +346,11 @@ public final class ClusterBenchmark {
         return (System.nanoTime() - whole) / 1_000_000;
     }
 
-    private int leaderOfBusiestMessagesPartition() throws Exception {
-        // Every session writes at the same pace, so the busiest partition holds the most sessions.
-        Map<Integer, Integer> perPartition = new HashMap<>();
-        try (var admin = cluster.admin()) {
-            var messages = admin.describeTopics(List.of(TOPICS.messages()))
-                    .allTopicNames()
-                    .get()
-                    .get(TOPICS.messages());
-            for (Session session : sessions) {
-                // The producer's default partitioner, as the API's producer places the session's key.
-                int partition = Utils.toPositive(Utils.murmur2(session.key().getBytes(StandardCharsets.UTF_8)))
-                        % messages.partitions().size();
-                perPartition.merge(partition, 1, Integer::sum);
-            }
-            int busiest = perPartition.entrySet().stream()
-                    .max(Map.Entry.comparingByValue())
-                    .orElseThrow()
-                    .getKey();
-            return messages.partitions().get(busiest).leader().id();
-        }
-    }
-
-    // ----------------------------------------------------------------------------- checks
-
-    private record Tally(
-            long accepted,
-            long lost,
-            long duplicated,
-            long outOfOrder,
-            long archived,
-            long undiarised,
-            long deadLettered,
-            long fileMismatches,
-            long memoriesMissing,
-            long windowMax,
-            List<String> violations) {}
-
     private boolean settleAndCheck(int faults) throws Exception {
         long deadline = System.nanoTime() + settings.settleTimeout().toNanos();
         Tally tally;
         while (true) {
-            tally = check();
+            tally = ledger.check(api, cluster.clientSettings("admin"), dir.resolve("workspace"));
             if (tally.violations().isEmpty() || System.nanoTime() > deadline) {
                 break;
             }
@@ -486,7 +364,7 @@ public final class ClusterBenchmark {
                 tally.accepted(),
                 tally.archived(),
                 tally.deadLettered(),
-                memories.size(),
+                ledger.memoryCount(),
                 tally.windowMax(),
                 MAX_INPUT);
         if (tally.violations().isEmpty()) {
@@ -506,7 +384,7 @@ public final class ClusterBenchmark {
         line.put("duplicated", tally.duplicated());
         line.put("out_of_order", tally.outOfOrder());
         line.put("unavailable_max_s", Math.round(unavailableMaxMs / 100.0) / 10.0);
-        line.put("memories", memories.size());
+        line.put("memories", ledger.memoryCount());
         line.put("memories_missing", tally.memoriesMissing());
         line.put("undiarised", tally.undiarised());
         line.put("dialog_file_mismatches", tally.fileMismatches());
@@ -514,185 +392,6 @@ public final class ClusterBenchmark {
         line.put("post_p99_quiet_ms", phases.get(0).p99());
         out.println(line);
         return tally.violations().isEmpty();
-    }
-
-    private Tally check() throws IOException {
-        List<String> violations = new ArrayList<>();
-        Properties admin = cluster.clientSettings("admin");
-        Map<String, List<String>> archive = Archive.topicIds(admin, TOPICS.dialog());
-        Path workspace = dir.resolve("workspace");
-        Map<String, List<String>> files = Archive.fileIds(workspace);
-        Map<String, String> diaries = Archive.diaryText(workspace);
-        StringBuilder deadLetters = new StringBuilder();
-        Archive.readAll(
-                admin, TOPICS.dlq(), record -> deadLetters.append(new String(record.value(), StandardCharsets.UTF_8)));
-        long acceptedCount = 0;
-        long lost = 0;
-        long duplicated = 0;
-        long outOfOrder = 0;
-        long archivedCount = 0;
-        long undiarised = 0;
-        long deadLettered = 0;
-        long fileMismatches = 0;
-        for (Session session : sessions) {
-            List<String> sent = List.copyOf(accepted.get(session.key()));
-            acceptedCount += sent.size();
-            JsonNode window = context(1, session, true);
-            if (window == null) {
-                window = context(2, session, true);
-            }
-            if (window == null) {
-                violations.add(session.key() + ": context not readable");
-                continue;
-            }
-            List<String> both = new ArrayList<>(archive.getOrDefault(session.key(), List.of()));
-            archivedCount += both.size();
-            window.path("messages")
-                    .forEach(m -> both.add(m.path("message").path("id").asText()));
-            Set<String> seen = new HashSet<>();
-            List<String> once = new ArrayList<>();
-            for (String id : both) {
-                if (seen.add(id)) {
-                    once.add(id);
-                } else {
-                    duplicated++;
-                    violations.add(session.key() + ": " + id + " twice");
-                }
-            }
-            Set<String> missing = new HashSet<>(sent);
-            missing.removeAll(seen);
-            lost += missing.size();
-            if (!missing.isEmpty()) {
-                violations.add(session.key() + ": " + missing.size() + " accepted messages missing, e.g. "
-                        + missing.iterator().next());
-            }
-            Map<String, Integer> position = new HashMap<>();
-            for (int i = 0; i < sent.size(); i++) {
-                position.put(sent.get(i), i);
-            }
-            int last = -1;
-            for (String id : once) {
-                Integer at = position.get(id);
-                if (at == null) {
-                    continue;
-                }
-                if (at < last) {
-                    outOfOrder++;
-                    violations.add(session.key() + ": " + id + " out of order");
-                }
-                last = Math.max(last, at);
-            }
-            List<String> archived = archive.getOrDefault(session.key(), List.of());
-            List<String> filed = files.getOrDefault(session.key(), List.of());
-            if (!new HashSet<>(filed).equals(new HashSet<>(archived)) || filed.size() != archived.size()) {
-                fileMismatches++;
-                violations.add(session.key() + ": dialog files hold " + filed.size() + " messages, the topic "
-                        + archived.size());
-            }
-            String diary = diaries.getOrDefault(session.tenant() + "/" + session.user(), "");
-            long inNoDiary = 0;
-            for (String id : archived) {
-                String marker = "[soak:" + id + "]";
-                if (!diary.contains(marker)) {
-                    if (deadLetters.indexOf(marker) >= 0) {
-                        deadLettered++;
-                    } else {
-                        inNoDiary++;
-                    }
-                }
-            }
-            undiarised += inNoDiary;
-            if (inNoDiary > 0) {
-                violations.add(session.key() + ": " + inNoDiary + " archived messages in no diary and no dead letter");
-            }
-            if (largestWindow.getOrDefault(session.key(), 0L) > MAX_INPUT) {
-                violations.add(
-                        session.key() + ": a served context reached " + largestWindow.get(session.key()) + " tokens");
-            }
-        }
-        long memoriesMissing = 0;
-        for (Memory memory : memories) {
-            if (!listed(memory) || !found(memory)) {
-                memoriesMissing++;
-                violations.add(memory.session().tenant() + ": memory " + memory.id() + " (" + memory.word()
-                        + ") not listed or not found");
-            }
-        }
-        long windowMax =
-                largestWindow.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        return new Tally(
-                acceptedCount,
-                lost,
-                duplicated,
-                outOfOrder,
-                archivedCount,
-                undiarised,
-                deadLettered,
-                fileMismatches,
-                memoriesMissing,
-                windowMax,
-                violations);
-    }
-
-    private boolean listed(Memory memory) {
-        JsonNode answer = get(
-                memory.session().tenant(), "/v1/memories/" + URLEncoder.encode(memory.id(), StandardCharsets.UTF_8));
-        return answer != null && memory.id().equals(answer.path("id").asText());
-    }
-
-    private boolean found(Memory memory) {
-        ObjectNode query =
-                Json.MAPPER.createObjectNode().put("query", memory.word()).put("k", 10);
-        query.putArray("users").add(memory.session().user());
-        for (int instance = 1; instance <= settings.instances(); instance++) {
-            HttpRequest request = HttpRequest.newBuilder(
-                            URI.create(cluster.spec().appUrl(instance) + "/v1/search"))
-                    .timeout(Duration.ofSeconds(30))
-                    .header(
-                            "Authorization",
-                            "Bearer " + cluster.spec().apiKey(memory.session().tenant()))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(query.toString()))
-                    .build();
-            try {
-                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() == 200) {
-                    for (JsonNode hit : Json.MAPPER.readTree(response.body()).path("hits")) {
-                        if (memory.id().equals(hit.path("id").asText())) {
-                            return true;
-                        }
-                    }
-                    return false;
-                }
-            } catch (IOException e) {
-                // the other instance
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
-    }
-
-    /** A session's context (served, or its whole window), or null unless the instance answers 200. */
-    private JsonNode context(int instance, Session session, boolean wholeWindow) {
-        return ApiReads.get(
-                http,
-                cluster.spec().appUrl(instance) + "/v1/sessions/" + session.id() + "/context"
-                        + (wholeWindow ? "?window=all" : ""),
-                cluster.spec().apiKey(session.tenant()));
-    }
-
-    /** {@code GET path} of the tenant from the first instance that answers 200, or null. */
-    private JsonNode get(String tenant, String path) {
-        for (int instance = 1; instance <= settings.instances(); instance++) {
-            JsonNode answer = ApiReads.get(
-                    http, cluster.spec().appUrl(instance) + path, cluster.spec().apiKey(tenant));
-            if (answer != null) {
-                return answer;
-            }
-        }
-        return null;
     }
 
     private static void pause(Duration duration) {

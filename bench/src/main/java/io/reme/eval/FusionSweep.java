@@ -241,7 +241,7 @@ final class FusionSweep {
         }
         for (Map.Entry<String, List<String>> v : orders.entrySet()) {
             List<String> ranked = v.getValue().stream().map(diaId).toList();
-            double[] recall = LocomoEval.recallAtK(ranked, evidence);
+            double[] recall = EvidenceRecall.recallAtK(ranked, evidence);
             Map<Integer, double[]> byCategory = sums.computeIfAbsent(v.getKey(), x -> new TreeMap<>());
             for (int c : new int[] {category, 0}) {
                 double[] s = byCategory.computeIfAbsent(c, x -> new double[recall.length]);

@@ -16,24 +16,14 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Evidence recall of {@link MemoryIndex#search} on LoCoMo-format data (a JSON list of
@@ -52,20 +42,13 @@ import java.util.regex.Pattern;
  * are dropped and counted, and a question left without evidence is skipped.
  *
  * <p>Search latency is the time of {@link MemoryIndex#search} alone (query embedding excluded).
+ *
+ * <p>The data is read by {@link LocomoData}, the hits scored by {@link EvidenceRecall}; this class runs the
+ * conversations through the index and reports.
  */
 public final class LocomoEval {
-    private static final int[] KS = {1, 5, 10, 25, 50};
     static final String TENANT = "locomo";
     private static final int EMBED_BATCH = 64;
-    private static final Pattern DIA_ID = Pattern.compile("D:?(\\d+):(\\d+)");
-    private static final Pattern SESSION_KEY = Pattern.compile("session_(\\d+)");
-    private static final DateTimeFormatter SESSION_TIME = new DateTimeFormatterBuilder()
-            .parseCaseInsensitive()
-            .appendPattern("h:mm a 'on' d MMMM, yyyy")
-            .toFormatter(Locale.ENGLISH);
-    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("d MMMM yyyy", Locale.ENGLISH);
-    private static final Map<Integer, String> CATEGORY_NAMES =
-            Map.of(1, "multi-hop", 2, "temporal", 3, "open-domain", 4, "single-hop", 5, "adversarial");
 
     /**
      * How a turn becomes memory text: {@code speaker: text}, then optionally the image caption,
@@ -143,7 +126,7 @@ public final class LocomoEval {
         }
     }
 
-    /** Mean recall at each of {@link #KS} over {@code questions} questions. */
+    /** Mean recall at each of {@link EvidenceRecall#KS} over {@code questions} questions. */
     public record Recall(String label, int questions, double[] atK) {
         public Recall {
             atK = atK.clone();
@@ -155,8 +138,8 @@ public final class LocomoEval {
         }
 
         public double at(int k) {
-            for (int i = 0; i < KS.length; i++) {
-                if (KS[i] == k) {
+            for (int i = 0; i < EvidenceRecall.KS.length; i++) {
+                if (EvidenceRecall.KS[i] == k) {
                     return atK[i];
                 }
             }
@@ -191,7 +174,7 @@ public final class LocomoEval {
                     vectors ? "BM25 + vectors" : "BM25 only",
                     options.describe());
             StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s %5s", "category", "n"));
-            for (int k : KS) {
+            for (int k : EvidenceRecall.KS) {
                 header.append(String.format(Locale.ROOT, " %6s", "@" + k));
             }
             out.println(header);
@@ -241,10 +224,7 @@ public final class LocomoEval {
         if (!root.isArray()) {
             throw new IllegalArgumentException(data + ": expected a JSON list of conversations");
         }
-        // sums[category][ki], counts[category]; category 0 collects everything
-        Map<Integer, double[]> sums = new TreeMap<>();
-        Map<Integer, double[]> cappedSums = new TreeMap<>();
-        Map<Integer, Integer> counts = new TreeMap<>();
+        EvidenceRecall recalls = new EvidenceRecall();
         List<Long> latencies = new ArrayList<>();
         FusionSweep sweep = Boolean.getBoolean("reme.eval.sweep") ? new FusionSweep() : null;
         int turns = 0;
@@ -257,9 +237,9 @@ public final class LocomoEval {
             done++;
             String sample = conv.path("sample_id").asText("conv-" + done);
             String user = sample.replaceAll("[^A-Za-z0-9._-]", "_");
-            List<Turn> dialog = turns(conv.path("conversation"));
+            List<LocomoData.Turn> dialog = LocomoData.turns(conv.path("conversation"));
             Set<String> diaIds = new LinkedHashSet<>();
-            dialog.forEach(t -> diaIds.add(t.diaId));
+            dialog.forEach(t -> diaIds.add(t.diaId()));
             turns += dialog.size();
             if (options.progress()) {
                 System.err.printf(
@@ -270,7 +250,7 @@ public final class LocomoEval {
                         sample,
                         dialog.size());
             }
-            List<MemoryRecord> records = records(sample, user, dialog, options);
+            List<MemoryRecord> records = LocomoData.records(sample, user, dialog, options);
             if (embed != null) {
                 long e0 = System.nanoTime();
                 records = withVectors(records, embed);
@@ -287,18 +267,9 @@ public final class LocomoEval {
                 JsonNode qa = conv.path("qa");
                 int asked = 0;
                 for (JsonNode item : qa) {
-                    Set<String> evidence = new LinkedHashSet<>();
-                    for (JsonNode e : item.path("evidence")) {
-                        Matcher m = DIA_ID.matcher(e.asText());
-                        while (m.find()) {
-                            String id = "D" + m.group(1) + ":" + m.group(2);
-                            if (diaIds.contains(id)) {
-                                evidence.add(id);
-                            } else {
-                                dropped++;
-                            }
-                        }
-                    }
+                    LocomoData.Evidence found = LocomoData.evidence(item, diaIds);
+                    Set<String> evidence = found.ids();
+                    dropped += found.dropped();
                     if (evidence.isEmpty()) {
                         skipped++;
                         continue;
@@ -308,7 +279,7 @@ public final class LocomoEval {
                             TENANT,
                             question,
                             null,
-                            KS[KS.length - 1],
+                            EvidenceRecall.MAX_K,
                             Set.of(MemoryType.DIALOG_CHUNK),
                             Set.of(user),
                             null,
@@ -328,7 +299,6 @@ public final class LocomoEval {
                     List<String> ranked = result.hits().stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
-                    double[] recall = recallAtK(ranked, evidence);
                     int category = item.path("category").asInt(0);
                     if (sweep != null) {
                         Map<String, String> dia = new HashMap<>();
@@ -347,7 +317,7 @@ public final class LocomoEval {
                                                                 TENANT,
                                                                 text,
                                                                 null,
-                                                                KS[KS.length - 1],
+                                                                EvidenceRecall.MAX_K,
                                                                 Set.of(MemoryType.DIALOG_CHUNK),
                                                                 Set.of(user),
                                                                 null,
@@ -362,16 +332,7 @@ public final class LocomoEval {
                                     }
                                 });
                     }
-                    double[] capped = cappedRecallAtK(ranked, evidence);
-                    for (int c : new int[] {category, 0}) {
-                        double[] s = sums.computeIfAbsent(c, x -> new double[KS.length]);
-                        double[] cs = cappedSums.computeIfAbsent(c, x -> new double[KS.length]);
-                        for (int i = 0; i < KS.length; i++) {
-                            s[i] += recall[i];
-                            cs[i] += capped[i];
-                        }
-                        counts.merge(c, 1, Integer::sum);
-                    }
+                    recalls.add(category, ranked, evidence);
                     if (options.progress() && ++asked % 25 == 0) {
                         System.err.printf(
                                 Locale.ROOT,
@@ -388,35 +349,15 @@ public final class LocomoEval {
         if (options.progress()) {
             System.err.printf(Locale.ROOT, "\rdone: %d conversations%30s%n", done, "");
         }
-        List<Recall> categories = new ArrayList<>();
-        for (Map.Entry<Integer, double[]> e : sums.entrySet()) {
-            if (e.getKey() != 0) {
-                categories.add(mean(
-                        e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"),
-                        e.getValue(),
-                        counts.get(e.getKey())));
-            }
-        }
-        Recall overall = mean("overall", sums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0));
-        List<Recall> capped = new ArrayList<>();
-        for (Map.Entry<Integer, double[]> e : cappedSums.entrySet()) {
-            if (e.getKey() != 0) {
-                capped.add(mean(
-                        e.getKey() + " " + CATEGORY_NAMES.getOrDefault(e.getKey(), "?"),
-                        e.getValue(),
-                        counts.get(e.getKey())));
-            }
-        }
-        capped.add(mean("overall", cappedSums.getOrDefault(0, new double[KS.length]), counts.getOrDefault(0, 0)));
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         Report report = new Report(
                 options,
                 embed != null,
                 done,
                 turns,
-                categories,
-                overall,
-                capped,
+                recalls.categories(),
+                recalls.overall(),
+                recalls.capped(),
                 skipped,
                 dropped,
                 indexNanos / 1e9,
@@ -460,35 +401,6 @@ public final class LocomoEval {
         return new SearchResult(hits, all.timings());
     }
 
-    /** For each k of {@link #KS}: the fraction of {@code evidence} among the first k of {@code ranked}. */
-    static double[] recallAtK(List<String> ranked, Set<String> evidence) {
-        double[] out = new double[KS.length];
-        for (int i = 0; i < KS.length; i++) {
-            int found = 0;
-            Set<String> seen = new LinkedHashSet<>();
-            for (String id : ranked.subList(0, Math.min(KS[i], ranked.size()))) {
-                if (evidence.contains(id) && seen.add(id)) {
-                    found++;
-                }
-            }
-            out[i] = found / (double) evidence.size();
-        }
-        return out;
-    }
-
-    /**
-     * For each k of {@link #KS}: the evidence among the first k of {@code ranked} over min(k, evidence): the share
-     * of the top k that could have been evidence and was.
-     */
-    static double[] cappedRecallAtK(List<String> ranked, Set<String> evidence) {
-        double[] recall = recallAtK(ranked, evidence);
-        double[] out = new double[KS.length];
-        for (int i = 0; i < KS.length; i++) {
-            out[i] = recall[i] * evidence.size() / Math.min(KS[i], evidence.size());
-        }
-        return out;
-    }
-
     /** Nearest-rank percentile of sorted values; 0 for none. */
     static long percentile(long[] sorted, double p) {
         if (sorted.length == 0) {
@@ -496,121 +408,6 @@ public final class LocomoEval {
         }
         int rank = (int) Math.ceil(p * sorted.length);
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-    }
-
-    private static Recall mean(String label, double[] sums, int n) {
-        double[] m = new double[KS.length];
-        for (int i = 0; i < KS.length; i++) {
-            m[i] = n == 0 ? 0 : sums[i] / n;
-        }
-        return new Recall(label, n, m);
-    }
-
-    // ---- data -----------------------------------------------------------------------------------
-
-    record Turn(
-            String diaId,
-            String speaker,
-            String text,
-            String caption,
-            int session,
-            int index,
-            Instant sessionTime,
-            String sessionDate) {}
-
-    /** Every turn of every session, in session order. */
-    static List<Turn> turns(JsonNode conversation) {
-        Map<Integer, String> sessionKeys = new TreeMap<>();
-        for (Iterator<String> it = conversation.fieldNames(); it.hasNext(); ) {
-            String key = it.next();
-            Matcher m = SESSION_KEY.matcher(key);
-            if (m.matches() && conversation.get(key).isArray()) {
-                sessionKeys.put(Integer.parseInt(m.group(1)), key);
-            }
-        }
-        List<Turn> out = new ArrayList<>();
-        for (Map.Entry<Integer, String> s : sessionKeys.entrySet()) {
-            String rawDate = conversation.path(s.getValue() + "_date_time").asText("");
-            Instant time = parseSessionTime(rawDate);
-            String day = time == null ? rawDate : DAY.format(time.atOffset(ZoneOffset.UTC));
-            int i = 0;
-            for (JsonNode t : conversation.get(s.getValue())) {
-                String diaId = t.path("dia_id").asText("");
-                if (diaId.isEmpty()) {
-                    continue;
-                }
-                String caption = t.path("blip_caption").asText("");
-                out.add(new Turn(
-                        diaId,
-                        t.path("speaker").asText(""),
-                        t.path("text").asText(""),
-                        caption.isBlank() ? null : caption,
-                        s.getKey(),
-                        i++,
-                        time,
-                        day));
-            }
-        }
-        return out;
-    }
-
-    static Instant parseSessionTime(String raw) {
-        try {
-            return LocalDateTime.parse(raw.trim(), SESSION_TIME).toInstant(ZoneOffset.UTC);
-        } catch (DateTimeParseException e) {
-            return null;
-        }
-    }
-
-    static List<MemoryRecord> records(String sample, String user, List<Turn> dialog, Options options) {
-        List<MemoryRecord> out = new ArrayList<>(dialog.size());
-        for (int i = 0; i < dialog.size(); i++) {
-            Turn t = dialog.get(i);
-            StringBuilder text = new StringBuilder();
-            if (options.sessionDate() && !t.sessionDate.isEmpty()) {
-                text.append('[').append(t.sessionDate).append("] ");
-            }
-            text.append(base(t, options));
-            String context = null;
-            if (options.context() > 0) {
-                List<String> around = new ArrayList<>();
-                for (int j = Math.max(0, i - options.context());
-                        j <= Math.min(dialog.size() - 1, i + options.context());
-                        j++) {
-                    if (j != i && dialog.get(j).session == t.session) {
-                        around.add(base(dialog.get(j), options));
-                    }
-                }
-                if (!around.isEmpty()) {
-                    context = "(context) " + String.join("\n(context) ", around);
-                }
-            }
-            Map<String, String> metadata = Map.of("dia_id", t.diaId, "speaker", t.speaker, "conversation", sample);
-            MemoryRecord r = new MemoryRecord(
-                    sample + "/" + t.diaId,
-                    TENANT,
-                    user,
-                    "session_" + t.session,
-                    MemoryType.DIALOG_CHUNK,
-                    text.toString(),
-                    t.sessionTime,
-                    t.sessionTime,
-                    t.sessionTime,
-                    metadata,
-                    null,
-                    null);
-            // Long turns (code, logs) make neighbours longer than a record's context may be: keep the start.
-            out.add(r.withContext(MemoryRecord.clipContext(context)));
-        }
-        return out;
-    }
-
-    private static String base(Turn t, Options options) {
-        String s = t.speaker + ": " + t.text;
-        if (options.imageCaptions() && t.caption != null) {
-            s += " [shares an image: " + t.caption + "]";
-        }
-        return s;
     }
 
     /** The records with the vectors of their text (and text with context) by the model of their text. */

@@ -81,20 +81,20 @@ class LocomoEvalTest {
     @Test
     void turnTextVariants() throws IOException {
         var conv = io.reme.json.Json.MAPPER.readTree(DATA).get(0).get("conversation");
-        List<LocomoEval.Turn> turns = LocomoEval.turns(conv);
+        List<LocomoData.Turn> turns = LocomoData.turns(conv);
         assertEquals(
                 List.of("D1:1", "D1:2", "D1:3", "D2:1", "D2:2"),
-                turns.stream().map(LocomoEval.Turn::diaId).toList());
+                turns.stream().map(LocomoData.Turn::diaId).toList());
         assertEquals(Instant.parse("2023-05-08T13:56:00Z"), turns.get(0).sessionTime());
 
         List<MemoryRecord> plain =
-                LocomoEval.records("conv-x", "conv-x", turns, new LocomoEval.Options(false, false, 0, null, false));
+                LocomoData.records("conv-x", "conv-x", turns, new LocomoEval.Options(false, false, 0, null, false));
         assertEquals("Ann: Here is my garden.", plain.get(4).text());
         assertEquals("D2:2", plain.get(4).metadata().get("dia_id"));
         assertEquals("session_2", plain.get(4).session());
 
         List<MemoryRecord> rich =
-                LocomoEval.records("conv-x", "conv-x", turns, new LocomoEval.Options(true, true, 1, null, false));
+                LocomoData.records("conv-x", "conv-x", turns, new LocomoEval.Options(true, true, 1, null, false));
         // The turn is the memory's text; its neighbours are its context, searched as a second granularity.
         assertEquals(
                 "[2 June 2023] Ann: Here is my garden. [shares an image: a photo of tomatoes]",
@@ -111,10 +111,10 @@ class LocomoEvalTest {
     @Test
     void neighboursLongerThanAContextMayBeAreClippedNotRefused() {
         Instant at = Instant.parse("2026-01-05T10:00:00Z");
-        List<LocomoEval.Turn> turns = new ArrayList<>();
+        List<LocomoData.Turn> turns = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             // Long technical turns, as on BEAM: each alone is half the bound, and one ends in an emoji.
-            turns.add(new LocomoEval.Turn(
+            turns.add(new LocomoData.Turn(
                     "D1:" + (i + 1),
                     "Dev",
                     "x".repeat(MemoryRecord.MAX_CONTEXT_LENGTH / 2 - 20) + "\uD83D\uDE00",
@@ -125,7 +125,7 @@ class LocomoEvalTest {
                     "5 January 2026"));
         }
         List<MemoryRecord> records =
-                LocomoEval.records("beam-1", "beam-1", turns, new LocomoEval.Options(false, false, 2, null, false));
+                LocomoData.records("beam-1", "beam-1", turns, new LocomoEval.Options(false, false, 2, null, false));
         assertEquals(5, records.size());
         for (MemoryRecord r : records) {
             assertTrue(r.context().length() <= MemoryRecord.MAX_CONTEXT_LENGTH, r.id());
@@ -137,12 +137,12 @@ class LocomoEvalTest {
     @Test
     void eachTurnIsEmbeddedByTheModelOfItsText() {
         Instant day = Instant.parse("2024-04-01T08:30:00Z");
-        List<LocomoEval.Turn> turns = List.of(
-                new LocomoEval.Turn("D1:1", "Ann", "I adopted a puppy.", null, 1, 0, day, ""),
-                new LocomoEval.Turn("D1:2", "user", "我将要参加金融科技精英论坛。", null, 1, 1, day, ""),
-                new LocomoEval.Turn("D1:3", "Ann", "He loves squirrels.", null, 1, 2, day, ""));
+        List<LocomoData.Turn> turns = List.of(
+                new LocomoData.Turn("D1:1", "Ann", "I adopted a puppy.", null, 1, 0, day, ""),
+                new LocomoData.Turn("D1:2", "user", "我将要参加金融科技精英论坛。", null, 1, 1, day, ""),
+                new LocomoData.Turn("D1:3", "Ann", "He loves squirrels.", null, 1, 2, day, ""));
         List<MemoryRecord> records =
-                LocomoEval.records("c", "c", turns, new LocomoEval.Options(false, false, 1, null, false));
+                LocomoData.records("c", "c", turns, new LocomoEval.Options(false, false, 1, null, false));
         List<String> english = new ArrayList<>();
         List<String> chinese = new ArrayList<>();
         LocomoEval.Embedder en = new LocomoEval.Embedder("en", texts -> {
@@ -169,17 +169,17 @@ class LocomoEvalTest {
 
     @Test
     void recallAndPercentileArithmetic() {
-        double[] r = LocomoEval.recallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b"));
+        double[] r = EvidenceRecall.recallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b"));
         assertArrayEquals(new double[] {0.5, 1.0, 1.0, 1.0, 1.0}, r, 1e-9);
-        assertArrayEquals(new double[] {0, 0, 0, 0, 0}, LocomoEval.recallAtK(List.of(), Set.of("a")), 1e-9);
+        assertArrayEquals(new double[] {0, 0, 0, 0, 0}, EvidenceRecall.recallAtK(List.of(), Set.of("a")), 1e-9);
         // Over min(k, evidence): rank 1 being evidence counts whole, however much evidence there is.
         assertArrayEquals(
                 new double[] {1.0, 1.0, 1.0, 1.0, 1.0},
-                LocomoEval.cappedRecallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b")),
+                EvidenceRecall.cappedRecallAtK(List.of("a", "x", "a", "y", "b"), Set.of("a", "b")),
                 1e-9);
         assertArrayEquals(
                 new double[] {0, 1 / 5.0, 1 / 6.0, 1 / 6.0, 1 / 6.0},
-                LocomoEval.cappedRecallAtK(List.of("x", "a"), Set.of("a", "b", "c", "d", "e", "f")),
+                EvidenceRecall.cappedRecallAtK(List.of("x", "a"), Set.of("a", "b", "c", "d", "e", "f")),
                 1e-9);
 
         List<Long> values = new ArrayList<>();

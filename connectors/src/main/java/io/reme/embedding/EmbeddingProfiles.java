@@ -40,7 +40,7 @@ public final class EmbeddingProfiles {
     /** The local variant whose id ({@code name@version}) is {@code id}. */
     static Optional<Variant> variantOf(String id) {
         for (Variant variant : Variant.values()) {
-            if (id.equals(variant.modelName() + "@" + LocalOnnxEmbeddingModel.artifactVersion(variant))) {
+            if (id.equals(variant.modelName() + "@" + ModelFiles.artifactVersion(variant))) {
                 return Optional.of(variant);
             }
         }

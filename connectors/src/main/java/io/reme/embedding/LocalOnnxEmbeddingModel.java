@@ -2,27 +2,13 @@ package io.reme.embedding;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import ai.onnxruntime.NodeInfo;
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
-import ai.onnxruntime.TensorInfo;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.FloatBuffer;
-import java.nio.LongBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -156,7 +142,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
 
         /** Whether this variant's files are on the classpath. */
         public boolean available() {
-            return LocalOnnxEmbeddingModel.class.getClassLoader().getResource(modelResource()) != null;
+            return ModelFiles.available(this);
         }
     }
 
@@ -170,22 +156,13 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
     /** The model's position embeddings: no text can be longer. */
     public static final int MODEL_MAX_TOKENS = 512;
 
-    private static final String ARTIFACT_GROUP = "dev.langchain4j";
-    private static final String OUTPUT_NAME = "last_hidden_state";
-    private static final String INPUT_IDS = "input_ids";
-    private static final String ATTENTION_MASK = "attention_mask";
-    private static final String TOKEN_TYPE_IDS = "token_type_ids";
-
     private final Variant variant;
     private final String id;
     private final int batchSize;
     private final int maxTokens;
     private final int threads;
-    private final OrtEnvironment environment;
-    private final OrtSession session;
+    private final OnnxEncoder encoder;
     private final HuggingFaceTokenizer tokenizer;
-    private final boolean wantsTokenTypes;
-    private final int dimensions;
     private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final ExecutorService runners;
     private boolean closed;
@@ -194,42 +171,15 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         this.variant = builder.variant;
         this.batchSize = builder.batchSize > 0 ? builder.batchSize : builder.variant.defaultBatchSize();
         this.maxTokens = builder.maxTokens;
-        this.id = variant.modelName() + "@" + artifactVersion(variant);
+        this.id = variant.modelName() + "@" + ModelFiles.artifactVersion(variant);
         this.threads =
                 builder.threads > 0 ? builder.threads : Runtime.getRuntime().availableProcessors();
-        configureNativeCache(builder.nativeCacheDir);
-        byte[] modelBytes = resource(variant.modelResource());
-        this.environment = OrtEnvironment.getEnvironment();
-        OrtSession opened = null;
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            // One thread per run, and several runs at once: the matrices of a sentence are too small to
-            // split over cores well (measured: 1.4-1.5x the sentences per CPU-second of two intra-op threads).
-            options.setIntraOpNumThreads(1);
-            opened = environment.createSession(modelBytes, options);
-            this.wantsTokenTypes = opened.getInputNames().contains(TOKEN_TYPE_IDS);
-            if (!opened.getInputNames().contains(INPUT_IDS)
-                    || !opened.getInputNames().contains(ATTENTION_MASK)) {
-                throw new EmbeddingException(
-                        variant.modelResource() + " has inputs " + opened.getInputNames() + ", expected " + INPUT_IDS
-                                + " and " + ATTENTION_MASK,
-                        false,
-                        null);
-            }
-            this.dimensions = hiddenSize(opened);
-            this.session = opened;
-        } catch (OrtException e) {
-            closeQuietly(opened);
-            throw new EmbeddingException("cannot load " + variant.modelResource() + ": " + e.getMessage(), false, e);
-        } catch (EmbeddingException | RuntimeException e) {
-            closeQuietly(opened);
-            throw e;
-        }
+        DjlTokenizer.configureNativeCache(builder.nativeCacheDir);
+        this.encoder = OnnxEncoder.open(ModelFiles.model(variant), variant.modelResource());
         try {
-            this.tokenizer = tokenizer(variant, maxTokens);
+            this.tokenizer = DjlTokenizer.open(variant, maxTokens);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(session);
+            encoder.close();
             throw new EmbeddingException(
                     "cannot load " + variant.tokenizerResource() + ": " + e.getMessage(), false, e);
         }
@@ -237,7 +187,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         LOG.info(
                 "Loaded embedding model {} ({} dimensions, up to {} tokens per text, batches of {}, {} at once)",
                 id,
-                dimensions,
+                encoder.dimensions(),
                 maxTokens,
                 batchSize,
                 threads);
@@ -324,7 +274,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
 
     @Override
     public int dimensions() {
-        return dimensions;
+        return encoder.dimensions();
     }
 
     public Variant variant() {
@@ -390,7 +340,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         }
     }
 
-    /** One model run over the texts {@code batch} (indexes into {@code encodings}), padded to the longest. */
+    /** Runs the batches on the runners, at once, and puts each text's vector at its index in {@code vectors}. */
     private void runAtOnce(List<Integer[]> batches, Encoding[] encodings, float[][] vectors) throws EmbeddingException {
         List<Future<float[][]>> results = new ArrayList<>(batches.size());
         try {
@@ -428,19 +378,13 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
         };
     }
 
+    /** One model run over the texts {@code batch} (indexes into {@code encodings}), pooled as the variant says. */
     private float[][] run(Integer[] batch, Encoding[] encodings) throws EmbeddingException {
-        return forward(
-                batch,
-                encodings,
-                (hidden, mask, rows, length) -> variant.clsPooling()
-                        ? new float[][][] {firstToken(hidden, rows, length)}
-                        : new float[][][] {meanPool(hidden, mask, rows, length)})[0];
-    }
-
-    /** What to keep of one model run's last hidden state ({@code rows × length × dimensions}). */
-    @FunctionalInterface
-    private interface Pooling {
-        float[][][] pool(FloatBuffer hidden, long[] mask, int rows, int length);
+        long[][] ids = new long[batch.length][];
+        for (int row = 0; row < batch.length; row++) {
+            ids[row] = encodings[batch[row]].getIds();
+        }
+        return encoder.run(ids, variant.clsPooling() ? HiddenStates::firstTokens : HiddenStates::meanPooled);
     }
 
     /**
@@ -464,115 +408,12 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
             }
             List<float[][]> out = new ArrayList<>(encodings.length);
             for (int i = 0; i < encodings.length; i++) {
-                out.add(forward(new Integer[] {i}, encodings, this::innerTokens)[0]);
+                out.add(encoder.run(new long[][] {encodings[i].getIds()}, HiddenStates::innerTokens)[0]);
             }
             return out;
         } finally {
             lifecycle.readLock().unlock();
         }
-    }
-
-    /** Each row's token vectors between {@code [CLS]} and {@code [SEP]}, unit length. */
-    private float[][][] innerTokens(FloatBuffer hidden, long[] mask, int rows, int length) {
-        float[][][] out = new float[rows][][];
-        for (int row = 0; row < rows; row++) {
-            int real = 0;
-            while (real < length && mask[row * length + real] != 0) {
-                real++;
-            }
-            int inner = Math.max(0, real - 2);
-            out[row] = new float[inner][];
-            for (int t = 0; t < inner; t++) {
-                float[] v = new float[dimensions];
-                hidden.get((row * length + t + 1) * dimensions, v);
-                out[row][t] = Vectors.normalize(v);
-            }
-        }
-        return out;
-    }
-
-    private float[][][] forward(Integer[] batch, Encoding[] encodings, Pooling pooling) throws EmbeddingException {
-        int rows = batch.length;
-        int length = 0;
-        for (int index : batch) {
-            length = Math.max(length, encodings[index].getIds().length);
-        }
-        long[] ids = new long[rows * length];
-        long[] mask = new long[rows * length];
-        for (int row = 0; row < rows; row++) {
-            long[] tokenIds = encodings[batch[row]].getIds();
-            System.arraycopy(tokenIds, 0, ids, row * length, tokenIds.length);
-            Arrays.fill(mask, row * length, row * length + tokenIds.length, 1L);
-        }
-        long[] shape = {rows, length};
-        Map<String, OnnxTensor> inputs = new HashMap<>();
-        try {
-            inputs.put(INPUT_IDS, OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape));
-            inputs.put(ATTENTION_MASK, OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
-            if (wantsTokenTypes) {
-                inputs.put(
-                        TOKEN_TYPE_IDS,
-                        OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[rows * length]), shape));
-            }
-            try (OrtSession.Result result = session.run(inputs)) {
-                OnnxTensor hidden = (OnnxTensor) result.get(OUTPUT_NAME).orElseGet(() -> result.get(0));
-                long[] hiddenShape = hidden.getInfo().getShape();
-                if (hiddenShape.length != 3
-                        || hiddenShape[0] != rows
-                        || hiddenShape[1] != length
-                        || hiddenShape[2] != dimensions) {
-                    throw new EmbeddingException(
-                            "unexpected output shape " + Arrays.toString(hiddenShape) + " for " + rows + " texts of "
-                                    + length + " tokens",
-                            false,
-                            null);
-                }
-                return pooling.pool(hidden.getFloatBuffer(), mask, rows, length);
-            }
-        } catch (OrtException e) {
-            throw new EmbeddingException("the embedding model failed: " + e.getMessage(), false, e);
-        } finally {
-            for (OnnxTensor tensor : inputs.values()) {
-                tensor.close();
-            }
-        }
-    }
-
-    /** Each text's first ({@code [CLS]}) token vector, scaled to unit length. */
-    private float[][] firstToken(FloatBuffer hidden, int rows, int length) {
-        float[][] out = new float[rows][];
-        for (int row = 0; row < rows; row++) {
-            float[] cls = new float[dimensions];
-            hidden.get(row * length * dimensions, cls);
-            out[row] = Vectors.normalize(cls);
-        }
-        return out;
-    }
-
-    /** Averages each text's token vectors over its attention mask, then scales the average to unit length. */
-    private float[][] meanPool(FloatBuffer hidden, long[] mask, int rows, int length) {
-        float[][] out = new float[rows][];
-        for (int row = 0; row < rows; row++) {
-            float[] sum = new float[dimensions];
-            int tokens = 0;
-            for (int t = 0; t < length; t++) {
-                if (mask[row * length + t] == 0) {
-                    continue;
-                }
-                tokens++;
-                int base = (row * length + t) * dimensions;
-                for (int d = 0; d < dimensions; d++) {
-                    sum[d] += hidden.get(base + d);
-                }
-            }
-            if (tokens > 0) {
-                for (int d = 0; d < dimensions; d++) {
-                    sum[d] /= tokens;
-                }
-            }
-            out[row] = Vectors.normalize(sum);
-        }
-        return out;
     }
 
     @Override
@@ -587,7 +428,7 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
                 runners.shutdown();
             }
             tokenizer.close();
-            closeQuietly(session);
+            encoder.close();
         } finally {
             lifecycle.writeLock().unlock();
         }
@@ -595,142 +436,8 @@ public final class LocalOnnxEmbeddingModel implements EmbeddingModel {
 
     @Override
     public String toString() {
-        return "LocalOnnxEmbeddingModel[" + id + ", " + dimensions + "d, maxTokens=" + maxTokens + ", batchSize="
-                + batchSize + "]";
-    }
-
-    // ------------------------------------------------------------------ loading
-
-    private static HuggingFaceTokenizer tokenizer(Variant variant, int maxTokens) throws IOException {
-        keepDjlOffline();
-        Map<String, String> options = new HashMap<>();
-        options.put("addSpecialTokens", "true");
-        options.put("truncation", "true");
-        options.put("maxLength", Integer.toString(maxTokens));
-        options.put("modelMaxLength", Integer.toString(MODEL_MAX_TOKENS));
-        // Padding is done per batch here, to the batch's longest text; the file asks for a fixed 128.
-        options.put("padding", "false");
-        try (InputStream in = stream(variant.tokenizerResource())) {
-            return HuggingFaceTokenizer.newInstance(in, options);
-        }
-    }
-
-    private static int hiddenSize(OrtSession session) throws OrtException, EmbeddingException {
-        Map<String, NodeInfo> outputs = session.getOutputInfo();
-        NodeInfo info = outputs.containsKey(OUTPUT_NAME)
-                ? outputs.get(OUTPUT_NAME)
-                : outputs.values().iterator().next();
-        if (info.getInfo() instanceof TensorInfo tensor) {
-            long[] shape = tensor.getShape();
-            if (shape.length == 3 && shape[2] > 0) {
-                return (int) shape[2];
-            }
-        }
-        throw new EmbeddingException(
-                "the model's output " + info.getName() + " is not [batch, tokens, hidden]: " + info.getInfo(),
-                false,
-                null);
-    }
-
-    private static byte[] resource(String name) throws EmbeddingException {
-        try (InputStream in = stream(name)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new EmbeddingException("cannot read " + name + " from the classpath: " + e.getMessage(), false, e);
-        } catch (UncheckedIOException e) {
-            throw new EmbeddingException(e.getCause().getMessage(), false, e);
-        }
-    }
-
-    private static InputStream stream(String name) {
-        InputStream in = LocalOnnxEmbeddingModel.class.getClassLoader().getResourceAsStream(name);
-        if (in == null) {
-            String artifact = Arrays.stream(Variant.values())
-                    .filter(v -> v.modelResource().equals(name)
-                            || v.tokenizerResource().equals(name))
-                    .map(v -> ARTIFACT_GROUP + ":" + v.artifactId())
-                    .findFirst()
-                    .orElse("the model's jar");
-            throw new UncheckedIOException(new IOException(name + " is not on the classpath: add " + artifact));
-        }
-        return in;
-    }
-
-    /** The version of the jar that ships the model, from its Maven metadata; "unknown" without it. */
-    static String artifactVersion(Variant variant) {
-        String path = "META-INF/maven/" + ARTIFACT_GROUP + "/" + variant.artifactId() + "/pom.properties";
-        try (InputStream in = LocalOnnxEmbeddingModel.class.getClassLoader().getResourceAsStream(path)) {
-            if (in != null) {
-                Properties properties = new Properties();
-                properties.load(in);
-                String version = properties.getProperty("version");
-                if (version != null && !version.isBlank()) {
-                    return version.strip();
-                }
-            }
-        } catch (IOException e) {
-            LOG.debug("cannot read {}", path, e);
-        }
-        return "unknown";
-    }
-
-    /**
-     * DJL reports each tokenizer it creates to its makers over the network (first asking the cloud
-     * metadata address which machine it runs on), and may download files unless offline: neither
-     * may happen here. An explicit setting of {@code OPT_OUT_TRACKING} or {@code DJL_OFFLINE}
-     * ({@code ai.djl.offline}) is left as it is.
-     */
-    static synchronized void keepDjlOffline() {
-        if (isUnset("OPT_OUT_TRACKING", "OPT_OUT_TRACKING")) {
-            System.setProperty("OPT_OUT_TRACKING", "true");
-        }
-        if (isUnset("DJL_OFFLINE", "ai.djl.offline")) {
-            System.setProperty("ai.djl.offline", "true");
-        }
-    }
-
-    private static boolean isUnset(String env, String property) {
-        String value = System.getenv(env);
-        if (value == null || value.isEmpty()) {
-            value = System.getProperty(property);
-        }
-        return value == null || value.isEmpty();
-    }
-
-    private static final String[] CACHE_SETTINGS = {"ENGINE_CACHE_DIR", "DJL_CACHE_DIR"};
-
-    /** Points DJL's native cache at {@code dir} unless the environment or a system property already does. */
-    static synchronized void configureNativeCache(Path dir) throws EmbeddingException {
-        if (dir == null) {
-            return;
-        }
-        for (String name : CACHE_SETTINGS) {
-            String value = System.getenv(name);
-            if (value == null || value.isEmpty()) {
-                value = System.getProperty(name);
-            }
-            if (value != null && !value.isEmpty()) {
-                LOG.debug("{} is set to {}: the tokenizer's native library goes there, not to {}", name, value, dir);
-                return;
-            }
-        }
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new EmbeddingException("cannot create the native library cache " + dir + ": " + e, false, e);
-        }
-        System.setProperty("DJL_CACHE_DIR", dir.toAbsolutePath().toString());
-    }
-
-    private static void closeQuietly(OrtSession session) {
-        if (session == null) {
-            return;
-        }
-        try {
-            session.close();
-        } catch (OrtException e) {
-            LOG.debug("closing the ONNX session failed", e);
-        }
+        return "LocalOnnxEmbeddingModel[" + id + ", " + encoder.dimensions() + "d, maxTokens=" + maxTokens
+                + ", batchSize=" + batchSize + "]";
     }
 
     /** How many word pieces the texts have in all (after truncation): for throughput measurements (bench). */

@@ -1,31 +1,24 @@
 package io.reme.worker;
 
-import io.reme.dlq.DeadLetterHeaders;
-import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.LlmStatus;
 import io.reme.llm.RequestSecret;
-import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
-import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
-import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
+import io.reme.worker.WorkerOutputs.WriteFailedException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -41,15 +34,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,17 +47,17 @@ import org.slf4j.LoggerFactory;
  * worker threads take requests round-robin across tenants and answer on {@code llm.results}.
  * Offsets are committed only past requests whose result is acknowledged by Kafka, so a crash
  * re-delivers, never drops; the session processor drops the duplicate answers that can cause.
+ * Results, extracted memories and dead letters are written through {@link WorkerOutputs}.
  * Lifecycle: {@link #start}, {@link #close}.
  */
 public final class LlmWorkerPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LlmWorkerPool.class);
     public static final String DEFAULT_GROUP = "reme-llm-workers";
-    /** The producer's max.request.size: a default LLM request (a window) plus headroom. */
-    private static final int MAX_RECORD_BYTES = 17 * 1024 * 1024;
 
     private final Topics topics;
     private final WorkerSettings settings;
     private final KafkaProducer<String, byte[]> producer;
+    private final WorkerOutputs outputs;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
     private final PipelineMetrics metrics;
@@ -81,10 +68,6 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final ConsumerLoop<String, byte[]> poller;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private final MemoryPartitioning partitioning;
-    private final MemoryQuota quota;
-    private final RequestSecret secret;
-    private volatile int memoryPartitions;
     private volatile boolean running = true;
 
     /**
@@ -111,18 +94,11 @@ public final class LlmWorkerPool implements AutoCloseable {
             ToIntFunction<String> tenantConcurrency) {
         this.queue = new FairQueue<>(tenantConcurrency);
         this.topics = topics;
-        this.partitioning = extraction.partitioning();
-        this.quota = extraction.quota();
         this.settings = settings;
         this.metrics = metrics;
-        this.secret = secret;
-        Map<String, Object> producerProps = new HashMap<>(clientProps);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
-        producerProps.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_RECORD_BYTES);
-        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
+        this.producer = WorkerOutputs.producer(clientProps);
+        this.outputs =
+                new WorkerOutputs(producer, topics, secret, metrics, extraction.partitioning(), extraction.quota());
         this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits(), secret);
         Map<String, Object> consumerProps = new HashMap<>(clientProps);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -289,7 +265,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn(
                     "unreadable llm request dead-lettered partition={} offset={}", record.partition(), record.offset());
-            deadLetter(
+            outputs.deadLetter(
                     record.key(),
                     record.value(),
                     DlqReason.INVALID_CONTENT,
@@ -406,21 +382,14 @@ public final class LlmWorkerPool implements AutoCloseable {
                 e.topic(),
                 e.getCause().toString());
         try {
-            send(answer(
-                    job,
+            outputs.answer(
+                    job.key(),
                     LlmResult.failed(
                             request,
                             "answer refused by Kafka: " + e.getCause(),
                             1,
-                            Clock.systemUTC().instant())));
-            deadLetter(
-                    job.key(),
-                    job.value(),
-                    SendFailures.reason(e.getCause()),
-                    "answer to " + e.topic() + " refused: " + e.getCause(),
-                    job.partition().topic(),
-                    job.partition().partition(),
-                    job.offset());
+                            Clock.systemUTC().instant()));
+            deadLetter(job, SendFailures.reason(e.getCause()), "answer to " + e.topic() + " refused: " + e.getCause());
         } catch (RuntimeException again) {
             return false;
         }
@@ -436,8 +405,8 @@ public final class LlmWorkerPool implements AutoCloseable {
         RequestHandler.Outcome outcome = handler.handle(request);
         LlmResult result = outcome.result();
         // Memories first: once the result is out the request counts as done and is not re-delivered.
-        writeMemories(request, outcome);
-        send(answer(job, result));
+        outputs.memories(request, outcome);
+        outputs.answer(job.key(), result);
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
             failed.incrementAndGet();
@@ -453,14 +422,7 @@ public final class LlmWorkerPool implements AutoCloseable {
             // the span itself when it gives up; dead-lettering each attempt here would invite a replay of a
             // span that a later attempt wrote.
             if (request.kind() == LlmKind.COMPACT) {
-                deadLetter(
-                        job.key(),
-                        job.value(),
-                        DlqReason.LLM_FAILED,
-                        result.error(),
-                        job.partition().topic(),
-                        job.partition().partition(),
-                        job.offset());
+                deadLetter(job, DlqReason.LLM_FAILED, result.error());
             }
         } else {
             completed.incrementAndGet();
@@ -476,109 +438,16 @@ public final class LlmWorkerPool implements AutoCloseable {
         offsets.done(job.partition(), job.offset());
     }
 
-    /**
-     * Writes an extraction's memories to {@code memories.pending}: every update, and the new memories
-     * that fit in the tenant's memory count (asked once per request, only when there are new ones); the
-     * new ones past it are dead-lettered ({@link DlqReason#MEMORY_QUOTA}) instead.
-     */
-    private void writeMemories(LlmRequest request, RequestHandler.Outcome outcome) {
-        long fresh = outcome.memories().stream().filter(outcome::isNew).count();
-        MemoryQuota.Room room = fresh == 0 ? MemoryQuota.Room.UNLIMITED : quota.room(request.tenant());
-        long free = room.free();
-        long admitted = 0;
-        for (MemoryRecord memory : outcome.memories()) {
-            int partition = partitioning.partition(memory.tenant(), memory.id(), memoryPartitions());
-            String key = memory.tenant() + "/" + memory.id();
-            if (outcome.isNew(memory)) {
-                if (free == 0) {
-                    LOG.warn(
-                            "extracted memory refused at quota tenant={} session={} requestId={} memoryId={} "
-                                    + "memories={} admitted={} maxMemories={}",
-                            request.tenant(),
-                            request.session(),
-                            request.requestId(),
-                            memory.id(),
-                            room.memories(),
-                            admitted,
-                            room.limit());
-                    deadLetter(
-                            key,
-                            Json.bytes(memory),
-                            DlqReason.MEMORY_QUOTA,
-                            "tenant " + request.tenant() + " has " + room.memories() + " memories"
-                                    + (admitted > 0 ? " and " + admitted + " new from this extraction" : "")
-                                    + ", the most its policy allows (maxMemories " + room.limit() + ")",
-                            topics.memoriesPending(),
-                            partition,
-                            -1);
-                    continue;
-                }
-                free--;
-                admitted++;
-            }
-            send(new ProducerRecord<>(topics.memoriesPending(), partition, key, Json.bytes(memory)));
-        }
-    }
-
-    /** Partitions of {@code memories.pending}, asked once (the topic is never resized under a running app). */
-    private int memoryPartitions() {
-        if (memoryPartitions == 0) {
-            memoryPartitions = producer.partitionsFor(topics.memoriesPending()).size();
-        }
-        return memoryPartitions;
-    }
-
-    private void deadLetter(
-            String key, byte[] value, DlqReason reason, String detail, String topic, int partition, long offset) {
-        RecordHeaders headers = (RecordHeaders)
-                DeadLetterHeaders.of(null, reason, detail, topic, partition, offset, System.currentTimeMillis());
-        // A request is at most what its topic holds; the bound keeps a dead letter within the producer's limit.
-        byte[] bounded = DeadLetters.bound(null, value, headers, MAX_RECORD_BYTES - RecordLimits.HEADROOM)
-                .value();
-        send(new ProducerRecord<>(topics.dlq(), null, key, bounded, headers));
-        metrics.deadLetter(reason);
-    }
-
-    /** The result record, signed: the session processor applies no answer without the signature. */
-    private ProducerRecord<String, byte[]> answer(Job job, LlmResult result) {
-        byte[] value = Json.bytes(result);
-        RecordHeaders headers = new RecordHeaders();
-        byte[] key = job.key() == null ? new byte[0] : job.key().getBytes(StandardCharsets.UTF_8);
-        headers.add(ResultSignature.header(secret, key, value));
-        return new ProducerRecord<>(topics.llmResults(), null, job.key(), value, headers);
-    }
-
-    private void send(ProducerRecord<String, byte[]> record) {
-        try {
-            producer.send(record).get(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while producing to " + record.topic(), e);
-        } catch (ExecutionException e) {
-            throw new WriteFailedException(record.topic(), e.getCause());
-        } catch (TimeoutException | KafkaException | IllegalStateException e) {
-            // send() itself throws when the record cannot be serialised or the producer is closed.
-            throw new WriteFailedException(record.topic(), e);
-        }
-    }
-
-    /** A write that failed, with what kind of failure it was. */
-    private static final class WriteFailedException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final String topic;
-
-        WriteFailedException(String topic, Throwable cause) {
-            super("cannot produce to " + topic + ": " + cause, cause);
-            this.topic = topic;
-        }
-
-        String topic() {
-            return topic;
-        }
-
-        SendFailures kind() {
-            return SendFailures.of(getCause());
-        }
+    /** The job's request record, dead-lettered from where it was read. */
+    private void deadLetter(Job job, DlqReason reason, String detail) {
+        outputs.deadLetter(
+                job.key(),
+                job.value(),
+                reason,
+                detail,
+                job.partition().topic(),
+                job.partition().partition(),
+                job.offset());
     }
 
     /** Requests answered OK and FAILED since start. */

@@ -2,9 +2,7 @@ package io.reme.worker;
 
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
-import io.reme.erasure.Erasure;
 import io.reme.index.EmbeddingSwitch;
-import io.reme.index.MemoryErasure;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.retry.RetryPolicy;
@@ -26,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -36,10 +33,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,16 +50,20 @@ import org.slf4j.LoggerFactory;
  * <p><b>Edits meanwhile.</b> A rewrite carries the content it read; if the memory was edited or deleted after that
  * record and before the rewrite, the rewrite would bring the old content back, and compaction would then keep it.
  * So each rewrite names the offset of the record it was made from ({@link #REEMBEDDED_FROM}), and before reading a
- * partition the re-embedder reads its keys to the end (no values parsed, nothing embedded: the {@link Latest} of each
- * key). It rewrites only a key's latest content record; a later record of the key, read while the rewrite is on its
- * way, is written again after it (a tombstone again, an edit with the new vectors); and a rewrite found stale by the
- * key pass (a crash came before it was read back) has the content it shadows written again.
+ * partition the re-embedder reads its keys to the end (no values parsed, nothing embedded: the
+ * {@link ReembedPartition.Latest} of each key). It rewrites only a key's latest content record; a later record of
+ * the key, read while the rewrite is on its way, is written again after it (a tombstone again, an edit with the new
+ * vectors); and a rewrite found stale by the key pass (a crash came before it was read back) has the content it
+ * shadows written again.
  *
  * <p><b>Resuming.</b> Offsets are committed in the group {@code groupId} as the partition is read, with the profile
  * they were read for and the last switch seen in the partition as the commit's metadata. A restart for the same
  * profile goes on from there (the key pass is read again, which costs a read of the partition, not its embedding,
  * and is skipped when the partition was switched and nothing came since), and a switch already written is not written
  * again; a restart for another profile (the next change of model) reads every partition from its start.
+ *
+ * <p>What it knows of each partition, and what a record read there asks of it, is kept by a
+ * {@link ReembedPartition}; this class embeds, writes and commits.
  *
  * <p>Lifecycle: {@link #start}, {@link #close}. Writes are at-least-once; rewrites are upserts of the same content.
  */
@@ -75,11 +73,6 @@ public final class MemoryReembedder implements AutoCloseable {
     public static final String REEMBEDDED_FROM = "reme.reembedded-from";
 
     private static final Duration END_OFFSETS_EVERY = Duration.ofSeconds(1);
-    /**
-     * Separates, in the committed offsets' metadata, the profile the offsets were read for and the last switch
-     * seen: a change of model reads each partition again from its start, not from where the last change ended.
-     */
-    private static final String METADATA_SEPARATOR = "\n";
 
     private final Map<String, Object> clientProps;
     private final Topics topics;
@@ -93,64 +86,10 @@ public final class MemoryReembedder implements AutoCloseable {
             Duration.ofSeconds(10),
             e -> e instanceof EmbeddingException embedding && embedding.retryable());
     /** The assigned partitions' state; used on the loop's thread only. */
-    private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
+    private final Map<TopicPartition, ReembedPartition> partitions = new HashMap<>();
 
     private final ConsumerLoop<String, byte[]> loop;
     private long endOffsetsAt;
-
-    /** A rewrite written but not read back yet: its source offset, and a later record of its key, if one came. */
-    private record InFlight(long source, ConsumerRecord<String, byte[]> later) {}
-
-    /**
-     * What the key pass found of one key: the offset of its last record; of the record that carries its current
-     * content (its last memory or tombstone, or a rewrite made from that); and whether the last record is a stale
-     * rewrite, made from an older record than the current one, whose content must then be said again.
-     */
-    private record Latest(long offset, long current, boolean stale) {
-        Latest then(ConsumerRecord<String, byte[]> next, Header from) {
-            if (from == null) {
-                return new Latest(next.offset(), next.offset(), false);
-            }
-            return offsetIn(from) == current
-                    ? new Latest(next.offset(), next.offset(), false)
-                    : new Latest(next.offset(), current, true);
-        }
-    }
-
-    /** What the re-embedder knows of one partition. */
-    private static final class PartitionState {
-        final long begin;
-        long end;
-        long position;
-        String lastSwitch;
-        final Map<String, InFlight> inFlight = new HashMap<>();
-        /** Where the key pass ended: below it, {@link #latest} decides; from it on, the records in flight. */
-        final long keysEnd;
-        /** The key pass's findings, dropped once the partition is read past {@link #keysEnd}. */
-        Map<String, Latest> latest;
-
-        /**
-         * Offsets of the partition as it was when this pass began (up to {@link #keysEnd}): what the change has to
-         * read. Its own rewrites, appended after, are not counted, so the share read grows with the memories
-         * re-embedded instead of halving when every memory has been rewritten once.
-         */
-        long total() {
-            return keysEnd - begin;
-        }
-
-        long scanned() {
-            return Math.min(position, keysEnd) - begin;
-        }
-
-        PartitionState(long begin, long position, String lastSwitch, long keysEnd, Map<String, Latest> latest) {
-            this.begin = begin;
-            this.end = Math.max(position, keysEnd);
-            this.position = position;
-            this.lastSwitch = lastSwitch;
-            this.keysEnd = keysEnd;
-            this.latest = latest;
-        }
-    }
 
     private MemoryReembedder(
             Map<String, Object> clientProps,
@@ -193,11 +132,7 @@ public final class MemoryReembedder implements AutoCloseable {
             @Override
             public Map<TopicPartition, OffsetAndMetadata> done() {
                 Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-                partitions.forEach((tp, state) -> done.put(
-                        tp,
-                        new OffsetAndMetadata(
-                                state.position,
-                                profile + METADATA_SEPARATOR + (state.lastSwitch == null ? "" : state.lastSwitch))));
+                partitions.forEach((tp, state) -> done.put(tp, state.committable(profile)));
                 return done;
             }
         });
@@ -223,11 +158,8 @@ public final class MemoryReembedder implements AutoCloseable {
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(assigned));
         for (TopicPartition tp : assigned) {
             OffsetAndMetadata at = committed.get(tp);
-            String[] metadata = at == null || at.metadata() == null
-                    ? new String[0]
-                    : at.metadata().split(METADATA_SEPARATOR, -1);
-            String lastSwitch = metadata.length == 2 && !metadata[1].isEmpty() ? metadata[1] : null;
-            if (at != null && (metadata.length != 2 || !metadata[0].equals(profile))) {
+            String lastSwitch = ReembedPartition.lastSwitchIn(at);
+            if (ReembedPartition.readForAnother(at, profile)) {
                 // The offsets of a pass for another profile: this one reads the partition from its start.
                 consumer.seek(tp, begin.getOrDefault(tp, 0L));
             }
@@ -235,14 +167,12 @@ public final class MemoryReembedder implements AutoCloseable {
             if (profile.equals(lastSwitch)
                     && position >= consumer.endOffsets(List.of(tp)).get(tp)) {
                 // Done before and nothing new: no key pass (a read of the whole partition) at every start.
-                partitions.put(
-                        tp, new PartitionState(begin.getOrDefault(tp, 0L), position, lastSwitch, position, null));
+                partitions.put(tp, ReembedPartition.switched(begin.getOrDefault(tp, 0L), position, lastSwitch));
                 continue;
             }
             long started = System.nanoTime();
-            KeyPass keys = keyPass(tp);
-            PartitionState state =
-                    new PartitionState(begin.getOrDefault(tp, 0L), position, lastSwitch, keys.end(), keys.latest());
+            ReembedPartition.KeyPass keys = ReembedPartition.keyPass(clientProps, tp);
+            ReembedPartition state = new ReembedPartition(begin.getOrDefault(tp, 0L), position, lastSwitch, keys);
             partitions.put(tp, state);
             LOG.info(
                     "re-embedding partition={} from offset={} keys={} keysEnd={} keyPassMs={} lastSwitch={} profile={}",
@@ -259,61 +189,14 @@ public final class MemoryReembedder implements AutoCloseable {
         endOffsetsAt = 0;
     }
 
-    /** The key pass of one partition, where it ended, and its reader (for {@link #sayAgainBefore}). */
-    private record KeyPass(Map<String, Latest> latest, long end, KafkaConsumer<String, byte[]> reader) {}
-
-    /** Reads the partition's keys and headers to its end ({@link Latest}); the values are not parsed. */
-    private KeyPass keyPass(TopicPartition tp) {
-        Map<String, Object> props = new HashMap<>(clientProps);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
-        KafkaConsumer<String, byte[]> reader =
-                new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        try {
-            reader.assign(List.of(tp));
-            reader.seekToBeginning(List.of(tp));
-            long end = reader.endOffsets(List.of(tp)).get(tp);
-            Map<String, Latest> latest = new HashMap<>();
-            while (reader.position(tp) < end) {
-                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
-                    if (r.offset() >= end
-                            || r.key() == null
-                            || EmbeddingSwitch.isSwitch(r.headers())
-                            || Erasure.isErasure(r.headers())
-                            || MemoryErasure.isExpunge(r.headers())) {
-                        continue;
-                    }
-                    Latest before = latest.get(r.key());
-                    // A rewrite whose source is gone (compacted) carries the current content itself.
-                    latest.put(
-                            r.key(),
-                            before == null
-                                    ? new Latest(r.offset(), r.offset(), false)
-                                    : before.then(r, r.headers().lastHeader(REEMBEDDED_FROM)));
-                }
-            }
-            return new KeyPass(latest, end, reader);
-        } catch (RuntimeException e) {
-            reader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            throw e;
-        }
-    }
-
     /**
      * Says again the content that stale rewrites shadow, for the keys whose content lies before {@code position}
      * (the scan will not read it again): a crash came between such a rewrite and its reading back.
      */
     private void sayAgainBefore(
-            TopicPartition tp, PartitionState state, KafkaConsumer<String, byte[]> reader, long position) {
-        List<Long> offsets = state.latest.values().stream()
-                .filter(l -> l.stale() && l.current() < position)
-                .map(Latest::current)
-                .sorted()
-                .toList();
+            TopicPartition tp, ReembedPartition state, KafkaConsumer<String, byte[]> reader, long position) {
         List<Needed> needed = new ArrayList<>();
-        for (long offset : offsets) {
+        for (long offset : state.shadowedBefore(position)) {
             reader.seek(tp, offset);
             for (ConsumerRecord<String, byte[]> r :
                     reader.poll(Duration.ofSeconds(5)).records(tp)) {
@@ -339,10 +222,6 @@ public final class MemoryReembedder implements AutoCloseable {
         }
     }
 
-    private static long offsetIn(Header from) {
-        return Long.parseLong(new String(from.value(), StandardCharsets.UTF_8));
-    }
-
     /** A record that needs the configured profile's vectors, and the memory it holds. */
     private record Needed(ConsumerRecord<String, byte[]> record, MemoryRecord memory) {}
 
@@ -350,7 +229,7 @@ public final class MemoryReembedder implements AutoCloseable {
             throws InterruptedException {
         List<Needed> needed = new ArrayList<>();
         for (TopicPartition tp : records.partitions()) {
-            PartitionState state = partitions.get(tp);
+            ReembedPartition state = partitions.get(tp);
             if (state == null) {
                 continue;
             }
@@ -359,7 +238,7 @@ public final class MemoryReembedder implements AutoCloseable {
             Map<String, Long> last = new HashMap<>();
             read.forEach(r -> last.put(r.key(), r.offset()));
             for (ConsumerRecord<String, byte[]> record : read) {
-                Needed need = read(state, record, last.get(record.key()) == record.offset());
+                Needed need = needed(state, state.read(record, last.get(record.key()) == record.offset()));
                 if (need != null) {
                     needed.add(need);
                 }
@@ -367,12 +246,9 @@ public final class MemoryReembedder implements AutoCloseable {
         }
         rewrite(needed);
         for (TopicPartition tp : records.partitions()) {
-            PartitionState state = partitions.get(tp);
+            ReembedPartition state = partitions.get(tp);
             if (state != null) {
-                state.position = consumer.position(tp);
-                if (state.position >= state.keysEnd) {
-                    state.latest = null;
-                }
+                state.readTo(consumer.position(tp));
             }
         }
         if (System.nanoTime() - endOffsetsAt > END_OFFSETS_EVERY.toNanos() || !records.isEmpty()) {
@@ -381,39 +257,12 @@ public final class MemoryReembedder implements AutoCloseable {
         switchCaughtUp();
     }
 
-    /** What one record of the topic asks for: a rewrite with the profile's vectors, or nothing. */
-    private Needed read(PartitionState state, ConsumerRecord<String, byte[]> record, boolean lastOfKey) {
-        if (EmbeddingSwitch.isSwitch(record.headers())) {
-            state.lastSwitch = EmbeddingSwitch.profileOf(record.headers());
+    /** What a record's {@link ReembedPartition.Ask} comes to: a memory to rewrite, or null for nothing. */
+    private Needed needed(ReembedPartition state, ReembedPartition.Ask ask) {
+        if (ask == null) {
             return null;
         }
-        if (record.key() == null || Erasure.isErasure(record.headers()) || MemoryErasure.isExpunge(record.headers())) {
-            return null;
-        }
-        Header from = record.headers().lastHeader(REEMBEDDED_FROM);
-        if (state.latest != null && record.offset() < state.keysEnd) {
-            // Read before: the key pass knows whether this is the key's latest content, and what follows it.
-            Latest latest = state.latest.get(record.key());
-            if (latest == null || latest.current() != record.offset()) {
-                return null;
-            }
-            return latest.stale() ? shadowed(state, record) : needsVectors(record);
-        }
-        InFlight flight = state.inFlight.get(record.key());
-        if (from != null) {
-            if (flight == null || flight.source() != offsetIn(from)) {
-                // A rewrite the key pass already judged, or a duplicate: its content is the source's.
-                return null;
-            }
-            state.inFlight.remove(record.key());
-            // The key changed after the rewrite's source: say the later record again, after the rewrite.
-            return flight.later() == null ? null : shadowed(state, flight.later());
-        }
-        if (flight != null) {
-            state.inFlight.put(record.key(), new InFlight(flight.source(), record));
-            return null;
-        }
-        return lastOfKey ? needsVectors(record) : null;
+        return ask.sayAgain() ? shadowed(state, ask.record()) : needsVectors(ask.record());
     }
 
     /** A memory lacking the profile's vector, to rewrite; null for a tombstone or a memory that has it. */
@@ -432,7 +281,7 @@ public final class MemoryReembedder implements AutoCloseable {
      * The content a stale rewrite shadows, said again after it: a tombstone written at once, a memory rewritten
      * (with the profile's vectors if it lacks them).
      */
-    private Needed shadowed(PartitionState state, ConsumerRecord<String, byte[]> later) {
+    private Needed shadowed(ReembedPartition state, ConsumerRecord<String, byte[]> later) {
         if (later.value() == null) {
             RecordHeaders headers = new RecordHeaders();
             headers.add(REEMBEDDED_FROM, Long.toString(later.offset()).getBytes(StandardCharsets.UTF_8));
@@ -442,7 +291,7 @@ public final class MemoryReembedder implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while writing a tombstone again", e);
             }
-            state.inFlight.put(later.key(), new InFlight(later.offset(), null));
+            state.rewriting(later.key(), later.offset());
             return null;
         }
         MemoryRecord memory = parse(later);
@@ -511,9 +360,9 @@ public final class MemoryReembedder implements AutoCloseable {
         ConsumerRecord<String, byte[]> source = need.record();
         RecordHeaders headers = new RecordHeaders();
         headers.add(REEMBEDDED_FROM, Long.toString(source.offset()).getBytes(StandardCharsets.UTF_8));
-        PartitionState state = partitions.get(new TopicPartition(source.topic(), source.partition()));
+        ReembedPartition state = partitions.get(new TopicPartition(source.topic(), source.partition()));
         if (state != null) {
-            state.inFlight.put(source.key(), new InFlight(source.offset(), null));
+            state.rewriting(source.key(), source.offset());
         }
         return send(new ProducerRecord<>(
                 topics.memories(), source.partition(), source.key(), Json.bytes(rewritten), headers));
@@ -559,13 +408,13 @@ public final class MemoryReembedder implements AutoCloseable {
         endOffsetsAt = System.nanoTime();
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions.keySet());
         ends.forEach((tp, end) -> {
-            PartitionState state = partitions.get(tp);
+            ReembedPartition state = partitions.get(tp);
             if (state != null) {
-                state.end = end;
+                state.endAt(end);
             }
         });
         partitions.forEach(
-                (tp, s) -> metrics.reembedding(tp.partition(), s.scanned(), s.total(), profile.equals(s.lastSwitch)));
+                (tp, s) -> metrics.reembedding(tp.partition(), s.scanned(), s.total(), profile.equals(s.lastSwitch())));
     }
 
     /**
@@ -573,11 +422,10 @@ public final class MemoryReembedder implements AutoCloseable {
      * already to this profile.
      */
     private void switchCaughtUp() throws InterruptedException {
-        for (Map.Entry<TopicPartition, PartitionState> entry : partitions.entrySet()) {
+        for (Map.Entry<TopicPartition, ReembedPartition> entry : partitions.entrySet()) {
             TopicPartition tp = entry.getKey();
-            PartitionState state = entry.getValue();
-            if (profile.equals(state.lastSwitch) || !state.inFlight.isEmpty() || state.position < state.end) {
-                // Not read to the end, or a rewrite not read back (a later edit may have to be said again).
+            ReembedPartition state = entry.getValue();
+            if (profile.equals(state.lastSwitch()) || !state.caughtUp()) {
                 continue;
             }
             await(send(new ProducerRecord<>(
@@ -586,12 +434,12 @@ public final class MemoryReembedder implements AutoCloseable {
                     EmbeddingSwitch.KEY,
                     EmbeddingSwitch.value(profile),
                     EmbeddingSwitch.headers(profile))));
-            state.lastSwitch = profile;
+            state.switched(profile);
             LOG.info(
                     "re-embedding done, index told to switch partition={} profile={} scanned={}",
                     tp.partition(),
                     profile,
-                    state.position - state.begin);
+                    state.position() - state.begin());
             metrics.reembedding(tp.partition(), state.scanned(), state.total(), true);
         }
     }

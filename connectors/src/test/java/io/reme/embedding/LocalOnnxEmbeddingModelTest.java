@@ -201,7 +201,7 @@ class LocalOnnxEmbeddingModelTest extends EmbeddingModelContract {
         // The build sets DJL_CACHE_DIR for tests, so a directory given in code must not replace it.
         String before = System.getProperty("DJL_CACHE_DIR");
         Assumptions.assumeTrue(before != null, "run by Maven, which sets DJL_CACHE_DIR");
-        LocalOnnxEmbeddingModel.configureNativeCache(Path.of("target", "elsewhere"));
+        DjlTokenizer.configureNativeCache(Path.of("target", "elsewhere"));
         assertEquals(before, System.getProperty("DJL_CACHE_DIR"));
     }
 
