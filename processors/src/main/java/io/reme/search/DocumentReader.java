@@ -11,12 +11,13 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.util.BytesRef;
 
 /**
  * Reads the ids and records of documents found by a search, from one searcher's segments.
  *
- * <p>Both are kept in binary doc values ({@link MemoryIndex#F_ID_BYTES}, {@link MemoryIndex#F_SOURCE_BYTES}),
+ * <p>Both are kept in binary doc values ({@link MemorySchema#F_ID_BYTES}, {@link MemorySchema#F_SOURCE_BYTES}),
  * uncompressed: a search reads the ids of its 200 candidates and the records of its hits, and from
  * the compressed structures Lucene uses otherwise (sorted doc values' terms dictionary, stored
  * fields) that took about a fifth of a search's CPU time at 10^5 memories; reading the same bytes
@@ -26,7 +27,7 @@ import org.apache.lucene.util.BytesRef;
  * document, so an index written by an earlier version needs no rebuild.
  */
 final class DocumentReader {
-    private static final Set<String> SOURCE_ONLY = Set.of(MemoryIndex.F_SOURCE);
+    private static final Set<String> SOURCE_ONLY = Set.of(MemorySchema.F_SOURCE);
 
     private final List<LeafReaderContext> leaves;
     private final IndexSearcher searcher;
@@ -39,7 +40,7 @@ final class DocumentReader {
     /** The ids of the documents, in the order given. */
     String[] ids(int[] docs) throws IOException {
         String[] out = new String[docs.length];
-        Cursor cursor = new Cursor(MemoryIndex.F_ID_BYTES);
+        Cursor cursor = new Cursor(MemorySchema.F_ID_BYTES);
         for (int i : ascending(docs)) {
             int doc = docs[i];
             LeafReaderContext leaf = cursor.moveTo(doc);
@@ -60,7 +61,7 @@ final class DocumentReader {
     /** The records (without vectors) of the documents, in the order given. */
     MemoryRecord[] records(int[] docs) throws IOException {
         MemoryRecord[] out = new MemoryRecord[docs.length];
-        Cursor cursor = new Cursor(MemoryIndex.F_SOURCE_BYTES);
+        Cursor cursor = new Cursor(MemorySchema.F_SOURCE_BYTES);
         StoredFields stored = null;
         for (int i : ascending(docs)) {
             int doc = docs[i];
@@ -70,7 +71,7 @@ final class DocumentReader {
                 if (stored == null) {
                     stored = searcher.storedFields();
                 }
-                bytes = stored.document(doc, SOURCE_ONLY).getBinaryValue(MemoryIndex.F_SOURCE);
+                bytes = stored.document(doc, SOURCE_ONLY).getBinaryValue(MemorySchema.F_SOURCE);
                 if (bytes == null) {
                     throw new IllegalStateException("document " + doc + " has no record");
                 }
@@ -78,6 +79,15 @@ final class DocumentReader {
             out[i] = Json.MAPPER.readValue(bytes.bytes, bytes.offset, bytes.length, MemoryRecord.class);
         }
         return out;
+    }
+
+    /** The doc numbers of a search's hits, in their order. */
+    static int[] docNumbers(ScoreDoc[] hits) {
+        int[] numbers = new int[hits.length];
+        for (int i = 0; i < hits.length; i++) {
+            numbers[i] = hits[i].doc;
+        }
+        return numbers;
     }
 
     /** Positions of {@code docs} in ascending doc order: doc values iterators only move forward. */
@@ -135,7 +145,7 @@ final class DocumentReader {
         SortedDocValues sortedIds() throws IOException {
             if (!sortedLoaded) {
                 sortedLoaded = true;
-                sorted = leaf.reader().getSortedDocValues(MemoryIndex.F_ID);
+                sorted = leaf.reader().getSortedDocValues(MemorySchema.F_ID);
             }
             return sorted;
         }

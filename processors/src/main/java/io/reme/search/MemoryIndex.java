@@ -1,6 +1,5 @@
 package io.reme.search;
 
-import io.reme.json.Json;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -8,72 +7,24 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.Tokenizer;
-import org.apache.lucene.analysis.cjk.CJKBigramFilter;
-import org.apache.lucene.analysis.cjk.CJKWidthFilter;
-import org.apache.lucene.analysis.core.LowerCaseFilter;
-import org.apache.lucene.analysis.core.TypeTokenFilter;
-import org.apache.lucene.analysis.en.EnglishAnalyzer;
-import org.apache.lucene.analysis.miscellaneous.PerFieldAnalyzerWrapper;
-import org.apache.lucene.analysis.standard.StandardTokenizer;
-import org.apache.lucene.document.BinaryDocValuesField;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.KnnFloatVectorField;
-import org.apache.lucene.document.LongPoint;
-import org.apache.lucene.document.NumericDocValuesField;
-import org.apache.lucene.document.SortedDocValuesField;
-import org.apache.lucene.document.StringField;
-import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.IndexFormatTooOldException;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.NumericDocValues;
-import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
-import org.apache.lucene.index.VectorSimilarityFunction;
-import org.apache.lucene.search.BooleanClause.Occur;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
-import org.apache.lucene.search.ConstantScoreQuery;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
-import org.apache.lucene.search.MatchNoDocsQuery;
-import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.SearcherFactory;
-import org.apache.lucene.search.SearcherManager;
-import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortField;
-import org.apache.lucene.search.TermInSetQuery;
-import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.search.TermRangeQuery;
-import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.QueryBuilder;
 import org.apache.lucene.util.Version;
 
 /**
@@ -100,21 +51,8 @@ import org.apache.lucene.util.Version;
  * All methods are safe to call from several threads; searches run concurrently with writes.
  *
  * <h2>Fields</h2>
- * {@code id}, {@code tenant}, {@code user}, {@code session}, {@code type}: exact terms.
- * {@code time}: a long point (epoch millis of {@link MemoryRecord#effectiveTime()}).
- * {@code text_en}: the text through {@link EnglishAnalyzer} (stop words, Porter stemming).
- * {@code text_cjk}: only the CJK runs of the text, as overlapping bigrams (a lone CJK character as a
- * unigram); other scripts are left to {@code text_en}. {@code vec.MODEL} and {@code vec_ctx.MODEL}: the vector of
- * the text and of the text with its context, normalised to unit length, in an HNSW graph per model
- * compared by dot product (= cosine); a vector without a model name goes to {@code vec} and
- * {@code vec_ctx}. One graph per model, because vectors of two models are not comparable: a graph
- * holding both would link and rank them against each other. {@code target}: exact term;
- * {@code meta}: each metadata entry as one exact term; {@code created_ms}, {@code updated_ms},
- * {@code conversation_ms}: long points with doc values, the keys {@link #list} filters and sorts by.
- * {@code src_b}: the record as JSON without its vector, to rebuild hits, and {@code id_b}: the id, both
- * in binary doc values (documents written before those existed keep the record in the stored field
- * {@code src}; see {@link DocumentReader}). Similarity is {@link BM25Similarity} with default
- * parameters (k1 1.2, b 0.75).
+ * One document per record, its id (per tenant) the key: the fields and their analyzers are
+ * {@link MemorySchema}'s. Similarity is {@link BM25Similarity} with default parameters (k1 1.2, b 0.75).
  *
  * <h2>Search</h2>
  * Every query is restricted to {@link SearchQuery#tenant()} and the query's other filters. The
@@ -134,80 +72,13 @@ import org.apache.lucene.util.Version;
  * has given every memory the new model's vectors ({@link MemoryRecord#moreVectors()}).
  */
 public final class MemoryIndex implements Closeable {
-    static final String F_ID = "id";
-    /** tenant/id: the identity of a document, so two tenants' equal ids never replace each other. */
-    static final String F_KEY = "key";
-
-    static final String F_TENANT = "tenant";
-    static final String F_USER = "user";
-    static final String F_SESSION = "session";
-    static final String F_TYPE = "type";
-    static final String F_TIME = "time";
-    static final String F_TEXT_EN = "text_en";
-    static final String F_TEXT_CJK = "text_cjk";
-    /**
-     * A record's text followed by its {@link MemoryRecord#context} (the text alone when it has
-     * none): the second granularity, searched as a list of its own beside {@link #F_TEXT_EN}.
-     */
-    static final String F_CONTEXT_EN = "context_en";
-
-    static final String F_CONTEXT_CJK = "context_cjk";
-    /** The vector of a record's {@link MemoryRecord#contextText()}. */
-    static final String F_CONTEXT_VECTOR = "vec_ctx";
-    /** Present (term {@code 1}, doc value 1) on the documents of records with a context. */
-    static final String F_HAS_CONTEXT = "has_ctx";
-
-    /**
-     * Doc value 1 on the documents of records whose text asks a question ({@link HybridFusion#asksQuestion}):
-     * read for every candidate of a search, so the fusion can weigh them down without reading texts.
-     */
-    static final String F_QUESTION = "question";
-
-    private static final Term HAS_CONTEXT = new Term(F_HAS_CONTEXT, "1");
-    /** The calendar terms of a record's effective time ({@link QueryTime}), one field each. */
-    private static final Map<QueryTime.Field, String> TIME_FIELDS = Map.of(
-            QueryTime.Field.DAY, "day",
-            QueryTime.Field.MONTH, "month",
-            QueryTime.Field.MONTH_OF_YEAR, "month_of_year",
-            QueryTime.Field.YEAR, "year");
-    /**
-     * What a date the search text names adds to a memory said on it: about one more matching word of
-     * middling rarity (BM25 scores of LoCoMo questions run 5-20 over 2-5 words), so the date breaks
-     * ties between memories that share the words and never lifts one that shares none.
-     */
-    static final float TIME_BOOST = 2f;
-
-    static final String F_VECTOR = "vec";
-    private static final String UNNAMED_MODEL = "";
     /**
      * The version of the index's fields, recorded in every commit point: 2 since vectors live in a graph
-     * per model ({@link #vectorField}); 1 (no record) before, when every model's vectors shared one.
+     * per model ({@link MemorySchema#vectorField}); 1 (no record) before, when every model's vectors shared one.
      */
     public static final int LAYOUT = 2;
 
     private static final String LAYOUT_KEY = "reme.layout";
-    /** The record as JSON in a stored field: documents written before {@link #F_SOURCE_BYTES} only. */
-    static final String F_SOURCE = "src";
-    /** The record as JSON, without its vector, in binary doc values. */
-    static final String F_SOURCE_BYTES = "src_b";
-    /** The id in binary doc values: read for every candidate of a search. */
-    static final String F_ID_BYTES = "id_b";
-
-    static final String F_TARGET = "target";
-    /** Metadata entries as exact terms {@code key + META_SEPARATOR + value}. */
-    static final String F_META = "meta";
-
-    static final char META_SEPARATOR = '\u001f';
-    static final String F_CREATED = "created_ms";
-    static final String F_UPDATED = "updated_ms";
-    static final String F_CONVERSATION = "conversation_ms";
-    static final int MAX_DIMENSION = 1024;
-    /**
-     * Above this many documents the graphs are searched twice as wide as the candidates kept: with the
-     * same width, kNN recall@10 against an exact scan fell from 0.96 at 10^5 memories to 0.83 at 10^6;
-     * twice as wide brought it to 0.89 for 2.6 ms more at p99 (docs/benchmarks.md).
-     */
-    static final int LARGE_INDEX = 500_000;
 
     /** The indexing buffer between flushes while applying live writes. */
     public static final double LIVE_BUFFER_MB = 64;
@@ -220,12 +91,10 @@ public final class MemoryIndex implements Closeable {
     private final Directory directory;
     private final boolean ownsDirectory;
     private final Analyzer analyzer;
-    private final Similarity similarity = new BM25Similarity();
     private final IndexWriter writer;
-    private final SearcherManager searchers;
-    private final QueryBuilder queryBuilder;
-    /** The dimension of each vector field's vectors, by field name. */
-    private final Map<String, Integer> dimensions = new ConcurrentHashMap<>();
+    private final MemorySearcher searcher;
+    /** The dimension of each vector field, fixed by the writes and read by the searches. */
+    private final VectorDimensions dimensions;
     /** The layout of the index's fields, written with every commit: {@link #LAYOUT} unless opened on an older index. */
     private final int layout;
     /** The embedding profile searches use, written with every commit; null until one is set. */
@@ -234,7 +103,8 @@ public final class MemoryIndex implements Closeable {
     private MemoryIndex(Directory directory, boolean ownsDirectory) throws IOException {
         this.directory = directory;
         this.ownsDirectory = ownsDirectory;
-        this.analyzer = newAnalyzer();
+        this.analyzer = MemorySchema.newAnalyzer();
+        Similarity similarity = new BM25Similarity();
         IndexWriterConfig config = new IndexWriterConfig(analyzer)
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setSimilarity(similarity)
@@ -243,16 +113,8 @@ public final class MemoryIndex implements Closeable {
                 // Only commit(offset) commits: a commit point on close would hold writes past its recorded offset.
                 .setCommitOnClose(false);
         this.writer = new IndexWriter(directory, config);
-        this.searchers = new SearcherManager(writer, true, false, new SearcherFactory() {
-            @Override
-            public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
-                IndexSearcher searcher = new IndexSearcher(reader);
-                searcher.setSimilarity(similarity);
-                return searcher;
-            }
-        });
-        this.queryBuilder = new QueryBuilder(analyzer);
-        this.dimensions.putAll(indexedDimensions());
+        this.searcher = new MemorySearcher(writer, analyzer, similarity);
+        this.dimensions = searcher.dimensions();
         boolean exists = DirectoryReader.indexExists(directory);
         SegmentInfos latest = exists ? SegmentInfos.readLatestCommit(directory) : null;
         this.layout = exists ? layoutOf(latest) : LAYOUT;
@@ -262,16 +124,6 @@ public final class MemoryIndex implements Closeable {
     private static int layoutOf(SegmentInfos commit) {
         String value = commit.getUserData().get(LAYOUT_KEY);
         return value == null ? 1 : Integer.parseInt(value);
-    }
-
-    /** The field of the vectors of {@code model}'s texts: one per model. */
-    static String vectorField(String model) {
-        return model == null || model.isEmpty() ? F_VECTOR : F_VECTOR + "." + model;
-    }
-
-    /** The field of the vectors of {@code model}'s texts with their context. */
-    static String contextVectorField(String model) {
-        return model == null || model.isEmpty() ? F_CONTEXT_VECTOR : F_CONTEXT_VECTOR + "." + model;
     }
 
     /**
@@ -372,7 +224,9 @@ public final class MemoryIndex implements Closeable {
      * @throws IllegalArgumentException if its vector's dimension differs from the index's
      */
     public void upsert(MemoryRecord record) throws IOException {
-        writer.updateDocument(new Term(F_KEY, key(record.tenant(), record.id())), toDocument(record));
+        writer.updateDocument(
+                new Term(MemorySchema.F_KEY, MemorySchema.key(record.tenant(), record.id())),
+                MemorySchema.toDocument(record, dimensions));
     }
 
     /**
@@ -385,11 +239,7 @@ public final class MemoryIndex implements Closeable {
 
     /** Removes the tenant's record with this id, if any. Visible after {@link #refresh()}. */
     public void delete(String tenant, String id) throws IOException {
-        writer.deleteDocuments(new Term(F_KEY, key(tenant, id)));
-    }
-
-    private static String key(String tenant, String id) {
-        return tenant + "/" + id;
+        writer.deleteDocuments(new Term(MemorySchema.F_KEY, MemorySchema.key(tenant, id)));
     }
 
     /** Makes every write so far durable; the commit point keeps the offset the last one recorded, if any. */
@@ -399,17 +249,7 @@ public final class MemoryIndex implements Closeable {
         if (live != null) {
             live.forEach(e -> data.put(e.getKey(), e.getValue()));
         }
-        data.put(LAYOUT_KEY, Integer.toString(layout));
-        putProfile(data);
-        writer.setLiveCommitData(data.entrySet());
-        writer.commit();
-    }
-
-    private void putProfile(Map<String, String> data) {
-        String profile = embeddingProfile;
-        if (profile != null) {
-            data.put(EMBEDDING_PROFILE, profile);
-        }
+        commit(data);
     }
 
     /**
@@ -436,8 +276,16 @@ public final class MemoryIndex implements Closeable {
     public void commit(long offset) throws IOException {
         Map<String, String> data = new HashMap<>();
         data.put(COMMITTED_OFFSET, Long.toString(offset));
+        commit(data);
+    }
+
+    /** Commits with {@code data} and the layout and embedding profile as the commit point's user data. */
+    private void commit(Map<String, String> data) throws IOException {
         data.put(LAYOUT_KEY, Integer.toString(layout));
-        putProfile(data);
+        String profile = embeddingProfile;
+        if (profile != null) {
+            data.put(EMBEDDING_PROFILE, profile);
+        }
         writer.setLiveCommitData(data.entrySet());
         writer.commit();
     }
@@ -504,7 +352,7 @@ public final class MemoryIndex implements Closeable {
 
     /** Makes every write so far visible to searches; blocks until it is. */
     public void refresh() throws IOException {
-        searchers.maybeRefreshBlocking();
+        searcher.refresh();
     }
 
     /** Whether segment merges are waiting or running; a refresh after they end shows the merged segments. */
@@ -514,166 +362,11 @@ public final class MemoryIndex implements Closeable {
                         && scheduler.mergeThreadCount() > 0);
     }
 
-    /** Number of segments searches walk (as of the last refresh): each one is a kNN graph of its own. */
-    public int segmentCount() throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            return searcher.getIndexReader().leaves().size();
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
-    /** Number of records visible to searches (as of the last refresh). */
-    public int count() throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            return searcher.getIndexReader().numDocs();
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
-    /** Number of the tenant's records visible to searches (as of the last refresh). */
-    public int count(String tenant) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            return searcher.count(new TermQuery(new Term(F_TENANT, tenant)));
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
-    /** Dimension of the indexed vectors of {@code model} (null: vectors without a model name), 0 when it has none. */
-    public int vectorDimension(String model) {
-        return dimensions.getOrDefault(vectorField(model), 0);
-    }
-
-    /** English for {@code text_en}, CJK bigrams for {@code text_cjk}, keywords left to their field types. */
-    static Analyzer newAnalyzer() {
-        return new PerFieldAnalyzerWrapper(
-                new EnglishAnalyzer(),
-                Map.of(F_TEXT_CJK, new CjkBigramAnalyzer(), F_CONTEXT_CJK, new CjkBigramAnalyzer()));
-    }
-
-    Document toDocument(MemoryRecord r) {
-        Document doc = new Document();
-        doc.add(new StringField(F_ID, r.id(), Field.Store.NO));
-        doc.add(new StringField(F_KEY, key(r.tenant(), r.id()), Field.Store.NO));
-        doc.add(new SortedDocValuesField(F_ID, new BytesRef(r.id())));
-        doc.add(new BinaryDocValuesField(F_ID_BYTES, new BytesRef(r.id())));
-        doc.add(new StringField(F_TENANT, r.tenant(), Field.Store.NO));
-        if (r.user() != null) {
-            doc.add(new StringField(F_USER, r.user(), Field.Store.NO));
-        }
-        if (r.session() != null) {
-            doc.add(new StringField(F_SESSION, r.session(), Field.Store.NO));
-        }
-        doc.add(new StringField(F_TYPE, r.type().name(), Field.Store.NO));
-        if (r.target() != null) {
-            doc.add(new StringField(F_TARGET, r.target(), Field.Store.NO));
-        }
-        for (Map.Entry<String, String> entry : r.metadata().entrySet()) {
-            doc.add(new StringField(F_META, entry.getKey() + META_SEPARATOR + entry.getValue(), Field.Store.NO));
-        }
-        for (MemoryListQuery.Sort sort : MemoryListQuery.Sort.values()) {
-            long value = sort.valueOf(r);
-            doc.add(new LongPoint(sortField(sort), value));
-            doc.add(new NumericDocValuesField(sortField(sort), value));
-        }
-        if (r.effectiveTime() != null) {
-            doc.add(new LongPoint(F_TIME, r.effectiveTime().toEpochMilli()));
-            QueryTime.fields(r.effectiveTime())
-                    .forEach((field, value) -> doc.add(new StringField(TIME_FIELDS.get(field), value, Field.Store.NO)));
-        }
-        doc.add(new TextField(F_TEXT_EN, r.text(), Field.Store.NO));
-        doc.add(new TextField(F_TEXT_CJK, r.text(), Field.Store.NO));
-        String wide = r.context() == null ? r.text() : r.contextText();
-        doc.add(new TextField(F_CONTEXT_EN, wide, Field.Store.NO));
-        doc.add(new TextField(F_CONTEXT_CJK, wide, Field.Store.NO));
-        if (HybridFusion.asksQuestion(r.text())) {
-            doc.add(new NumericDocValuesField(F_QUESTION, 1));
-        }
-        if (r.context() != null) {
-            doc.add(new StringField(F_HAS_CONTEXT, "1", Field.Store.NO));
-            doc.add(new NumericDocValuesField(F_HAS_CONTEXT, 1));
-        }
-        float[] vector = r.vector();
-        if (vector != null) {
-            addVectors(doc, r.vectorModel(), vector, r.contextVector());
-        }
-        for (MemoryRecord.ModelVectors more : r.moreVectors()) {
-            if (!more.model().equals(r.vectorModel())) {
-                addVectors(doc, more.model(), more.vector(), more.contextVector());
-            }
-        }
-        try {
-            doc.add(new BinaryDocValuesField(
-                    F_SOURCE_BYTES, new BytesRef(Json.MAPPER.writeValueAsBytes(r.withVector(null, r.vectorModel())))));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return doc;
-    }
-
-    private void addVectors(Document doc, String model, float[] vector, float[] contextVector) {
-        String field = vectorField(model);
-        checkDimension(field, vector.length, true);
-        doc.add(new KnnFloatVectorField(field, unit(vector), VectorSimilarityFunction.DOT_PRODUCT));
-        if (contextVector != null) {
-            String contextField = contextVectorField(model);
-            checkDimension(contextField, contextVector.length, true);
-            doc.add(new KnnFloatVectorField(contextField, unit(contextVector), VectorSimilarityFunction.DOT_PRODUCT));
-        }
-    }
-
-    /** Checks a vector's length against its field's (fixing the field's with {@code fix} if it has none yet). */
-    private void checkDimension(String field, int length, boolean fix) {
-        if (length > MAX_DIMENSION) {
-            throw new IllegalArgumentException("vector dimension " + length + " is above " + MAX_DIMENSION);
-        }
-        Integer current = fix ? dimensions.computeIfAbsent(field, f -> length) : dimensions.get(field);
-        if (current != null && current != length) {
-            throw new IllegalArgumentException("vector dimension " + length + " differs from the dimension " + current
-                    + " of the index's vectors of " + (field.equals(F_VECTOR) ? "no named model" : field));
-        }
-    }
-
-    private Map<String, Integer> indexedDimensions() throws IOException {
-        Map<String, Integer> out = new HashMap<>();
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-                for (FieldInfo info : leaf.reader().getFieldInfos()) {
-                    if (info.getVectorDimension() > 0) {
-                        out.put(info.name, info.getVectorDimension());
-                    }
-                }
-            }
-            return out;
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
-    static float[] unit(float[] v) {
-        double sum = 0;
-        for (float x : v) {
-            sum += (double) x * x;
-        }
-        double norm = Math.sqrt(sum);
-        float[] out = new float[v.length];
-        for (int i = 0; i < v.length; i++) {
-            out[i] = (float) (v[i] / norm);
-        }
-        return out;
-    }
-
-    // ---- search ---------------------------------------------------------------------------------
+    // ---- reads ----------------------------------------------------------------------------------
 
     /** Runs the query against the state of the last refresh. */
     public SearchResult search(SearchQuery q) throws IOException {
-        return run(q, false);
+        return searcher.search(q, false);
     }
 
     /**
@@ -683,98 +376,12 @@ public final class MemoryIndex implements Closeable {
      * only mean something after the final fusion.
      */
     public SearchResult candidates(SearchQuery q) throws IOException {
-        return run(q, true);
-    }
-
-    private SearchResult run(SearchQuery q, boolean allCandidates) throws IOException {
-        long start = System.nanoTime();
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            Query filter = filter(q, searcher.getIndexReader());
-            int n = q.candidates();
-            DocumentReader documents = new DocumentReader(searcher);
-            Map<String, Integer> docsById = new HashMap<>();
-
-            // Memories with context get two more lists; an index without any pays nothing for them.
-            boolean contexts = searcher.getIndexReader().docFreq(HAS_CONTEXT) > 0;
-            long t0 = System.nanoTime();
-            List<HybridFusion.Scored> text = bm25List(searcher, documents, docsById, textQuery(q.text()), q, filter);
-            List<HybridFusion.Scored> contextText =
-                    contexts ? bm25List(searcher, documents, docsById, contextQuery(q.text()), q, filter) : null;
-            long t1 = System.nanoTime();
-            List<HybridFusion.Scored> vector = null;
-            List<HybridFusion.Scored> contextVector = null;
-            float[] target = q.vector();
-            List<String> models = target == null ? List.of() : modelsFor(q.vectorModel(), target.length);
-            if (!models.isEmpty()) {
-                int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
-                float[] unit = unit(target);
-                List<HybridFusion.Scored> near = new ArrayList<>();
-                List<HybridFusion.Scored> nearInContext = new ArrayList<>();
-                for (String model : models) {
-                    near.addAll(scored(
-                            documents,
-                            searcher.search(new KnnFloatVectorQuery(vectorField(model), unit, beam, filter), n),
-                            docsById,
-                            true));
-                    if (contexts) {
-                        nearInContext.addAll(scored(
-                                documents,
-                                searcher.search(
-                                        new KnnFloatVectorQuery(contextVectorField(model), unit, beam, filter), n),
-                                docsById,
-                                true));
-                    }
-                }
-                vector = cut(HybridFusion.dedup(near), n);
-                if (contexts) {
-                    contextVector = contextVectors(searcher, docsById, vector, nearInContext, n);
-                }
-            }
-            long t2 = System.nanoTime();
-            HybridFusion.Candidates candidates = new HybridFusion.Candidates(
-                    text, vector, contextText, contextVector, questions(searcher, docsById));
-            List<HybridFusion.Fused> fused = allCandidates
-                    ? HybridFusion.fuse(q.fusion(), candidates, 0, Integer.MAX_VALUE)
-                    : HybridFusion.fuse(q.fusion(), candidates, q.minScore(), q.k());
-            long t3 = System.nanoTime();
-            int[] hitDocs = new int[fused.size()];
-            for (int i = 0; i < hitDocs.length; i++) {
-                hitDocs[i] = docsById.get(fused.get(i).id());
-            }
-            MemoryRecord[] records = documents.records(hitDocs);
-            List<Hit> hits = new ArrayList<>(fused.size());
-            for (int i = 0; i < hitDocs.length; i++) {
-                hits.add(Hit.of(records[i], fused.get(i)));
-            }
-            long t4 = System.nanoTime();
-            return new SearchResult(
-                    hits,
-                    new SearchResult.Timings(
-                            micros(t1 - t0),
-                            micros(t2 - t1),
-                            micros(t3 - t2),
-                            micros(t4 - t3),
-                            micros(t4 - start),
-                            text == null ? 0 : text.size(),
-                            vector == null ? 0 : vector.size()));
-        } finally {
-            searchers.release(searcher);
-        }
+        return searcher.search(q, true);
     }
 
     /** The tenant's record with this id, without its vector, or null. Sees the state of the last refresh. */
     public MemoryRecord get(String tenant, String id) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            TopDocs top = searcher.search(new TermQuery(new Term(F_KEY, key(tenant, id))), 1);
-            if (top.scoreDocs.length == 0) {
-                return null;
-            }
-            return new DocumentReader(searcher).records(new int[] {top.scoreDocs[0].doc})[0];
-        } finally {
-            searchers.release(searcher);
-        }
+        return searcher.get(tenant, id);
     }
 
     /**
@@ -782,329 +389,38 @@ public final class MemoryIndex implements Closeable {
      * about them; with {@code user} null, every memory of the tenant. Sees the state of the last refresh.
      */
     public List<String> idsOf(String tenant, String user) throws IOException {
-        BooleanQuery.Builder b = new BooleanQuery.Builder();
-        b.add(new TermQuery(new Term(F_TENANT, tenant)), Occur.FILTER);
-        if (user != null) {
-            Query about = new BooleanQuery.Builder()
-                    .add(new TermQuery(new Term(F_TYPE, MemoryType.PERSONAL.name())), Occur.FILTER)
-                    .add(new TermQuery(new Term(F_TARGET, user)), Occur.FILTER)
-                    .build();
-            b.add(
-                    new BooleanQuery.Builder()
-                            .add(new TermQuery(new Term(F_USER, user)), Occur.SHOULD)
-                            .add(about, Occur.SHOULD)
-                            .setMinimumNumberShouldMatch(1)
-                            .build(),
-                    Occur.FILTER);
-        }
-        Query query = new ConstantScoreQuery(b.build());
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            int count = searcher.count(query);
-            if (count == 0) {
-                return List.of();
-            }
-            TopDocs top = searcher.search(query, count);
-            return List.of(new DocumentReader(searcher).ids(docNumbers(top.scoreDocs)));
-        } finally {
-            searchers.release(searcher);
-        }
+        return searcher.idsOf(tenant, user);
     }
 
     /** One page of the tenant's records (without vectors) in the query's order. Sees the state of the last refresh. */
     public List<MemoryRecord> list(MemoryListQuery q) throws IOException {
-        String field = sortField(q.sort());
-        BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
-        for (Map.Entry<String, String> entry : q.metadata().entrySet()) {
-            b.add(new TermQuery(new Term(F_META, entry.getKey() + META_SEPARATOR + entry.getValue())), Occur.FILTER);
-        }
-        if (q.from() != null || q.to() != null) {
-            long lo = q.from() == null ? Long.MIN_VALUE : q.from().toEpochMilli();
-            long hi = q.to() == null ? Long.MAX_VALUE : q.to().toEpochMilli() - 1;
-            b.add(LongPoint.newRangeQuery(field, lo, hi), Occur.FILTER);
-        }
-        if (q.after() != null) {
-            b.add(after(field, q.after(), q.descending()), Occur.FILTER);
-        }
-        Sort sort = new Sort(
-                new SortField(field, SortField.Type.LONG, q.descending()),
-                new SortField(F_ID, SortField.Type.STRING, q.descending()));
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            TopDocs top = searcher.search(new ConstantScoreQuery(b.build()), q.limit(), sort);
-            return List.of(new DocumentReader(searcher).records(docNumbers(top.scoreDocs)));
-        } finally {
-            searchers.release(searcher);
-        }
+        return searcher.list(q);
     }
 
-    /** What comes strictly after {@code position} in the order: a later value, or the same value and a later id. */
-    private static Query after(String field, MemoryListQuery.Position position, boolean descending) {
-        long v = position.value();
-        BytesRef id = new BytesRef(position.id());
-        Query laterValue = descending
-                ? (v == Long.MIN_VALUE
-                        ? MatchNoDocsQuery.INSTANCE
-                        : LongPoint.newRangeQuery(field, Long.MIN_VALUE, v - 1))
-                : (v == Long.MAX_VALUE
-                        ? MatchNoDocsQuery.INSTANCE
-                        : LongPoint.newRangeQuery(field, v + 1, Long.MAX_VALUE));
-        Query laterId = descending
-                ? new TermRangeQuery(F_ID, null, id, true, false)
-                : new TermRangeQuery(F_ID, id, null, false, true);
-        Query sameValue = new BooleanQuery.Builder()
-                .add(LongPoint.newExactQuery(field, v), Occur.FILTER)
-                .add(laterId, Occur.FILTER)
-                .build();
-        return new BooleanQuery.Builder()
-                .add(laterValue, Occur.SHOULD)
-                .add(sameValue, Occur.SHOULD)
-                .setMinimumNumberShouldMatch(1)
-                .build();
+    /** Number of segments searches walk (as of the last refresh): each one is a kNN graph of its own. */
+    public int segmentCount() throws IOException {
+        return searcher.segmentCount();
     }
 
-    static String sortField(MemoryListQuery.Sort sort) {
-        return switch (sort) {
-            case CREATED -> F_CREATED;
-            case UPDATED -> F_UPDATED;
-            case CONVERSATION -> F_CONVERSATION;
-        };
+    /** Number of records visible to searches (as of the last refresh). */
+    public int count() throws IOException {
+        return searcher.count();
     }
 
-    private static long micros(long nanos) {
-        return nanos / 1000;
+    /** Number of the tenant's records visible to searches (as of the last refresh). */
+    public int count(String tenant) throws IOException {
+        return searcher.count(tenant);
     }
 
-    /**
-     * The query's filters; null when they match every document, which is common (a partition holding
-     * one tenant's memories and no other filter) and worth knowing: a kNN search with a filter first
-     * collects the filter's documents into a bit set and a BM25 search intersects with it, both
-     * costs growing with the index, for nothing. Deleted documents count as the tenant's only if they
-     * were, so the shortcut never lets another tenant's memory through.
-     */
-    private Query filter(SearchQuery q, IndexReader reader) throws IOException {
-        boolean onlyTenant = q.types().isEmpty()
-                && q.users().isEmpty()
-                && q.targets().isEmpty()
-                && q.sessions().isEmpty()
-                && q.from() == null
-                && q.to() == null;
-        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(new Term(F_TENANT, q.tenant())) == reader.maxDoc()) {
-            return null;
-        }
-        BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
-        if (!q.sessions().isEmpty()) {
-            b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);
-        }
-        if (q.from() != null || q.to() != null) {
-            long lo = q.from() == null ? Long.MIN_VALUE : q.from().toEpochMilli();
-            long hi = q.to() == null ? Long.MAX_VALUE : q.to().toEpochMilli() - 1;
-            b.add(LongPoint.newRangeQuery(F_TIME, lo, hi), Occur.FILTER);
-        }
-        return b.build();
-    }
-
-    /**
-     * The models whose vectors a query vector of this length is compared with: its own model, or with no
-     * model named every model of that length; none when the index holds no vectors of them yet.
-     *
-     * @throws IllegalArgumentException when the index holds vectors of the model (any model, unnamed) but
-     *     of another length
-     */
-    private List<String> modelsFor(String model, int length) {
-        if (model != null && !model.isEmpty()) {
-            checkDimension(vectorField(model), length, false);
-            return dimensions.containsKey(vectorField(model)) ? List.of(model) : List.of();
-        }
-        List<String> models = new ArrayList<>();
-        boolean any = false;
-        for (Map.Entry<String, Integer> field : dimensions.entrySet()) {
-            String name = field.getKey();
-            String named = name.equals(F_VECTOR)
-                    ? UNNAMED_MODEL
-                    : name.startsWith(F_VECTOR + ".") ? name.substring(F_VECTOR.length() + 1) : null;
-            any |= named != null;
-            if (named != null && field.getValue() == length) {
-                models.add(named);
-            }
-        }
-        if (any && models.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "vector dimension " + length + " differs from the dimension of every model's vectors in the index");
-        }
-        models.sort(null);
-        return models;
-    }
-
-    private static <T> List<T> cut(List<T> list, int n) {
-        return list.size() <= n ? list : list.subList(0, n);
-    }
-
-    /** Tenant, and the type, user and target filters that are not empty. */
-    private static BooleanQuery.Builder exactFilters(
-            String tenant, Set<MemoryType> types, Set<String> users, Set<String> targets) {
-        BooleanQuery.Builder b = new BooleanQuery.Builder();
-        b.add(new TermQuery(new Term(F_TENANT, tenant)), Occur.FILTER);
-        if (!types.isEmpty()) {
-            b.add(termSet(F_TYPE, types.stream().map(Enum::name).toList()), Occur.FILTER);
-        }
-        if (!users.isEmpty()) {
-            b.add(termSet(F_USER, users), Occur.FILTER);
-        }
-        if (!targets.isEmpty()) {
-            b.add(termSet(F_TARGET, targets), Occur.FILTER);
-        }
-        return b;
-    }
-
-    private static Query termSet(String field, Collection<String> values) {
-        return new TermInSetQuery(
-                field, values.stream().sorted().map(BytesRef::new).toList());
-    }
-
-    /** BM25 over both text fields; null when the text has no searchable term (empty, only stop words). */
-    Query textQuery(String text) {
-        return bm25(text, F_TEXT_EN, F_TEXT_CJK);
-    }
-
-    /** BM25 over the text-with-context fields, as {@link #textQuery} over the text ones. */
-    Query contextQuery(String text) {
-        return bm25(text, F_CONTEXT_EN, F_CONTEXT_CJK);
-    }
-
-    private Query bm25(String text, String englishField, String cjkField) {
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        Query en = queryBuilder.createBooleanQuery(englishField, text, Occur.SHOULD);
-        Query cjk = queryBuilder.createBooleanQuery(cjkField, text, Occur.SHOULD);
-        if (en == null || cjk == null) {
-            return en != null ? en : cjk;
-        }
-        return new BooleanQuery.Builder()
-                .add(en, Occur.SHOULD)
-                .add(cjk, Occur.SHOULD)
-                .build();
-    }
-
-    /**
-     * The context-vector list: the kNN candidates of the context vectors, and the memories without
-     * context from the text-vector list (a memory without context is its own surroundings, so its
-     * text vector stands in), ordered by cosine and cut to {@code n}.
-     */
-    private static List<HybridFusion.Scored> contextVectors(
-            IndexSearcher searcher,
-            Map<String, Integer> docsById,
-            List<HybridFusion.Scored> textVectors,
-            List<HybridFusion.Scored> contextNear,
-            int n)
-            throws IOException {
-        List<HybridFusion.Scored> out = new ArrayList<>(contextNear);
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        for (HybridFusion.Scored candidate : textVectors) {
-            int doc = docsById.get(candidate.id());
-            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-            NumericDocValues flags = leaf.reader().getNumericDocValues(F_HAS_CONTEXT);
-            if (flags == null || !flags.advanceExact(doc - leaf.docBase)) {
-                out.add(candidate);
-            }
-        }
-        return cut(HybridFusion.dedup(out), n);
-    }
-
-    /**
-     * The candidates whose text asks a question ({@link #F_QUESTION}), read in doc order with one
-     * doc-values iterator per segment. Documents indexed before the flag existed count as statements.
-     */
-    private static Set<String> questions(IndexSearcher searcher, Map<String, Integer> docsById) throws IOException {
-        List<Map.Entry<String, Integer>> byDoc = new ArrayList<>(docsById.entrySet());
-        byDoc.sort(Map.Entry.comparingByValue());
-        Set<String> out = new HashSet<>();
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        LeafReaderContext leaf = null;
-        NumericDocValues flags = null;
-        for (Map.Entry<String, Integer> candidate : byDoc) {
-            int doc = candidate.getValue();
-            if (leaf == null || doc >= leaf.docBase + leaf.reader().maxDoc()) {
-                leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-                flags = leaf.reader().getNumericDocValues(F_QUESTION);
-            }
-            if (flags != null && flags.advanceExact(doc - leaf.docBase)) {
-                out.add(candidate.getKey());
-            }
-        }
-        return out;
-    }
-
-    /** The top candidates of one BM25 query under the search's filter, or null without a query. */
-    private static List<HybridFusion.Scored> bm25List(
-            IndexSearcher searcher,
-            DocumentReader documents,
-            Map<String, Integer> docsById,
-            Query words,
-            SearchQuery q,
-            Query filter)
-            throws IOException {
-        Query query = timeBoosted(words, q.text());
-        if (query == null) {
-            return null;
-        }
-        Query full = filter == null
-                ? query
-                : new BooleanQuery.Builder()
-                        .add(query, Occur.MUST)
-                        .add(filter, Occur.FILTER)
-                        .build();
-        return scored(documents, searcher.search(full, q.candidates()), docsById, false);
-    }
-
-    /**
-     * The text query, with memories said at a date the text names ({@link QueryTime}) scored higher:
-     * the date adds to the words' score but finds nothing on its own.
-     */
-    private static Query timeBoosted(Query words, String text) {
-        List<QueryTime.Term> terms = QueryTime.terms(text);
-        if (words == null || terms.isEmpty()) {
-            return words;
-        }
-        BooleanQuery.Builder when = new BooleanQuery.Builder();
-        for (QueryTime.Term term : terms) {
-            when.add(new TermQuery(new Term(TIME_FIELDS.get(term.field()), term.value())), Occur.SHOULD);
-        }
-        return new BooleanQuery.Builder()
-                .add(words, Occur.MUST)
-                .add(new BoostQuery(new ConstantScoreQuery(when.build()), TIME_BOOST), Occur.SHOULD)
-                .build();
-    }
-
-    /**
-     * The ids and scores of the top docs (a vector score is turned back from Lucene's
-     * (1 + cos) / 2 into the cosine); remembers each id's doc for fetching the hits.
-     */
-    private static List<HybridFusion.Scored> scored(
-            DocumentReader documents, TopDocs top, Map<String, Integer> docsById, boolean vector) throws IOException {
-        ScoreDoc[] docs = top.scoreDocs;
-        String[] ids = documents.ids(docNumbers(docs));
-        List<HybridFusion.Scored> out = new ArrayList<>(docs.length);
-        for (int i = 0; i < docs.length; i++) {
-            docsById.put(ids[i], docs[i].doc);
-            out.add(new HybridFusion.Scored(ids[i], vector ? 2.0 * docs[i].score - 1.0 : docs[i].score));
-        }
-        return out;
-    }
-
-    private static int[] docNumbers(ScoreDoc[] docs) {
-        int[] numbers = new int[docs.length];
-        for (int i = 0; i < docs.length; i++) {
-            numbers[i] = docs[i].doc;
-        }
-        return numbers;
+    /** Dimension of the indexed vectors of {@code model} (null: vectors without a model name), 0 when it has none. */
+    public int vectorDimension(String model) {
+        return dimensions.of(model);
     }
 
     @Override
     public void close() throws IOException {
         try {
-            searchers.close();
+            searcher.close();
         } finally {
             try {
                 writer.close();
@@ -1114,24 +430,6 @@ public final class MemoryIndex implements Closeable {
                     directory.close();
                 }
             }
-        }
-    }
-
-    /**
-     * CJK text as overlapping bigrams (a lone CJK character as a unigram), full-width forms folded;
-     * every other token is dropped, since the English field already covers it.
-     */
-    static final class CjkBigramAnalyzer extends Analyzer {
-        private static final Set<String> CJK_TYPES = Set.of(CJKBigramFilter.DOUBLE_TYPE, CJKBigramFilter.SINGLE_TYPE);
-
-        @Override
-        protected TokenStreamComponents createComponents(String fieldName) {
-            Tokenizer source = new StandardTokenizer();
-            TokenStream stream = new CJKWidthFilter(source);
-            stream = new LowerCaseFilter(stream);
-            stream = new CJKBigramFilter(stream);
-            stream = new TypeTokenFilter(stream, CJK_TYPES, true);
-            return new TokenStreamComponents(source, stream);
         }
     }
 }

@@ -16,7 +16,7 @@ public final class QueryTerms {
     /** The most terms a text query may hold: Lucene's clause limit (1024 unless changed). */
     public static final int MAX_TERMS = IndexSearcher.getMaxClauseCount();
 
-    private static final Analyzer ANALYZER = MemoryIndex.newAnalyzer();
+    private static final Analyzer ANALYZER = MemorySchema.newAnalyzer();
 
     private QueryTerms() {}
 
@@ -29,8 +29,8 @@ public final class QueryTerms {
         if (text == null || text.isBlank()) {
             return 0;
         }
-        int english = count(MemoryIndex.F_TEXT_EN, text, limit);
-        return english > limit ? english : english + count(MemoryIndex.F_TEXT_CJK, text, limit - english);
+        int english = count(MemorySchema.F_TEXT_EN, text, limit);
+        return english > limit ? english : english + count(MemorySchema.F_TEXT_CJK, text, limit - english);
     }
 
     private static int count(String field, String text, int limit) {

@@ -304,10 +304,10 @@ class MemoryIndexTest {
         List<MemoryRecord> records = corpus(200, 9);
         MemoryIndex current = index(records.toArray(MemoryRecord[]::new));
         ByteBuffersDirectory dir = new ByteBuffersDirectory();
-        try (MemoryIndex layout = MemoryIndex.inMemory();
-                IndexWriter legacy = new IndexWriter(dir, new IndexWriterConfig(MemoryIndex.newAnalyzer()))) {
+        VectorDimensions dimensions = new VectorDimensions();
+        try (IndexWriter legacy = new IndexWriter(dir, new IndexWriterConfig(MemorySchema.newAnalyzer()))) {
             for (int i = 0; i < records.size() / 2; i++) {
-                legacy.addDocument(withStoredRecord(layout.toDocument(records.get(i))));
+                legacy.addDocument(withStoredRecord(MemorySchema.toDocument(records.get(i), dimensions)));
                 if (i % 25 == 24) {
                     legacy.commit();
                 }
@@ -337,10 +337,10 @@ class MemoryIndexTest {
 
     /** The document as versions before the binary doc values wrote it: the record in a stored field, no id bytes. */
     private static Document withStoredRecord(Document current) {
-        BytesRef record = current.getBinaryValue(MemoryIndex.F_SOURCE_BYTES);
-        current.removeField(MemoryIndex.F_SOURCE_BYTES);
-        current.removeField(MemoryIndex.F_ID_BYTES);
-        current.add(new StoredField(MemoryIndex.F_SOURCE, record));
+        BytesRef record = current.getBinaryValue(MemorySchema.F_SOURCE_BYTES);
+        current.removeField(MemorySchema.F_SOURCE_BYTES);
+        current.removeField(MemorySchema.F_ID_BYTES);
+        current.add(new StoredField(MemorySchema.F_SOURCE, record));
         return current;
     }
 
