@@ -59,7 +59,7 @@ final class HybridSearch {
     private final SearchQuery q;
     private final DocumentReader documents;
     private final Map<String, Integer> docsById = new HashMap<>();
-    /** The query's filter, null when it matches every document ({@link MemoryQueries#filter}). */
+    /** The query's filter, null when it matches every document ({@link ExactQueries#filter}). */
     private final Query filter;
 
     /**
@@ -73,7 +73,7 @@ final class HybridSearch {
         this.dimensions = dimensions;
         this.q = q;
         this.documents = new DocumentReader(searcher);
-        this.filter = MemoryQueries.filter(q, searcher.getIndexReader());
+        this.filter = ExactQueries.filter(q, searcher.getIndexReader());
     }
 
     /**

@@ -68,10 +68,10 @@ final class MemorySearcher implements Closeable {
         });
     }
 
-    /** The ids of every memory an erasure of {@code user} removes ({@link MemoryQueries#erasure}). */
+    /** The ids of every memory an erasure of {@code user} removes ({@link ExactQueries#erasure}). */
     List<String> idsOf(String tenant, String user) throws IOException {
         return read(searcher -> {
-            Query query = MemoryQueries.erasure(tenant, user);
+            Query query = ExactQueries.erasure(tenant, user);
             int count = searcher.count(query);
             if (count == 0) {
                 return List.of();
@@ -84,7 +84,7 @@ final class MemorySearcher implements Closeable {
     /** One page of the tenant's records (without vectors) in the query's order. */
     List<MemoryRecord> list(MemoryListQuery q) throws IOException {
         return read(searcher -> {
-            TopDocs top = searcher.search(MemoryQueries.page(q), q.limit(), MemoryQueries.order(q));
+            TopDocs top = searcher.search(ExactQueries.page(q), q.limit(), ExactQueries.order(q));
             return List.of(new DocumentReader(searcher).records(DocumentReader.docNumbers(top.scoreDocs)));
         });
     }

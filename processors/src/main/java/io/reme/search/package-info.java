@@ -6,7 +6,7 @@
  *
  * <p>{@code MemoryIndex} is the one door: it opens, writes and commits the index. Behind it, package-private,
  * {@code MemorySchema} lays out a record's document, {@code MemorySearcher} holds the searchers and runs
- * the reads, {@code HybridSearch} builds and fuses one search's candidate lists, {@code MemoryQueries} the
+ * the reads, {@code HybridSearch} builds and fuses one search's candidate lists, {@code ExactQueries} the
  * exact filters, {@code VectorDimensions} the dimension of each vector field, and {@code DocumentReader}
  * reads records back.
  */

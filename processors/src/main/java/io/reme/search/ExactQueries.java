@@ -34,8 +34,8 @@ import org.apache.lucene.util.BytesRef;
  * The exact queries of {@link MemoryIndex}'s reads: a search's filter, a page of a list and its
  * order, and the memories an erasure removes. (The scored ones are {@link HybridSearch}'s.)
  */
-final class MemoryQueries {
-    private MemoryQueries() {}
+final class ExactQueries {
+    private ExactQueries() {}
 
     /**
      * The search's filters; null when they match every document, which is common (a partition holding
