@@ -15,7 +15,7 @@ import io.reme.api.tenant.TenantSetup;
 import io.reme.config.AppConfig;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.ui.UiAssets;
 import io.reme.workspace.Workspace;

@@ -1,7 +1,7 @@
 package io.reme.api.memory;
 
 import io.reme.api.ApiException;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package io.reme.api.memory;
 
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.ProfileModels;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import java.util.Optional;
 
 /**

@@ -11,7 +11,7 @@ import io.reme.api.Callers;
 import io.reme.api.cluster.StoreLags;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LanguageRoutedEmbeddingModel;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;

@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

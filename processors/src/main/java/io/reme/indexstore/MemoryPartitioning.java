@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

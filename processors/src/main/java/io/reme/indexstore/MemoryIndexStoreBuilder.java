@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import io.reme.dlq.InputLimit;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;

@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import org.apache.kafka.streams.query.Query;
 

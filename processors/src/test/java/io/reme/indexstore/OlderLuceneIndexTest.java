@@ -1,4 +1,4 @@
-package io.reme.index;
+package io.reme.indexstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
