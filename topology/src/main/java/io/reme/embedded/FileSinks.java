@@ -1,4 +1,4 @@
-package io.reme.files;
+package io.reme.embedded;
 
 import io.reme.retry.Poll;
 import io.reme.sink.DialogSinkConnector;

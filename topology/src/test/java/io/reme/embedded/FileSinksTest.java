@@ -1,4 +1,4 @@
-package io.reme.files;
+package io.reme.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

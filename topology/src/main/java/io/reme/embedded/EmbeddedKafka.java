@@ -1,4 +1,4 @@
-package io.reme.broker;
+package io.reme.embedded;
 
 import io.reme.workspace.PrivateFiles;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.reme.broker;
+package io.reme.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
