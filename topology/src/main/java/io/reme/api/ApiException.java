@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * The API's one failure: every refusal or fault a service, the authentication or the server itself
- * answers is one of these, and {@code ApiServer} alone turns it into its status, headers and JSON
- * {@link #body()} ({@link McpTools} into a tool error with the same code and message).
+ * answers is one of these, and the API server alone turns it into its status, headers and JSON
+ * {@link #body()} (one mapper, {@code Exchange#sendError}; {@link McpTools} makes it a tool error with
+ * the same code and message).
  */
 public final class ApiException extends RuntimeException {
     private static final long serialVersionUID = 1L;

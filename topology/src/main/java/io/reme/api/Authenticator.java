@@ -10,7 +10,7 @@ import io.reme.api.tenant.TenantSetup;
  * Thread-safe: it holds no state of its own.
  */
 public final class Authenticator {
-    /** What a route asks of its caller, declared once per route in {@link ApiServer}'s table. */
+    /** What a route asks of its caller, declared once per route in {@link RouteTable}. */
     enum Access {
         /** No key: health, metrics, the OpenAPI document and the memory browser's static files. */
         PUBLIC,
@@ -45,7 +45,7 @@ public final class Authenticator {
             case INTERNAL -> {
                 Caller caller = admitTenant(authorization);
                 if (!forwarded) {
-                    throw ApiServer.notFound(method, path);
+                    throw RouteTable.notFound(method, path);
                 }
                 yield caller;
             }

@@ -53,9 +53,6 @@ public final class InstanceClient {
         return new InstanceClient(null);
     }
 
-    /** What the other side answered: its status, body and {@code Retry-After} (null when absent). */
-    public record Response(int status, byte[] body, String retryAfter) {}
-
     /** {@code path} on the instance at {@code host}. */
     static URI uri(HostInfo host, String path) {
         return URI.create("http://" + host.host() + ":" + host.port() + path);
@@ -69,14 +66,14 @@ public final class InstanceClient {
     /**
      * GETs {@code uri} with the caller's credential and {@code headers}; empty when no answer came.
      */
-    Optional<Response> get(URI uri, Caller.Credential credential, Map<String, String> headers) {
+    Optional<Reply> get(URI uri, Caller.Credential credential, Map<String, String> headers) {
         HttpRequest.Builder request = request(uri, credential).GET();
         headers.forEach(request::header);
         return send(request.build());
     }
 
     /** POSTs {@code body} as JSON to {@code uri} with the caller's credential; empty when no answer came. */
-    public Optional<Response> post(URI uri, Caller.Credential credential, Object body) {
+    public Optional<Reply> post(URI uri, Caller.Credential credential, Object body) {
         return send(request(uri, credential)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body)))
@@ -94,7 +91,7 @@ public final class InstanceClient {
         return request;
     }
 
-    private static Optional<Response> send(HttpRequest request) {
+    private static Optional<Reply> send(HttpRequest request) {
         try {
             try {
                 return Optional.of(sendOnce(request));
@@ -118,11 +115,12 @@ public final class InstanceClient {
         }
     }
 
-    private static Response sendOnce(HttpRequest request) throws IOException, InterruptedException {
+    private static Reply sendOnce(HttpRequest request) throws IOException, InterruptedException {
         HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        return new Response(
+        return new Reply(
                 response.statusCode(),
                 response.body(),
-                response.headers().firstValue("Retry-After").orElse(null));
+                response.headers().firstValue("Retry-After").orElse(null),
+                false);
     }
 }

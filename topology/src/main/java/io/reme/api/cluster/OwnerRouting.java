@@ -2,7 +2,6 @@ package io.reme.api.cluster;
 
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
-import io.reme.json.Json;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.IntFunction;
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * a store that is not queryable are 503 too.
  *
  * <p>A read that offers a standby path is answered from a standby replica, marked {@link
- * Answer#standby()}, when its owner cannot answer: killed and not yet given up by the group, or back
+ * Reply#standby()}, when its owner cannot answer: killed and not yet given up by the group, or back
  * from a crash and restoring the state exactly-once wiped (a static member takes its tasks back at
  * once). This instance's replica is read directly, another instance's is asked with {@link
  * #STANDBY_HEADER}. It may miss what the owner committed last, but the session stays readable from
@@ -98,31 +97,12 @@ public final class OwnerRouting {
     }
 
     /**
-     * A JSON body with its status, either read here or relayed from the owner.
-     *
-     * @param standby whether a standby replica answered because the owner could not
-     */
-    public record Answer(int status, byte[] body, String retryAfter, boolean standby) {
-        public Answer(int status, byte[] body) {
-            this(status, body, null, false);
-        }
-
-        Answer(int status, byte[] body, String retryAfter) {
-            this(status, body, retryAfter, false);
-        }
-
-        Answer fromStandby() {
-            return new Answer(status, body, retryAfter, true);
-        }
-    }
-
-    /**
      * @param store a store partitioned like {@code key}
      * @param path the request path, to forward
      * @param local reads the key from the given partition of the local store
      */
-    public Answer route(
-            String store, String key, String path, boolean forwarded, Caller caller, IntFunction<Answer> local) {
+    public Reply route(
+            String store, String key, String path, boolean forwarded, Caller caller, IntFunction<Reply> local) {
         return route(store, key, null, path, Hop.of(forwarded), caller, local, null);
     }
 
@@ -131,38 +111,38 @@ public final class OwnerRouting {
      * answer, {@code standby} reads the key's partition of a standby replica, here or where {@code hop}
      * is {@link Hop#STANDBY} (a standby holder asked by another instance).
      */
-    public Answer routeOrStandby(
+    public Reply routeOrStandby(
             String store,
             String key,
             String path,
             Hop hop,
             Caller caller,
-            IntFunction<Answer> local,
-            IntFunction<Answer> standby) {
+            IntFunction<Reply> local,
+            IntFunction<Reply> standby) {
         return route(store, key, null, path, hop, caller, local, standby);
     }
 
     /** As {@link #route(String, String, String, boolean, Caller, IntFunction)} for a store partitioned by {@code partitioner}. */
-    public Answer route(
+    public Reply route(
             String store,
             String key,
             StreamPartitioner<String, Object> partitioner,
             String path,
             boolean forwarded,
             Caller caller,
-            IntFunction<Answer> local) {
+            IntFunction<Reply> local) {
         return route(store, key, partitioner, path, Hop.of(forwarded), caller, local, null);
     }
 
-    private Answer route(
+    private Reply route(
             String store,
             String key,
             StreamPartitioner<String, Object> partitioner,
             String path,
             Hop hop,
             Caller caller,
-            IntFunction<Answer> local,
-            IntFunction<Answer> standby) {
+            IntFunction<Reply> local,
+            IntFunction<Reply> standby) {
         // A rebalance keeps the tasks that stay where they are (cooperative), so they serve through it:
         // refusing every read while REBALANCING turned a broker failover, which fences a member and
         // rebalances the group, into 10-15 s of 503s for every session (bench cluster).
@@ -175,7 +155,7 @@ public final class OwnerRouting {
             throw ApiException.unavailable("the owner of this key is not known yet; try again shortly");
         }
         if (hop == Hop.STANDBY) {
-            Answer here =
+            Reply here =
                     standby == null || !owner.standbyHosts().contains(self) ? null : standbyHere(store, owner, standby);
             if (here == null) {
                 throw ApiException.unavailable("no queryable standby replica of this key here; try again shortly");
@@ -188,7 +168,7 @@ public final class OwnerRouting {
             } catch (InvalidStateStoreException e) {
                 // Its thread rebalancing (every store of the thread refuses then, the ones that stay too): this
                 // copy, when it is current. Restoring, most often after a crash: a standby that kept following.
-                Answer here = standby != null ? standbyHere(store, owner, standby) : null;
+                Reply here = standby != null ? standbyHere(store, owner, standby) : null;
                 if (here == null && hop == Hop.CLIENT) {
                     here = fromStandby(store, owner, standby, path, caller);
                 }
@@ -201,11 +181,11 @@ public final class OwnerRouting {
         if (hop == Hop.OWNER) {
             throw ApiException.unavailable("ownership is moving; try again shortly");
         }
-        Answer relayed = forward(owner.activeHost(), path, caller, Hop.OWNER);
+        Reply relayed = forward(owner.activeHost(), path, caller, Hop.OWNER);
         if (relayed != null && relayed.status() != 503) {
             return relayed;
         }
-        Answer fromStandby = fromStandby(store, owner, standby, path, caller);
+        Reply fromStandby = fromStandby(store, owner, standby, path, caller);
         if (fromStandby != null) {
             return fromStandby;
         }
@@ -219,13 +199,13 @@ public final class OwnerRouting {
      * The key read from a standby replica because its owner could not answer: this instance's, else
      * the first other holder's that answers; null when there is no standby path or none answers.
      */
-    private Answer fromStandby(
-            String store, KeyQueryMetadata owner, IntFunction<Answer> standby, String path, Caller caller) {
+    private Reply fromStandby(
+            String store, KeyQueryMetadata owner, IntFunction<Reply> standby, String path, Caller caller) {
         if (standby == null) {
             return null;
         }
         if (owner.standbyHosts().contains(self)) {
-            Answer here = standbyHere(store, owner, standby);
+            Reply here = standbyHere(store, owner, standby);
             if (here != null) {
                 return here;
             }
@@ -234,7 +214,7 @@ public final class OwnerRouting {
             if (holder.equals(self) || holder.equals(owner.activeHost())) {
                 continue;
             }
-            Answer there = forward(holder, path, caller, Hop.STANDBY);
+            Reply there = forward(holder, path, caller, Hop.STANDBY);
             if (there != null && there.status() != 503 && there.status() != 404) {
                 LOG.info(
                         "owner could not answer; served from a standby owner={}:{} standby={}:{} partition={}",
@@ -250,13 +230,13 @@ public final class OwnerRouting {
     }
 
     /** This instance's copy of the key's partition, when it is current enough; null otherwise. */
-    private Answer standbyHere(String store, KeyQueryMetadata owner, IntFunction<Answer> standby) {
+    private Reply standbyHere(String store, KeyQueryMetadata owner, IntFunction<Reply> standby) {
         if (!fresh.test(store, owner.partition())) {
             LOG.info("local copy not current enough to serve store={} partition={}", store, owner.partition());
             return null;
         }
         try {
-            Answer answer = standby.apply(owner.partition()).fromStandby();
+            Reply answer = standby.apply(owner.partition()).fromStandby();
             if (answer.status() == 404) {
                 // A copy can show what is there, not that something is not: it may not have caught up with it.
                 LOG.info("local copy does not hold the key store={} partition={}", store, owner.partition());
@@ -275,18 +255,9 @@ public final class OwnerRouting {
     }
 
     /** The answer of the instance asked (as {@code hop} says), or null when it does not answer at all. */
-    private Answer forward(HostInfo to, String path, Caller caller, Hop hop) {
+    private Reply forward(HostInfo to, String path, Caller caller, Hop hop) {
         Map<String, String> headers = hop == Hop.STANDBY ? Map.of(STANDBY_HEADER, "true") : Map.of();
         return client.get(InstanceClient.uri(to, path), caller.credential(), headers)
-                .map(response -> new Answer(response.status(), response.body(), response.retryAfter()))
                 .orElse(null);
-    }
-
-    public static byte[] json(Object value) {
-        return Json.bytes(value);
-    }
-
-    public static Answer notFound(String code, String message) {
-        return new Answer(404, json(new ApiException(404, code, message).body()));
     }
 }

@@ -192,8 +192,7 @@ public final class PartitionFanOut {
      * nor an error of its own). Its 400 or 500 is thrown as that error.
      */
     <T> Optional<T> post(HostInfo host, String path, Object body, Caller caller, Class<T> answer) {
-        Optional<InstanceClient.Response> response =
-                client.post(InstanceClient.uri(host, path), caller.credential(), body);
+        Optional<Reply> response = client.post(InstanceClient.uri(host, path), caller.credential(), body);
         if (response.isEmpty()) {
             return Optional.empty();
         }

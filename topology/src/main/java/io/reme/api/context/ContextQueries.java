@@ -4,6 +4,7 @@ import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.QueryString;
 import io.reme.api.cluster.OwnerRouting;
+import io.reme.api.cluster.Reply;
 import io.reme.context.ContextPolicy;
 import io.reme.message.SafeId;
 import io.reme.session.SessionHeader;
@@ -39,7 +40,7 @@ public final class ContextQueries {
     }
 
     /** @param request what the query string or the tool's arguments ask, bound by {@link Request} */
-    public OwnerRouting.Answer context(Caller caller, String session, Request request, OwnerRouting.Hop hop) {
+    public Reply context(Caller caller, String session, Request request, OwnerRouting.Hop hop) {
         String tenant = caller.tenant();
         String problem = SafeId.problem("session", session);
         if (problem != null) {
@@ -120,16 +121,15 @@ public final class ContextQueries {
     }
 
     /** @param standby read this instance's standby replica of the partition, not an active task */
-    private OwnerRouting.Answer read(SessionKey key, int partition, Request request, boolean standby) {
+    private Reply read(SessionKey key, int partition, Request request, boolean standby) {
         ReadOnlyKeyValueStore<String, SessionHeader> headers = store(SessionStores.HEADERS, partition, standby);
         ReadOnlyKeyValueStore<String, StoredMessage> messages = store(SessionStores.MESSAGES, partition, standby);
         ReadOnlyKeyValueStore<String, String> summaries = store(SessionStores.SUMMARIES, partition, standby);
         Optional<SessionView> view = SessionView.read(
                 headers, messages, summaries, key, windows.apply(key.tenant()), encoding, request.wholeWindow());
-        return view.map(v -> new OwnerRouting.Answer(
-                        200, OwnerRouting.json(request.format() == null ? v : ReadyContext.of(v, request.format()))))
-                .orElseGet(() -> OwnerRouting.notFound(
-                        "session_not_found", "no session '" + key.session() + "' for this tenant"));
+        return view.map(v -> Reply.json(200, request.format() == null ? v : ReadyContext.of(v, request.format())))
+                .orElseGet(() ->
+                        Reply.notFound("session_not_found", "no session '" + key.session() + "' for this tenant"));
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name, int partition, boolean standby) {

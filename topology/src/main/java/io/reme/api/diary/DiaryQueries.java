@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.cluster.OwnerRouting;
+import io.reme.api.cluster.Reply;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.DiaryEditProcessor;
@@ -52,7 +53,7 @@ public final class DiaryQueries {
         this.writer = writer;
     }
 
-    public OwnerRouting.Answer document(Caller caller, String user, String name, boolean forwarded) {
+    public Reply document(Caller caller, String user, String name, boolean forwarded) {
         String tenant = caller.tenant();
         DocumentKey key = key(tenant, user, name);
         return routing.route(
@@ -71,7 +72,7 @@ public final class DiaryQueries {
      * when it is not at the expected version, before or after submitting (another edit won the race,
      * and the caller still holds its text to merge); 202 when no decision was seen within the wait.
      */
-    public OwnerRouting.Answer save(Caller caller, String user, String name, DiarySave body) {
+    public Reply save(Caller caller, String user, String name, DiarySave body) {
         String tenant = caller.tenant();
         DocumentKey key = key(tenant, user, name);
         long base = body.expectedVersion();
@@ -105,22 +106,22 @@ public final class DiaryQueries {
         if (applied.isPresent()) {
             Current now = applied.get();
             return edit.editId().equals(now.document().path("editId").asText())
-                    ? new OwnerRouting.Answer(200, OwnerRouting.json(now.document()))
+                    ? Reply.json(200, now.document())
                     : conflict(key, base, now);
         }
         Map<String, Object> pending = new LinkedHashMap<>();
         pending.put("editId", edit.editId());
         pending.put("applied", false);
         pending.put("message", "the edit was submitted but not applied yet; read the document again shortly");
-        return new OwnerRouting.Answer(202, OwnerRouting.json(pending));
+        return Reply.json(202, pending);
     }
 
     /** The document as its owner serves it: its version (0 if absent), or an answer to relay as it is (503). */
-    private record Current(long version, JsonNode document, OwnerRouting.Answer answer) {}
+    private record Current(long version, JsonNode document, Reply answer) {}
 
     /** @param waiting a 503 (a rebalance) is "not decided yet" while waiting; before submitting it is the answer */
     private Current current(Caller caller, String user, String name, boolean waiting) {
-        OwnerRouting.Answer answer;
+        Reply answer;
         try {
             answer = document(caller, user, name, false);
         } catch (ApiException e) {
@@ -143,7 +144,7 @@ public final class DiaryQueries {
         }
     }
 
-    private static OwnerRouting.Answer conflict(DocumentKey key, long base, Current current) {
+    private static Reply conflict(DocumentKey key, long base, Current current) {
         LOG.info(
                 "diary edit conflict tenant={} user={} document={} base={} current={}",
                 key.tenant(),
@@ -158,7 +159,7 @@ public final class DiaryQueries {
                                 + "; merge your text with the current one and save again")
                 .body());
         body.put("current", current.document());
-        return new OwnerRouting.Answer(409, OwnerRouting.json(body));
+        return Reply.json(409, body);
     }
 
     private static DocumentKey key(String tenant, String user, String name) {
@@ -180,13 +181,13 @@ public final class DiaryQueries {
         return new DocumentKey(tenant, user, name);
     }
 
-    private OwnerRouting.Answer read(DocumentKey key, int partition) {
+    private Reply read(DocumentKey key, int partition) {
         ReadOnlyKeyValueStore<String, DiaryDocument> store = streams.store(StoreQueryParameters.fromNameAndType(
                         DiaryEditProcessor.STORE, QueryableStoreTypes.<String, DiaryDocument>keyValueStore())
                 .withPartition(partition));
         DiaryDocument document = store.get(key.key());
         if (document == null) {
-            return OwnerRouting.notFound("document_not_found", "no " + key.path() + " for user " + key.user());
+            return Reply.notFound("document_not_found", "no " + key.path() + " for user " + key.user());
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("user", document.user());
@@ -196,6 +197,6 @@ public final class DiaryQueries {
         body.put("author", document.author());
         body.put("editId", document.editId());
         body.put("content", document.content());
-        return new OwnerRouting.Answer(200, OwnerRouting.json(body));
+        return Reply.json(200, body);
     }
 }

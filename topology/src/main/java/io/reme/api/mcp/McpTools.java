@@ -15,6 +15,7 @@ import io.reme.api.ApiException;
 import io.reme.api.BodyBinder;
 import io.reme.api.Caller;
 import io.reme.api.cluster.OwnerRouting;
+import io.reme.api.cluster.Reply;
 import io.reme.api.context.ContextQueries;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.diary.DiaryQueries;
@@ -251,7 +252,7 @@ public final class McpTools {
     }
 
     /** A relayed or local answer: its JSON when it is a success, the API's error otherwise. */
-    private static Object relayed(OwnerRouting.Answer answer) {
+    private static Object relayed(Reply answer) {
         JsonNode body = tree(answer.body());
         if (answer.status() >= 400) {
             JsonNode error = body.path("error");

@@ -3,6 +3,7 @@ package io.reme.api.memory;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.Caller;
 import io.reme.api.cluster.InstanceClient;
+import io.reme.api.cluster.Reply;
 import io.reme.api.tenant.ApiKeys;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.json.Json;
@@ -51,7 +52,7 @@ public final class HttpMemoryLookup implements MemoryLookup {
             LOG.warn("memory lookup skipped: no API key for tenant={}", tenant);
             return List.of();
         }
-        Optional<InstanceClient.Response> response =
+        Optional<Reply> response =
                 client.post(search, caller.credential(), SearchMemoryLookup.request(type, target, text, k));
         if (response.isEmpty()) {
             return List.of();

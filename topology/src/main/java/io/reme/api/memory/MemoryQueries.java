@@ -6,6 +6,7 @@ import io.reme.api.BodyBinder;
 import io.reme.api.Caller;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.PartitionFanOut;
+import io.reme.api.cluster.Reply;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
@@ -236,7 +237,7 @@ public final class MemoryQueries {
 
     private boolean applied(String tenant, String id, MemoryWriter.Written written, Caller caller) {
         try {
-            OwnerRouting.Answer answer = routing.route(
+            Reply answer = routing.route(
                     MemoryIndexUpdater.STORE,
                     tenant + "/" + id,
                     writer.partitioning(),
@@ -255,7 +256,7 @@ public final class MemoryQueries {
     }
 
     /** {@code GET /v1/internal/memories-progress/{id}}: the applied offset of the local index owning the id. */
-    public OwnerRouting.Answer progress(Caller caller, String id) {
+    public Reply progress(Caller caller, String id) {
         String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
@@ -267,9 +268,8 @@ public final class MemoryQueries {
                 this::progressAnswer);
     }
 
-    private OwnerRouting.Answer progressAnswer(int partition) {
-        return new OwnerRouting.Answer(
-                200, OwnerRouting.json(Map.of("applied", local(partition, new MemoryProgress()))));
+    private Reply progressAnswer(int partition) {
+        return Reply.json(200, Map.of("applied", local(partition, new MemoryProgress())));
     }
 
     // ---- reads ------------------------------------------------------------------------------------
@@ -284,7 +284,7 @@ public final class MemoryQueries {
     }
 
     /** {@code GET /v1/internal/memories/{id}} from another instance: the record as stored, read here. */
-    public OwnerRouting.Answer internalGet(Caller caller, String id) {
+    public Reply internalGet(Caller caller, String id) {
         String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
@@ -298,7 +298,7 @@ public final class MemoryQueries {
 
     /** The tenant's memory with this id from the owning index, or null. */
     private MemoryRecord record(String tenant, String id, boolean forwarded, Caller caller) {
-        OwnerRouting.Answer answer = routing.route(
+        Reply answer = routing.route(
                 MemoryIndexUpdater.STORE,
                 tenant + "/" + id,
                 writer.partitioning(),
@@ -319,10 +319,10 @@ public final class MemoryQueries {
         }
     }
 
-    private OwnerRouting.Answer localGet(String tenant, String id, int partition) {
+    private Reply localGet(String tenant, String id, int partition) {
         Optional<MemoryRecord> found = local(partition, new MemoryGet(tenant, id));
-        return found.map(r -> new OwnerRouting.Answer(200, OwnerRouting.json(r)))
-                .orElseGet(() -> OwnerRouting.notFound("memory_not_found", "no memory " + id));
+        return found.map(r -> Reply.json(200, r))
+                .orElseGet(() -> Reply.notFound("memory_not_found", "no memory " + id));
     }
 
     /**

@@ -58,7 +58,7 @@ class OwnerRoutingTest {
         HostInfo holder = instance(standbyAsked, 200, "{\"from\":\"standby\"}");
         OwnerRouting routing = routing(new KeyQueryMetadata(owner, Set.of(holder), PARTITION));
 
-        OwnerRouting.Answer answer = read(routing, OwnerRouting.Hop.CLIENT);
+        Reply answer = read(routing, OwnerRouting.Hop.CLIENT);
 
         assertEquals(200, answer.status());
         assertEquals("{\"from\":\"standby\"}", new String(answer.body(), StandardCharsets.UTF_8));
@@ -75,7 +75,7 @@ class OwnerRoutingTest {
         // Restoring: this instance's copy is far behind its changelog.
         OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), false);
 
-        OwnerRouting.Answer answer = readWhileActiveRefuses(routing, "restoring", "standby");
+        Reply answer = readWhileActiveRefuses(routing, "restoring", "standby");
 
         assertTrue(answer.standby());
         assertEquals(1, standbyAsked.size());
@@ -89,8 +89,7 @@ class OwnerRoutingTest {
         HostInfo holder = instance(standbyAsked, 200, "{}");
         OwnerRouting routing = routing(new KeyQueryMetadata(SELF, Set.of(holder), PARTITION), true);
 
-        OwnerRouting.Answer answer =
-                readWhileActiveRefuses(routing, "the stream thread is PARTITIONS_ASSIGNED, not RUNNING", "copy");
+        Reply answer = readWhileActiveRefuses(routing, "the stream thread is PARTITIONS_ASSIGNED, not RUNNING", "copy");
 
         assertTrue(answer.standby());
         assertEquals(List.of("copy-" + PARTITION), localCalls);
@@ -124,7 +123,7 @@ class OwnerRoutingTest {
                 () -> routing.routeOrStandby(
                         "store", "key", "/v1/k", OwnerRouting.Hop.CLIENT, Callers.ACME, local("active"), partition -> {
                             localCalls.add("copy-" + partition);
-                            return OwnerRouting.notFound("session_not_found", "not here");
+                            return Reply.notFound("session_not_found", "not here");
                         }));
 
         assertEquals(503, refused.status(), "a copy may not have caught up with the key yet");
@@ -136,7 +135,7 @@ class OwnerRoutingTest {
     void aDeadOwnerIsReplacedByThisInstancesStandbyWithoutACall() throws Exception {
         OwnerRouting routing = routing(new KeyQueryMetadata(nothingListens(), Set.of(SELF), PARTITION));
 
-        OwnerRouting.Answer answer = read(routing, OwnerRouting.Hop.CLIENT);
+        Reply answer = read(routing, OwnerRouting.Hop.CLIENT);
 
         assertTrue(answer.standby());
         assertEquals(List.of("standby-" + PARTITION), localCalls);
@@ -147,8 +146,7 @@ class OwnerRoutingTest {
         List<Asked> ownerAsked = new CopyOnWriteArrayList<>();
         HostInfo owner = instance(ownerAsked, 200, "{}");
 
-        OwnerRouting.Answer answer =
-                read(routing(new KeyQueryMetadata(owner, Set.of(SELF), PARTITION)), OwnerRouting.Hop.STANDBY);
+        Reply answer = read(routing(new KeyQueryMetadata(owner, Set.of(SELF), PARTITION)), OwnerRouting.Hop.STANDBY);
         assertTrue(answer.standby());
         assertEquals(List.of("standby-" + PARTITION), localCalls);
 
@@ -180,8 +178,7 @@ class OwnerRoutingTest {
     @Test
     void withoutAStandbyAnOwnersRefusalIsRelayedAndASilentOwnerIsA503() throws Exception {
         HostInfo owner = instance(new CopyOnWriteArrayList<>(), 503, "{\"error\":{\"code\":\"unavailable\"}}");
-        OwnerRouting.Answer relayed =
-                read(routing(new KeyQueryMetadata(owner, Set.of(), PARTITION)), OwnerRouting.Hop.CLIENT);
+        Reply relayed = read(routing(new KeyQueryMetadata(owner, Set.of(), PARTITION)), OwnerRouting.Hop.CLIENT);
         assertEquals(503, relayed.status());
         assertFalse(relayed.standby());
 
@@ -209,7 +206,7 @@ class OwnerRoutingTest {
     }
 
     /** A client's read while this instance's active store refuses with {@code why}; copies read as {@code copy}. */
-    private OwnerRouting.Answer readWhileActiveRefuses(OwnerRouting routing, String why, String copy) {
+    private Reply readWhileActiveRefuses(OwnerRouting routing, String why, String copy) {
         return routing.routeOrStandby(
                 "store",
                 "key",
@@ -222,18 +219,18 @@ class OwnerRoutingTest {
                 standby(copy));
     }
 
-    private OwnerRouting.Answer read(OwnerRouting routing, OwnerRouting.Hop hop) {
+    private Reply read(OwnerRouting routing, OwnerRouting.Hop hop) {
         return routing.routeOrStandby("store", "key", "/v1/k", hop, Callers.ACME, local("active"), standby("standby"));
     }
 
-    private IntFunction<OwnerRouting.Answer> local(String who) {
+    private IntFunction<Reply> local(String who) {
         return partition -> {
             localCalls.add(who + "-" + partition);
-            return new OwnerRouting.Answer(200, ("{\"from\":\"" + who + "\"}").getBytes(StandardCharsets.UTF_8));
+            return new Reply(200, ("{\"from\":\"" + who + "\"}").getBytes(StandardCharsets.UTF_8));
         };
     }
 
-    private IntFunction<OwnerRouting.Answer> standby(String who) {
+    private IntFunction<Reply> standby(String who) {
         return local(who);
     }
 
