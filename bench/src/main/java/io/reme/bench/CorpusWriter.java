@@ -1,6 +1,6 @@
 package io.reme.bench;
 
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;

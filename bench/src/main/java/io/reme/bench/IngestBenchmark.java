@@ -2,9 +2,9 @@ package io.reme.bench;
 
 import io.reme.admin.TopicProvisioner;
 import io.reme.app.ConversationGenerator;
-import io.reme.broker.EmbeddedKafka;
 import io.reme.config.AppConfig;
 import io.reme.dlq.InvalidInputException;
+import io.reme.embedded.EmbeddedKafka;
 import io.reme.message.MessageParser;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;

@@ -2,7 +2,7 @@ package io.reme.bench;
 
 import io.reme.admin.TopicProvisioner;
 import io.reme.app.ConversationGenerator;
-import io.reme.broker.EmbeddedKafka;
+import io.reme.embedded.EmbeddedKafka;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;

@@ -2,8 +2,8 @@ package io.reme.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.app.AppProcess;
-import io.reme.broker.EmbeddedKafka;
-import io.reme.index.MemoryPartitioning;
+import io.reme.embedded.EmbeddedKafka;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.topic.Topics;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.reme.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.app.AppProcess;
-import io.reme.broker.EmbeddedKafka;
+import io.reme.embedded.EmbeddedKafka;
 import io.reme.json.Json;
 import io.reme.topic.Topics;
 import java.io.IOException;

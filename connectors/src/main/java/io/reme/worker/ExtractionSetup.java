@@ -1,6 +1,6 @@
 package io.reme.worker;
 
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import java.util.Objects;
 
 /**

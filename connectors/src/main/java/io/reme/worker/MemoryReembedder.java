@@ -2,7 +2,7 @@ package io.reme.worker;
 
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
-import io.reme.index.EmbeddingSwitch;
+import io.reme.indexstore.EmbeddingSwitch;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.retry.RetryPolicy;

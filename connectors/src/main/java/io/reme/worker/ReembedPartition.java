@@ -1,8 +1,8 @@
 package io.reme.worker;
 
 import io.reme.erasure.Erasure;
-import io.reme.index.EmbeddingSwitch;
-import io.reme.index.MemoryErasure;
+import io.reme.indexstore.EmbeddingSwitch;
+import io.reme.indexstore.MemoryErasure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

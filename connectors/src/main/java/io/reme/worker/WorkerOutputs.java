@@ -3,7 +3,7 @@ package io.reme.worker;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;

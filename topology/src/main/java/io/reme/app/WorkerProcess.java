@@ -2,7 +2,7 @@ package io.reme.app;
 
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;

@@ -1,5 +1,8 @@
 package io.reme.cli;
 
+import io.reme.api.memory.HttpMemoryLookup;
+import io.reme.api.tenant.ApiKeys;
+import io.reme.api.tenant.TenantDirectory;
 import io.reme.app.Providers;
 import io.reme.app.RequestSecrets;
 import io.reme.app.WorkerProcess;
@@ -10,9 +13,6 @@ import io.reme.http.HttpSettings;
 import io.reme.prometheus.MetricsServer;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
-import io.reme.query.ApiKeys;
-import io.reme.query.HttpMemoryLookup;
-import io.reme.query.TenantDirectory;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;
 import java.io.IOException;

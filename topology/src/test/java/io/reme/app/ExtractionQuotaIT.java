@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.reme.admin.TopicProvisioner;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;

@@ -9,7 +9,7 @@ import io.reme.admin.TopicProvisioner;
 import io.reme.diary.DiaryDocument;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetterPayload;
-import io.reme.files.FileSinks;
+import io.reme.embedded.FileSinks;
 import io.reme.json.Json;
 import io.reme.message.Block;
 import io.reme.message.Message;

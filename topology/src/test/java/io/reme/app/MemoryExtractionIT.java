@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.memory.HttpMemoryLookup;
+import io.reme.api.tenant.ApiKeys;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
-import io.reme.query.ApiKeys;
-import io.reme.query.HttpMemoryLookup;
 import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.reme.admin.TopicProvisioner;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
-import io.reme.index.EmbeddingSwitch;
+import io.reme.indexstore.EmbeddingSwitch;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;

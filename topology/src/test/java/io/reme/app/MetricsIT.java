@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.ApiServer;
 import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DlqReason;
@@ -13,7 +14,6 @@ import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.message.MessageParser;
 import io.reme.prometheus.PrometheusText;
-import io.reme.query.ApiServer;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

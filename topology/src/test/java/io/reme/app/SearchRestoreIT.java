@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.config.AppConfig;
-import io.reme.index.MemoryIndexUpdater;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryIndexUpdater;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;

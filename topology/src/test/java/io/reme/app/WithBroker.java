@@ -1,6 +1,6 @@
 package io.reme.app;
 
-import io.reme.broker.EmbeddedKafka;
+import io.reme.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -9,7 +9,7 @@ import io.reme.config.AppConfig;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;

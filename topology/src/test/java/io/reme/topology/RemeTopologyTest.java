@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
-import io.reme.index.MemoryPartitioning;
+import io.reme.indexstore.MemoryPartitioning;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;

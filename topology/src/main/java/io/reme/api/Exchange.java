@@ -1,0 +1,189 @@
+package io.reme.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.cluster.OwnerRouting;
+import io.reme.api.cluster.Reply;
+import io.reme.json.Json;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.URIUtil;
+
+/**
+ * One request and its response on Jetty, as the API's handlers use them: the request's parts, its
+ * body (read in full before a handler runs, by {@link BodyRead}) bound as JSON, and the one way
+ * every answer is sent. The path is decoded but not normalised, so {@code ..} or an encoded slash
+ * reaches the id checks instead of another route. Used by one thread at a time: Jetty's while the
+ * body arrives, then the worker's that handles the request.
+ */
+final class Exchange {
+    /** Set on a read a standby replica answered because the owner did not: it may miss the owner's last commit. */
+    static final String SERVED_BY_HEADER = "X-Reme-Served-By";
+
+    private final Request request;
+    private final Response response;
+    private final Callback callback;
+    /** The whole body, read before the request is handled; null when it has none. */
+    private byte[] body;
+
+    private boolean answered;
+
+    Exchange(Request request, Response response, Callback callback) {
+        this.request = request;
+        this.response = response;
+        this.callback = callback;
+    }
+
+    Request request() {
+        return request;
+    }
+
+    Response response() {
+        return response;
+    }
+
+    Callback callback() {
+        return callback;
+    }
+
+    /** Keeps the body read in full, for the handler. */
+    void body(byte[] read) {
+        this.body = read;
+    }
+
+    String method() {
+        return request.getMethod();
+    }
+
+    String path() {
+        return URIUtil.decodePath(request.getHttpURI().getPath());
+    }
+
+    String rawQuery() {
+        return request.getHttpURI().getQuery();
+    }
+
+    String header(String name) {
+        return request.getHeaders().get(name);
+    }
+
+    String authorization() {
+        return header("Authorization");
+    }
+
+    /** Whether another instance forwarded the request ({@link OwnerRouting#FORWARDED_HEADER}). */
+    boolean forwarded() {
+        return header(OwnerRouting.FORWARDED_HEADER) != null;
+    }
+
+    /** The declared body length; -1 when not declared (chunked). */
+    long contentLength() {
+        return request.getLength();
+    }
+
+    /** Whether a body follows the headers (declared length above zero, or chunked). */
+    boolean hasBody() {
+        return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+    }
+
+    void setHeader(String name, String value) {
+        response.getHeaders().put(name, value);
+    }
+
+    /** The body as a request record, bound and validated by {@link BodyBinder} (415 unless JSON). */
+    <T> T bind(Class<T> type, String code) {
+        requireJson();
+        return BodyBinder.bind(body, type, code);
+    }
+
+    /** The body as a JSON tree (415 unless JSON, 400 unless it parses). */
+    JsonNode readJson() {
+        requireJson();
+        try {
+            return Json.MAPPER.readTree(body == null ? new byte[0] : body);
+        } catch (IOException e) {
+            throw new ApiException(400, "malformed_json", "request body is not JSON");
+        }
+    }
+
+    private void requireJson() {
+        String type = header("Content-Type");
+        if (type != null && !isJson(type)) {
+            throw new ApiException(
+                    415,
+                    "unsupported_media_type",
+                    "send the body as JSON with 'Content-Type: " + "application/json' (got '" + type + "')");
+        }
+    }
+
+    /** {@code application/json} or an {@code application/*+json} type, with any parameters (charset). */
+    private static boolean isJson(String contentType) {
+        int parameters = contentType.indexOf(';');
+        String type = (parameters < 0 ? contentType : contentType.substring(0, parameters))
+                .trim()
+                .toLowerCase(Locale.ROOT);
+        return type.equals("application/json") || type.startsWith("application/") && type.endsWith("+json");
+    }
+
+    /** A local or relayed reply as it is: its status, body and headers. */
+    void relay(Reply reply) {
+        if (reply.retryAfter() != null) {
+            setHeader("Retry-After", reply.retryAfter());
+        }
+        if (reply.standby()) {
+            setHeader(SERVED_BY_HEADER, "standby");
+        }
+        send(reply.status(), reply.body());
+    }
+
+    /** The one error mapper: an {@link ApiException} as its status, headers and JSON error body. */
+    void sendError(ApiException e) {
+        if (e.allow() != null) {
+            setHeader("Allow", e.allow());
+        }
+        if (e.retryAfterSeconds() != null) {
+            setHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
+        }
+        sendJson(e.status(), e.body());
+    }
+
+    void sendJson(int status, Object body) {
+        byte[] bytes;
+        try {
+            bytes = Json.MAPPER.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write the answer as JSON", e);
+        }
+        send(status, bytes);
+    }
+
+    void send(int status, byte[] body) {
+        send(status, "application/json", body);
+    }
+
+    void send(int status, String contentType, byte[] body) {
+        if (answered) {
+            return;
+        }
+        answered = true;
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a
+        // caller's text is never run as a page or a script.
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    /** Gives up on the exchange: Jetty ends the connection (the client went away mid-request). */
+    void fail(Throwable cause) {
+        if (!answered) {
+            answered = true;
+            callback.failed(cause);
+        }
+    }
+}
