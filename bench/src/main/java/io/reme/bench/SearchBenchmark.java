@@ -5,6 +5,7 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.Vectors;
 import io.reme.search.Hit;
 import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryRecord;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
@@ -74,7 +75,10 @@ public final class SearchBenchmark {
             double[] filteredCpuMillis,
             double[] textMillis,
             double[] vectorMillis,
+            double[] filteredTextMillis,
+            double[] filteredVectorMillis,
             double knnRecall,
+            double filteredKnnRecall,
             long gcPauses,
             long gcMillis) {}
 
@@ -232,6 +236,8 @@ public final class SearchBenchmark {
         long[] text = new long[settings.queries()];
         long[] vector = new long[settings.queries()];
         long[] filtered = new long[settings.queries()];
+        long[] filteredText = new long[settings.queries()];
+        long[] filteredVector = new long[settings.queries()];
         long[] gc0 = gcCountAndMillis();
         for (int pass = 0; pass < 2; pass++) {
             boolean userFilter = pass == 1;
@@ -266,6 +272,8 @@ public final class SearchBenchmark {
                 if (userFilter) {
                     filtered[at] = nanos;
                     filteredCpu[at] = cpu;
+                    filteredText[at] = result.timings().textMicros() * 1000;
+                    filteredVector[at] = result.timings().vectorMicros() * 1000;
                 } else {
                     search[at] = nanos;
                     searchCpu[at] = cpu;
@@ -275,15 +283,11 @@ public final class SearchBenchmark {
             }
         }
         long[] gc1 = gcCountAndMillis();
-        double recall = settings.exactChecks() == 0
-                ? Double.NaN
-                : knnRecall(
-                        index,
-                        corpus,
-                        size,
-                        vectors.subList(
-                                settings.warmUp(),
-                                settings.warmUp() + Math.min(settings.exactChecks(), settings.queries())));
+        List<float[]> checked = vectors.subList(
+                settings.warmUp(), settings.warmUp() + Math.min(settings.exactChecks(), settings.queries()));
+        double recall = settings.exactChecks() == 0 ? Double.NaN : knnRecall(index, corpus, size, checked, false);
+        double filteredRecall =
+                settings.exactChecks() == 0 ? Double.NaN : knnRecall(index, corpus, size, checked, true);
         return new Result(
                 size,
                 index.segmentCount(),
@@ -296,24 +300,33 @@ public final class SearchBenchmark {
                 percentiles(filteredCpu),
                 percentiles(text),
                 percentiles(vector),
+                percentiles(filteredText),
+                percentiles(filteredVector),
                 recall,
+                filteredRecall,
                 gc1[0] - gc0[0],
                 gc1[1] - gc0[1]);
     }
 
     /**
-     * Mean share of the exact 10 nearest memories (by a full scan of the corpus vectors) that the
-     * index's vector search returns in its top 10.
+     * Mean share of the exact 10 nearest memories (by a full scan of the corpus vectors) that the index's
+     * vector search returns in its top 10: of the whole tenant, or ({@code oneUser}) of query {@code q}'s
+     * user {@code u(q % 200)} only, through the search's user filter.
      */
-    private static double knnRecall(MemoryIndex index, MemoryCorpus corpus, int size, List<float[]> queries)
+    private static double knnRecall(
+            MemoryIndex index, MemoryCorpus corpus, int size, List<float[]> queries, boolean oneUser)
             throws IOException {
         List<PriorityQueue<double[]>> best = new ArrayList<>();
         for (int q = 0; q < queries.size(); q++) {
             best.add(new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0])));
         }
         for (int n = 0; n < size; n++) {
-            float[] v = corpus.memory(n).vector();
+            MemoryRecord memory = corpus.memory(n);
+            float[] v = memory.vector();
             for (int q = 0; q < queries.size(); q++) {
+                if (oneUser && !userOf(q).equals(memory.user())) {
+                    continue;
+                }
                 double score = Vectors.dot(queries.get(q), v);
                 PriorityQueue<double[]> heap = best.get(q);
                 if (heap.size() < 10) {
@@ -328,16 +341,37 @@ public final class SearchBenchmark {
         for (int q = 0; q < queries.size(); q++) {
             Set<String> exact = new HashSet<>();
             best.get(q).forEach(e -> exact.add("m" + (long) e[1]));
-            SearchResult result = index.search(SearchQuery.vector(MemoryCorpus.TENANT, queries.get(q), 10));
+            SearchQuery query = SearchQuery.vector(MemoryCorpus.TENANT, queries.get(q), 10);
+            if (oneUser) {
+                query = new SearchQuery(
+                        MemoryCorpus.TENANT,
+                        null,
+                        queries.get(q),
+                        10,
+                        null,
+                        Set.of(userOf(q)),
+                        null,
+                        null,
+                        null,
+                        0,
+                        null,
+                        Set.of(),
+                        null);
+            }
+            SearchResult result = index.search(query);
             int found = 0;
             for (Hit hit : result.hits()) {
                 if (exact.contains(hit.id())) {
                     found++;
                 }
             }
-            sum += found / 10.0;
+            sum += found / (double) Math.min(10, best.get(q).size());
         }
         return sum / queries.size();
+    }
+
+    private static String userOf(int query) {
+        return "u" + (query % 200);
     }
 
     private void print(Result r) {
@@ -386,6 +420,16 @@ public final class SearchBenchmark {
                 r.filteredMillis()[2],
                 r.filteredCpuMillis()[0],
                 r.filteredCpuMillis()[1]);
+        out.printf(
+                Locale.ROOT,
+                "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n",
+                r.filteredTextMillis()[0],
+                r.filteredTextMillis()[1]);
+        out.printf(
+                Locale.ROOT,
+                "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n",
+                r.filteredVectorMillis()[0],
+                r.filteredVectorMillis()[1]);
         // A search stopped by a collection waits without using CPU: what separates wall from CPU times.
         out.printf(
                 Locale.ROOT,
@@ -395,8 +439,9 @@ public final class SearchBenchmark {
         if (!Double.isNaN(r.knnRecall())) {
             out.printf(
                     Locale.ROOT,
-                    "    kNN recall@10 against an exact scan: %.3f (%d queries)%n",
+                    "    kNN recall@10 against an exact scan: %.3f, one user %.3f (%d queries)%n",
                     r.knnRecall(),
+                    r.filteredKnnRecall(),
                     Math.min(settings.exactChecks(), settings.queries()));
         }
     }
