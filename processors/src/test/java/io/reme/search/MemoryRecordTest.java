@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The context of a {@link MemoryRecord}: kept on the topic, checked, dropped with what it belonged to. */
@@ -19,6 +20,48 @@ class MemoryRecordTest {
                 .withContext("bob: what does alice drink?")
                 .withVector(new float[] {1, 0}, "model")
                 .withContextVector(new float[] {0, 1});
+    }
+
+    /**
+     * The topic's format, field for field and in order: records written by any version are read by any
+     * other, so the Java shape of the record may change but this may not.
+     */
+    @Test
+    void everyFieldKeepsItsNameAndPlaceOnTheTopic() throws IOException {
+        MemoryRecord record = MemoryRecord.of("m1", "acme", "alice", "s1", MemoryType.PERSONAL, "likes tea", T0)
+                .withConversationTime(T0.minusSeconds(60))
+                .withTarget("alice")
+                .revise("likes green tea", Map.of("path", "memory/2024-03-01.md"), T0.plusSeconds(5))
+                .withContext("bob: what does alice drink?")
+                .withVector(new float[] {1, 0}, "model")
+                .withContextVector(new float[] {0, 1})
+                .withMoreVectors(new MemoryRecord.ModelVectors("next", new float[] {0, 1, 0}, null));
+        String json = Json.MAPPER.writeValueAsString(record);
+        assertEquals(
+                "{\"id\":\"m1\""
+                        + ",\"tenant\":\"acme\""
+                        + ",\"user\":\"alice\""
+                        + ",\"session\":\"s1\""
+                        + ",\"type\":\"PERSONAL\""
+                        + ",\"text\":\"likes green tea\""
+                        + ",\"createdAt\":\"2024-03-01T10:00:00Z\""
+                        + ",\"updatedAt\":\"2024-03-01T10:00:05Z\""
+                        + ",\"conversationTime\":\"2024-03-01T09:59:00Z\""
+                        + ",\"metadata\":{\"path\":\"memory/2024-03-01.md\"}"
+                        + ",\"vector\":[1.0,0.0]"
+                        + ",\"vectorModel\":\"model\""
+                        + ",\"target\":\"alice\""
+                        + ",\"version\":2"
+                        + ",\"history\":[{\"text\":\"likes tea\""
+                        + ",\"version\":1"
+                        + ",\"replacedAt\":\"2024-03-01T10:00:05Z\"}]"
+                        + ",\"context\":\"bob: what does alice drink?\""
+                        + ",\"contextVector\":[0.0,1.0]"
+                        + ",\"moreVectors\":[{\"model\":\"next\""
+                        + ",\"vector\":[0.0,1.0,0.0]"
+                        + ",\"contextVector\":null}]}",
+                json);
+        assertEquals(record, Json.MAPPER.readValue(json, MemoryRecord.class));
     }
 
     @Test
