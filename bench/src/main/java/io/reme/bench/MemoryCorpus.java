@@ -355,17 +355,15 @@ public final class MemoryCorpus {
         MemoryType type = TYPES[random.nextInt(TYPES.length)];
         return new MemoryRecord(
                 "m" + n,
-                TENANT,
-                "u" + random.nextInt(200),
-                "s" + random.nextInt(20_000),
+                new MemoryRecord.Owner(TENANT, "u" + random.nextInt(200), "s" + random.nextInt(20_000)),
                 type,
                 text.toString(),
-                time,
-                time,
-                time,
+                new MemoryRecord.Times(time, time, time),
                 Map.of(),
-                Vectors.normalize(vector),
-                modelId);
+                null,
+                MemoryRecord.Versions.FIRST,
+                null,
+                MemoryRecord.Vectors.of(modelId, Vectors.normalize(vector)));
     }
 
     /** Question number {@code n} about the corpus, as an agent would ask it. */

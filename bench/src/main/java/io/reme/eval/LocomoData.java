@@ -145,17 +145,15 @@ final class LocomoData {
             Map<String, String> metadata = Map.of("dia_id", t.diaId, "speaker", t.speaker, "conversation", sample);
             MemoryRecord r = new MemoryRecord(
                     sample + "/" + t.diaId,
-                    LocomoEval.TENANT,
-                    user,
-                    "session_" + t.session,
+                    new MemoryRecord.Owner(LocomoEval.TENANT, user, "session_" + t.session),
                     MemoryType.DIALOG_CHUNK,
                     text.toString(),
-                    t.sessionTime,
-                    t.sessionTime,
-                    t.sessionTime,
+                    new MemoryRecord.Times(t.sessionTime, t.sessionTime, t.sessionTime),
                     metadata,
                     null,
-                    null);
+                    MemoryRecord.Versions.FIRST,
+                    null,
+                    MemoryRecord.Vectors.NONE);
             // Long turns (code, logs) make neighbours longer than a record's context may be: keep the start.
             out.add(r.withContext(MemoryRecord.clipContext(context)));
         }

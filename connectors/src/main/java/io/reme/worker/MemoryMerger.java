@@ -66,22 +66,15 @@ final class MemoryMerger {
                             id,
                             new MemoryRecord(
                                     id,
-                                    request.tenant(),
-                                    request.user(),
-                                    request.session(),
+                                    new MemoryRecord.Owner(request.tenant(), request.user(), request.session()),
                                     candidate.type(),
                                     decision.content(),
-                                    now,
-                                    now,
-                                    candidate.conversationTime(),
+                                    new MemoryRecord.Times(now, now, candidate.conversationTime()),
                                     metadata(request, candidate, Map.of()),
-                                    null,
-                                    null,
                                     candidate.target(),
-                                    1,
-                                    List.of(),
+                                    MemoryRecord.Versions.FIRST,
                                     null,
-                                    null));
+                                    MemoryRecord.Vectors.NONE));
                     addedIds.add(id);
                     added++;
                 }

@@ -163,14 +163,10 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             String id = chunkId(key, chunk.index());
             MemoryRecord memory = new MemoryRecord(
                     id,
-                    key.tenant(),
-                    key.user(),
-                    null,
+                    new MemoryRecord.Owner(key.tenant(), key.user(), null),
                     MemoryType.DIARY_CHUNK,
                     chunk.text(),
-                    next.updatedAt(),
-                    next.updatedAt(),
-                    day,
+                    new MemoryRecord.Times(next.updatedAt(), next.updatedAt(), day),
                     Map.of(
                             "path",
                             key.path(),
@@ -181,7 +177,9 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                             "version",
                             Long.toString(next.version())),
                     null,
-                    null);
+                    MemoryRecord.Versions.FIRST,
+                    null,
+                    MemoryRecord.Vectors.NONE);
             context.forward(new Record<>(key.tenant() + "/" + id, memory, timestamp), CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {

@@ -123,22 +123,15 @@ public record Hit(MemoryRecord memory, Scores scores) {
             return new Hit(
                     new MemoryRecord(
                             id,
-                            tenant,
-                            user,
-                            session,
+                            new MemoryRecord.Owner(tenant, user, session),
                             type,
                             text,
-                            createdAt,
-                            updatedAt,
-                            conversationTime,
+                            new MemoryRecord.Times(createdAt, updatedAt, conversationTime),
                             metadata,
-                            null,
-                            vectorModel,
                             target,
-                            version,
-                            history,
+                            new MemoryRecord.Versions(version, history),
                             context,
-                            null),
+                            MemoryRecord.Vectors.of(vectorModel, null)),
                     new Scores(score, textScore, vectorScore, contextTextScore, contextVectorScore));
         }
     }

@@ -1,7 +1,10 @@
 package io.reme.search;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.reme.message.SafeId;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +28,7 @@ import java.util.TreeMap;
  * Metadata is kept sorted by key so that serialisation is deterministic.
  *
  * <p>Personal, procedural and tool memories also carry a {@code target} (the user name, task name
- * or tool name they are about), a {@code version} that starts at 1 and grows with every edit, and
+ * or tool name they are about), a version ({@link #version()}) that starts at 1 and grows with every edit, and
  * the previous contents, newest first, in {@code history} (at most {@value #MAX_HISTORY}). The id
  * never changes on an edit: it is generated once, never derived from the content.
  *
@@ -33,27 +36,44 @@ import java.util.TreeMap;
  * memory itself: the neighbouring turns of a dialog chunk, the heading and the paragraphs beside a
  * diary chunk. Search matches it with a lower weight than {@code text}, so a memory is found by
  * its surroundings while the memory that says it ranks first (see {@link MemoryIndex}).
+ *
+ * <p>In Java the fields come in groups ({@link Owner}, {@link Times}, {@link Versions}, {@link Vectors}), so
+ * that no two neighbours of the constructor share a type and a swap does not compile; on the topic the
+ * record is one flat JSON object, the same as before the groups, read by {@link #fromJson} and written
+ * through the flat accessors in {@link JsonPropertyOrder}'s order.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({
+    "id",
+    "tenant",
+    "user",
+    "session",
+    "type",
+    "text",
+    "createdAt",
+    "updatedAt",
+    "conversationTime",
+    "metadata",
+    "vector",
+    "vectorModel",
+    "target",
+    "version",
+    "history",
+    "context",
+    "contextVector",
+    "moreVectors"
+})
 public record MemoryRecord(
         String id,
-        String tenant,
-        String user,
-        String session,
+        @JsonIgnore Owner owner,
         MemoryType type,
         String text,
-        Instant createdAt,
-        Instant updatedAt,
-        Instant conversationTime,
+        @JsonIgnore Times times,
         Map<String, String> metadata,
-        float[] vector,
-        String vectorModel,
         String target,
-        long version,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history,
+        @JsonIgnore Versions versions,
         String context,
-        float[] contextVector,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ModelVectors> moreVectors) {
+        @JsonIgnore Vectors vectors) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
@@ -61,6 +81,98 @@ public record MemoryRecord(
     public static final int MAX_CONTEXT_LENGTH = 16_384;
     /** Longest accepted target. */
     public static final int MAX_TARGET_LENGTH = 200;
+
+    /** Whose memory it is: a tenant always, a user and a session when known. */
+    public record Owner(String tenant, String user, String session) {
+        public Owner {
+            SafeId.require("tenant", tenant);
+            if (user != null) {
+                SafeId.require("user", user);
+            }
+            if (session != null) {
+                SafeId.require("session", session);
+            }
+        }
+    }
+
+    /** When the record was written and first written, and when the remembered thing was said (null: unknown). */
+    public record Times(Instant createdAt, Instant updatedAt, Instant conversationTime) {
+        /** Written once at {@code at}, said at an unknown time. */
+        public static Times at(Instant at) {
+            return new Times(at, at, null);
+        }
+    }
+
+    /** The version of the content (from 1) and the earlier contents, newest first, at most {@link #MAX_HISTORY}. */
+    public record Versions(long version, List<Revision> history) {
+        /** A first version. */
+        public static final Versions FIRST = new Versions(1, List.of());
+
+        public Versions {
+            // Records written before versions existed read as version 1.
+            version = Math.max(1, version);
+            history = history == null
+                    ? List.of()
+                    : List.copyOf(history.subList(0, Math.min(MAX_HISTORY, history.size())));
+        }
+    }
+
+    /**
+     * The vector of the text and of the text with its context, by the model named {@code model}, and other
+     * models' vectors of the same content ({@code more}, during a change of model).
+     */
+    public record Vectors(String model, float[] vector, float[] contextVector, List<ModelVectors> more) {
+        /** No vector at all. */
+        public static final Vectors NONE = new Vectors(null, null, null, List.of());
+
+        public Vectors {
+            if (vector != null) {
+                vector = vector.clone();
+                checkVector("vector", vector);
+            }
+            if (contextVector != null) {
+                contextVector = contextVector.clone();
+                checkVector("contextVector", contextVector);
+            }
+            more = more == null ? List.of() : List.copyOf(more);
+        }
+
+        /** The text's vector by {@code model}, nothing else. */
+        public static Vectors of(String model, float[] vector) {
+            return new Vectors(model, vector, null, List.of());
+        }
+
+        @Override
+        public float[] vector() {
+            return vector == null ? null : vector.clone();
+        }
+
+        @Override
+        public float[] contextVector() {
+            return contextVector == null ? null : contextVector.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Vectors v
+                    && Objects.equals(model, v.model)
+                    && Arrays.equals(vector, v.vector)
+                    && Arrays.equals(contextVector, v.contextVector)
+                    && more.equals(v.more);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(model, Arrays.hashCode(vector), Arrays.hashCode(contextVector), more);
+        }
+
+        @Override
+        public String toString() {
+            return "Vectors[model=" + model + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]")
+                    + ", contextVector=" + (contextVector == null ? "null" : "float[" + contextVector.length + "]")
+                    + ", more=" + more.stream().map(ModelVectors::model).toList() + "]";
+        }
+    }
 
     /** One earlier content of a memory: what it said as of {@code version}, replaced at {@code replacedAt}. */
     public record Revision(String text, long version, Instant replacedAt) {
@@ -122,22 +234,13 @@ public record MemoryRecord(
         if (id == null || id.isBlank()) {
             throw new IllegalArgumentException("id is required");
         }
-        SafeId.require("tenant", tenant);
-        if (user != null) {
-            SafeId.require("user", user);
-        }
-        if (session != null) {
-            SafeId.require("session", session);
-        }
+        Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(text, "text");
+        times = times == null ? new Times(null, null, null) : times;
         metadata = metadata == null || metadata.isEmpty()
                 ? Map.of()
                 : Collections.unmodifiableMap(new TreeMap<>(metadata));
-        if (vector != null) {
-            vector = vector.clone();
-            checkVector("vector", vector);
-        }
         if (target != null
                 && (target.isBlank()
                         || target.length() > MAX_TARGET_LENGTH
@@ -145,119 +248,132 @@ public record MemoryRecord(
             throw new IllegalArgumentException(
                     "target must be 1.." + MAX_TARGET_LENGTH + " characters without control characters");
         }
-        // Records written before versions existed read as version 1.
-        version = Math.max(1, version);
-        history = history == null ? List.of() : List.copyOf(history.subList(0, Math.min(MAX_HISTORY, history.size())));
+        versions = versions == null ? Versions.FIRST : versions;
         if (context != null && context.isBlank()) {
             context = null;
         }
         if (context != null && context.length() > MAX_CONTEXT_LENGTH) {
             throw new IllegalArgumentException("context must be at most " + MAX_CONTEXT_LENGTH + " characters");
         }
-        if (contextVector != null) {
-            if (context == null) {
-                throw new IllegalArgumentException("contextVector needs a context");
-            }
-            contextVector = contextVector.clone();
-            checkVector("contextVector", contextVector);
+        vectors = vectors == null ? Vectors.NONE : vectors;
+        if (context == null && vectors.contextVector != null) {
+            throw new IllegalArgumentException("contextVector needs a context");
         }
-        moreVectors = moreVectors == null ? List.of() : List.copyOf(moreVectors);
-        if (!moreVectors.isEmpty()
-                && context == null
-                && moreVectors.stream().anyMatch(v -> v.contextVector() != null)) {
+        if (context == null && vectors.more.stream().anyMatch(v -> v.contextVector() != null)) {
             throw new IllegalArgumentException("moreVectors: a contextVector needs a context");
         }
     }
 
-    /** A record without vectors of other models (every writer but a re-embedding makes these). */
-    public MemoryRecord(
-            String id,
-            String tenant,
-            String user,
-            String session,
-            MemoryType type,
-            String text,
-            Instant createdAt,
-            Instant updatedAt,
-            Instant conversationTime,
-            Map<String, String> metadata,
-            float[] vector,
-            String vectorModel,
-            String target,
-            long version,
-            List<Revision> history,
-            String context,
-            float[] contextVector) {
-        this(
+    /** The record as the topic holds it: one flat JSON object (see the class comment). */
+    @JsonCreator
+    static MemoryRecord fromJson(
+            @JsonProperty("id") String id,
+            @JsonProperty("tenant") String tenant,
+            @JsonProperty("user") String user,
+            @JsonProperty("session") String session,
+            @JsonProperty("type") MemoryType type,
+            @JsonProperty("text") String text,
+            @JsonProperty("createdAt") Instant createdAt,
+            @JsonProperty("updatedAt") Instant updatedAt,
+            @JsonProperty("conversationTime") Instant conversationTime,
+            @JsonProperty("metadata") Map<String, String> metadata,
+            @JsonProperty("vector") float[] vector,
+            @JsonProperty("vectorModel") String vectorModel,
+            @JsonProperty("target") String target,
+            @JsonProperty("version") long version,
+            @JsonProperty("history") List<Revision> history,
+            @JsonProperty("context") String context,
+            @JsonProperty("contextVector") float[] contextVector,
+            @JsonProperty("moreVectors") List<ModelVectors> moreVectors) {
+        return new MemoryRecord(
                 id,
-                tenant,
-                user,
-                session,
+                new Owner(tenant, user, session),
                 type,
                 text,
-                createdAt,
-                updatedAt,
-                conversationTime,
+                new Times(createdAt, updatedAt, conversationTime),
                 metadata,
-                vector,
-                vectorModel,
                 target,
-                version,
-                history,
+                new Versions(version, history),
                 context,
-                contextVector,
-                List.of());
-    }
-
-    /** A first version with no target (diary and dialog chunks). */
-    public MemoryRecord(
-            String id,
-            String tenant,
-            String user,
-            String session,
-            MemoryType type,
-            String text,
-            Instant createdAt,
-            Instant updatedAt,
-            Instant conversationTime,
-            Map<String, String> metadata,
-            float[] vector,
-            String vectorModel) {
-        this(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                vector,
-                vectorModel,
-                null,
-                1,
-                List.of(),
-                null,
-                null);
+                new Vectors(vectorModel, vector, contextVector, moreVectors));
     }
 
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
     public static MemoryRecord of(
             String id, String tenant, String user, String session, MemoryType type, String text, Instant createdAt) {
         return new MemoryRecord(
-                id, tenant, user, session, type, text, createdAt, createdAt, null, Map.of(), null, null);
+                id,
+                new Owner(tenant, user, session),
+                type,
+                text,
+                new Times(createdAt, createdAt, null),
+                Map.of(),
+                null,
+                Versions.FIRST,
+                null,
+                Vectors.NONE);
     }
 
-    @Override
+    @JsonProperty("tenant")
+    public String tenant() {
+        return owner.tenant();
+    }
+
+    @JsonProperty("user")
+    public String user() {
+        return owner.user();
+    }
+
+    @JsonProperty("session")
+    public String session() {
+        return owner.session();
+    }
+
+    @JsonProperty("createdAt")
+    public Instant createdAt() {
+        return times.createdAt();
+    }
+
+    @JsonProperty("updatedAt")
+    public Instant updatedAt() {
+        return times.updatedAt();
+    }
+
+    @JsonProperty("conversationTime")
+    public Instant conversationTime() {
+        return times.conversationTime();
+    }
+
+    @JsonProperty("version")
+    public long version() {
+        return versions.version();
+    }
+
+    @JsonProperty("history")
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
+    public List<Revision> history() {
+        return versions.history();
+    }
+
+    @JsonProperty("vector")
     public float[] vector() {
-        return vector == null ? null : vector.clone();
+        return vectors.vector();
     }
 
-    @Override
+    @JsonProperty("vectorModel")
+    public String vectorModel() {
+        return vectors.model();
+    }
+
+    @JsonProperty("contextVector")
     public float[] contextVector() {
-        return contextVector == null ? null : contextVector.clone();
+        return vectors.contextVector();
+    }
+
+    @JsonProperty("moreVectors")
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
+    public List<ModelVectors> moreVectors() {
+        return vectors.more();
     }
 
     /** What the context vector embeds: the text followed by its context; null without context. */
@@ -266,102 +382,60 @@ public record MemoryRecord(
         return context == null ? null : text + "\n" + context;
     }
 
-    /** The same memory with the vector of {@link #contextText()} (by the model of {@link #vectorModel}). */
-    public MemoryRecord withContextVector(float[] newContextVector) {
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                vector,
-                vectorModel,
-                target,
-                version,
-                history,
-                context,
-                newContextVector,
-                moreVectors);
-    }
-
     /** The time the search's time filter applies to: the conversation time if known, else the creation time. */
     @JsonIgnore
     public Instant effectiveTime() {
-        return conversationTime != null ? conversationTime : createdAt;
+        return times.conversationTime() != null ? times.conversationTime() : times.createdAt();
     }
 
+    /** The same memory with the vector of {@link #contextText()} (by the model of {@link #vectorModel}). */
+    public MemoryRecord withContextVector(float[] newContextVector) {
+        return with(new Vectors(vectors.model(), vectors.vector, newContextVector, vectors.more));
+    }
+
+    /**
+     * The same memory with {@code newVector} of its text by {@code model}: the context vector stays if the model
+     * does, and other models' vectors stay but {@code model}'s (none at all with no vector).
+     */
     public MemoryRecord withVector(float[] newVector, String model) {
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                newVector,
+        return with(new Vectors(
                 model,
-                target,
-                version,
-                history,
-                context,
-                newVector != null && Objects.equals(model, vectorModel) ? contextVector : null,
+                newVector,
+                newVector != null && Objects.equals(model, vectors.model()) ? vectors.contextVector : null,
                 newVector == null
                         ? List.of()
-                        : moreVectors.stream()
+                        : vectors.more.stream()
                                 .filter(v -> !v.model().equals(model))
-                                .toList());
+                                .toList()));
     }
 
     public MemoryRecord withConversationTime(Instant time) {
         return new MemoryRecord(
                 id,
-                tenant,
-                user,
-                session,
+                owner,
                 type,
                 text,
-                createdAt,
-                updatedAt,
-                time,
+                new Times(times.createdAt(), times.updatedAt(), time),
                 metadata,
-                vector,
-                vectorModel,
                 target,
-                version,
-                history,
+                versions,
                 context,
-                contextVector,
-                moreVectors);
+                vectors);
     }
 
+    /** The same memory saying {@code newText} as of {@code newUpdatedAt}, without vectors (they were of the old text). */
     public MemoryRecord withText(String newText, Instant newUpdatedAt) {
         return new MemoryRecord(
                 id,
-                tenant,
-                user,
-                session,
+                owner,
                 type,
                 newText,
-                createdAt,
-                newUpdatedAt,
-                conversationTime,
+                new Times(times.createdAt(), newUpdatedAt, times.conversationTime()),
                 metadata,
-                vector,
-                vectorModel,
                 target,
-                version,
-                history,
+                versions,
                 context,
-                null);
+                new Vectors(vectors.model(), vectors.vector, null, List.of()));
     }
 
     /**
@@ -379,47 +453,23 @@ public record MemoryRecord(
         return context.substring(0, end);
     }
 
+    /** The same memory with another context, without a context vector (it was of the old context). */
     public MemoryRecord withContext(String newContext) {
         return new MemoryRecord(
                 id,
-                tenant,
-                user,
-                session,
+                owner,
                 type,
                 text,
-                createdAt,
-                updatedAt,
-                conversationTime,
+                times,
                 metadata,
-                vector,
-                vectorModel,
                 target,
-                version,
-                history,
+                versions,
                 newContext,
-                null);
+                new Vectors(vectors.model(), vectors.vector, null, List.of()));
     }
 
     public MemoryRecord withTarget(String newTarget) {
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                vector,
-                vectorModel,
-                newTarget,
-                version,
-                history,
-                context,
-                contextVector,
-                moreVectors);
+        return new MemoryRecord(id, owner, type, text, times, metadata, newTarget, versions, context, vectors);
     }
 
     /**
@@ -428,29 +478,22 @@ public record MemoryRecord(
      * old one first in the history.
      */
     public MemoryRecord revise(String newText, Map<String, String> newMetadata, Instant at) {
-        List<Revision> older = new ArrayList<>(history.size() + 1);
+        List<Revision> older = new ArrayList<>(versions.history().size() + 1);
         if (!newText.equals(text)) {
-            older.add(new Revision(text, version, at));
+            older.add(new Revision(text, versions.version(), at));
         }
-        older.addAll(history);
+        older.addAll(versions.history());
         return new MemoryRecord(
                 id,
-                tenant,
-                user,
-                session,
+                owner,
                 type,
                 newText,
-                createdAt,
-                at,
-                conversationTime,
+                new Times(times.createdAt(), at, times.conversationTime()),
                 newMetadata,
-                null,
-                null,
                 target,
-                version + 1,
-                older,
+                new Versions(versions.version() + 1, older),
                 context,
-                null);
+                Vectors.NONE);
     }
 
     /**
@@ -458,37 +501,23 @@ public record MemoryRecord(
      * any it carried of that model); the record's own {@link #vectorModel} cannot be given again.
      */
     public MemoryRecord withMoreVectors(ModelVectors more) {
-        if (more.model().equals(vectorModel)) {
-            throw new IllegalArgumentException("the record's own vectors are of " + vectorModel);
+        if (more.model().equals(vectors.model())) {
+            throw new IllegalArgumentException("the record's own vectors are of " + vectors.model());
         }
-        List<ModelVectors> all = new ArrayList<>(moreVectors.size() + 1);
-        moreVectors.stream().filter(v -> !v.model().equals(more.model())).forEach(all::add);
+        List<ModelVectors> all = new ArrayList<>(vectors.more.size() + 1);
+        vectors.more.stream().filter(v -> !v.model().equals(more.model())).forEach(all::add);
         all.add(more);
-        return new MemoryRecord(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                vector,
-                vectorModel,
-                target,
-                version,
-                history,
-                context,
-                contextVector,
-                all);
+        return with(new Vectors(vectors.model(), vectors.vector, vectors.contextVector, all));
     }
 
     /** Whether the record carries a vector of its text made by {@code model}. */
     public boolean hasVectorOf(String model) {
-        return (vector != null && model.equals(vectorModel))
-                || moreVectors.stream().anyMatch(v -> v.model().equals(model));
+        return (vectors.vector != null && model.equals(vectors.model()))
+                || vectors.more.stream().anyMatch(v -> v.model().equals(model));
+    }
+
+    private MemoryRecord with(Vectors newVectors) {
+        return new MemoryRecord(id, owner, type, text, times, metadata, target, versions, context, newVectors);
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -509,62 +538,10 @@ public record MemoryRecord(
     }
 
     @Override
-    public boolean equals(Object o) {
-        return o instanceof MemoryRecord r
-                && id.equals(r.id)
-                && tenant.equals(r.tenant)
-                && Objects.equals(user, r.user)
-                && Objects.equals(session, r.session)
-                && type == r.type
-                && text.equals(r.text)
-                && Objects.equals(createdAt, r.createdAt)
-                && Objects.equals(updatedAt, r.updatedAt)
-                && Objects.equals(conversationTime, r.conversationTime)
-                && metadata.equals(r.metadata)
-                && Arrays.equals(vector, r.vector)
-                && Objects.equals(vectorModel, r.vectorModel)
-                && Objects.equals(target, r.target)
-                && version == r.version
-                && history.equals(r.history)
-                && Objects.equals(context, r.context)
-                && Arrays.equals(contextVector, r.contextVector)
-                && moreVectors.equals(r.moreVectors);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(
-                id,
-                tenant,
-                user,
-                session,
-                type,
-                text,
-                createdAt,
-                updatedAt,
-                conversationTime,
-                metadata,
-                Arrays.hashCode(vector),
-                vectorModel,
-                target,
-                version,
-                history,
-                context,
-                Arrays.hashCode(contextVector),
-                moreVectors);
-    }
-
-    @Override
     public String toString() {
-        return "MemoryRecord[id=" + id + ", tenant=" + tenant + ", user=" + user + ", session=" + session
-                + ", type=" + type + ", text=" + text + ", createdAt=" + createdAt + ", updatedAt=" + updatedAt
-                + ", conversationTime=" + conversationTime + ", metadata=" + metadata
-                + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]")
-                + ", vectorModel=" + vectorModel + ", target=" + target + ", version=" + version
-                + ", history=" + history.size() + ", context="
-                + (context == null ? "null" : context.length() + " chars")
-                + ", contextVector=" + (contextVector == null ? "null" : "float[" + contextVector.length + "]")
-                + ", moreVectors="
-                + moreVectors.stream().map(ModelVectors::model).toList() + "]";
+        return "MemoryRecord[id=" + id + ", owner=" + owner + ", type=" + type + ", text=" + text + ", times=" + times
+                + ", metadata=" + metadata + ", target=" + target + ", version=" + versions.version()
+                + ", history=" + versions.history().size() + ", context="
+                + (context == null ? "null" : context.length() + " chars") + ", vectors=" + vectors + "]";
     }
 }

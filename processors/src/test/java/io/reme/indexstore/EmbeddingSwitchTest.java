@@ -79,7 +79,16 @@ class EmbeddingSwitchTest {
 
     private static MemoryRecord memory(String id, float[] vectorA) {
         return new MemoryRecord(
-                id, "acme", "alice", null, MemoryType.PERSONAL, "text of " + id, T0, T0, T0, Map.of(), vectorA, "a");
+                id,
+                new MemoryRecord.Owner("acme", "alice", null),
+                MemoryType.PERSONAL,
+                "text of " + id,
+                new MemoryRecord.Times(T0, T0, T0),
+                Map.of(),
+                null,
+                MemoryRecord.Versions.FIRST,
+                null,
+                MemoryRecord.Vectors.of("a", vectorA));
     }
 
     private void put(MemoryRecord record) throws Exception {

@@ -95,17 +95,15 @@ class MemoryIndexTopologyTest {
     private static MemoryRecord memory(String tenant, String id, String text) {
         return new MemoryRecord(
                 id,
-                tenant,
-                "alice",
-                null,
+                new MemoryRecord.Owner(tenant, "alice", null),
                 MemoryType.PERSONAL,
                 text,
-                T0,
-                T0,
-                T0,
+                new MemoryRecord.Times(T0, T0, T0),
                 Map.of(),
-                new float[] {1f, (float) id.hashCode() % 7, 0.5f},
-                "test-model");
+                null,
+                MemoryRecord.Versions.FIRST,
+                null,
+                MemoryRecord.Vectors.of("test-model", new float[] {1f, (float) id.hashCode() % 7, 0.5f}));
     }
 
     private void put(MemoryRecord record) throws Exception {
@@ -199,35 +197,26 @@ class MemoryIndexTopologyTest {
         MemoryRecord bobs = memory("acme", "b1", "Bob likes trains too");
         put(new MemoryRecord(
                 "b1",
-                "acme",
-                "bob",
-                null,
+                new MemoryRecord.Owner("acme", "bob", null),
                 MemoryType.PERSONAL,
                 bobs.text(),
-                T0,
-                T0,
-                T0,
+                new MemoryRecord.Times(T0, T0, T0),
                 Map.of(),
-                bobs.vector(),
-                "test-model"));
+                null,
+                MemoryRecord.Versions.FIRST,
+                null,
+                MemoryRecord.Vectors.of("test-model", bobs.vector())));
         MemoryRecord aboutAlice = new MemoryRecord(
                 "b2",
-                "acme",
-                "bob",
-                null,
+                new MemoryRecord.Owner("acme", "bob", null),
                 MemoryType.PERSONAL,
                 "Bob says Alice's trains are late",
-                T0,
-                T0,
-                T0,
+                new MemoryRecord.Times(T0, T0, T0),
                 Map.of(),
-                bobs.vector(),
-                "test-model",
                 "alice",
-                1,
-                List.of(),
+                MemoryRecord.Versions.FIRST,
                 null,
-                null);
+                MemoryRecord.Vectors.of("test-model", bobs.vector()));
         put(aboutAlice);
         put(memory("globex", "a1", "Globex Alice prefers trains"));
         Erasure alice = Erasure.ofUser("e1", "acme", "alice", T0, 0);

@@ -19,22 +19,16 @@ class HitTest {
     private static MemoryRecord memory() {
         return new MemoryRecord(
                 "m1",
-                "acme",
-                "alice",
-                "s1",
+                new MemoryRecord.Owner("acme", "alice", "s1"),
                 MemoryType.PERSONAL,
                 "Alice prefers trains",
-                T0,
-                T0.plusSeconds(5),
-                T0.minusSeconds(60),
+                new MemoryRecord.Times(T0, T0.plusSeconds(5), T0.minusSeconds(60)),
                 Map.of("k", "v"),
-                new float[] {1, 0},
-                "model-a",
                 "alice",
-                2,
-                List.of(new MemoryRecord.Revision("Alice likes trains", 1, T0.plusSeconds(5))),
+                new MemoryRecord.Versions(
+                        2, List.of(new MemoryRecord.Revision("Alice likes trains", 1, T0.plusSeconds(5)))),
                 "the turn before",
-                new float[] {0, 1});
+                new MemoryRecord.Vectors("model-a", new float[] {1, 0}, new float[] {0, 1}, List.of()));
     }
 
     @Test

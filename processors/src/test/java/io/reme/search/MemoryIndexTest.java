@@ -621,17 +621,15 @@ class MemoryIndexTest {
     void recordsAndQueriesRoundTripThroughJson() throws IOException {
         MemoryRecord r = new MemoryRecord(
                 "m1",
-                "acme",
-                "alice",
-                "s1",
+                new MemoryRecord.Owner("acme", "alice", "s1"),
                 MemoryType.TOOL,
                 "grep -r works",
-                T0,
-                T0.plusSeconds(5),
-                T0.minusSeconds(60),
+                new MemoryRecord.Times(T0, T0.plusSeconds(5), T0.minusSeconds(60)),
                 Map.of("b", "2", "a", "1"),
-                new float[] {0.5f, -1.25f},
-                "minilm");
+                null,
+                MemoryRecord.Versions.FIRST,
+                null,
+                MemoryRecord.Vectors.of("minilm", new float[] {0.5f, -1.25f}));
         String json = Json.MAPPER.writeValueAsString(r);
         assertTrue(json.contains("\"createdAt\":\"2024-03-01T10:00:00Z\""), json);
         assertTrue(json.contains("\"metadata\":{\"a\":\"1\",\"b\":\"2\"}"), json);

@@ -37,22 +37,15 @@ class MemoryListTest {
         Instant created = T0.plus(Duration.ofHours(i));
         return new MemoryRecord(
                 "m" + i,
-                tenant,
-                i % 3 == 0 ? "bob" : "alice",
-                null,
+                new MemoryRecord.Owner(tenant, i % 3 == 0 ? "bob" : "alice", null),
                 i % 2 == 0 ? MemoryType.PERSONAL : MemoryType.TOOL,
                 "note " + i,
-                created,
-                T0.plus(Duration.ofHours(10 - i)),
-                T0.minus(Duration.ofHours(i)),
+                new MemoryRecord.Times(created, T0.plus(Duration.ofHours(10 - i)), T0.minus(Duration.ofHours(i))),
                 Map.of("topic", i % 2 == 0 ? "tea" : "tools"),
-                null,
-                null,
                 i % 2 == 0 ? "alice" : "grep",
-                1,
-                List.of(),
+                MemoryRecord.Versions.FIRST,
                 null,
-                null);
+                MemoryRecord.Vectors.NONE);
     }
 
     private void fill() throws IOException {

@@ -20,22 +20,15 @@ class PartitionMergeTest {
         return new Hit(
                 new MemoryRecord(
                         id,
-                        "acme",
-                        "alice",
-                        "s1",
+                        new MemoryRecord.Owner("acme", "alice", "s1"),
                         MemoryType.PERSONAL,
                         "text of " + id,
-                        T0,
-                        T0,
-                        null,
+                        new MemoryRecord.Times(T0, T0, null),
                         Map.of(),
                         null,
-                        "m",
+                        MemoryRecord.Versions.FIRST,
                         null,
-                        1,
-                        List.of(),
-                        null,
-                        null),
+                        MemoryRecord.Vectors.of("m", null)),
                 new Hit.Scores(0.5, text, vector, null, null));
     }
 

@@ -42,17 +42,15 @@ class QueryTermsTest {
         try (MemoryIndex index = MemoryIndex.inMemory()) {
             index.upsert(new MemoryRecord(
                     "m1",
-                    "t1",
-                    null,
-                    null,
+                    new MemoryRecord.Owner("t1", null, null),
                     MemoryType.PERSONAL,
                     "w0x w1x",
-                    Instant.EPOCH,
-                    Instant.EPOCH,
+                    new MemoryRecord.Times(Instant.EPOCH, Instant.EPOCH, null),
                     null,
                     null,
+                    MemoryRecord.Versions.FIRST,
                     null,
-                    null));
+                    MemoryRecord.Vectors.NONE));
             index.refresh();
             for (String text : new String[] {
                 words(QueryTerms.MAX_TERMS),

@@ -178,17 +178,15 @@ class RecoveryTimesIT extends WithBroker {
         for (int i = 0; i < MEMORIES; i++) {
             MemoryRecord record = new MemoryRecord(
                     "harbour-" + i,
-                    "acme",
-                    "alice",
-                    null,
+                    new MemoryRecord.Owner("acme", "alice", null),
                     MemoryType.PERSONAL,
                     "Alice walks along the harbour on day " + i,
-                    t0,
-                    t0,
-                    t0.plusSeconds(i),
+                    new MemoryRecord.Times(t0, t0, t0.plusSeconds(i)),
                     Map.of(),
                     null,
-                    null);
+                    MemoryRecord.Versions.FIRST,
+                    null,
+                    MemoryRecord.Vectors.NONE);
             producer.send(new ProducerRecord<>(
                             TOPICS.memories(),
                             partitioning.partition("acme", record.id(), MEMORY_BUCKETS),

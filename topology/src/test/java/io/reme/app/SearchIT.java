@@ -133,17 +133,15 @@ class SearchIT extends WithBroker {
                     String id = "m" + m;
                     MemoryRecord memory = new MemoryRecord(
                             id,
-                            tenant,
-                            "u",
-                            null,
+                            new MemoryRecord.Owner(tenant, "u", null),
                             MemoryType.PERSONAL,
                             "prefers trains over buses, note " + m + " of " + tenant,
-                            t0,
-                            t0,
-                            t0,
+                            new MemoryRecord.Times(t0, t0, t0),
                             Map.of(),
                             null,
-                            null);
+                            MemoryRecord.Versions.FIRST,
+                            null,
+                            MemoryRecord.Vectors.NONE);
                     int partition = partitioning.partition(tenant, id, PARTITIONS);
                     producer.send(new ProducerRecord<>(
                             topics.memories(), partition, tenant + "/" + id, Json.MAPPER.writeValueAsBytes(memory)));

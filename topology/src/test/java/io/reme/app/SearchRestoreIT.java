@@ -120,17 +120,15 @@ class SearchRestoreIT extends WithBroker {
         for (int i = 0; i < 60; i++) {
             records.add(new MemoryRecord(
                     "m" + i,
-                    "acme",
-                    "alice",
-                    null,
+                    new MemoryRecord.Owner("acme", "alice", null),
                     MemoryType.PERSONAL,
                     texts[i % texts.length] + " (note " + i + ")",
-                    t0,
-                    t0,
-                    t0.plusSeconds(i),
+                    new MemoryRecord.Times(t0, t0, t0.plusSeconds(i)),
                     Map.of(),
                     null,
-                    null));
+                    MemoryRecord.Versions.FIRST,
+                    null,
+                    MemoryRecord.Vectors.NONE));
         }
         records.set(7, records.get(7).withText("Alice now prefers planes", t0.plusSeconds(100)));
         return records;

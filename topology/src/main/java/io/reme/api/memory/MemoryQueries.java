@@ -114,22 +114,15 @@ public final class MemoryQueries {
         try {
             record = new MemoryRecord(
                     id,
-                    tenant,
-                    user,
-                    session,
+                    new MemoryRecord.Owner(tenant, user, session),
                     type,
                     content,
-                    now,
-                    now,
-                    conversationTime,
+                    new MemoryRecord.Times(now, now, conversationTime),
                     metadata,
-                    null,
-                    null,
                     target,
-                    1,
-                    List.of(),
+                    MemoryRecord.Versions.FIRST,
                     context,
-                    null);
+                    MemoryRecord.Vectors.NONE);
         } catch (IllegalArgumentException e) {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());
