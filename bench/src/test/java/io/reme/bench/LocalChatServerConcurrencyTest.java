@@ -19,6 +19,7 @@ class LocalChatServerConcurrencyTest {
 
     @Test
     void aStalledRequestDoesNotDelayTheNext() throws Exception {
+        // Its own client: HTTP/1.1, a stalled request holds its connection (and bench cannot see ApiClient).
         HttpClient http =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO)) {
@@ -48,6 +49,7 @@ class LocalChatServerConcurrencyTest {
 
     @Test
     void onlyPostOnTheChatPathIsAnswered() throws Exception {
+        // Its own client: the bench module does not see the application's test classes (ApiClient).
         HttpClient http =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (LocalChatServer server = LocalChatServer.start(Duration.ZERO)) {

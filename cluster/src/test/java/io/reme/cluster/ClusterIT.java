@@ -75,6 +75,7 @@ class ClusterIT {
         Path appJar = Path.of(System.getProperty("reme.app.jar", "../topology/target/reme-streams.jar"));
         cluster = LocalCluster.in(DIR, new LocalCluster.Options(1, false, false, appJar, false, Map.of()))
                 .start(Duration.ofMinutes(5));
+        // Its own client: the cluster module does not see the application's test classes (ApiClient).
         http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 

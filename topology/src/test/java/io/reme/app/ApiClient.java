@@ -100,6 +100,19 @@ public final class ApiClient {
         }
     }
 
+    /**
+     * The answer as Java's client gives it, for a test that reads headers or needs to see a failure to
+     * answer ({@link IOException}) itself.
+     */
+    public static HttpResponse<String> raw(HttpRequest request) throws IOException {
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     /** Sends the request; no answer (a refused or broken connection) is status {@link #NO_ANSWER}. */
     public static Response trySend(HttpRequest request) {
         try {

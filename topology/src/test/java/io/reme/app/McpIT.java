@@ -16,7 +16,6 @@ import io.reme.config.AppConfig;
 import io.reme.diary.DiaryEdit;
 import io.reme.json.Json;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -337,55 +336,43 @@ class McpIT extends WithBroker {
         String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
                 + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
                 + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> opened = http.send(
-                    mcpRequest(TestApps.ACME_KEY, null)
-                            .POST(HttpRequest.BodyPublishers.ofString(initialize))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, opened.statusCode(), opened::body);
-            String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        HttpResponse<String> opened = ApiClient.raw(mcpRequest(TestApps.ACME_KEY, null)
+                .POST(HttpRequest.BodyPublishers.ofString(initialize))
+                .build());
+        assertEquals(200, opened.statusCode(), opened::body);
+        String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
 
-            for (String method : new String[] {"GET", "DELETE", "POST"}) {
-                HttpRequest.Builder foreign = mcpRequest(TestApps.GLOBEX_KEY, session);
-                HttpResponse<String> refused = http.send(
-                        method.equals("POST")
-                                ? foreign.POST(HttpRequest.BodyPublishers.ofString(
-                                                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}"))
-                                        .build()
-                                : foreign.method(method, HttpRequest.BodyPublishers.noBody())
-                                        .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertEquals(404, refused.statusCode(), () -> method + ": " + refused.body());
-            }
-            // A made-up id gets the same answer as a foreign one.
-            HttpResponse<String> unknown = http.send(
-                    mcpRequest(TestApps.GLOBEX_KEY, "0b7d7f1e-0000-4000-8000-000000000000")
-                            .DELETE()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(404, unknown.statusCode(), unknown::body);
-
-            // The owner's session was neither ended nor taken: it still answers, and only its owner ends it.
-            HttpResponse<String> ping = http.send(
-                    mcpRequest(TestApps.ACME_KEY, session)
-                            .POST(HttpRequest.BodyPublishers.ofString(
-                                    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, ping.statusCode(), ping::body);
-            assertTrue(ping.body().contains("\"id\":4"), ping::body);
-            HttpResponse<String> ended = http.send(
-                    mcpRequest(TestApps.ACME_KEY, session).DELETE().build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, ended.statusCode(), ended::body);
-            HttpResponse<String> gone = http.send(
-                    mcpRequest(TestApps.ACME_KEY, session)
-                            .POST(HttpRequest.BodyPublishers.ofString(
-                                    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(404, gone.statusCode(), gone::body);
+        for (String method : new String[] {"GET", "DELETE", "POST"}) {
+            HttpRequest.Builder foreign = mcpRequest(TestApps.GLOBEX_KEY, session);
+            HttpResponse<String> refused = ApiClient.raw(
+                    method.equals("POST")
+                            ? foreign.POST(HttpRequest.BodyPublishers.ofString(
+                                            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}"))
+                                    .build()
+                            : foreign.method(method, HttpRequest.BodyPublishers.noBody())
+                                    .build());
+            assertEquals(404, refused.statusCode(), () -> method + ": " + refused.body());
         }
+        // A made-up id gets the same answer as a foreign one.
+        HttpResponse<String> unknown =
+                ApiClient.raw(mcpRequest(TestApps.GLOBEX_KEY, "0b7d7f1e-0000-4000-8000-000000000000")
+                        .DELETE()
+                        .build());
+        assertEquals(404, unknown.statusCode(), unknown::body);
+
+        // The owner's session was neither ended nor taken: it still answers, and only its owner ends it.
+        HttpResponse<String> ping = ApiClient.raw(mcpRequest(TestApps.ACME_KEY, session)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"))
+                .build());
+        assertEquals(200, ping.statusCode(), ping::body);
+        assertTrue(ping.body().contains("\"id\":4"), ping::body);
+        HttpResponse<String> ended =
+                ApiClient.raw(mcpRequest(TestApps.ACME_KEY, session).DELETE().build());
+        assertEquals(200, ended.statusCode(), ended::body);
+        HttpResponse<String> gone = ApiClient.raw(mcpRequest(TestApps.ACME_KEY, session)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"))
+                .build());
+        assertEquals(404, gone.statusCode(), gone::body);
     }
 
     private static HttpRequest.Builder mcpRequest(String key, String session) {
@@ -412,9 +399,7 @@ class McpIT extends WithBroker {
                 request.header("Authorization", authorization);
             }
             HttpResponse<String> response;
-            try (HttpClient http = HttpClient.newHttpClient()) {
-                response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            }
+            response = ApiClient.raw(request.build());
             assertEquals(401, response.statusCode(), response::body);
             assertEquals(
                     "Bearer", response.headers().firstValue("WWW-Authenticate").orElse(null));
@@ -435,14 +420,12 @@ class McpIT extends WithBroker {
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"))
                 .build();
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> refused = http.send(noSession, HttpResponse.BodyHandlers.ofString());
-            assertEquals(400, refused.statusCode(), refused::body);
-            JsonNode body = Json.MAPPER.readTree(refused.body());
-            assertEquals("2.0", body.path("jsonrpc").asText(), refused::body);
-            assertTrue(body.path("error").path("message").asText().contains("Session ID"), refused::body);
-            assertFalse(refused.body().contains("stackTrace"), refused::body);
-        }
+        HttpResponse<String> refused = ApiClient.raw(noSession);
+        assertEquals(400, refused.statusCode(), refused::body);
+        JsonNode body = Json.MAPPER.readTree(refused.body());
+        assertEquals("2.0", body.path("jsonrpc").asText(), refused::body);
+        assertTrue(body.path("error").path("message").asText().contains("Session ID"), refused::body);
+        assertFalse(refused.body().contains("stackTrace"), refused::body);
 
         McpSyncClient stranger = client("not-a-key-0123456789abcdef");
         try {

@@ -12,7 +12,6 @@ import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +44,6 @@ import org.slf4j.LoggerFactory;
 class MemoryIndexCrashIT extends WithBroker {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryIndexCrashIT.class);
     private static final Topics TOPICS = Topics.withDefaultPrefix();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     /** The children's partition count (CrashRestartIT.child): acme's memories in every partition. */
     private static final int BUCKETS = 4;
 
@@ -150,11 +148,10 @@ class MemoryIndexCrashIT extends WithBroker {
         do {
             String query = "?limit=100"
                     + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
-            HttpResponse<String> response = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(url + "/v1/memories" + query))
+            HttpResponse<String> response =
+                    ApiClient.raw(HttpRequest.newBuilder(URI.create(url + "/v1/memories" + query))
                             .header("Authorization", "Bearer " + TestApps.ACME_KEY)
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+                            .build());
             if (response.statusCode() != 200) {
                 return null;
             }

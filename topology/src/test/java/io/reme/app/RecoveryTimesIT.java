@@ -11,7 +11,6 @@ import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.topic.Topics;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -47,8 +46,6 @@ class RecoveryTimesIT extends WithBroker {
     private static final Duration BOUND = Duration.ofSeconds(30);
     /** How much longer than the first start a restart may take when the machine is slow anyway. */
     private static final Duration SLOWER_THAN_FIRST = Duration.ofSeconds(15);
-
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static final boolean BASELINE = Boolean.getBoolean("reme.recovery.baseline");
     /** More lines for the children's config file, {@code ;}-separated, to measure variants (e.g. kafka.group.protocol). */
@@ -123,12 +120,10 @@ class RecoveryTimesIT extends WithBroker {
                         // survivor's standby replicas, not refused.
                         int fromStandby = 0;
                         for (String session : sizes.keySet()) {
-                            HttpResponse<String> read = HTTP.send(
-                                    HttpRequest.newBuilder(
-                                                    URI.create(otherUrl + "/v1/sessions/" + session + "/context"))
-                                            .header("Authorization", "Bearer " + TestApps.ACME_KEY)
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString());
+                            HttpResponse<String> read = ApiClient.raw(HttpRequest.newBuilder(
+                                            URI.create(otherUrl + "/v1/sessions/" + session + "/context"))
+                                    .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                                    .build());
                             assertEquals(200, read.statusCode(), session + " right after the kill: " + read.body());
                             fromStandby += read.headers()
                                             .firstValue("X-Reme-Served-By")
@@ -198,13 +193,11 @@ class RecoveryTimesIT extends WithBroker {
 
     /** {@code POST /v1/search} for "harbour" as acme, or null unless it answers 200. */
     private static JsonNode search(String url) throws Exception {
-        HttpResponse<String> response = HTTP.send(
-                HttpRequest.newBuilder(URI.create(url + "/v1/search"))
-                        .header("Authorization", "Bearer " + TestApps.ACME_KEY)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"harbour\",\"k\":100}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = ApiClient.raw(HttpRequest.newBuilder(URI.create(url + "/v1/search"))
+                .header("Authorization", "Bearer " + TestApps.ACME_KEY)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"query\":\"harbour\",\"k\":100}"))
+                .build());
         return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
     }
 

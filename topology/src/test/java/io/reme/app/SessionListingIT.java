@@ -13,7 +13,6 @@ import io.reme.topic.Topics;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +39,6 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class SessionListingIT extends WithBroker {
     private static final Topics TOPICS = Topics.withDefaultPrefix();
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Instant START = Instant.parse("2026-03-02T09:00:00Z");
 
     @Test
@@ -234,12 +231,9 @@ class SessionListingIT extends WithBroker {
             request.header("Authorization", "Bearer " + key);
         }
         try {
-            HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<String> response = ApiClient.raw(request.build());
             return new Answer(response.statusCode(), Json.MAPPER.readTree(response.body()));
         } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
     }

@@ -21,7 +21,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -69,8 +68,6 @@ import org.slf4j.LoggerFactory;
 class TenantsIT extends WithBroker {
     private static final String ADMIN_KEY = "admin-key-0123456789abcdef";
     private static final Duration PROPAGATION = Duration.ofSeconds(10);
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private static RemeApp a;
     private static RemeApp b;
@@ -654,16 +651,13 @@ class TenantsIT extends WithBroker {
             if (key != null) {
                 request.header("Authorization", "Bearer " + key);
             }
-            HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = ApiClient.raw(request.build());
             return new Response(
                     response.statusCode(),
                     response.body(),
                     response.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
             return new Response(-1, e.toString(), null);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

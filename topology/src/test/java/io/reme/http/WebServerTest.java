@@ -38,6 +38,7 @@ class WebServerTest {
                     return true;
                 }
             });
+            // Its own client: the test counts the threads the server leaves, and a shared client's come and go.
             HttpResponse<String> answer = HttpClient.newHttpClient()
                     .send(
                             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/"))
