@@ -62,6 +62,30 @@ final class ExactQueries {
         return b.build();
     }
 
+    /**
+     * At least as many documents as the search's filter matches, from the postings' sizes alone (deleted
+     * documents included): the tenant's, or fewer when users, sessions or targets narrow it. A type or time
+     * filter does not lower it.
+     */
+    static long filterBound(SearchQuery q, IndexReader reader) throws IOException {
+        long bound = reader.docFreq(new Term(F_TENANT, q.tenant()));
+        bound = Math.min(bound, postings(reader, F_USER, q.users()));
+        bound = Math.min(bound, postings(reader, F_SESSION, q.sessions()));
+        return Math.min(bound, postings(reader, F_TARGET, q.targets()));
+    }
+
+    /** The documents holding any of {@code values} in {@code field}, counted once per value; no values: all. */
+    private static long postings(IndexReader reader, String field, Set<String> values) throws IOException {
+        if (values.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        long sum = 0;
+        for (String value : values) {
+            sum += reader.docFreq(new Term(field, value));
+        }
+        return sum;
+    }
+
     /** The records of one page of the list, unscored: {@link #order} sorts them. */
     static Query page(MemoryListQuery q) {
         String field = MemorySchema.sortField(q.sort());

@@ -29,6 +29,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.util.QueryBuilder;
 
 /**
@@ -59,8 +60,17 @@ final class HybridSearch {
     private final SearchQuery q;
     private final DocumentReader documents;
     private final Map<String, Integer> docsById = new HashMap<>();
+    /**
+     * The most documents a filter may hold for a BM25 list scored document by document along the filter
+     * ({@link #bm25}). Measured at 10^6 memories (a user's 5,000): one user's BM25 list 1.14 ms p50 that
+     * way against 1.63 ms by skipping on score bounds, which pays off once the filter is large.
+     */
+    static final long SMALL_FILTER = 10_000;
+
     /** The query's filter, null when it matches every document ({@link ExactQueries#filter}). */
     private final Query filter;
+    /** Whether {@link #filter} holds at most {@link #SMALL_FILTER} documents. */
+    private final boolean smallFilter;
 
     /**
      * @param analysis turns the search text into the BM25 queries, with the index's analyzers
@@ -74,6 +84,7 @@ final class HybridSearch {
         this.q = q;
         this.documents = new DocumentReader(searcher);
         this.filter = ExactQueries.filter(q, searcher.getIndexReader());
+        this.smallFilter = filter != null && ExactQueries.filterBound(q, searcher.getIndexReader()) <= SMALL_FILTER;
     }
 
     /**
@@ -152,7 +163,14 @@ final class HybridSearch {
                         .add(query, Occur.MUST)
                         .add(filter, Occur.FILTER)
                         .build();
-        return scored(searcher.search(full, q.candidates()), false);
+        // Counting every hit turns off the skipping on score bounds (MaxScore), which scores the words' postings
+        // window by window and filters afterwards: under a small filter it is cheaper to walk the filter's
+        // documents and score only those. The top candidates are the same either way.
+        return scored(
+                smallFilter
+                        ? searcher.search(full, new TopScoreDocCollectorManager(q.candidates(), Integer.MAX_VALUE))
+                        : searcher.search(full, q.candidates()),
+                false);
     }
 
     /**

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -68,6 +69,38 @@ class MemoryIndexTest {
 
     private static SearchResult text(MemoryIndex index, String text) throws IOException {
         return index.search(SearchQuery.text("acme", text, 10));
+    }
+
+    @Test
+    void aUsersWordListIsTheTenantsKeptToTheUser() throws IOException {
+        // Under a small filter the BM25 list is scored document by document along the filter; without one by
+        // score bounds (MaxScore). Both must find the same memories with the same scores.
+        String[] words = {"train", "bus", "tea", "coffee", "walk", "harbour", "ticket", "late", "early", "plane"};
+        Random random = new Random(7);
+        List<MemoryRecord> records = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            StringBuilder text = new StringBuilder();
+            for (int w = 0; w < 6; w++) {
+                text.append(words[random.nextInt(words.length)]).append(' ');
+            }
+            records.add(rec("m" + i, "acme", "u" + (i % 3), MemoryType.PERSONAL, text.toString(), T0));
+        }
+        MemoryIndex index = index(records.toArray(MemoryRecord[]::new));
+        Comparator<Hit> byTextScore = Comparator.comparingDouble(
+                        (Hit hit) -> -hit.scores().textScore())
+                .thenComparing(Hit::id);
+        SearchQuery query = SearchQuery.text("acme", "late train to the harbour with tea", 300);
+        List<String> tenantsKeptToU1 = index.candidates(query).hits().stream()
+                .filter(hit -> hit.memory().user().equals("u1"))
+                .sorted(byTextScore)
+                .map(hit -> hit.id() + "=" + hit.scores().textScore())
+                .toList();
+        List<String> u1s = index.candidates(query.withUsers(Set.of("u1"))).hits().stream()
+                .sorted(byTextScore)
+                .map(hit -> hit.id() + "=" + hit.scores().textScore())
+                .toList();
+        assertTrue(u1s.size() > 50, "most of u1's 100 memories share a word with the query: " + u1s.size());
+        assertEquals(tenantsKeptToU1, u1s);
     }
 
     // ---- two granularities: a memory's text, and its text with context ----------------------------
