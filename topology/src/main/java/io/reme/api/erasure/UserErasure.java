@@ -368,7 +368,7 @@ public final class UserErasure {
     }
 
     /** One store's reports of a key, from every partition that answered. */
-    record Reports(List<ErasureReport> reports, Set<Integer> answered) implements PartitionFanOut.Part {}
+    public record Reports(List<ErasureReport> reports, Set<Integer> answered) implements PartitionFanOut.Part {}
 
     private Reports reports(PartitionFanOut hosts, String store, String topic, String key, Caller caller) {
         Set<Integer> wanted = new TreeSet<>();

@@ -403,7 +403,7 @@ public final class MemoryQueries {
      * One page of a listing, and which partitions answered it; or, for a count, no memories and how many
      * of the tenant's the partitions hold.
      */
-    record Page(List<MemoryRecord> memories, Set<Integer> answered, long count) implements PartitionFanOut.Part {
+    public record Page(List<MemoryRecord> memories, Set<Integer> answered, long count) implements PartitionFanOut.Part {
         Page(List<MemoryRecord> memories, Set<Integer> answered) {
             this(memories, answered, 0);
         }

@@ -73,7 +73,7 @@ public final class SessionListing {
      * together) may reach before a compaction is planned, so {@code windowUsage} reaches 1 there.
      * {@code compactionFailures} counts compactions that failed or got no result in time.
      */
-    record Entry(
+    public record Entry(
             String session,
             String user,
             Instant lastActivity,
@@ -108,7 +108,7 @@ public final class SessionListing {
     }
 
     /** One instance's part: its best sessions and which partitions answered. */
-    record Page(List<Entry> sessions, Set<Integer> answered) implements PartitionFanOut.Part {}
+    public record Page(List<Entry> sessions, Set<Integer> answered) implements PartitionFanOut.Part {}
 
     /** The answer to {@code GET /v1/sessions}. */
     record Listing(List<Entry> sessions, String nextCursor, boolean partial, Set<Integer> missingPartitions) {}
