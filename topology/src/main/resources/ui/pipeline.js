@@ -26,6 +26,7 @@ export async function render(view, args, params, current) {
   const calls = nested(m.llmCalls);
   const dead = Object.entries(m.deadLetters || {}).filter(([, v]) => v > 0);
   const r = m.reembedding || {};
+  const restoring = m.indexRestore || {};
   const done = r.partitions > 0 && r.switchedPartitions === r.partitions;
   mount(view,
     h('h1', {}, 'Pipeline'),
@@ -35,7 +36,10 @@ export async function render(view, args, params, current) {
         h('dt', {}, 'Thread failures'), h('dd', {}, fmt(health.threadFailures)),
         health.lastThreadError ? [h('dt', {}, 'Last error'), h('dd', {class: 'error'}, health.lastThreadError)] : null,
         h('dt', {}, 'Messages in'), h('dd', {}, fmt(m.messagesIn)),
-        h('dt', {}, 'Indexed memories'), h('dd', {}, fmt(m.indexedMemories)))),
+        h('dt', {}, 'Indexed memories'), h('dd', {}, fmt(m.indexedMemories)),
+        h('dt', {}, 'Index restoring'), h('dd', {id: 'index-restore'}, restoring.partitions
+          ? fmt(restoring.remaining) + ' records left in ' + fmt(restoring.partitions) + ' partition(s); searches report them missing'
+          : 'no'))),
     h('section', {class: 'panel', id: 'reembedding'},
       h('h2', {}, 'Embedding model ', h('span', {class: 'badge ' + (done ? 'good' : 'bad')},
         r.partitions ? (done ? 'current' : 're-embedding') : 'not here')),

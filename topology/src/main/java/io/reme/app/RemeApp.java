@@ -23,6 +23,7 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.ProfileModels;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
+import io.reme.indexstore.MemoryIndexRestores;
 import io.reme.indexstore.MemoryIndexStore;
 import io.reme.indexstore.MemoryIndexUpdater;
 import io.reme.indexstore.MemoryPartitioning;
@@ -219,6 +220,9 @@ public final class RemeApp implements AutoCloseable {
                             CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                                     .withTimeout(Duration.ofSeconds(30))));
             metrics.bind(streams);
+            MemoryIndexRestores restores = new MemoryIndexRestores(MemoryIndexUpdater.STORE);
+            streams.setGlobalStateRestoreListener(restores);
+            metrics.indexRestores(restores);
             StreamThreadFailures failures = new StreamThreadFailures(
                     config.get(AppConfig.HEALTH_THREAD_FAILURES),
                     config.get(AppConfig.HEALTH_FAILURE_WINDOW),

@@ -15,6 +15,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reme.dlq.DlqReason;
 import io.reme.indexstore.MemoryCount;
+import io.reme.indexstore.MemoryIndexRestores;
 import io.reme.indexstore.MemoryIndexUpdater;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmStatus;
@@ -67,6 +68,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<Boolean, Timer> searches;
     /** The re-embedder's partitions: offsets read, offsets in all, switched (1) or not (0). */
     private final Map<Integer, long[]> reembedding = new ConcurrentHashMap<>();
+
+    private volatile MemoryIndexRestores restores;
 
     private final Counter reembedded;
     /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
@@ -219,6 +222,18 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         closeables.add(streamsMetrics);
         Gauge.builder("reme.index.memories", streams, PrometheusMetrics::indexedMemories)
                 .description("Memories in the search index partitions this instance serves (active tasks)")
+                .register(registry);
+    }
+
+    /** Exports how much of the memory index this instance is still restoring (an empty disk, a new task). */
+    public void indexRestores(MemoryIndexRestores restores) {
+        this.restores = restores;
+        Gauge.builder("reme.index.restore.remaining", restores, MemoryIndexRestores::remaining)
+                .description("Records of memories the restoring partitions of the memory index have yet to apply; "
+                        + "searches of those partitions report them missing until they are done")
+                .register(registry);
+        Gauge.builder("reme.index.restore.partitions", restores, MemoryIndexRestores::partitions)
+                .description("Partitions whose memory index is restoring on this instance")
                 .register(registry);
     }
 
@@ -380,7 +395,11 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             Map<String, Long> compactions,
             long messagesIn,
             Long indexedMemories,
-            Reembedding reembedding) {}
+            Reembedding reembedding,
+            IndexRestore indexRestore) {}
+
+    /** The memory index restoring here: records of {@code memories} left to apply, over how many partitions. */
+    public record IndexRestore(long remaining, int partitions) {}
 
     public Pipeline pipeline() {
         Map<String, Long> lag = new TreeMap<>();
@@ -432,7 +451,11 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         }
         Gauge index = registry.find("reme.index.memories").gauge();
         Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
-        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed, reembedProgress());
+        MemoryIndexRestores restoresNow = restores;
+        IndexRestore restoring = restoresNow == null
+                ? new IndexRestore(0, 0)
+                : new IndexRestore(restoresNow.remaining(), restoresNow.partitions());
+        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed, reembedProgress(), restoring);
     }
 
     @Override

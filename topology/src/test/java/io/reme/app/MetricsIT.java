@@ -142,6 +142,14 @@ class MetricsIT extends WithBroker {
             assertEquals(0, scrape.value("reme_dlq_records_total", "reason=" + DlqReason.INVALID_ID));
             assertEquals(2, scrape.value("reme_search_seconds_count", "partial=false"));
             assertEquals(memories, scrape.value("reme_index_memories"));
+            // Registered, and nothing left to restore once the index answers.
+            assertEquals(0, scrape.value("reme_index_restore_remaining"));
+            assertEquals(0, scrape.value("reme_index_restore_partitions"));
+            ApiClient.Response pipeline = ApiClient.send(app, "GET", "/v1/pipeline", TestApps.ACME_KEY, null);
+            assertEquals(200, pipeline.status(), pipeline.text());
+            JsonNode restore = pipeline.json().path("metrics").path("indexRestore");
+            assertEquals(0, restore.path("partitions").asInt(-1), pipeline.text());
+            assertEquals(0, restore.path("remaining").asLong(-1), pipeline.text());
 
             assertTrue(
                     scrape.samples().keySet().stream().anyMatch(k -> k.startsWith("kafka_stream_thread_")),
