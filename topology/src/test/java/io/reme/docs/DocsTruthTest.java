@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +23,9 @@ import org.junit.jupiter.api.Test;
  * else; every document a Markdown file links to or names by path exists. Both drifted silently before.
  */
 class DocsTruthTest {
+    /** Tests run in their module's folder; the repository is its parent (as {@code ReadmeConfigTest} reads it). */
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
     private static final Pattern PACKAGE = Pattern.compile("`(io\\.reme(?:\\.[a-z][a-z0-9]*)+)`");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)#\\s]+)(?:#[^)]*)?\\)");
     private static final Pattern MD_PATH = Pattern.compile("`((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]+\\.md)`");
@@ -32,7 +34,7 @@ class DocsTruthTest {
 
     @Test
     void moduleTableNamesEveryPackageOnceUnderItsModule() throws IOException {
-        Path root = repositoryRoot();
+        Path root = ROOT;
         Map<String, String> documented = new TreeMap<>();
         List<String> twice = new ArrayList<>();
         String module = null;
@@ -60,7 +62,7 @@ class DocsTruthTest {
 
     @Test
     void everyDocumentReferencedExists() throws IOException {
-        Path root = repositoryRoot();
+        Path root = ROOT;
         TreeSet<String> missing = new TreeSet<>();
         for (Path doc : markdownFiles(root)) {
             String text = Files.readString(doc, StandardCharsets.UTF_8);
@@ -115,24 +117,5 @@ class DocsTruthTest {
                     })
                     .toList();
         }
-    }
-
-    /** The surefire working directory is the module's; the repository root is its parent holding a reactor pom. */
-    private static Path repositoryRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            try {
-                Path pom = dir.resolve("pom.xml");
-                if (Files.exists(pom)
-                        && Files.readString(pom, StandardCharsets.UTF_8).contains("<modules>")) {
-                    return dir;
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            dir = dir.getParent();
-        }
-        throw new IllegalStateException(
-                "no reactor pom.xml above " + Path.of("").toAbsolutePath());
     }
 }
