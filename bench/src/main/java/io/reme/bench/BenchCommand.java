@@ -125,9 +125,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--exact-checks",
-            description =
-                    "search: queries whose kNN hits are checked against an exact " + "scan (default 50; 0 skips).")
-    int exactChecks = 50;
+            description = "search: queries whose kNN hits are checked against an exact scan (default 200; 0 skips).")
+    // 50 left recall@10 at 10^6 within +-0.02 of the 200-query figure (0.944 against 0.968 on one index).
+    int exactChecks = 200;
 
     @Option(
             names = "--commit-interval-ms",

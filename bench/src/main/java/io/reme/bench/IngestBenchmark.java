@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,12 +41,15 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * {@code bench ingest}: messages/s through the session processor (exactly-once, RocksDB) against a
@@ -55,6 +59,9 @@ import org.apache.kafka.streams.processor.api.Record;
  * records processed in between, so start-up is not counted.
  */
 public final class IngestBenchmark {
+    private static final String KEPT_STORE = "bench-kept";
+    private static final int KEPT_BYTES = 4096;
+
     private final Path dataDir;
     private final int partitions;
     private final int threads;
@@ -164,25 +171,19 @@ public final class IngestBenchmark {
                         dataDir.resolve("app" + index).toString()));
                 TokenCounter tokens = TokenCounter.forEncoding(
                         config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
-                Topology parseCount = new Topology();
-                parseCount.addSource(
-                        "bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.messages());
-                parseCount.addProcessor(
-                        "bench-parse-count",
-                        () -> new ParseAndCount(
-                                tokens, config.sessionSettings().input().maxMessageBytes()),
-                        "bench-source");
-                parseCount.addSink(
-                        "bench-sink",
-                        passThroughOut,
-                        new ByteArraySerializer(),
-                        new ByteArraySerializer(),
-                        "bench-parse-count");
+                int maxMessageBytes = config.sessionSettings().input().maxMessageBytes();
                 double parseCountRate = measure(
                         admin,
                         broker.bootstrapServers(),
-                        parseCount,
+                        parseTopology(topics, passThroughOut, tokens, maxMessageBytes, false),
                         "bench-parse-" + index,
+                        topics.messages(),
+                        shape.total());
+                double parseKeepRate = measure(
+                        admin,
+                        broker.bootstrapServers(),
+                        parseTopology(topics, passThroughOut, tokens, maxMessageBytes, true),
+                        "bench-keep-" + index,
                         topics.messages(),
                         shape.total());
                 Topology session = RemeTopology.build(topics, config.sessionSettings(), tokens);
@@ -195,14 +196,36 @@ public final class IngestBenchmark {
                         shape.total());
                 Result result = new Result(shape, sessionRate, passRate, parseCountRate, bytes);
                 out.printf(
-                        "  pass-through %,.0f msg/s   parse+count %,.0f msg/s   session processor %,.0f msg/s   "
-                                + "ratio %.2f   session/parse %.2f%n",
-                        passRate, parseCountRate, sessionRate, result.ratio(), result.sessionToParse());
+                        "  pass-through %,.0f msg/s   parse+count %,.0f msg/s   parse+count+keep %,.0f msg/s   "
+                                + "session processor %,.0f msg/s   ratio %.2f   session/parse %.2f%n",
+                        passRate, parseCountRate, parseKeepRate, sessionRate, result.ratio(), result.sessionToParse());
                 results.add(result);
                 index++;
             }
         }
         return results;
+    }
+
+    /**
+     * Parse+count (the floor of the session processor without state) or, with {@code keep},
+     * parse+count+keep (the floor of keeping each message): {@link ParseAndCount} between the input and
+     * {@code sink}.
+     */
+    private static Topology parseTopology(
+            Topics topics, String sink, TokenCounter tokens, int maxMessageBytes, boolean keep) {
+        Topology topology = new Topology();
+        topology.addSource("bench-source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.messages());
+        topology.addProcessor(
+                "bench-parse-count", () -> new ParseAndCount(tokens, maxMessageBytes, keep), "bench-source");
+        if (keep) {
+            topology.addStateStore(
+                    Stores.keyValueStoreBuilder(
+                                    Stores.persistentKeyValueStore(KEPT_STORE), Serdes.ByteArray(), Serdes.ByteArray())
+                            .withCachingEnabled(),
+                    "bench-parse-count");
+        }
+        topology.addSink("bench-sink", sink, new ByteArraySerializer(), new ByteArraySerializer(), "bench-parse-count");
+        return topology;
     }
 
     private long produce(String bootstrap, String topic, Shape shape) throws Exception {
@@ -321,26 +344,42 @@ public final class IngestBenchmark {
         }
     }
 
-    /** Parses an envelope and counts its tokens, forwarding the count: no stores, no truncation. */
+    /**
+     * Parses an envelope and counts its tokens, forwarding the count: no truncation, and no stores unless
+     * {@code keep}, when the envelope's first 4 KB (about what the window keeps of a tool output once it
+     * ages) is put into a store under its session and position: the least state a session processor can
+     * have, with the cost of the store, its cache, its changelog and the commit's flush, and none of the
+     * session processor's own logic.
+     */
     private static final class ParseAndCount implements Processor<byte[], byte[], byte[], byte[]> {
         private final TokenCounter tokens;
         private final MessageParser parser;
+        private final boolean keep;
         private ProcessorContext<byte[], byte[]> context;
+        private KeyValueStore<byte[], byte[]> kept;
 
-        ParseAndCount(TokenCounter tokens, int maxMessageBytes) {
+        ParseAndCount(TokenCounter tokens, int maxMessageBytes, boolean keep) {
             this.tokens = tokens;
             this.parser = new MessageParser(maxMessageBytes);
+            this.keep = keep;
         }
 
         @Override
         public void init(ProcessorContext<byte[], byte[]> context) {
             this.context = context;
+            this.kept = keep ? context.getStateStore(KEPT_STORE) : null;
         }
 
         @Override
         public void process(Record<byte[], byte[]> record) {
             try {
                 int count = tokens.count(parser.parse(record.key(), record.value(), record.timestamp(), "bench"));
+                if (keep) {
+                    long offset = context.recordMetadata().orElseThrow().offset();
+                    byte[] key = (new String(record.key(), StandardCharsets.UTF_8) + "/" + offset)
+                            .getBytes(StandardCharsets.UTF_8);
+                    kept.put(key, Arrays.copyOf(record.value(), Math.min(record.value().length, KEPT_BYTES)));
+                }
                 context.forward(record.withValue(Integer.toString(count).getBytes(StandardCharsets.UTF_8)));
             } catch (InvalidInputException e) {
                 throw new IllegalStateException("the generator produced an invalid message", e);

@@ -61,16 +61,24 @@ final class HybridSearch {
     private final DocumentReader documents;
     private final Map<String, Integer> docsById = new HashMap<>();
     /**
-     * The most documents a filter may hold for a BM25 list scored document by document along the filter
-     * ({@link #bm25}). Measured at 10^6 memories (a user's 5,000): one user's BM25 list 1.14 ms p50 that
-     * way against 1.63 ms by skipping on score bounds, which pays off once the filter is large.
+     * The most documents a filter may hold for its lists to be made along the filter: BM25 scored document
+     * by document ({@link #bm25}), kNN an exact scan of the filter's vectors ({@link FilteredVectorScan})
+     * when the filter is also selective ({@link #scanVectors}).
+     * Measured at 10^6 memories (a user's 5,000): one user's BM25 list 1.14 ms p50 that way against 1.63 ms
+     * by skipping on score bounds, which pays off once the filter is large; the kNN list 0.96 ms against
+     * 2.35 ms for Lucene's filtered query.
      */
     static final long SMALL_FILTER = 10_000;
 
     /** The query's filter, null when it matches every document ({@link ExactQueries#filter}). */
     private final Query filter;
-    /** Whether {@link #filter} holds at most {@link #SMALL_FILTER} documents. */
+    /** Whether {@link #filter} holds at most {@link #SMALL_FILTER} documents: its BM25 lists are scored along it. */
     private final boolean smallFilter;
+    /**
+     * Whether the kNN lists are exact scans of the filter's vectors: a small filter holding at most a tenth
+     * of the index. Over a broader one a graph search meets a match every few vectors and reads fewer.
+     */
+    private final boolean scanVectors;
 
     /**
      * @param analysis turns the search text into the BM25 queries, with the index's analyzers
@@ -84,7 +92,9 @@ final class HybridSearch {
         this.q = q;
         this.documents = new DocumentReader(searcher);
         this.filter = ExactQueries.filter(q, searcher.getIndexReader());
-        this.smallFilter = filter != null && ExactQueries.filterBound(q, searcher.getIndexReader()) <= SMALL_FILTER;
+        long bound = filter == null ? Long.MAX_VALUE : ExactQueries.filterBound(q, searcher.getIndexReader());
+        this.smallFilter = bound <= SMALL_FILTER;
+        this.scanVectors = smallFilter && bound <= searcher.getIndexReader().maxDoc() / 10;
     }
 
     /**
@@ -197,8 +207,11 @@ final class HybridSearch {
             throws IOException {
         List<HybridFusion.Scored> near = new ArrayList<>();
         for (String model : models) {
-            KnnFloatVectorQuery query = new KnnFloatVectorQuery(field.apply(model), unit, beam, filter);
-            near.addAll(scored(searcher.search(query, q.candidates()), true));
+            // Under a small filter the exact answer is the cheapest one (FilteredVectorScan).
+            TopDocs top = scanVectors
+                    ? FilteredVectorScan.nearest(searcher, filter, field.apply(model), unit, q.candidates())
+                    : searcher.search(new KnnFloatVectorQuery(field.apply(model), unit, beam, filter), q.candidates());
+            near.addAll(scored(top, true));
         }
         return near;
     }

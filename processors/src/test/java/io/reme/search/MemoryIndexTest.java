@@ -530,6 +530,48 @@ class MemoryIndexTest {
     }
 
     @Test
+    void aUsersNearestAreExactUnderASelectiveFilter() throws IOException {
+        // One user of 40 holds a fortieth of the index: the kNN list is an exact scan of that user's vectors.
+        Random random = new Random(13);
+        List<MemoryRecord> records = new ArrayList<>();
+        for (int i = 0; i < 800; i++) {
+            float[] v = new float[8];
+            for (int d = 0; d < v.length; d++) {
+                v[d] = (float) random.nextGaussian();
+            }
+            records.add(rec("m" + i, "acme", "u" + (i % 40), MemoryType.PERSONAL, "memory " + i, T0)
+                    .withVector(v, "m"));
+        }
+        MemoryIndex index = index(records.toArray(MemoryRecord[]::new));
+        for (int round = 0; round < 10; round++) {
+            float[] query = new float[8];
+            for (int d = 0; d < query.length; d++) {
+                query[d] = (float) random.nextGaussian();
+            }
+            List<String> expected = records.stream()
+                    .filter(r -> r.user().equals("u7"))
+                    .sorted(Comparator.comparingDouble((MemoryRecord r) -> -cosine(query, r.vector())))
+                    .limit(5)
+                    .map(MemoryRecord::id)
+                    .toList();
+            SearchQuery oneUser = SearchQuery.vector("acme", query, 5).withUsers(Set.of("u7"));
+            assertEquals(expected, ids(index.search(oneUser)));
+        }
+    }
+
+    private static double cosine(float[] a, float[] b) {
+        double dot = 0;
+        double na = 0;
+        double nb = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += a[i] * b[i];
+            na += a[i] * a[i];
+            nb += b[i] * b[i];
+        }
+        return dot / Math.sqrt(na * nb);
+    }
+
+    @Test
     void aQueryVectorIsComparedOnlyWithVectorsOfItsModel() throws IOException {
         MemoryIndex index = index(
                 rec("old-near", "acme", "u", MemoryType.PERSONAL, "one", T0).withVector(new float[] {1, 0, 0}, "old"),
