@@ -38,40 +38,40 @@ final class ExactQueries {
     private ExactQueries() {}
 
     /**
-     * The search's filters; null when they match every document, which is common (a partition holding
-     * one tenant's memories and no other filter) and worth knowing: a kNN search with a filter first
-     * collects the filter's documents into a bit set and a BM25 search intersects with it, both
-     * costs growing with the index, for nothing. Deleted documents count as the tenant's only if they
-     * were, so the shortcut never lets another tenant's memory through.
+     * A search's filter and a bound on what it matches. {@code query} is null when the filter matches every
+     * document, which is common (a partition holding one tenant's memories and no other filter) and worth
+     * knowing: a kNN search with a filter first collects the filter's documents into a bit set and a BM25
+     * search intersects with it, both costs growing with the index, for nothing. {@code bound} is at least
+     * as many documents as the filter matches, from the postings' sizes alone (deleted documents
+     * included): the tenant's, or fewer when users, sessions or targets narrow it (a type or time filter
+     * does not lower it).
      */
-    static Query filter(SearchQuery q, IndexReader reader) throws IOException {
+    record Filter(Query query, long bound) {}
+
+    /**
+     * The search's {@link Filter}. Deleted documents count as the tenant's only if they were, so the
+     * shortcut of a null query never lets another tenant's memory through.
+     */
+    static Filter filter(SearchQuery q, IndexReader reader) throws IOException {
+        long tenantDocs = reader.docFreq(new Term(F_TENANT, q.tenant()));
         boolean onlyTenant = q.types().isEmpty()
                 && q.users().isEmpty()
                 && q.targets().isEmpty()
                 && q.sessions().isEmpty()
                 && q.from() == null
                 && q.to() == null;
-        if (onlyTenant && reader.maxDoc() > 0 && reader.docFreq(new Term(F_TENANT, q.tenant())) == reader.maxDoc()) {
-            return null;
+        if (onlyTenant && reader.maxDoc() > 0 && tenantDocs == reader.maxDoc()) {
+            return new Filter(null, tenantDocs);
         }
         BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
         if (!q.sessions().isEmpty()) {
             b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);
         }
         addRange(b, F_TIME, q.from(), q.to());
-        return b.build();
-    }
-
-    /**
-     * At least as many documents as the search's filter matches, from the postings' sizes alone (deleted
-     * documents included): the tenant's, or fewer when users, sessions or targets narrow it. A type or time
-     * filter does not lower it.
-     */
-    static long filterBound(SearchQuery q, IndexReader reader) throws IOException {
-        long bound = reader.docFreq(new Term(F_TENANT, q.tenant()));
-        bound = Math.min(bound, postings(reader, F_USER, q.users()));
+        long bound = Math.min(tenantDocs, postings(reader, F_USER, q.users()));
         bound = Math.min(bound, postings(reader, F_SESSION, q.sessions()));
-        return Math.min(bound, postings(reader, F_TARGET, q.targets()));
+        bound = Math.min(bound, postings(reader, F_TARGET, q.targets()));
+        return new Filter(b.build(), bound);
     }
 
     /** The documents holding any of {@code values} in {@code field}, counted once per value; no values: all. */

@@ -70,7 +70,7 @@ final class HybridSearch {
      */
     static final long SMALL_FILTER = 10_000;
 
-    /** The query's filter, null when it matches every document ({@link ExactQueries#filter}). */
+    /** The query's filter, null when it matches every document ({@link ExactQueries.Filter}). */
     private final Query filter;
     /** Whether {@link #filter} holds at most {@link #SMALL_FILTER} documents: its BM25 lists are scored along it. */
     private final boolean smallFilter;
@@ -91,10 +91,11 @@ final class HybridSearch {
         this.dimensions = dimensions;
         this.q = q;
         this.documents = new DocumentReader(searcher);
-        this.filter = ExactQueries.filter(q, searcher.getIndexReader());
-        long bound = filter == null ? Long.MAX_VALUE : ExactQueries.filterBound(q, searcher.getIndexReader());
-        this.smallFilter = bound <= SMALL_FILTER;
-        this.scanVectors = smallFilter && bound <= searcher.getIndexReader().maxDoc() / 10;
+        ExactQueries.Filter filtered = ExactQueries.filter(q, searcher.getIndexReader());
+        this.filter = filtered.query();
+        this.smallFilter = filter != null && filtered.bound() <= SMALL_FILTER;
+        this.scanVectors =
+                smallFilter && filtered.bound() <= searcher.getIndexReader().maxDoc() / 10;
     }
 
     /**

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.dlq.InputLimit;
 import io.reme.json.Json;
-import io.reme.llm.RequestSecret;
 import io.reme.search.Hit;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
@@ -14,19 +12,15 @@ import io.reme.search.MemoryType;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchQuery.ProfileVector;
 import io.reme.search.SearchResult;
-import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
@@ -41,9 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * after which its searches use the new model's, durably.
  */
 class EmbeddingSwitchTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Topics TOPICS = IndexTopologyDriver.TOPICS;
     private static final Instant T0 = Instant.parse("2026-11-28T10:00:00Z");
-    private static final RequestSecret SECRET = RequestSecret.of("index-test-secret-0123456789abcdef");
     /** Under model a the query is nearest to m1, under model b to m2. */
     private static final float[] QUERY_A = {1, 0, 0};
 
@@ -56,17 +49,7 @@ class EmbeddingSwitchTest {
     private TestInputTopic<String, byte[]> memories;
 
     private void open() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "switch-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        Topology topology = new Topology();
-        MemoryIndexUpdater.addTo(
-                topology,
-                TOPICS.memories(),
-                new InputLimit(SessionSettings.defaults().input().maxMessageBytes()),
-                SECRET);
-        driver = new TopologyTestDriver(topology, props);
+        driver = IndexTopologyDriver.open(stateDir, "switch-test");
         memories = driver.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
     }
 

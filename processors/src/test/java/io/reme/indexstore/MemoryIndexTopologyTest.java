@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reme.diary.EditSignature;
-import io.reme.dlq.InputLimit;
 import io.reme.erasure.Erasure;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
@@ -28,17 +27,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.stream.Stream;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
@@ -52,14 +48,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The memory index store as wired: the memories topic in, searches through its interactive query. */
 class MemoryIndexTopologyTest {
-    private static final Topics TOPICS = Topics.withDefaultPrefix();
+    private static final Topics TOPICS = IndexTopologyDriver.TOPICS;
     private static final Instant T0 = Instant.parse("2026-11-28T10:00:00Z");
 
     @TempDir
     Path stateDir;
 
     private TopologyTestDriver driver;
-    private static final RequestSecret SECRET = RequestSecret.of("index-test-secret-0123456789abcdef");
+    private static final RequestSecret SECRET = IndexTopologyDriver.SECRET;
 
     private TestInputTopic<String, byte[]> memories;
     private TestOutputTopic<String, byte[]> written;
@@ -70,18 +66,7 @@ class MemoryIndexTopologyTest {
     }
 
     private TopologyTestDriver newDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "index-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        // Wired as RemeTopology wires it.
-        Topology topology = new Topology();
-        MemoryIndexUpdater.addTo(
-                topology,
-                TOPICS.memories(),
-                new InputLimit(SessionSettings.defaults().input().maxMessageBytes()),
-                SECRET);
-        TopologyTestDriver created = new TopologyTestDriver(topology, props);
+        TopologyTestDriver created = IndexTopologyDriver.open(stateDir, "index-test");
         memories = created.createInputTopic(TOPICS.memories(), new StringSerializer(), new ByteArraySerializer());
         written = created.createOutputTopic(TOPICS.memories(), new StringDeserializer(), new ByteArrayDeserializer());
         return created;
