@@ -76,7 +76,8 @@ final class HybridSearch {
     private final boolean smallFilter;
     /**
      * Whether the kNN lists are exact scans of the filter's vectors: a small filter holding at most a tenth
-     * of the index. Over a broader one a graph search meets a match every few vectors and reads fewer.
+     * of the index, where the scan was measured. Over a broader filter a graph search meets a match every
+     * few vectors and may read fewer than the filter holds, so Lucene's query is left to choose.
      */
     private final boolean scanVectors;
 
