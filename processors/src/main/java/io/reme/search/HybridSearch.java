@@ -209,7 +209,7 @@ final class HybridSearch {
             throws IOException {
         List<HybridFusion.Scored> near = new ArrayList<>();
         for (String model : models) {
-            // Under a small filter the exact answer is the cheapest one (FilteredVectorScan).
+            // Under a small, selective filter the exact answer is the cheapest one (FilteredVectorScan).
             TopDocs top = scanVectors
                     ? FilteredVectorScan.nearest(searcher, filter, field.apply(model), unit, q.candidates())
                     : searcher.search(new KnnFloatVectorQuery(field.apply(model), unit, beam, filter), q.candidates());
