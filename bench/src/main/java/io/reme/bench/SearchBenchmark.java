@@ -383,53 +383,11 @@ public final class SearchBenchmark {
                 settings.queries(),
                 settings.warmUp(),
                 loadAverage());
-        out.printf(
-                Locale.ROOT,
-                "    query embedding          p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
-                r.embedMillis()[0],
-                r.embedMillis()[1],
-                r.embedMillis()[2],
-                r.embedCpuMillis()[0],
-                r.embedCpuMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "    hybrid top-10            p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
-                r.searchMillis()[0],
-                r.searchMillis()[1],
-                r.searchMillis()[2],
-                r.searchCpuMillis()[0],
-                r.searchCpuMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n",
-                r.textMillis()[0],
-                r.textMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n",
-                r.vectorMillis()[0],
-                r.vectorMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "    hybrid top-10, one user  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  "
-                        + "(CPU p50 %.2f, p99 %.2f ms)%n",
-                r.filteredMillis()[0],
-                r.filteredMillis()[1],
-                r.filteredMillis()[2],
-                r.filteredCpuMillis()[0],
-                r.filteredCpuMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n",
-                r.filteredTextMillis()[0],
-                r.filteredTextMillis()[1]);
-        out.printf(
-                Locale.ROOT,
-                "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n",
-                r.filteredVectorMillis()[0],
-                r.filteredVectorMillis()[1]);
+        timed("query embedding", r.embedMillis(), r.embedCpuMillis());
+        timed("hybrid top-10", r.searchMillis(), r.searchCpuMillis());
+        split(r.textMillis(), r.vectorMillis());
+        timed("hybrid top-10, one user", r.filteredMillis(), r.filteredCpuMillis());
+        split(r.filteredTextMillis(), r.filteredVectorMillis());
         // A search stopped by a collection waits without using CPU: what separates wall from CPU times.
         out.printf(
                 Locale.ROOT,
@@ -444,6 +402,25 @@ public final class SearchBenchmark {
                     r.filteredKnnRecall(),
                     Math.min(settings.exactChecks(), settings.queries()));
         }
+    }
+
+    /** One timed line: wall p50, p99 and max, then CPU p50 and p99 ({@link #percentiles}). */
+    private void timed(String what, double[] wall, double[] cpu) {
+        out.printf(
+                Locale.ROOT,
+                "    %-24s p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  (CPU p50 %.2f, p99 %.2f ms)%n",
+                what,
+                wall[0],
+                wall[1],
+                wall[2],
+                cpu[0],
+                cpu[1]);
+    }
+
+    /** The BM25 and kNN lists' share of the search above, wall p50 and p99. */
+    private void split(double[] text, double[] vector) {
+        out.printf(Locale.ROOT, "      of which BM25          p50 %7.2f ms  p99 %7.2f ms%n", text[0], text[1]);
+        out.printf(Locale.ROOT, "      of which kNN           p50 %7.2f ms  p99 %7.2f ms%n", vector[0], vector[1]);
     }
 
     /** p50, p99 and max in milliseconds (nearest rank). */
