@@ -29,13 +29,18 @@ import org.apache.lucene.search.Weight;
 final class FilteredVectorScan {
     private FilteredVectorScan() {}
 
+    /** The filter ready to be walked, segment by segment: made once for all the scans of one search. */
+    static Weight weigh(IndexSearcher searcher, Query filter) throws IOException {
+        return searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
+    }
+
     /**
-     * The {@code n} documents of {@code filter} nearest to {@code target} in vector field {@code field},
-     * best first, equal scores in document order; documents without a vector in the field are skipped.
+     * The {@code n} documents of {@code filter} ({@link #weigh}) nearest to {@code target} in vector field
+     * {@code field}, best first, equal scores in document order; documents without a vector in the field
+     * are skipped.
      */
-    static TopDocs nearest(IndexSearcher searcher, Query filter, String field, float[] target, int n)
+    static TopDocs nearest(IndexSearcher searcher, Weight filter, String field, float[] target, int n)
             throws IOException {
-        Weight weight = searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
         HitQueue queue = new HitQueue(n, true);
         ScoreDoc top = queue.top();
         DocAndFloatFeatureBuffer batch = new DocAndFloatFeatureBuffer();
@@ -45,7 +50,7 @@ final class FilteredVectorScan {
             if (vectors == null) {
                 continue;
             }
-            Scorer matches = weight.scorer(leaf);
+            Scorer matches = filter.scorer(leaf);
             if (matches == null) {
                 continue;
             }

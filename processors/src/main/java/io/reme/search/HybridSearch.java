@@ -30,6 +30,7 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopScoreDocCollectorManager;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.QueryBuilder;
 
 /**
@@ -80,6 +81,8 @@ final class HybridSearch {
      * few vectors and may read fewer than the filter holds, so Lucene's query is left to choose.
      */
     private final boolean scanVectors;
+    /** {@link #filter} weighed for the scans, once per search: each model's and each vector field's list walks it. */
+    private Weight scanFilter;
 
     /**
      * @param analysis turns the search text into the BM25 queries, with the index's analyzers
@@ -211,11 +214,18 @@ final class HybridSearch {
         for (String model : models) {
             // Under a small, selective filter the exact answer is the cheapest one (FilteredVectorScan).
             TopDocs top = scanVectors
-                    ? FilteredVectorScan.nearest(searcher, filter, field.apply(model), unit, q.candidates())
+                    ? FilteredVectorScan.nearest(searcher, scanFilter(), field.apply(model), unit, q.candidates())
                     : searcher.search(new KnnFloatVectorQuery(field.apply(model), unit, beam, filter), q.candidates());
             near.addAll(scored(top, true));
         }
         return near;
+    }
+
+    private Weight scanFilter() throws IOException {
+        if (scanFilter == null) {
+            scanFilter = FilteredVectorScan.weigh(searcher, filter);
+        }
+        return scanFilter;
     }
 
     /**

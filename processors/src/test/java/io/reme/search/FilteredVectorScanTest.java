@@ -81,7 +81,8 @@ class FilteredVectorScanTest {
             Query user = new TermQuery(new Term("user", "u1"));
             for (int round = 0; round < 20; round++) {
                 float[] target = unit(random);
-                TopDocs scan = FilteredVectorScan.nearest(searcher, user, FIELD, target, 10);
+                TopDocs scan = FilteredVectorScan.nearest(
+                        searcher, FilteredVectorScan.weigh(searcher, user), FIELD, target, 10);
 
                 List<Stored> expected = stored.stream()
                         .filter(s -> s.user().equals("u1") && s.vector() != null && !s.deleted())
@@ -111,17 +112,29 @@ class FilteredVectorScanTest {
                     .filter(s -> s.user().equals("u2") && s.vector() != null && !s.deleted())
                     .count();
             TopDocs all = FilteredVectorScan.nearest(
-                    searcher, new TermQuery(new Term("user", "u2")), FIELD, unit(new Random(3)), 1_000);
+                    searcher,
+                    FilteredVectorScan.weigh(searcher, new TermQuery(new Term("user", "u2"))),
+                    FIELD,
+                    unit(new Random(3)),
+                    1_000);
             assertEquals(live, all.scoreDocs.length);
             assertEquals(live, all.totalHits.value());
             for (int i = 1; i < all.scoreDocs.length; i++) {
                 assertTrue(all.scoreDocs[i - 1].score >= all.scoreDocs[i].score, "best first");
             }
             TopDocs none = FilteredVectorScan.nearest(
-                    searcher, new TermQuery(new Term("user", "nobody")), FIELD, unit(new Random(3)), 10);
+                    searcher,
+                    FilteredVectorScan.weigh(searcher, new TermQuery(new Term("user", "nobody"))),
+                    FIELD,
+                    unit(new Random(3)),
+                    10);
             assertEquals(0, none.scoreDocs.length);
             TopDocs noField = FilteredVectorScan.nearest(
-                    searcher, new TermQuery(new Term("user", "u2")), "absent", unit(new Random(3)), 10);
+                    searcher,
+                    FilteredVectorScan.weigh(searcher, new TermQuery(new Term("user", "u2"))),
+                    "absent",
+                    unit(new Random(3)),
+                    10);
             assertEquals(0, noField.scoreDocs.length);
         }
     }
