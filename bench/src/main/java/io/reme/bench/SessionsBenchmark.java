@@ -134,6 +134,10 @@ public final class SessionsBenchmark {
                 line.put("context_p50_ms", percentileMs(load.reads(), 0.50));
                 line.put("context_p99_ms", percentileMs(load.reads(), 0.99));
                 line.put("context_max_ms", percentileMs(load.reads(), 1.0));
+                line.put("context_server_p50_ms", percentileMs(load.server(), 0.50));
+                line.put("context_server_p99_ms", percentileMs(load.server(), 0.99));
+                line.put("context_server_wait_p50_ms", percentileMs(load.waits(), 0.50));
+                line.put("context_server_wait_p99_ms", percentileMs(load.waits(), 0.99));
                 out.printf(
                         "loaded %,d messages (%,d MB) in %.1f s: %,.0f per s; %,d context reads while loading "
                                 + "(%d not yet there): p50 %.2f ms, p99 %.2f ms, max %.1f ms%n",
@@ -146,6 +150,15 @@ public final class SessionsBenchmark {
                         percentileMs(load.reads(), 0.50),
                         percentileMs(load.reads(), 0.99),
                         percentileMs(load.reads(), 1.0));
+                out.printf(
+                        "  the instance's own time for those reads, from their first bytes to their answer"
+                                + " (Server-Timing): p50 %.2f ms, p99 %.2f ms, max %.1f ms; of which before a worker"
+                                + " began: p50 %.2f ms, p99 %.2f ms%n",
+                        percentileMs(load.server(), 0.50),
+                        percentileMs(load.server(), 0.99),
+                        percentileMs(load.server(), 1.0),
+                        percentileMs(load.waits(), 0.50),
+                        percentileMs(load.waits(), 0.99));
                 out.printf(
                         "%,d context reads once idle: p50 %.2f ms, p99 %.2f ms%n",
                         quiet.length, percentileMs(quiet, 0.50), percentileMs(quiet, 0.99));
@@ -194,8 +207,13 @@ public final class SessionsBenchmark {
         }
     }
 
-    /** What the load measured: reads are the latencies of 200 answers, in nanoseconds, sorted. */
-    private record Load(long messages, long bytes, double seconds, long[] reads, int notYet) {}
+    /**
+     * What the load measured: {@code reads} are the client's latencies of its 200 answers, {@code server}
+     * the instance's own time for each and {@code waits} the part of it before a worker began to handle
+     * the request (its {@code Server-Timing}), in nanoseconds, each sorted.
+     */
+    private record Load(
+            long messages, long bytes, double seconds, long[] reads, long[] server, long[] waits, int notYet) {}
 
     /**
      * Writes every session at full speed while one client reads contexts of sessions already sent; ends
@@ -212,6 +230,8 @@ public final class SessionsBenchmark {
         AtomicInteger sent = new AtomicInteger();
         AtomicBoolean loading = new AtomicBoolean(true);
         List<Long> latencies = new ArrayList<>();
+        List<Long> serverTimes = new ArrayList<>();
+        List<Long> waitTimes = new ArrayList<>();
         AtomicInteger notYet = new AtomicInteger();
         Thread reader = Thread.ofPlatform().name("context-reader").start(() -> {
             Random random = new Random(7);
@@ -223,15 +243,21 @@ public final class SessionsBenchmark {
                 }
                 int session = random.nextInt(written);
                 long started = System.nanoTime();
-                int status = status(url, session);
+                Answer answer = read(url, session);
                 long nanos = System.nanoTime() - started;
+                int status = answer.status();
                 if (status == 200) {
                     latencies.add(nanos);
+                    if (answer.serverNanos() >= 0) {
+                        serverTimes.add(answer.serverNanos());
+                        waitTimes.add(answer.waitNanos());
+                    }
                 } else if (status == 404) {
                     notYet.incrementAndGet();
                 }
-                // A client asking about twenty times a second: the reads sample the latency, not load the API.
-                pause(50);
+                // A client asking about fifty times a second: enough reads for a p99 over a load of 20 s,
+                // and still a sample of the latency, not a load on the API.
+                pause(20);
             }
         });
         long started = System.nanoTime();
@@ -268,7 +294,9 @@ public final class SessionsBenchmark {
         loading.set(false);
         reader.join();
         long[] reads = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-        return new Load((long) sessions * messagesPerSession, bytes, loadS, reads, notYet.get());
+        long[] server = serverTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] waits = waitTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+        return new Load((long) sessions * messagesPerSession, bytes, loadS, reads, server, waits, notYet.get());
     }
 
     /** The same reads with nothing else running: what a read costs, apart from the load's contention. */
@@ -287,14 +315,35 @@ public final class SessionsBenchmark {
     }
 
     private int status(String url, int session) {
+        return read(url, session).status();
+    }
+
+    /**
+     * A context read's status (-1: no answer) and, from its {@code Server-Timing} header, the instance's
+     * time for it from the request's first bytes to its answer and the part of that before a worker
+     * began to handle it (-1 without them).
+     */
+    private record Answer(int status, long serverNanos, long waitNanos) {}
+
+    private static final Pattern SERVER_TIMING = Pattern.compile("total;dur=([0-9.]+), wait;dur=([0-9.]+)");
+
+    private Answer read(String url, int session) {
         HttpRequest request = contextRequest(url, session);
         try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
+            Matcher timing = SERVER_TIMING.matcher(
+                    response.headers().firstValue("Server-Timing").orElse(""));
+            if (!timing.find()) {
+                return new Answer(response.statusCode(), -1, -1);
+            }
+            long serverNanos = Math.round(Double.parseDouble(timing.group(1)) * 1e6);
+            long waitNanos = Math.round(Double.parseDouble(timing.group(2)) * 1e6);
+            return new Answer(response.statusCode(), serverNanos, waitNanos);
         } catch (IOException e) {
-            return -1;
+            return new Answer(-1, -1, -1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return -1;
+            return new Answer(-1, -1, -1);
         }
     }
 

@@ -57,9 +57,11 @@ public final class ApiServer implements AutoCloseable {
     private final McpEndpoint mcp;
     private final TenantSetup tenants;
     private final Authenticator authenticator;
+    private final PrometheusMetrics metrics;
 
     private ApiServer(Builder parts) throws IOException {
         this.server = parts.server;
+        this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
         this.endpoints = new Endpoints(parts, openApiDocument());
@@ -127,7 +129,7 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        /** What {@code /metrics} exports; searches are timed into it. */
+        /** What {@code /metrics} exports; searches and every routed answer are timed into it. */
         public Builder metrics(PrometheusMetrics metrics) {
             this.metrics = metrics;
             return this;
@@ -199,7 +201,7 @@ public final class ApiServer implements AutoCloseable {
 
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                Exchange exchange = new Exchange(request, response, callback);
+                Exchange exchange = new Exchange(request, response, callback, api.metrics::request);
                 if (McpEndpoint.serves(exchange.path())) {
                     api.mcp(exchange, getHandler());
                 } else {
@@ -350,6 +352,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void handle(Exchange exchange) {
+        exchange.handling();
         try {
             RouteTable.serve(exchange, authenticator, endpoints);
         } catch (ApiException e) {

@@ -23,19 +23,38 @@ import org.eclipse.jetty.util.URIUtil;
 final class Exchange {
     /** Set on a read a standby replica answered because the owner did not: it may miss the owner's last commit. */
     static final String SERVED_BY_HEADER = "X-Reme-Served-By";
+    /**
+     * On every answer (W3C Server Timing), in milliseconds: {@code total} from the request's first bytes
+     * to its answer, and {@code wait} from its first bytes until a worker began to handle it (the body's arrival
+     * and the wait for a worker; absent if no worker did), so a client can tell the server's time from
+     * its own wait and the network's, and the server's waiting from its work.
+     */
+    static final String SERVER_TIMING_HEADER = "Server-Timing";
 
     private final Request request;
     private final Response response;
     private final Callback callback;
+    private final AnswerTimer timer;
     /** The whole body, read before the request is handled; null when it has none. */
     private byte[] body;
 
     private boolean answered;
+    /** The route that took the request, {@code METHOD /template}; null until one did. */
+    private String route;
+    /** When a worker began to handle the request ({@link System#nanoTime}); 0 until one did. */
+    private long handledFrom;
 
-    Exchange(Request request, Response response, Callback callback) {
+    /** Told of each routed answer as it is sent: its route, status and time from the request's first bytes. */
+    @FunctionalInterface
+    interface AnswerTimer {
+        void answered(String route, int status, long nanos);
+    }
+
+    Exchange(Request request, Response response, Callback callback, AnswerTimer timer) {
         this.request = request;
         this.response = response;
         this.callback = callback;
+        this.timer = timer;
     }
 
     Request request() {
@@ -48,6 +67,16 @@ final class Exchange {
 
     Callback callback() {
         return callback;
+    }
+
+    /** Notes that a worker begins to handle the request now. */
+    void handling() {
+        handledFrom = System.nanoTime();
+    }
+
+    /** Notes the route that took the request, by its template: what its answer is timed under. */
+    void routedTo(String method, String template) {
+        this.route = method + " " + template;
     }
 
     /** Keeps the body read in full, for the handler. */
@@ -170,13 +199,26 @@ final class Exchange {
             return;
         }
         answered = true;
+        long nanos = System.nanoTime() - request.getBeginNanoTime();
+        if (route != null) {
+            timer.answered(route, status, nanos);
+        }
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.getHeaders().put(SERVER_TIMING_HEADER, serverTiming(nanos));
         // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a
         // caller's text is never run as a page or a script.
         response.getHeaders().put("X-Content-Type-Options", "nosniff");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    private String serverTiming(long totalNanos) {
+        String total = String.format(Locale.ROOT, "total;dur=%.3f", totalNanos / 1e6);
+        if (handledFrom == 0) {
+            return total;
+        }
+        return total + String.format(Locale.ROOT, ", wait;dur=%.3f", (handledFrom - request.getBeginNanoTime()) / 1e6);
     }
 
     /** Gives up on the exchange: Jetty ends the connection (the client went away mid-request). */

@@ -149,6 +149,7 @@ final class RouteTable {
                     continue;
                 }
                 Map<String, String> params = ((UriTemplatePathSpec) mapped.getPathSpec()).getPathParams(path);
+                exchange.routedTo(route.method(), route.path());
                 Caller caller = authenticator.admit(
                         route.access(), method, path, exchange.authorization(), exchange.forwarded());
                 route.handler().handle(endpoints, exchange, caller, params);

@@ -44,9 +44,10 @@ import org.apache.kafka.streams.query.StateQueryResult;
 /**
  * The instance's metrics registry and the Prometheus side of {@link PipelineMetrics}. Every series
  * of our own is registered at construction, at zero, so dashboards and alerts see a zero rather than
- * nothing. The {@code tenant} label is bounded: tenants on the configured allow-list get their own
- * value, every other tenant counts as {@value #OTHER_TENANT}. Thread-safe. Lifecycle: construct,
- * {@link #bind} the Kafka Streams client once it exists, {@link #close}.
+ * nothing; only the API's request timers appear with a route's first answer of a status class. The
+ * {@code tenant} label is bounded: tenants on the configured allow-list get their own value, every
+ * other tenant counts as {@value #OTHER_TENANT}. Thread-safe. Lifecycle: construct, {@link #bind}
+ * the Kafka Streams client once it exists, {@link #close}.
  */
 public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     /** The text exposition format {@link #scrape} renders. */
@@ -57,6 +58,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private static final Duration[] LLM_BUCKETS = seconds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120);
     private static final Duration[] SEARCH_BUCKETS =
             seconds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5);
+    private static final Duration[] REQUEST_BUCKETS =
+            seconds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -66,6 +69,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
     private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
     private final Map<Boolean, Timer> searches;
+    /** By route template and status class; bounded by the API's route table and five classes. */
+    private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
     /** The re-embedder's partitions: offsets read, offsets in all, switched (1) or not (0). */
     private final Map<Integer, long[]> reembedding = new ConcurrentHashMap<>();
 
@@ -340,6 +345,25 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
 
     public void search(long nanos, boolean partial) {
         searches.get(partial).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * An answered API request: {@code route} is its method and URI template ({@code GET
+     * /v1/sessions/{session}/context}), {@code nanos} the time from its first bytes to its answer.
+     */
+    public void request(String route, int status, long nanos) {
+        String statusClass = (status / 100) + "xx";
+        requestTimers
+                .computeIfAbsent(
+                        route + " " + statusClass,
+                        key -> Timer.builder("reme.http.requests")
+                                .description(
+                                        "API requests, from their first bytes to their answer, by route and status class")
+                                .tag("route", route)
+                                .tag("status", statusClass)
+                                .serviceLevelObjectives(REQUEST_BUCKETS)
+                                .register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
     }
 
     private TenantMeters meters(String tenant) {

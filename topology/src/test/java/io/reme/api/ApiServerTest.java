@@ -17,6 +17,7 @@ import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.prometheus.PrometheusMetrics;
+import io.reme.prometheus.PrometheusText;
 import io.reme.ui.UiAssets;
 import io.reme.workspace.Workspace;
 import java.io.File;
@@ -32,6 +33,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
@@ -232,6 +235,73 @@ class ApiServerTest {
             }
         }
         assertTrue(open.isEmpty(), "left open (round/connection): " + open);
+    }
+
+    @Test
+    void everyAnswerCarriesTheServersTimeFromItsFirstBytesAndIsTimedUnderItsRoute() throws Exception {
+        String contexts = PrometheusText.series(
+                "reme_http_requests_seconds_count", "route=GET /v1/sessions/{session}/context", "status=4xx");
+        String searches = "reme_http_requests_seconds_count{route=\"POST /v1/search\",";
+        double contextsBefore = PrometheusText.parse(metrics.scrape()).samples().getOrDefault(contexts, 0.0);
+        double searchesBefore = sum(PrometheusText.parse(metrics.scrape()), searches);
+
+        RawHttp.Answer invalid = send(get("/v1/sessions/a%20b/context", "Authorization: Bearer " + KEY + "\r\n"));
+        assertJsonError(invalid, 400, "invalid_session");
+        assertTrue(serverMillis(invalid)[1] >= 0, invalid::toString);
+        // Not routed: answered, but timed under no route.
+        assertTrue(serverMillis(send(get("/nowhere")))[0] >= 0);
+
+        // The time runs from the request's first bytes: a body that takes 300 ms to arrive is in it...
+        String body = "{\"query\":\"tea\"}";
+        RawHttp.Answer slow;
+        try (Socket socket = RawHttp.connect(port)) {
+            socket.setSoTimeout((int) ANSWER.toMillis());
+            String head = "POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                    + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                    + body.length() + "\r\n\r\n";
+            socket.getOutputStream().write((head + body.substring(0, 5)).getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            // A pause, not a wait: a body that is slow to arrive is the test.
+            Thread.sleep(300);
+            socket.getOutputStream().write(body.substring(5).getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            slow = RawHttp.read(socket.getInputStream());
+        }
+        // ...and in the wait before a worker handles it, since the body is read first.
+        assertTrue(serverMillis(slow)[0] >= 300, slow::toString);
+        assertTrue(serverMillis(slow)[1] >= 300, slow::toString);
+
+        PrometheusText scrape = PrometheusText.parse(metrics.scrape());
+        assertEquals(contextsBefore + 1, scrape.value(contexts));
+        assertEquals(searchesBefore + 1, sum(scrape, searches));
+        assertTrue(
+                scrape.samples().keySet().stream()
+                        .filter(k -> k.startsWith("reme_http_requests_seconds_count"))
+                        .noneMatch(k -> k.contains("nowhere")),
+                "an unrouted path is no label value");
+    }
+
+    /**
+     * The answer's Server-Timing header in milliseconds: {@code total}, then {@code wait} (NaN without
+     * one), which is never longer.
+     */
+    private static double[] serverMillis(RawHttp.Answer answer) {
+        String timing = answer.header("Server-Timing");
+        assertNotNull(timing, answer::toString);
+        Matcher m = Pattern.compile("total;dur=(\\d+\\.\\d{3})(?:, wait;dur=(\\d+\\.\\d{3}))?")
+                .matcher(timing);
+        assertTrue(m.matches(), timing);
+        double total = Double.parseDouble(m.group(1));
+        double wait = m.group(2) == null ? Double.NaN : Double.parseDouble(m.group(2));
+        assertFalse(wait > total, timing);
+        return new double[] {total, wait};
+    }
+
+    private static double sum(PrometheusText scrape, String prefix) {
+        return scrape.samples().entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .mapToDouble(Map.Entry::getValue)
+                .sum();
     }
 
     @Test

@@ -99,6 +99,22 @@ class PrometheusMetricsTest {
         assertEquals(1, scrape.value("reme_search_seconds_bucket", "partial=true", "le=0.05"));
     }
 
+    @Test
+    void requestsAreTimedByRouteTemplateAndStatusClass() {
+        String route = "GET /v1/sessions/{session}/context";
+        metrics.request(route, 200, Duration.ofMillis(3).toNanos());
+        metrics.request(route, 200, Duration.ofMillis(30).toNanos());
+        metrics.request(route, 404, Duration.ofNanos(400_000).toNanos());
+
+        PrometheusText scrape = parse(metrics.scrape());
+        String[] ok = {"route=" + route, "status=2xx"};
+        assertEquals(2, scrape.value("reme_http_requests_seconds_count", ok));
+        assertEquals(0, scrape.value("reme_http_requests_seconds_bucket", "route=" + route, "status=2xx", "le=0.0025"));
+        assertEquals(1, scrape.value("reme_http_requests_seconds_bucket", "route=" + route, "status=2xx", "le=0.005"));
+        assertEquals(2, scrape.value("reme_http_requests_seconds_bucket", "route=" + route, "status=2xx", "le=0.05"));
+        assertEquals(1, scrape.value("reme_http_requests_seconds_bucket", "route=" + route, "status=4xx", "le=5.0E-4"));
+    }
+
     private static String heapPool(PrometheusText scrape) {
         return scrape.samples().keySet().stream()
                 .filter(k -> k.startsWith("jvm_memory_used_bytes{area=\"heap\""))
