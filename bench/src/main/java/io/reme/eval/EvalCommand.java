@@ -59,6 +59,12 @@ public final class EvalCommand implements Callable<Integer> {
     boolean noQueryPrefix;
 
     @Option(
+            names = "--whole-questions",
+            description = "Search a question that asks several as a whole only, not also once per question"
+                    + " (the service's search before 2026-12-06).")
+    boolean wholeQuestions;
+
+    @Option(
             names = "--rrf-weights",
             split = ",",
             paramLabel = "TEXT,VECTOR",
@@ -142,7 +148,8 @@ public final class EvalCommand implements Callable<Integer> {
                 FusionMode.valueOf(fusion.toUpperCase(Locale.ROOT)),
                 !quiet,
                 rrfWeights.get(0),
-                rrfWeights.get(1));
+                rrfWeights.get(1),
+                wholeQuestions);
         List<LocalOnnxEmbeddingModel.Variant> variants = switch (modelName) {
             case "routed" ->
                 List.of(

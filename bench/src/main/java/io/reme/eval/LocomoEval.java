@@ -9,6 +9,7 @@ import io.reme.search.HybridFusion;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
+import io.reme.search.QuestionParts;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
@@ -61,7 +62,8 @@ public final class LocomoEval {
             FusionMode fusion,
             boolean progress,
             double rrfTextWeight,
-            double rrfVectorWeight) {
+            double rrfVectorWeight,
+            boolean wholeQuestions) {
         public Options {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
@@ -74,7 +76,7 @@ public final class LocomoEval {
 
         /** The service's fusion, with equal RRF weights. */
         public Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion, boolean progress) {
-            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1);
+            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1, false);
         }
 
         /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
@@ -275,18 +277,7 @@ public final class LocomoEval {
                         continue;
                     }
                     String question = item.path("question").asText();
-                    SearchQuery q = new SearchQuery(
-                            TENANT,
-                            question,
-                            null,
-                            EvidenceRecall.MAX_K,
-                            Set.of(MemoryType.DIALOG_CHUNK),
-                            Set.of(user),
-                            null,
-                            null,
-                            null,
-                            0,
-                            options.fusion());
+                    SearchQuery q = question(question, user, options);
                     if (embed != null) {
                         long e0 = System.nanoTime();
                         Embedder embedder = embed.forText(question);
@@ -299,6 +290,26 @@ public final class LocomoEval {
                     List<String> ranked = result.hits().stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
+                    List<String> questions = options.wholeQuestions() ? List.of() : QuestionParts.of(question);
+                    if (!questions.isEmpty()) {
+                        // As the service's search does (SearchQueries): the whole, then each question, in turn.
+                        List<List<Hit>> lists = new ArrayList<>(List.of(result.hits()));
+                        for (String part : questions) {
+                            SearchQuery one = question(part, user, options);
+                            if (embed != null) {
+                                long e0 = System.nanoTime();
+                                Embedder embedder = embed.forText(part);
+                                one = one.withVector(embedder.function().embedQuery(part), embedder.model());
+                                embedNanos += System.nanoTime() - e0;
+                            }
+                            long p0 = System.nanoTime();
+                            lists.add(search(index, one, options).hits());
+                            latencies.set(latencies.size() - 1, latencies.getLast() + System.nanoTime() - p0);
+                        }
+                        ranked = QuestionParts.interleave(lists, q.k()).stream()
+                                .map(h -> h.memory().metadata().get("dia_id"))
+                                .toList();
+                    }
                     int category = item.path("category").asInt(0);
                     if (sweep != null) {
                         Map<String, String> dia = new HashMap<>();
@@ -313,18 +324,7 @@ public final class LocomoEval {
                                 id -> dia.computeIfAbsent(id, x -> x.substring(x.indexOf('/') + 1)),
                                 text -> {
                                     try {
-                                        return index.candidates(new SearchQuery(
-                                                                TENANT,
-                                                                text,
-                                                                null,
-                                                                EvidenceRecall.MAX_K,
-                                                                Set.of(MemoryType.DIALOG_CHUNK),
-                                                                Set.of(user),
-                                                                null,
-                                                                null,
-                                                                null,
-                                                                0,
-                                                                options.fusion())
+                                        return index.candidates(question(text, user, options)
                                                         .withVector(asked0.vector(), asked0.vectorModel()))
                                                 .hits();
                                     } catch (IOException e) {
@@ -371,6 +371,22 @@ public final class LocomoEval {
             }
         }
         return report;
+    }
+
+    /** A question of the conversation's user, over its dialog, as the evaluation asks it. */
+    private static SearchQuery question(String text, String user, Options options) {
+        return new SearchQuery(
+                TENANT,
+                text,
+                null,
+                EvidenceRecall.MAX_K,
+                Set.of(MemoryType.DIALOG_CHUNK),
+                Set.of(user),
+                null,
+                null,
+                null,
+                0,
+                options.fusion());
     }
 
     /**

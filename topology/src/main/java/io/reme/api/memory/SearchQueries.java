@@ -18,6 +18,7 @@ import io.reme.search.FusionMode;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
 import io.reme.search.PartitionMerge;
+import io.reme.search.QuestionParts;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.io.IOException;
@@ -103,15 +104,50 @@ public final class SearchQueries {
     public record Answer(
             List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
+    /** A search as the body says, its text taken whole (the workers' lookups of similar memories). */
     Answer search(Caller caller, JsonNode body) {
-        return search(caller, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
+        SearchRequest request = BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID);
+        long start = System.nanoTime();
+        SearchQuery query = parse(caller.tenant(), request);
+        return search(query, caller, start, System.nanoTime());
     }
 
+    /**
+     * A client's search ({@code POST /v1/search}, the {@code search_memory} tool): a text that asks several
+     * questions is searched whole and once per question ({@link QuestionParts}), the answers' hits taken
+     * in turn.
+     */
     public Answer search(Caller caller, SearchRequest body) {
         String tenant = caller.tenant();
         long start = System.nanoTime();
         SearchQuery query = parse(tenant, body);
-        return search(query, caller, start, System.nanoTime());
+        Answer whole = search(query, caller, start, System.nanoTime());
+        List<String> questions = QuestionParts.of(body.query());
+        if (questions.isEmpty()) {
+            return whole;
+        }
+        List<Answer> answers = new ArrayList<>(List.of(whole));
+        for (String question : questions) {
+            long asked = System.nanoTime();
+            SearchQuery part = parse(tenant, body.withQuery(question));
+            answers.add(search(part, caller, asked, System.nanoTime()));
+        }
+        List<Hit> hits =
+                QuestionParts.interleave(answers.stream().map(Answer::hits).toList(), query.k());
+        Set<Integer> missing = new TreeSet<>();
+        answers.forEach(answer -> missing.addAll(answer.missingPartitions()));
+        Map<String, Object> timings = new LinkedHashMap<>();
+        timings.put("embedMs", sum(answers, "embedMs"));
+        timings.put("searchMs", sum(answers, "searchMs"));
+        timings.put("totalMs", (System.nanoTime() - start) / 1e6);
+        timings.put("questions", questions.size());
+        return new Answer(hits, !missing.isEmpty(), missing, timings);
+    }
+
+    private static double sum(List<Answer> answers, String timing) {
+        return answers.stream()
+                .mapToDouble(answer -> ((Number) answer.timings().get(timing)).doubleValue())
+                .sum();
     }
 
     /** Runs a query already parsed (and its text embedded) by {@link #parse}, as often as the caller needs. */

@@ -56,6 +56,11 @@ public record SearchRequest(
         noNulls("targets", targets);
     }
 
+    /** The same request for another text: one question of a query that asks several. */
+    SearchRequest withQuery(String text) {
+        return new SearchRequest(text, k, minScore, fusion, types, users, sessions, targets, from, to);
+    }
+
     private static void noNulls(String field, List<String> values) {
         // Not contains(null): an immutable list (List.of, as the MCP tools build) throws on it.
         if (values != null && values.stream().anyMatch(Objects::isNull)) {
