@@ -365,6 +365,31 @@ class MemoryApiIT extends WithBroker {
         }
     }
 
+    @Test
+    void aQueryAskingTwoQuestionsFindsEachQuestionsMemory() {
+        String marker = "quokka" + System.nanoTime();
+        created(a, memory("personal", "alice", "my cousin works at the Shenzhen design institute " + marker));
+        created(a, memory("personal", "alice", "the Shenzhen design institute where my cousin works moved " + marker));
+        created(b, memory("personal", "alice", "my cousin's design institute in Shenzhen hires engineers " + marker));
+        String fair = created(b, memory("personal", "alice", "the book fair opens on Friday " + marker));
+        String asked = "Where does my cousin work at the Shenzhen design institute " + marker + "? When is the fair?";
+
+        // Three memories about the cousin: one search's top three, with no room for the fair.
+        JsonNode whole = call(a, "POST", "/v1/search", Map.of("query", asked.replace('?', '.'), "k", 3))
+                .json();
+        assertFalse(hitIds(whole.path("hits")).contains(fair), "one search ranks the cousin first: " + whole);
+        assertFalse(whole.path("timings").has("questions"), whole::toString);
+
+        JsonNode answer =
+                call(b, "POST", "/v1/search", Map.of("query", asked, "k", 3)).json();
+        List<String> hits = hitIds(answer.path("hits"));
+        assertEquals(3, hits.size(), answer::toString);
+        assertEquals(hitIds(whole.path("hits")).get(0), hits.get(0), "the whole query's best first: " + answer);
+        assertTrue(hits.contains(fair), "the second question's memory in the top three: " + answer);
+        assertEquals(2, answer.path("timings").path("questions").asInt(), answer::toString);
+        assertFalse(answer.path("partial").asBoolean());
+    }
+
     private static List<String> hitIds(JsonNode hits) {
         List<String> ids = new ArrayList<>();
         hits.forEach(h -> ids.add(h.path("id").asText()));
