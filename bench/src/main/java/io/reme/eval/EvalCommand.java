@@ -65,6 +65,12 @@ public final class EvalCommand implements Callable<Integer> {
     boolean wholeQuestions;
 
     @Option(
+            names = "--no-second-hop",
+            description = "Leave each list in its fused order, without the second hop through its first hit"
+                    + " (the service's search before 2026-12-06).")
+    boolean noSecondHop;
+
+    @Option(
             names = "--rrf-weights",
             split = ",",
             paramLabel = "TEXT,VECTOR",
@@ -149,7 +155,8 @@ public final class EvalCommand implements Callable<Integer> {
                 !quiet,
                 rrfWeights.get(0),
                 rrfWeights.get(1),
-                wholeQuestions);
+                wholeQuestions,
+                noSecondHop);
         List<LocalOnnxEmbeddingModel.Variant> variants = switch (modelName) {
             case "routed" ->
                 List.of(

@@ -12,6 +12,7 @@ import io.reme.search.MemoryType;
 import io.reme.search.QuestionParts;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
+import io.reme.search.SecondHop;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -63,7 +64,8 @@ public final class LocomoEval {
             boolean progress,
             double rrfTextWeight,
             double rrfVectorWeight,
-            boolean wholeQuestions) {
+            boolean wholeQuestions,
+            boolean noSecondHop) {
         public Options {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
@@ -76,7 +78,7 @@ public final class LocomoEval {
 
         /** The service's fusion, with equal RRF weights. */
         public Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion, boolean progress) {
-            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1, false);
+            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1, false, false);
         }
 
         /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
@@ -287,13 +289,15 @@ public final class LocomoEval {
                     long s0 = System.nanoTime();
                     SearchResult result = search(index, q, options);
                     latencies.add(System.nanoTime() - s0);
-                    List<String> ranked = result.hits().stream()
+                    // As the service's search does (SearchQueries): each list re-ordered by its second hop,
+                    // and a query asking several questions searched whole and per question, in turn.
+                    List<Hit> hits = hop(question, result.hits(), options);
+                    List<String> ranked = hits.stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
                     List<String> questions = options.wholeQuestions() ? List.of() : QuestionParts.of(question);
                     if (!questions.isEmpty()) {
-                        // As the service's search does (SearchQueries): the whole, then each question, in turn.
-                        List<List<Hit>> lists = new ArrayList<>(List.of(result.hits()));
+                        List<List<Hit>> lists = new ArrayList<>(List.of(hits));
                         for (String part : questions) {
                             SearchQuery one = question(part, user, options);
                             if (embed != null) {
@@ -303,7 +307,7 @@ public final class LocomoEval {
                                 embedNanos += System.nanoTime() - e0;
                             }
                             long p0 = System.nanoTime();
-                            lists.add(search(index, one, options).hits());
+                            lists.add(hop(part, search(index, one, options).hits(), options));
                             latencies.set(latencies.size() - 1, latencies.getLast() + System.nanoTime() - p0);
                         }
                         ranked = QuestionParts.interleave(lists, q.k()).stream()
@@ -371,6 +375,10 @@ public final class LocomoEval {
             }
         }
         return report;
+    }
+
+    private static List<Hit> hop(String question, List<Hit> hits, Options options) {
+        return options.noSecondHop() ? hits : SecondHop.apply(question, hits);
     }
 
     /** A question of the conversation's user, over its dialog, as the evaluation asks it. */

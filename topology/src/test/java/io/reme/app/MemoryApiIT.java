@@ -390,6 +390,19 @@ class MemoryApiIT extends WithBroker {
         assertFalse(answer.path("partial").asBoolean());
     }
 
+    @Test
+    void aQuestionNamingAThingByOneFactFindsTheFactAsked() {
+        String place = created(a, memory("personal", "alice", "灯笼节的地点是广东深圳。"));
+        created(a, memory("personal", "alice", "读书会的持续时间是两天。"));
+        created(b, memory("personal", "alice", "电竞节的持续时间是三个周。"));
+        String asked = created(b, memory("personal", "alice", "灯笼节会持续九天。"));
+
+        JsonNode answer = call(a, "POST", "/v1/search", Map.of("query", "那个地点是广东深圳的活动，持续时间是什么？", "k", 2))
+                .json();
+        // The place names the festival; of the memories that say how long something lasts, the festival's.
+        assertEquals(List.of(place, asked), hitIds(answer.path("hits")), answer::toString);
+    }
+
     private static List<String> hitIds(JsonNode hits) {
         List<String> ids = new ArrayList<>();
         hits.forEach(h -> ids.add(h.path("id").asText()));

@@ -21,6 +21,7 @@ import io.reme.search.PartitionMerge;
 import io.reme.search.QuestionParts;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
+import io.reme.search.SecondHop;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -113,24 +114,31 @@ public final class SearchQueries {
     }
 
     /**
-     * A client's search ({@code POST /v1/search}, the {@code search_memory} tool): a text that asks several
-     * questions is searched whole and once per question ({@link QuestionParts}), the answers' hits taken
-     * in turn.
+     * A client's search ({@code POST /v1/search}, the {@code search_memory} tool): each list searched
+     * {@link SecondHop#DEPTH} deep at least and re-ordered by its second hop ({@link SecondHop}), then
+     * cut to {@code k}; a text that asks several questions is searched whole and once per question
+     * ({@link QuestionParts}), the lists' hits taken in turn.
      */
     public Answer search(Caller caller, SearchRequest body) {
         String tenant = caller.tenant();
         long start = System.nanoTime();
         SearchQuery query = parse(tenant, body);
-        Answer whole = search(query, caller, start, System.nanoTime());
+        int depth = Math.max(query.k(), SecondHop.DEPTH);
+        Answer whole = hopped(body.query(), search(query.withK(depth), caller, start, System.nanoTime()));
         List<String> questions = QuestionParts.of(body.query());
         if (questions.isEmpty()) {
-            return whole;
+            List<Hit> hits = whole.hits();
+            return new Answer(
+                    hits.subList(0, Math.min(query.k(), hits.size())),
+                    whole.partial(),
+                    whole.missingPartitions(),
+                    whole.timings());
         }
         List<Answer> answers = new ArrayList<>(List.of(whole));
         for (String question : questions) {
             long asked = System.nanoTime();
             SearchQuery part = parse(tenant, body.withQuery(question));
-            answers.add(search(part, caller, asked, System.nanoTime()));
+            answers.add(hopped(question, search(part.withK(depth), caller, asked, System.nanoTime())));
         }
         List<Hit> hits =
                 QuestionParts.interleave(answers.stream().map(Answer::hits).toList(), query.k());
@@ -142,6 +150,11 @@ public final class SearchQueries {
         timings.put("totalMs", (System.nanoTime() - start) / 1e6);
         timings.put("questions", questions.size());
         return new Answer(hits, !missing.isEmpty(), missing, timings);
+    }
+
+    private static Answer hopped(String text, Answer answer) {
+        return new Answer(
+                SecondHop.apply(text, answer.hits()), answer.partial(), answer.missingPartitions(), answer.timings());
     }
 
     private static double sum(List<Answer> answers, String timing) {
