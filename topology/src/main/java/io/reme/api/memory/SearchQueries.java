@@ -42,7 +42,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v1/search}: embeds the query once, asks only the partitions that can hold the
+ * {@code POST /v1/search}: embeds the query once (and each question of one that asks several, see
+ * {@link #search(Caller, SearchRequest)}), asks only the partitions that can hold the
  * tenant's memories (locally through interactive queries, on other instances through one internal
  * call per instance), and merges the hits. A partition that cannot answer (not hosted, moving) makes
  * the result {@code partial} with its number listed, never silently short; an index that takes the
@@ -129,7 +130,7 @@ public final class SearchQueries {
         if (questions.isEmpty()) {
             List<Hit> hits = whole.hits();
             return new Answer(
-                    hits.subList(0, Math.min(query.k(), hits.size())),
+                    List.copyOf(hits.subList(0, Math.min(query.k(), hits.size()))),
                     whole.partial(),
                     whole.missingPartitions(),
                     whole.timings());
