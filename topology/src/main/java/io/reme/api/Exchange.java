@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -204,6 +205,11 @@ final class Exchange {
             timer.answered(route, status, nanos);
         }
         response.setStatus(status);
+        if (this.body == null && hasBody()) {
+            // Refused before its body was read (401, 413, 503 at the door): the rest of the body may still
+            // be on its way, so the connection cannot carry another request, and the client must know.
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+        }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(SERVER_TIMING_HEADER, serverTiming(nanos));
         // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a

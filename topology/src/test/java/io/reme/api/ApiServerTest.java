@@ -305,6 +305,20 @@ class ApiServerTest {
     }
 
     @Test
+    void aRequestRefusedBeforeItsBodyIsReadClosesItsConnection() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}";
+        RawHttp.Answer refused = send("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+        assertEquals(401, refused.status(), refused::toString);
+        assertEquals("close", refused.header("Connection"), refused::toString);
+        // A body read before the answer leaves the connection to the client.
+        RawHttp.Answer read = send("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+        assertEquals(400, read.status(), read::toString);
+        assertNull(read.header("Connection"), read::toString);
+    }
+
+    @Test
     void anActiveConnectionIsNotClosed() throws Exception {
         try (Socket socket = RawHttp.connect(port)) {
             for (int i = 0; i < 3; i++) {
