@@ -279,41 +279,34 @@ public final class LocomoEval {
                         continue;
                     }
                     String question = item.path("question").asText();
-                    SearchQuery q = question(question, user, options);
-                    if (embed != null) {
-                        long e0 = System.nanoTime();
-                        Embedder embedder = embed.forText(question);
-                        q = q.withVector(embedder.function().embedQuery(question), embedder.model());
-                        embedNanos += System.nanoTime() - e0;
+                    // As the service's search does (SearchQueries): the question whole and, when it asks several,
+                    // each of them, every list re-ordered by its second hop, the lists taken in turn.
+                    List<String> texts = new ArrayList<>(List.of(question));
+                    if (!options.wholeQuestions()) {
+                        texts.addAll(QuestionParts.of(question));
                     }
-                    long s0 = System.nanoTime();
-                    SearchResult result = search(index, q, options);
-                    latencies.add(System.nanoTime() - s0);
-                    // As the service's search does (SearchQueries): each list re-ordered by its second hop,
-                    // and a query asking several questions searched whole and per question, in turn.
-                    List<Hit> hits = hop(question, result.hits(), options);
-                    List<String> ranked = hits.stream()
+                    List<SearchQuery> searched = new ArrayList<>();
+                    List<List<Hit>> lists = new ArrayList<>();
+                    long searchNanos = 0;
+                    for (String text : texts) {
+                        SearchQuery one = question(text, user, options);
+                        if (embed != null) {
+                            long e0 = System.nanoTime();
+                            Embedder embedder = embed.forText(text);
+                            one = one.withVector(embedder.function().embedQuery(text), embedder.model());
+                            embedNanos += System.nanoTime() - e0;
+                        }
+                        long s0 = System.nanoTime();
+                        SearchResult result = search(index, one, options);
+                        searchNanos += System.nanoTime() - s0;
+                        searched.add(one);
+                        lists.add(hop(text, result.hits(), options));
+                    }
+                    latencies.add(searchNanos);
+                    SearchQuery q = searched.get(0);
+                    List<String> ranked = QuestionParts.interleave(lists, q.k()).stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
-                    List<String> questions = options.wholeQuestions() ? List.of() : QuestionParts.of(question);
-                    if (!questions.isEmpty()) {
-                        List<List<Hit>> lists = new ArrayList<>(List.of(hits));
-                        for (String part : questions) {
-                            SearchQuery one = question(part, user, options);
-                            if (embed != null) {
-                                long e0 = System.nanoTime();
-                                Embedder embedder = embed.forText(part);
-                                one = one.withVector(embedder.function().embedQuery(part), embedder.model());
-                                embedNanos += System.nanoTime() - e0;
-                            }
-                            long p0 = System.nanoTime();
-                            lists.add(hop(part, search(index, one, options).hits(), options));
-                            latencies.set(latencies.size() - 1, latencies.getLast() + System.nanoTime() - p0);
-                        }
-                        ranked = QuestionParts.interleave(lists, q.k()).stream()
-                                .map(h -> h.memory().metadata().get("dia_id"))
-                                .toList();
-                    }
                     int category = item.path("category").asInt(0);
                     if (sweep != null) {
                         Map<String, String> dia = new HashMap<>();

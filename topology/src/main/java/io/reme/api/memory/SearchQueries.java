@@ -127,22 +127,18 @@ public final class SearchQueries {
         int depth = Math.max(query.k(), SecondHop.DEPTH);
         Answer whole = hopped(body.query(), search(query.withK(depth), caller, start, System.nanoTime()));
         List<String> questions = QuestionParts.of(body.query());
-        if (questions.isEmpty()) {
-            List<Hit> hits = whole.hits();
-            return new Answer(
-                    List.copyOf(hits.subList(0, Math.min(query.k(), hits.size()))),
-                    whole.partial(),
-                    whole.missingPartitions(),
-                    whole.timings());
-        }
         List<Answer> answers = new ArrayList<>(List.of(whole));
         for (String question : questions) {
             long asked = System.nanoTime();
             SearchQuery part = parse(tenant, body.withQuery(question));
             answers.add(hopped(question, search(part.withK(depth), caller, asked, System.nanoTime())));
         }
+        // One list taken in turn is that list cut to k.
         List<Hit> hits =
                 QuestionParts.interleave(answers.stream().map(Answer::hits).toList(), query.k());
+        if (questions.isEmpty()) {
+            return new Answer(hits, whole.partial(), whole.missingPartitions(), whole.timings());
+        }
         Set<Integer> missing = new TreeSet<>();
         answers.forEach(answer -> missing.addAll(answer.missingPartitions()));
         Map<String, Object> timings = new LinkedHashMap<>();
