@@ -22,15 +22,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -121,17 +125,21 @@ class MemoryReembedderIT extends WithBroker {
                 .withVector(new float[] {1, i + 1}, "old");
     }
 
-    private static void write(Topics topics, List<MemoryRecord> memories) {
+    /** Writes the memories and waits for each to be acknowledged, so a failed write fails here and not later. */
+    private static void write(Topics topics, List<MemoryRecord> memories) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (MemoryRecord memory : memories) {
                 int i = Integer.parseInt(memory.id().substring(1));
-                producer.send(new ProducerRecord<>(
+                sent.add(producer.send(new ProducerRecord<>(
                         topics.memories(),
                         i % PARTITIONS,
                         ("acme/" + memory.id()).getBytes(StandardCharsets.UTF_8),
-                        Json.bytes(memory)));
+                        Json.bytes(memory))));
             }
-            producer.flush();
+            for (Future<RecordMetadata> future : sent) {
+                future.get(60, TimeUnit.SECONDS);
+            }
         }
     }
 
@@ -145,7 +153,27 @@ class MemoryReembedderIT extends WithBroker {
     }
 
     private static List<ConsumerRecord<String, byte[]>> all(Topics topics) {
-        return TestKafka.readCommitted(broker.bootstrapServers(), topics.memories(), 1, Duration.ofSeconds(30));
+        return all(topics, 1);
+    }
+
+    /** The whole topic, read until at least {@code atLeast} records came (what is known to be there). */
+    private static List<ConsumerRecord<String, byte[]>> all(Topics topics, int atLeast) {
+        return TestKafka.readCommitted(broker.bootstrapServers(), topics.memories(), atLeast, Duration.ofSeconds(60));
+    }
+
+    /** Records and the highest offset read, by partition: what a failed count says about the read. */
+    private static String perPartition(List<ConsumerRecord<String, byte[]>> records) {
+        Map<Integer, String> out = new TreeMap<>();
+        records.stream()
+                .collect(Collectors.groupingBy(ConsumerRecord::partition))
+                .forEach((p, rs) -> out.put(
+                        p,
+                        rs.size() + " records to offset "
+                                + rs.stream()
+                                        .mapToLong(ConsumerRecord::offset)
+                                        .max()
+                                        .orElse(-1)));
+        return out.toString();
     }
 
     /** The switches to {@code profile} on the topic, by partition. */
@@ -217,10 +245,11 @@ class MemoryReembedderIT extends WithBroker {
                         + " after the first's " + first.reembedded.get());
         assertTrue(second.movedBeforeDone, "the progress moved while re-embedding");
 
-        List<ConsumerRecord<String, byte[]>> records = all(topics);
+        // Every memory's first record, at least one rewrite of each, and a switch per partition.
+        List<ConsumerRecord<String, byte[]>> records = all(topics, 2 * n + PARTITIONS);
         Map<Integer, Long> switched = switches(records, "new");
         Map<String, ConsumerRecord<String, byte[]>> latest = latest(records);
-        assertEquals(n, latest.size());
+        assertEquals(n, latest.size(), () -> "memories on the topic; read " + perPartition(records));
         for (ConsumerRecord<String, byte[]> last : latest.values()) {
             MemoryRecord memory = memory(last);
             assertTrue(memory.hasVectorOf("old") && memory.hasVectorOf("new"), "both models' vectors: " + memory);
@@ -248,7 +277,8 @@ class MemoryReembedderIT extends WithBroker {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> switches(all(topics), "new").size() == PARTITIONS);
         }
-        Map<String, ConsumerRecord<String, byte[]>> latest = latest(all(topics));
+        // Two memories, the edit, and a switch per partition.
+        Map<String, ConsumerRecord<String, byte[]>> latest = latest(all(topics, 3 + PARTITIONS));
         assertEquals("likes coffee", memory(latest.get("acme/m0")).text(), "the edit is the topic's last word");
         assertEquals("walks daily", memory(latest.get("acme/m2")).text());
         assertTrue(memory(latest.get("acme/m2")).hasVectorOf("new"));
