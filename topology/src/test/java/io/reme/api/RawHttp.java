@@ -62,7 +62,10 @@ final class RawHttp {
         }
     }
 
-    /** Reads one answer: headers, then the body by Content-Length (or to the end of the stream). */
+    /**
+     * Reads one answer: headers, then the body by Content-Length (or to the end of the stream); an interim
+     * answer (1xx) is its headers only.
+     */
     static Answer read(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int matched = 0;
@@ -79,7 +82,10 @@ final class RawHttp {
         Answer partial = new Answer(status, headers, "");
         String length = partial.header("Content-Length");
         byte[] body;
-        if (length != null) {
+        if (status < 200) {
+            // An interim answer (100 Continue) has no body; the final one follows.
+            body = new byte[0];
+        } else if (length != null) {
             body = in.readNBytes(Integer.parseInt(length));
         } else if ("chunked"
                 .equals(String.valueOf(partial.header("Transfer-Encoding")).toLowerCase(Locale.ROOT))) {
