@@ -7,6 +7,7 @@ import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.embedding.LocalOnnxEmbeddingModel;
 import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
+import io.reme.search.Retrieval;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -86,6 +87,17 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
+    /** The service's client retrieval, less what the options leave out. */
+    private Retrieval retrieval() {
+        if (!wholeQuestions && !noSecondHop) {
+            return Retrieval.CLIENT;
+        }
+        String name = Retrieval.CLIENT.name()
+                + (wholeQuestions ? ", whole questions" : "")
+                + (noSecondHop ? ", no second hop" : "");
+        return new Retrieval(name, !wholeQuestions, !noSecondHop);
+    }
+
     /** One model, or the routed pair (which owns the two it routes to). */
     private static EmbeddingModel load(List<LocalOnnxEmbeddingModel.Variant> variants) throws EmbeddingException {
         EmbeddingModel first =
@@ -142,6 +154,13 @@ public final class EvalCommand implements Callable<Integer> {
             System.err.println("no such file: " + data);
             return 2;
         }
+        if (embeddingCache != null) {
+            if (Files.exists(embeddingCache) && !Files.isDirectory(embeddingCache)) {
+                System.err.println("--embedding-cache names a file, not a folder: " + embeddingCache);
+                return 2;
+            }
+            Files.createDirectories(embeddingCache);
+        }
         AppConfig config = AppConfig.of(Map.of(AppConfig.EMBEDDING.name(), embedding));
         if (rrfWeights.size() != 2) {
             System.err.println("--rrf-weights takes two numbers, TEXT,VECTOR");
@@ -155,8 +174,7 @@ public final class EvalCommand implements Callable<Integer> {
                 !quiet,
                 rrfWeights.get(0),
                 rrfWeights.get(1),
-                wholeQuestions,
-                noSecondHop);
+                retrieval());
         List<LocalOnnxEmbeddingModel.Variant> variants = switch (modelName) {
             case "routed" ->
                 List.of(

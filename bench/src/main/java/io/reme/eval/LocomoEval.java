@@ -9,10 +9,9 @@ import io.reme.search.HybridFusion;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
-import io.reme.search.QuestionParts;
+import io.reme.search.Retrieval;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
-import io.reme.search.SecondHop;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -64,8 +63,7 @@ public final class LocomoEval {
             boolean progress,
             double rrfTextWeight,
             double rrfVectorWeight,
-            boolean wholeQuestions,
-            boolean noSecondHop) {
+            Retrieval retrieval) {
         public Options {
             if (context < 0) {
                 throw new IllegalArgumentException("context must be >= 0");
@@ -74,11 +72,12 @@ public final class LocomoEval {
                 throw new IllegalArgumentException("RRF weights must be >= 0 and not both 0");
             }
             fusion = fusion == null ? FusionMode.RANK_AND_SCORE : fusion;
+            retrieval = retrieval == null ? Retrieval.CLIENT : retrieval;
         }
 
         /** The service's fusion, with equal RRF weights. */
         public Options(boolean sessionDate, boolean imageCaptions, int context, FusionMode fusion, boolean progress) {
-            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1, false, false);
+            this(sessionDate, imageCaptions, context, fusion, progress, 1, 1, Retrieval.CLIENT);
         }
 
         /** Whether RRF runs with other weights than the service's: an experiment, see {@link #search}. */
@@ -102,6 +101,7 @@ public final class LocomoEval {
                     + (sessionDate ? ", session date in front" : "")
                     + (context > 0 ? ", +" + context + " neighbouring turn(s) each side" : "")
                     + "; fusion " + fusion.name().toLowerCase(Locale.ROOT)
+                    + "; retrieval " + retrieval.name()
                     + (reweighted()
                             ? String.format(
                                     Locale.ROOT,
@@ -151,6 +151,27 @@ public final class LocomoEval {
         }
     }
 
+    /**
+     * The share of questions with some evidence in the top k (recall_any) and with all of it (recall_all) at each
+     * of {@link EvidenceRecall#KS}, the mean reciprocal rank of the first evidence, and the mean NDCG@10.
+     */
+    public record Ranking(String label, int questions, double[] anyAtK, double[] allAtK, double mrr, double ndcg10) {
+        public Ranking {
+            anyAtK = anyAtK.clone();
+            allAtK = allAtK.clone();
+        }
+
+        @Override
+        public double[] anyAtK() {
+            return anyAtK.clone();
+        }
+
+        @Override
+        public double[] allAtK() {
+            return allAtK.clone();
+        }
+    }
+
     /** Everything measured in one run. */
     public record Report(
             Options options,
@@ -160,6 +181,7 @@ public final class LocomoEval {
             List<Recall> categories,
             Recall overall,
             List<Recall> capped,
+            List<Ranking> rankings,
             int skippedQuestions,
             int droppedEvidence,
             double indexSeconds,
@@ -205,6 +227,35 @@ public final class LocomoEval {
             for (Recall r : capped) {
                 out.println(row(r));
             }
+            out.println("some evidence in the top k (any), all of it (all), mean reciprocal rank, NDCG@10");
+            out.println(String.format(
+                    Locale.ROOT,
+                    "%-16s %5s %6s %6s %6s %6s %6s %6s %6s %6s",
+                    "category",
+                    "n",
+                    "any@1",
+                    "any@5",
+                    "any@10",
+                    "all@5",
+                    "all@10",
+                    "all@50",
+                    "MRR",
+                    "NDCG10"));
+            for (Ranking r : rankings) {
+                out.println(String.format(
+                        Locale.ROOT,
+                        "%-16s %5d %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f",
+                        r.label(),
+                        r.questions(),
+                        r.anyAtK()[0],
+                        r.anyAtK()[1],
+                        r.anyAtK()[2],
+                        r.allAtK()[1],
+                        r.allAtK()[2],
+                        r.allAtK()[4],
+                        r.mrr(),
+                        r.ndcg10()));
+            }
         }
 
         private static String row(Recall r) {
@@ -228,7 +279,10 @@ public final class LocomoEval {
         if (!root.isArray()) {
             throw new IllegalArgumentException(data + ": expected a JSON list of conversations");
         }
-        EvidenceRecall recalls = new EvidenceRecall();
+        EvidenceRecall recalls = new EvidenceRecall(
+                root.isEmpty()
+                        ? EvidenceRecall.LOCOMO
+                        : EvidenceRecall.namesFor(root.get(0).path("sample_id").asText("")));
         List<Long> latencies = new ArrayList<>();
         FusionSweep sweep = Boolean.getBoolean("reme.eval.sweep") ? new FusionSweep() : null;
         int turns = 0;
@@ -237,6 +291,12 @@ public final class LocomoEval {
         long indexNanos = 0;
         long embedNanos = 0;
         int done = 0;
+        long totalTurns = 0;
+        for (JsonNode conv : root) {
+            totalTurns += LocomoData.turns(conv.path("conversation")).size();
+        }
+        Progress progress =
+                options.progress() ? new Progress(System.err, root.size(), totalTurns, System::nanoTime) : null;
         for (JsonNode conv : root) {
             done++;
             String sample = conv.path("sample_id").asText("conv-" + done);
@@ -245,14 +305,8 @@ public final class LocomoEval {
             Set<String> diaIds = new LinkedHashSet<>();
             dialog.forEach(t -> diaIds.add(t.diaId()));
             turns += dialog.size();
-            if (options.progress()) {
-                System.err.printf(
-                        Locale.ROOT,
-                        "\r[%d/%d] %s: indexing %d turns...          ",
-                        done,
-                        root.size(),
-                        sample,
-                        dialog.size());
+            if (progress != null) {
+                progress.indexing(done, sample, dialog.size());
             }
             List<MemoryRecord> records = LocomoData.records(sample, user, dialog, options);
             if (embed != null) {
@@ -279,17 +333,14 @@ public final class LocomoEval {
                         continue;
                     }
                     String question = item.path("question").asText();
-                    // As the service's search does (SearchQueries): the question whole and, when it asks several,
-                    // each of them, every list re-ordered by its second hop, the lists taken in turn.
-                    List<String> texts = new ArrayList<>(List.of(question));
-                    if (!options.wholeQuestions()) {
-                        texts.addAll(QuestionParts.of(question));
-                    }
+                    // The product's own retrieval: the texts it searches, each list as deep as it reads, merged.
+                    Retrieval retrieval = options.retrieval();
+                    List<String> texts = retrieval.texts(question);
                     List<SearchQuery> searched = new ArrayList<>();
                     List<List<Hit>> lists = new ArrayList<>();
                     long searchNanos = 0;
                     for (String text : texts) {
-                        SearchQuery one = question(text, user, options);
+                        SearchQuery one = question(text, user, retrieval.depth(EvidenceRecall.MAX_K), options);
                         if (embed != null) {
                             long e0 = System.nanoTime();
                             Embedder embedder = embed.forText(text);
@@ -300,11 +351,11 @@ public final class LocomoEval {
                         SearchResult result = search(index, one, options);
                         searchNanos += System.nanoTime() - s0;
                         searched.add(one);
-                        lists.add(hop(text, result.hits(), options));
+                        lists.add(result.hits());
                     }
                     latencies.add(searchNanos);
                     SearchQuery q = searched.get(0);
-                    List<String> ranked = QuestionParts.interleave(lists, q.k()).stream()
+                    List<String> ranked = retrieval.merge(texts, lists, EvidenceRecall.MAX_K).stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
                     int category = item.path("category").asInt(0);
@@ -321,7 +372,7 @@ public final class LocomoEval {
                                 id -> dia.computeIfAbsent(id, x -> x.substring(x.indexOf('/') + 1)),
                                 text -> {
                                     try {
-                                        return index.candidates(question(text, user, options)
+                                        return index.candidates(question(text, user, EvidenceRecall.MAX_K, options)
                                                         .withVector(asked0.vector(), asked0.vectorModel()))
                                                 .hits();
                                     } catch (IOException e) {
@@ -330,21 +381,17 @@ public final class LocomoEval {
                                 });
                     }
                     recalls.add(category, ranked, evidence);
-                    if (options.progress() && ++asked % 25 == 0) {
-                        System.err.printf(
-                                Locale.ROOT,
-                                "\r[%d/%d] %s: %d/%d questions          ",
-                                done,
-                                root.size(),
-                                sample,
-                                asked,
-                                qa.size());
+                    if (progress != null && ++asked % 25 == 0) {
+                        progress.asked(done, sample, dialog.size(), asked, qa.size());
                     }
                 }
             }
+            if (progress != null) {
+                progress.finished(dialog.size());
+            }
         }
-        if (options.progress()) {
-            System.err.printf(Locale.ROOT, "\rdone: %d conversations%30s%n", done, "");
+        if (progress != null) {
+            progress.done();
         }
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         Report report = new Report(
@@ -355,6 +402,7 @@ public final class LocomoEval {
                 recalls.categories(),
                 recalls.overall(),
                 recalls.capped(),
+                recalls.rankings(),
                 skipped,
                 dropped,
                 indexNanos / 1e9,
@@ -370,17 +418,13 @@ public final class LocomoEval {
         return report;
     }
 
-    private static List<Hit> hop(String question, List<Hit> hits, Options options) {
-        return options.noSecondHop() ? hits : SecondHop.apply(question, hits);
-    }
-
     /** A question of the conversation's user, over its dialog, as the evaluation asks it. */
-    private static SearchQuery question(String text, String user, Options options) {
+    private static SearchQuery question(String text, String user, int k, Options options) {
         return new SearchQuery(
                 TENANT,
                 text,
                 null,
-                EvidenceRecall.MAX_K,
+                k,
                 Set.of(MemoryType.DIALOG_CHUNK),
                 Set.of(user),
                 null,

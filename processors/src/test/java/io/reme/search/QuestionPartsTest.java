@@ -1,12 +1,8 @@
 package io.reme.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,29 +41,6 @@ class QuestionPartsTest {
         assertEquals(List.of("a", "c", "b", "d"), ids(QuestionParts.interleave(lists, 10)));
         assertEquals(List.of("a", "c"), ids(QuestionParts.interleave(lists, 2)));
         assertEquals(List.of(), QuestionParts.interleave(List.of(List.of(), List.of()), 5));
-    }
-
-    @Test
-    void eachQuestionBringsItsOwnEvidenceIntoTheTopK() throws IOException {
-        String asked = "Where does my cousin work at the Shenzhen design institute? When is the fair?";
-        try (MemoryIndex index = MemoryIndex.inMemory()) {
-            index.upsert(rec("cousin", "my cousin works at the Shenzhen design institute"));
-            index.upsert(rec("institute", "the design institute in Shenzhen is where my cousin's team works"));
-            index.upsert(rec("shenzhen", "the design institute moved to a new building in Shenzhen"));
-            index.upsert(rec("fair", "the book fair opens on Friday"));
-            index.refresh();
-            List<Hit> whole = index.search(SearchQuery.text("acme", asked, 2)).hits();
-            assertFalse(ids(whole).contains("fair"), "the whole question's top two are both about the cousin");
-
-            List<List<Hit>> lists = new ArrayList<>(List.of(whole));
-            for (String question : QuestionParts.of(asked)) {
-                lists.add(index.search(SearchQuery.text("acme", question, 2)).hits());
-            }
-            List<String> answer = ids(QuestionParts.interleave(lists, 2));
-            assertEquals(2, answer.size(), answer::toString);
-            assertEquals(ids(whole).get(0), answer.get(0), "the whole question's best stays first");
-            assertTrue(answer.contains("fair"), answer::toString);
-        }
     }
 
     private static MemoryRecord rec(String id, String text) {

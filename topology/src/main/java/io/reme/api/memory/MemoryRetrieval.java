@@ -5,6 +5,7 @@ import io.reme.api.BodyBinder;
 import io.reme.api.Caller;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
+import io.reme.search.Retrieval;
 import io.reme.search.SearchQuery;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,8 +17,8 @@ import java.util.TreeSet;
 /**
  * {@code POST /v1/memories/retrieve}: what an agent about to act should know, the most relevant
  * memories of each asked type (personal, procedural, tool by default), each type searched on its
- * own so one kind cannot crowd out the others. Runs the same search as {@code /v1/search} (same
- * fan-out, same tenant wall) once per type.
+ * own so one kind cannot crowd out the others. Runs the same search as {@code /v1/search} (the same
+ * {@link Retrieval#CLIENT}, fan-out and tenant wall) once per type.
  */
 public final class MemoryRetrieval {
 
@@ -41,12 +42,16 @@ public final class MemoryRetrieval {
         SearchRequest search = body.search();
         // The search's own rules (user and target lists) hold here too.
         search.validate();
-        // The question is embedded once; each type is then searched on its own.
-        SearchQuery query = searches.parse(tenant, search);
+        // The question (and each it asks) is embedded once; each type is then searched on its own.
+        long start = System.nanoTime();
+        List<SearchQuery> queries = searches.parse(Retrieval.CLIENT, tenant, search);
+        long embedded = System.nanoTime();
         Map<String, List<Hit>> results = new LinkedHashMap<>();
         Set<Integer> missing = new TreeSet<>();
         for (MemoryType type : types) {
-            SearchQueries.Answer answer = searches.search(query.withTypes(Set.of(type)), caller);
+            List<SearchQuery> ofType =
+                    queries.stream().map(q -> q.withTypes(Set.of(type))).toList();
+            SearchQueries.Answer answer = searches.search(Retrieval.CLIENT, ofType, caller, start, embedded);
             results.put(type.name().toLowerCase(Locale.ROOT), answer.hits());
             missing.addAll(answer.missingPartitions());
         }

@@ -18,10 +18,9 @@ import io.reme.search.FusionMode;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
 import io.reme.search.PartitionMerge;
-import io.reme.search.QuestionParts;
+import io.reme.search.Retrieval;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
-import io.reme.search.SecondHop;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -106,70 +105,68 @@ public final class SearchQueries {
     public record Answer(
             List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
-    /** A search as the body says, its text taken whole (the workers' lookups of similar memories). */
+    /** A workers' lookup of similar memories ({@link Retrieval#LOOKUP}): the body's text taken whole. */
     Answer search(Caller caller, JsonNode body) {
-        SearchRequest request = BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID);
+        return search(Retrieval.LOOKUP, caller, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
+    }
+
+    /** A client's search ({@code POST /v1/search}, the {@code search_memory} tool): {@link Retrieval#CLIENT}. */
+    public Answer search(Caller caller, SearchRequest body) {
+        return search(Retrieval.CLIENT, caller, body);
+    }
+
+    /** {@code body}'s search under {@code retrieval}: each of its texts parsed and embedded once, then searched. */
+    Answer search(Retrieval retrieval, Caller caller, SearchRequest body) {
         long start = System.nanoTime();
-        SearchQuery query = parse(caller.tenant(), request);
-        return search(query, caller, start, System.nanoTime());
+        List<SearchQuery> queries = parse(retrieval, caller.tenant(), body);
+        return search(retrieval, queries, caller, start, System.nanoTime());
     }
 
     /**
-     * A client's search ({@code POST /v1/search}, the {@code search_memory} tool): each list searched
-     * {@link SecondHop#DEPTH} deep at least and re-ordered by its second hop ({@link SecondHop}), then
-     * cut to {@code k}; a text that asks several questions is searched whole and once per question
-     * ({@link QuestionParts}), the lists' hits taken in turn.
+     * The queries {@code retrieval} searches {@code body} as (its {@link Retrieval#texts}), each checked and
+     * embedded: the first is the body's own.
      */
-    public Answer search(Caller caller, SearchRequest body) {
-        String tenant = caller.tenant();
-        long start = System.nanoTime();
-        SearchQuery query = parse(tenant, body);
-        int depth = Math.max(query.k(), SecondHop.DEPTH);
-        Answer whole = hopped(body.query(), search(query.withK(depth), caller, start, System.nanoTime()));
-        List<String> questions = QuestionParts.of(body.query());
-        List<Answer> answers = new ArrayList<>(List.of(whole));
-        for (String question : questions) {
-            long asked = System.nanoTime();
-            SearchQuery part = parse(tenant, body.withQuery(question));
-            answers.add(hopped(question, search(part.withK(depth), caller, asked, System.nanoTime())));
+    List<SearchQuery> parse(Retrieval retrieval, String tenant, SearchRequest body) {
+        List<SearchQuery> queries = new ArrayList<>();
+        for (String text : retrieval.texts(body.query())) {
+            queries.add(parse(tenant, queries.isEmpty() ? body : body.withQuery(text)));
         }
-        // One list taken in turn is that list cut to k.
-        List<Hit> hits =
-                QuestionParts.interleave(answers.stream().map(Answer::hits).toList(), query.k());
-        if (questions.isEmpty()) {
-            return new Answer(hits, whole.partial(), whole.missingPartitions(), whole.timings());
-        }
+        return List.copyOf(queries);
+    }
+
+    /**
+     * Searches {@code queries} (as {@link #parse(Retrieval, String, SearchRequest)} gave them, maybe narrowed
+     * alike) each {@link Retrieval#depth} deep and merges their lists as {@code retrieval} says, to the first
+     * query's k. The answer is partial when any list missed a partition.
+     */
+    Answer search(Retrieval retrieval, List<SearchQuery> queries, Caller caller, long start, long embedded) {
+        int k = queries.get(0).k();
+        List<String> texts = new ArrayList<>();
+        List<List<Hit>> lists = new ArrayList<>();
         Set<Integer> missing = new TreeSet<>();
-        answers.forEach(answer -> missing.addAll(answer.missingPartitions()));
+        for (SearchQuery query : queries) {
+            Answer answer = fanOut(query.withK(retrieval.depth(k)), caller);
+            texts.add(query.text());
+            lists.add(answer.hits());
+            missing.addAll(answer.missingPartitions());
+        }
         Map<String, Object> timings = new LinkedHashMap<>();
-        timings.put("embedMs", sum(answers, "embedMs"));
-        timings.put("searchMs", sum(answers, "searchMs"));
+        timings.put("embedMs", (embedded - start) / 1e6);
+        timings.put("searchMs", (System.nanoTime() - embedded) / 1e6);
         timings.put("totalMs", (System.nanoTime() - start) / 1e6);
-        timings.put("questions", questions.size());
-        return new Answer(hits, !missing.isEmpty(), missing, timings);
+        if (queries.size() > 1) {
+            timings.put("questions", queries.size() - 1);
+        }
+        return new Answer(retrieval.merge(texts, lists, k), !missing.isEmpty(), missing, timings);
     }
 
-    private static Answer hopped(String text, Answer answer) {
-        return new Answer(
-                SecondHop.apply(text, answer.hits()), answer.partial(), answer.missingPartitions(), answer.timings());
-    }
-
-    private static double sum(List<Answer> answers, String timing) {
-        return answers.stream()
-                .mapToDouble(answer -> ((Number) answer.timings().get(timing)).doubleValue())
-                .sum();
-    }
-
-    /** Runs a query already parsed (and its text embedded) by {@link #parse}, as often as the caller needs. */
-    Answer search(SearchQuery query, Caller caller) {
-        long start = System.nanoTime();
-        return search(query, caller, start, start);
-    }
-
-    private Answer search(SearchQuery query, Caller caller, long start, long embedded) {
-        String tenant = query.tenant();
-        Set<Integer> wanted = partitioning.partitionsOf(tenant, partitions);
-        // One partition's answer is final; several partitions send their candidates, fused here once.
+    /**
+     * One query asked of the partitions that may hold its tenant's memories, here and on the other instances:
+     * its hits (one partition's answer is final; several partitions send their candidates, fused here once) and
+     * the partitions that did not answer. No timings.
+     */
+    private Answer fanOut(SearchQuery query, Caller caller) {
+        Set<Integer> wanted = partitioning.partitionsOf(query.tenant(), partitions);
         boolean candidates = wanted.size() > 1;
         PartitionFanOut.Gathered<PartitionHits> gathered = fanOut.gather(
                 wanted,
@@ -182,15 +179,10 @@ public final class SearchQueries {
         List<Hit> hits = new ArrayList<>();
         gathered.parts().forEach(part -> hits.addAll(part.hits()));
         Set<Integer> missing = gathered.missing();
-        List<Hit> merged = candidates ? PartitionMerge.merge(hits, query) : hits;
-        Map<String, Object> timings = new LinkedHashMap<>();
-        timings.put("embedMs", (embedded - start) / 1e6);
-        timings.put("searchMs", (System.nanoTime() - embedded) / 1e6);
-        timings.put("totalMs", (System.nanoTime() - start) / 1e6);
         if (!missing.isEmpty()) {
-            LOG.warn("partial search tenant={} missingPartitions={}", tenant, missing);
+            LOG.warn("partial search tenant={} missingPartitions={}", query.tenant(), missing);
         }
-        return new Answer(merged, !missing.isEmpty(), missing, timings);
+        return new Answer(candidates ? PartitionMerge.merge(hits, query) : hits, !missing.isEmpty(), missing, Map.of());
     }
 
     /** Hits of some partitions, and which partitions answered. */
