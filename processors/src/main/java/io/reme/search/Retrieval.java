@@ -26,10 +26,24 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop) 
      */
     public static final Retrieval LOOKUP = new Retrieval("lookup", false, false);
 
+    /** The strategies a search request may name. */
+    public static final List<Retrieval> NAMED = List.of(CLIENT, LOOKUP);
+
     public Retrieval {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("a retrieval needs a name");
         }
+    }
+
+    /** The strategy of {@link #NAMED} called {@code name}. */
+    public static Retrieval named(String name) {
+        for (Retrieval retrieval : NAMED) {
+            if (retrieval.name().equals(name)) {
+                return retrieval;
+            }
+        }
+        throw new IllegalArgumentException("no retrieval named '" + name + "'; use "
+                + String.join(" or ", NAMED.stream().map(Retrieval::name).toList()));
     }
 
     /** One text searched, its hits best first (at most {@code depth}); how is the caller's. */

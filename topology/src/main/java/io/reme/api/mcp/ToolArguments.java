@@ -67,7 +67,8 @@ final class ToolArguments {
                     sessions,
                     targets,
                     from,
-                    to);
+                    to,
+                    null);
             request.validate();
             return request;
         }

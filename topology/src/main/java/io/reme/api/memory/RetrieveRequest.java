@@ -77,6 +77,7 @@ public record RetrieveRequest(
                 null,
                 targets,
                 timeRange == null ? null : timeRange.from(),
-                timeRange == null ? null : timeRange.to());
+                timeRange == null ? null : timeRange.to(),
+                null);
     }
 }

@@ -6,6 +6,7 @@ import io.reme.json.Json;
 import io.reme.provider.MergeTask;
 import io.reme.search.Hit;
 import io.reme.search.MemoryType;
+import io.reme.search.Retrieval;
 import io.reme.worker.MemoryLookup;
 import java.util.List;
 import java.util.Locale;
@@ -45,9 +46,14 @@ public final class SearchMemoryLookup implements MemoryLookup {
         }
     }
 
-    /** The {@code /v1/search} body of a lookup: the memories of one type and target nearest to the text. */
+    /**
+     * The {@code /v1/search} body of a lookup: the memories of one type and target nearest to the text, searched
+     * whole ({@link Retrieval#LOOKUP}: a memory's text is not a question to split or hop through).
+     */
     static Map<String, Object> request(MemoryType type, String target, String text, int k) {
         return Map.of(
+                "retrieval",
+                Retrieval.LOOKUP.name(),
                 "query",
                 text,
                 "k",

@@ -105,14 +105,17 @@ public final class SearchQueries {
     public record Answer(
             List<Hit> hits, boolean partial, Set<Integer> missingPartitions, Map<String, Object> timings) {}
 
-    /** A workers' lookup of similar memories ({@link Retrieval#LOOKUP}): the body's text taken whole. */
+    /** A search whose body is already parsed: a worker's lookup of similar memories ({@link SearchMemoryLookup}). */
     Answer search(Caller caller, JsonNode body) {
-        return search(Retrieval.LOOKUP, caller, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
+        return search(caller, BodyBinder.bind(body, SearchRequest.class, SearchRequest.INVALID));
     }
 
-    /** A client's search ({@code POST /v1/search}, the {@code search_memory} tool): {@link Retrieval#CLIENT}. */
+    /**
+     * {@code POST /v1/search} and the {@code search_memory} tool: the retrieval the body names, a client's
+     * ({@link Retrieval#CLIENT}) unless it names the workers' {@code lookup}.
+     */
     public Answer search(Caller caller, SearchRequest body) {
-        return search(Retrieval.CLIENT, caller, body);
+        return search(body.strategy(), caller, body);
     }
 
     /** {@code body}'s search under {@code retrieval}: each of its texts parsed and embedded once, then searched. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.reme.api.ApiException;
 import io.reme.api.RequestBody;
+import io.reme.search.Retrieval;
 import io.reme.search.SearchQuery;
 import java.util.List;
 import java.util.Objects;
@@ -13,7 +14,8 @@ import java.util.Objects;
  * are ignored, as they always were on this route: clients and the memory workers send it, and an
  * older instance must keep answering a newer one's lookups. {@code types}, {@code users}, {@code
  * sessions} and {@code targets} are each a string or an array of strings (absent: none); {@code from}
- * and {@code to} are ISO-8601 instants, checked against the index's range by {@link SearchQueries}.
+ * and {@code to} are ISO-8601 instants, checked against the index's range by {@link SearchQueries};
+ * {@code retrieval} names the strategy ({@code client} when absent, {@code lookup} for the workers).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SearchRequest(
@@ -35,7 +37,8 @@ public record SearchRequest(
         List<String> targets,
 
         String from,
-        String to)
+        String to,
+        String retrieval)
         implements RequestBody {
     public static final String INVALID = "invalid_query";
 
@@ -54,11 +57,31 @@ public record SearchRequest(
         noNulls("users", users);
         noNulls("sessions", sessions);
         noNulls("targets", targets);
+        strategy();
+    }
+
+    /**
+     * The retrieval the request names ({@link Retrieval#NAMED}); a client's search ({@link Retrieval#CLIENT}) when
+     * it names none. The workers' lookups name {@code lookup}.
+     */
+    Retrieval strategy() {
+        if (retrieval == null) {
+            return Retrieval.CLIENT;
+        }
+        try {
+            return Retrieval.named(retrieval);
+        } catch (IllegalArgumentException e) {
+            throw invalid("'retrieval' must be "
+                    + String.join(
+                            " or ",
+                            Retrieval.NAMED.stream().map(Retrieval::name).toList())
+                    + " (got '" + retrieval + "')");
+        }
     }
 
     /** The same request for another text: one question of a query that asks several. */
     SearchRequest withQuery(String text) {
-        return new SearchRequest(text, k, minScore, fusion, types, users, sessions, targets, from, to);
+        return new SearchRequest(text, k, minScore, fusion, types, users, sessions, targets, from, to, retrieval);
     }
 
     private static void noNulls(String field, List<String> values) {
