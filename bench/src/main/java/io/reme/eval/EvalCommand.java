@@ -72,6 +72,12 @@ public final class EvalCommand implements Callable<Integer> {
     boolean noSecondHop;
 
     @Option(
+            names = "--no-instructions",
+            description = "Leave each list's standing instructions where they rank, instead of bringing the best up"
+                    + " behind the first hit (the service's default does)")
+    boolean noInstructions;
+
+    @Option(
             names = "--rrf-weights",
             split = ",",
             paramLabel = "TEXT,VECTOR",
@@ -89,13 +95,14 @@ public final class EvalCommand implements Callable<Integer> {
 
     /** The service's client retrieval, less what the options leave out. */
     private Retrieval retrieval() {
-        if (!wholeQuestions && !noSecondHop) {
+        if (!wholeQuestions && !noSecondHop && !noInstructions) {
             return Retrieval.CLIENT;
         }
         String name = Retrieval.CLIENT.name()
                 + (wholeQuestions ? ", whole questions" : "")
-                + (noSecondHop ? ", no second hop" : "");
-        return new Retrieval(name, !wholeQuestions, !noSecondHop);
+                + (noSecondHop ? ", no second hop" : "")
+                + (noInstructions ? ", no instructions" : "");
+        return new Retrieval(name, !wholeQuestions, !noSecondHop, !noInstructions);
     }
 
     /** One model, or the routed pair (which owns the two it routes to). */

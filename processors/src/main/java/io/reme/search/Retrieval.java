@@ -16,15 +16,17 @@ import java.util.List;
  *     whole and once per question ({@link QuestionParts}), the lists taken in turn
  * @param secondHop each list is read {@link SecondHop#DEPTH} deep at least and re-ordered by its second hop
  *     ({@link SecondHop}) before it is cut
+ * @param instructions each list is read {@link StandingInstructions#DEPTH} deep at least, and its best standing
+ *     instruction moves up behind its first hit ({@link StandingInstructions}) after the hop
  */
-public record Retrieval(String name, boolean splitQuestions, boolean secondHop) {
-    /** A client's search: questions split, each list hopped. */
-    public static final Retrieval CLIENT = new Retrieval("client", true, true);
+public record Retrieval(String name, boolean splitQuestions, boolean secondHop, boolean instructions) {
+    /** A client's search: questions split, each list hopped, the user's standing instructions brought up. */
+    public static final Retrieval CLIENT = new Retrieval("client", true, true, true);
     /**
      * The workers' lookup of the memories nearest a new one: the text is a memory, not a question, so it is
      * searched whole and its list kept in fused order.
      */
-    public static final Retrieval LOOKUP = new Retrieval("lookup", false, false);
+    public static final Retrieval LOOKUP = new Retrieval("lookup", false, false, false);
 
     /** The strategies a search request may name. */
     public static final List<Retrieval> NAMED = List.of(CLIENT, LOOKUP);
@@ -63,12 +65,14 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop) 
 
     /** How many hits each text's list is searched for, to answer {@code k}. */
     public int depth(int k) {
-        return secondHop ? Math.max(k, SecondHop.DEPTH) : k;
+        int depth = secondHop ? Math.max(k, SecondHop.DEPTH) : k;
+        return instructions ? Math.max(depth, StandingInstructions.DEPTH) : depth;
     }
 
     /**
      * The answer of {@code k} hits from the lists of {@code texts} (as {@link #texts} gave them, in that
-     * order): each list hopped when this strategy hops, then taken in turn ({@link QuestionParts#interleave});
+     * order): each list hopped when this strategy hops, its standing instruction brought up when this strategy
+     * does, then taken in turn ({@link QuestionParts#interleave});
      * one list is that list cut to {@code k}.
      */
     public List<Hit> merge(List<String> texts, List<List<Hit>> lists, int k) {
@@ -77,7 +81,8 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop) 
         }
         List<List<Hit>> ordered = new ArrayList<>(lists.size());
         for (int i = 0; i < lists.size(); i++) {
-            ordered.add(secondHop ? SecondHop.apply(texts.get(i), lists.get(i)) : lists.get(i));
+            List<Hit> list = secondHop ? SecondHop.apply(texts.get(i), lists.get(i)) : lists.get(i);
+            ordered.add(instructions ? StandingInstructions.upfront(list) : list);
         }
         return QuestionParts.interleave(ordered, k);
     }

@@ -28,9 +28,10 @@ class RetrievalTest {
     }
 
     @Test
-    void aHoppingRetrievalReadsEachListDeepEnoughToHop() {
-        assertEquals(SecondHop.DEPTH, Retrieval.CLIENT.depth(5));
-        assertEquals(50, Retrieval.CLIENT.depth(50));
+    void eachListIsReadDeepEnoughForWhatTheRetrievalDoesWithIt() {
+        assertEquals(StandingInstructions.DEPTH, Retrieval.CLIENT.depth(5));
+        assertEquals(SecondHop.DEPTH, new Retrieval("hop only", true, true, false).depth(5));
+        assertEquals(200, Retrieval.CLIENT.depth(200));
         assertEquals(5, Retrieval.LOOKUP.depth(5));
     }
 
@@ -43,9 +44,14 @@ class RetrievalTest {
                 "The food market takes three days",
                 "The lantern festival takes nine days");
         assertEquals(List.of("h0", "h3", "h1"), ids(Retrieval.CLIENT.merge(List.of(asked), List.of(hits), 3)));
+        // A standing instruction below the hop's hits comes up behind the first hit.
+        List<Hit> ruled = new ArrayList<>(hits);
+        ruled.add(new Hit(
+                rec("rule", "Always give festival lengths in hours."), new Hit.Scores(0.1, null, null, null, null)));
+        assertEquals(List.of("h0", "rule", "h3"), ids(Retrieval.CLIENT.merge(List.of(asked), List.of(ruled), 3)));
         assertEquals(List.of("h0", "h1", "h2"), ids(Retrieval.LOOKUP.merge(List.of(asked), List.of(hits), 3)));
         assertThrows(IllegalArgumentException.class, () -> Retrieval.CLIENT.merge(List.of(asked), List.of(), 3));
-        assertThrows(IllegalArgumentException.class, () -> new Retrieval(" ", true, true));
+        assertThrows(IllegalArgumentException.class, () -> new Retrieval(" ", true, true, true));
     }
 
     @Test
@@ -69,7 +75,8 @@ class RetrievalTest {
             searched.clear();
             List<String> answer = ids(Retrieval.CLIENT.retrieve(TWO_QUESTIONS, 2, search));
             assertEquals(3, searched.size(), searched::toString);
-            assertTrue(searched.stream().allMatch(s -> s.endsWith("@" + SecondHop.DEPTH)), searched::toString);
+            assertTrue(
+                    searched.stream().allMatch(s -> s.endsWith("@" + StandingInstructions.DEPTH)), searched::toString);
             assertEquals(2, answer.size(), answer::toString);
             assertEquals(whole.get(0), answer.get(0), "the whole question's best stays first");
             assertTrue(answer.contains("fair"), answer::toString);
