@@ -4,15 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * A user's standing instruction ("Always use 24-hour time when I ask about meetings", "Never touch prod",
  * "From now on, answer in German") governs later requests that need not share a word with it: "What time is
- * our next meeting?" ranks the meeting turns first and the instruction far below. So a list is read deeper
- * than it is cut, and its best-ranked standing instruction moves up behind the first hit when none is there
- * already. An instruction is told by its text: a sentence (the text's first, or one after {@code . ! : ;} or a
+ * our next meeting?" ranks the meeting turns first and the instruction far below. A stated preference ("I
+ * prefer Redis pub/sub over in-memory event emitters") governs later advice the same way. So a list is read
+ * deeper than it is cut, and its best-ranked standing instruction moves up behind the first hit, and its
+ * best-ranked preference behind that, when none is there already. A preference is a sentence of the speaker's
+ * with "I prefer", "I'd prefer", "my preference" or "set a preference". An instruction is told by its text: a sentence (the text's first, or one after {@code . ! : ;} or a
  * line break) that begins with "always" or "never" and an imperative verb (optionally after "please"), or with
  * "from now on" or "going forward", and that ends in a full stop or not at all. "Always good to hear",
  * "Never been there", "Always running around" and "Never saw this coming" are not instructions: a word after
@@ -38,7 +41,17 @@ public final class StandingInstructions {
             "good", "great", "nice", "fun", "happy", "glad", "here", "there", "up", "a", "an", "the", "so", "too",
             "ever", "really", "quite", "such", "more", "i", "we", "you", "he", "she", "they", "it", "my", "our");
 
+    /** A preference the user states: "I prefer", "I'd prefer", "I would prefer", "my preference", "set a preference". */
+    private static final Pattern PREFERENCE = Pattern.compile(
+            "\\bI(?:'d|\u2019d| would)? prefer\\b|\\bmy preference\\b|\\bset a preference\\b",
+            Pattern.CASE_INSENSITIVE);
+
     private StandingInstructions() {}
+
+    /** Whether {@code text} states a preference of its speaker's ("I prefer rule-based suggestions over ML models"). */
+    public static boolean isPreference(String text) {
+        return PREFERENCE.matcher(text).find();
+    }
 
     /** Whether {@code text} states a standing instruction, as the class says. */
     public static boolean isInstruction(String text) {
@@ -62,18 +75,25 @@ public final class StandingInstructions {
     }
 
     /**
-     * {@code hits} with the best-ranked standing instruction among the first {@link #DEPTH} moved to rank 2,
-     * unless the first two already hold one; the same list when none is there. Each hit keeps its scores.
+     * {@code hits} with the best-ranked standing instruction among the first {@link #DEPTH} moved to rank 2 (unless
+     * the first two already hold one), then the best-ranked stated preference among the first {@link #DEPTH} moved
+     * to rank 3 (unless the first three already hold one); the same list when neither is there. Each hit keeps its
+     * scores.
      */
     public static List<Hit> upfront(List<Hit> hits) {
+        return moveUp(moveUp(hits, StandingInstructions::isInstruction, 1), StandingInstructions::isPreference, 2);
+    }
+
+    /** The first hit within {@link #DEPTH} that {@code is} takes, moved to index {@code slot} if it is below it. */
+    private static List<Hit> moveUp(List<Hit> hits, Predicate<String> is, int slot) {
         int depth = Math.min(hits.size(), DEPTH);
         for (int i = 0; i < depth; i++) {
-            if (isInstruction(hits.get(i).memory().text())) {
-                if (i < 2) {
+            if (is.test(hits.get(i).memory().text())) {
+                if (i <= slot) {
                     return hits;
                 }
                 List<Hit> moved = new ArrayList<>(hits);
-                moved.add(1, moved.remove(i));
+                moved.add(slot, moved.remove(i));
                 return List.copyOf(moved);
             }
         }

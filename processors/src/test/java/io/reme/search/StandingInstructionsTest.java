@@ -35,6 +35,31 @@ class StandingInstructionsTest {
     }
 
     @Test
+    void aPreferenceIsOneTheSpeakerStates() {
+        assertTrue(StandingInstructions.isPreference(
+                "I prefer using rule-based suggestions over ML models for faster iteration."));
+        assertTrue(StandingInstructions.isPreference("For the cache, I'd prefer Redis."));
+        assertTrue(StandingInstructions.isPreference("I've set a preference for CPU-only deployment."));
+        assertFalse(StandingInstructions.isPreference("Which do you prefer, Redis or Memcached?"));
+        assertFalse(StandingInstructions.isPreference("The preferred way is a pool."));
+    }
+
+    @Test
+    void theInstructionComesSecondAndThePreferenceThird() {
+        List<String> texts = new ArrayList<>(List.of("pub/sub across servers", "events between servers"));
+        for (int i = 2; i < 30; i++) {
+            texts.add("server notes " + i);
+        }
+        texts.add("I prefer Redis pub/sub over in-memory event emitters.");
+        texts.add("Always include a diagram when I ask about architecture.");
+        assertEquals(
+                List.of("h0", "h31", "h30", "h1"),
+                StandingInstructions.upfront(hits(texts)).subList(0, 4).stream()
+                        .map(Hit::id)
+                        .toList());
+    }
+
+    @Test
     void theBestInstructionWithinTheDepthMovesUpBehindTheFirstHit() {
         List<String> texts = new ArrayList<>(List.of("What time is the standup?", "The standup moved to 9:30."));
         for (int i = 2; i < 10; i++) {
