@@ -202,6 +202,18 @@ public final class ApiServer implements AutoCloseable {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 Exchange exchange = new Exchange(request, response, callback, api.metrics::request);
+                // Set before anything answers, so it is on every answer: the MCP transport's (JSON, event
+                // streams, its own errors) as well as ours. A browser must not guess what a body is.
+                response.getHeaders().put(Exchange.NOSNIFF_HEADER, "nosniff");
+                int authorizations = exchange.authorizations();
+                if (authorizations > 1) {
+                    // Which one would count is a guess an attacker could steer; a client sends one.
+                    exchange.sendError(new ApiException(
+                            400,
+                            "invalid_authorization",
+                            "send one Authorization header (this request has " + authorizations + ")"));
+                    return true;
+                }
                 if (McpEndpoint.serves(exchange.path())) {
                     api.mcp(exchange, getHandler());
                 } else {

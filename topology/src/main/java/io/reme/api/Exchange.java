@@ -31,6 +31,8 @@ final class Exchange {
      * its own wait and the network's, and the server's waiting from its work.
      */
     static final String SERVER_TIMING_HEADER = "Server-Timing";
+    /** On every answer: what the body is, as the Content-Type says, and nothing a browser guesses. */
+    static final String NOSNIFF_HEADER = "X-Content-Type-Options";
 
     private final Request request;
     private final Response response;
@@ -103,6 +105,11 @@ final class Exchange {
 
     String authorization() {
         return header("Authorization");
+    }
+
+    /** How many Authorization headers the request has: more than one is refused before anything reads them. */
+    int authorizations() {
+        return request.getHeaders().getFields(HttpHeader.AUTHORIZATION).size();
     }
 
     /** Whether another instance forwarded the request ({@link OwnerRouting#FORWARDED_HEADER}). */
@@ -214,7 +221,7 @@ final class Exchange {
         response.getHeaders().put(SERVER_TIMING_HEADER, serverTiming(nanos));
         // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a
         // caller's text is never run as a page or a script.
-        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.getHeaders().put(NOSNIFF_HEADER, "nosniff");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
     }

@@ -312,6 +312,44 @@ class ApiServerTest {
     }
 
     @Test
+    void twoAuthorizationHeadersAreRefusedWhateverTheRoute() throws Exception {
+        String twice = "Authorization: Bearer " + KEY + "\r\nAuthorization: Bearer other-key-0123456789abcdef\r\n";
+        RawHttp.Answer rest = send(get("/v1/sessions/s1/context", twice));
+        assertJsonError(rest, 400, "invalid_authorization");
+        assertEquals(
+                "send one Authorization header (this request has 2)",
+                rest.json().path("error").path("message").asText());
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}";
+        RawHttp.Answer mcp = send("POST /mcp HTTP/1.1\r\nHost: x\r\n" + twice + "Content-Type: application/json\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+        assertJsonError(mcp, 400, "invalid_authorization");
+        assertEquals("close", mcp.header("Connection"), mcp::toString);
+        // One is read as before: past the key to the route's own answer.
+        assertJsonError(
+                send(get("/v1/tool-results/nothing-here", "Authorization: Bearer " + KEY + "\r\n")),
+                400,
+                "invalid_tool_result");
+    }
+
+    @Test
+    void theMcpTransportsOwnAnswersSayNosniffToo() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+        RawHttp.Answer initialized = send("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                + "Connection: close\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+        assertEquals(200, initialized.status(), initialized::toString);
+        assertEquals("nosniff", initialized.header("X-Content-Type-Options"), initialized::toString);
+        // The transport's own refusal (no session named) says it too.
+        String list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+        RawHttp.Answer refused = send("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                + "Connection: close\r\nContent-Length: " + list.length() + "\r\n\r\n" + list);
+        assertEquals(4, refused.status() / 100, refused::toString);
+        assertEquals("nosniff", refused.header("X-Content-Type-Options"), refused::toString);
+    }
+
+    @Test
     void aRequestRefusedBeforeItsBodyIsReadClosesItsConnection() throws Exception {
         String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}";
         RawHttp.Answer refused = send("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
