@@ -26,10 +26,12 @@ import java.util.regex.Pattern;
  */
 public final class StandingInstructions {
     /**
-     * How deep a list is read for an instruction to move up. On BEAM dev, 25 brought instruction-following
-     * recall@10 from .264 to .347, 50 to .410 (docs/evaluation.md).
+     * How deep a list is read for an instruction or a preference to move up: as deep as the second hop reads it,
+     * so the index is asked for no more than before. Reading 50 deep found more on BEAM dev (recall@10 .455
+     * against .441) but doubled a search's CPU at 10^5 memories, since the index's candidate lists grow with the
+     * depth asked (docs/evaluation.md).
      */
-    public static final int DEPTH = 50;
+    public static final int DEPTH = SecondHop.DEPTH;
 
     private static final Pattern SENTENCE = Pattern.compile(
             "(?:^|[.!:;]\\s+|\\n)\\s*(?:please\\s+)?(always|never|from now on|going forward)\\b[,]?\\s*([\\p{L}']*)([^.!?\\n]*)([.!?]?)",

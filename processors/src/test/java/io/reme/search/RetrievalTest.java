@@ -31,6 +31,7 @@ class RetrievalTest {
     void eachListIsReadDeepEnoughForWhatTheRetrievalDoesWithIt() {
         assertEquals(StandingInstructions.DEPTH, Retrieval.CLIENT.depth(5));
         assertEquals(SecondHop.DEPTH, new Retrieval("hop only", true, true, false).depth(5));
+        assertEquals(StandingInstructions.DEPTH, new Retrieval("instructions only", true, false, true).depth(5));
         assertEquals(200, Retrieval.CLIENT.depth(200));
         assertEquals(5, Retrieval.LOOKUP.depth(5));
     }

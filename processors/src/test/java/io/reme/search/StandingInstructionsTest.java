@@ -47,13 +47,13 @@ class StandingInstructionsTest {
     @Test
     void theInstructionComesSecondAndThePreferenceThird() {
         List<String> texts = new ArrayList<>(List.of("pub/sub across servers", "events between servers"));
-        for (int i = 2; i < 30; i++) {
+        for (int i = 2; i < 15; i++) {
             texts.add("server notes " + i);
         }
         texts.add("I prefer Redis pub/sub over in-memory event emitters.");
         texts.add("Always include a diagram when I ask about architecture.");
         assertEquals(
-                List.of("h0", "h31", "h30", "h1"),
+                List.of("h0", "h16", "h15", "h1"),
                 StandingInstructions.upfront(hits(texts)).subList(0, 4).stream()
                         .map(Hit::id)
                         .toList());
