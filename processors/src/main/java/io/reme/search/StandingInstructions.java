@@ -11,18 +11,20 @@ import java.util.regex.Pattern;
 /**
  * A user's standing instruction ("Always use 24-hour time when I ask about meetings", "Never touch prod",
  * "From now on, answer in German") governs later requests that need not share a word with it: "What time is
- * our next meeting?" ranks the meeting turns first and the instruction far below. A stated preference ("I
- * prefer Redis pub/sub over in-memory event emitters") governs later advice the same way. So a list is read
- * deeper than it is cut, and its best-ranked standing instruction moves up behind the first hit, and its
- * best-ranked preference behind that, when none is there already. A preference is a sentence of the speaker's
- * with "I prefer", "I'd prefer", "my preference" or "set a preference". An instruction is told by its text: a sentence (the text's first, or one after {@code . ! : ;} or a
- * line break) that begins with "always" or "never" and an imperative verb (optionally after "please"), or with
- * "from now on" or "going forward", and that ends in a full stop or not at all. "Always good to hear",
- * "Never been there", "Always running around" and "Never saw this coming" are not instructions: a word after
- * "always" or "never" that cannot be an imperative (a form of be or have, a past tense, an adjective, a
- * pronoun, a participle ending in -ing or -ed) rules the sentence out; so does a question mark or an
- * exclamation mark ("Never give up!" cheers, it does not instruct). English only: on LoCoMo's six dev
- * conversations no turn is taken for one, on BEAM's twelve 212 are.
+ * our next meeting?" ranks the meeting turns first and the instruction below them. A stated preference ("I
+ * prefer Redis pub/sub over in-memory event emitters") governs later advice the same way. So within a list's
+ * first {@link #DEPTH} hits, the best-ranked standing instruction moves up behind the first hit, and the
+ * best-ranked preference behind that, when none is there already.
+ *
+ * <p>An instruction is told by its text: a sentence (the text's first, or one after {@code . ! : ;} or a line
+ * break) that begins with "always" or "never" and an imperative verb (optionally after "please"), or with "from
+ * now on" or "going forward", and that ends in a full stop or not at all. "Always good to hear", "Never been
+ * there", "Always running around" and "Never saw this coming" are not instructions: a word after "always" or
+ * "never" that cannot be an imperative (a form of be or have, a past tense, an adjective, a pronoun, a
+ * participle ending in -ing or -ed) rules the sentence out; so does a question mark or an exclamation mark
+ * ("Never give up!" cheers, it does not instruct). A preference is a text that says "I prefer", "I'd prefer",
+ * "I would prefer", "my preference" or "set a preference". English only: on the LoCoMo and MemDaily dev sets
+ * no turn is taken for either.
  */
 public final class StandingInstructions {
     /**
