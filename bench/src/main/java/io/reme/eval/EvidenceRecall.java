@@ -152,7 +152,7 @@ final class EvidenceRecall {
     /** Every measure of one question whose hits ranked {@code ranked}. */
     static Scores score(List<String> ranked, Set<String> evidence) {
         List<String> distinct = List.copyOf(new LinkedHashSet<>(ranked));
-        double[] recall = recallAtK(distinct, evidence);
+        double[] recall = recallOfDistinct(distinct, evidence);
         double[] capped = new double[KS.length];
         double[] any = new double[KS.length];
         double[] all = new double[KS.length];
@@ -186,7 +186,10 @@ final class EvidenceRecall {
 
     /** For each k of {@link #KS}: the fraction of {@code evidence} among the first k distinct ids of {@code ranked}. */
     static double[] recallAtK(List<String> ranked, Set<String> evidence) {
-        List<String> distinct = List.copyOf(new LinkedHashSet<>(ranked));
+        return recallOfDistinct(List.copyOf(new LinkedHashSet<>(ranked)), evidence);
+    }
+
+    private static double[] recallOfDistinct(List<String> distinct, Set<String> evidence) {
         double[] out = new double[KS.length];
         for (int i = 0; i < KS.length; i++) {
             int found = 0;

@@ -323,7 +323,7 @@ public final class LocomoEval {
                 indexNanos += System.nanoTime() - i0;
 
                 JsonNode qa = conv.path("qa");
-                int asked = 0;
+                int answered = 0;
                 for (JsonNode item : qa) {
                     LocomoData.Evidence found = LocomoData.evidence(item, diaIds);
                     Set<String> evidence = found.ids();
@@ -333,37 +333,19 @@ public final class LocomoEval {
                         continue;
                     }
                     String question = item.path("question").asText();
-                    // The product's own retrieval: the texts it searches, each list as deep as it reads, merged.
-                    Retrieval retrieval = options.retrieval();
-                    List<String> texts = retrieval.texts(question);
-                    List<SearchQuery> searched = new ArrayList<>();
-                    List<List<Hit>> lists = new ArrayList<>();
-                    long searchNanos = 0;
-                    for (String text : texts) {
-                        SearchQuery one = question(text, user, retrieval.depth(EvidenceRecall.MAX_K), options);
-                        if (embed != null) {
-                            long e0 = System.nanoTime();
-                            Embedder embedder = embed.forText(text);
-                            one = one.withVector(embedder.function().embedQuery(text), embedder.model());
-                            embedNanos += System.nanoTime() - e0;
-                        }
-                        long s0 = System.nanoTime();
-                        SearchResult result = search(index, one, options);
-                        searchNanos += System.nanoTime() - s0;
-                        searched.add(one);
-                        lists.add(result.hits());
-                    }
-                    latencies.add(searchNanos);
-                    SearchQuery q = searched.get(0);
-                    List<String> ranked = retrieval.merge(texts, lists, EvidenceRecall.MAX_K).stream()
+                    // The product's own retrieval, over this conversation's index.
+                    QuestionSearch asked = new QuestionSearch(index, user, embed, options);
+                    List<String> ranked = options.retrieval().retrieve(question, EvidenceRecall.MAX_K, asked).stream()
                             .map(h -> h.memory().metadata().get("dia_id"))
                             .toList();
+                    embedNanos += asked.embedNanos;
+                    latencies.add(asked.searchNanos);
                     int category = item.path("category").asInt(0);
                     if (sweep != null) {
                         Map<String, String> dia = new HashMap<>();
-                        List<Hit> all = index.candidates(q).hits();
+                        SearchQuery whole = asked.first;
+                        List<Hit> all = index.candidates(whole).hits();
                         all.forEach(h -> dia.put(h.id(), h.memory().metadata().get("dia_id")));
-                        final SearchQuery asked0 = q;
                         sweep.add(
                                 category,
                                 question,
@@ -373,7 +355,7 @@ public final class LocomoEval {
                                 text -> {
                                     try {
                                         return index.candidates(question(text, user, EvidenceRecall.MAX_K, options)
-                                                        .withVector(asked0.vector(), asked0.vectorModel()))
+                                                        .withVector(whole.vector(), whole.vectorModel()))
                                                 .hits();
                                     } catch (IOException e) {
                                         throw new UncheckedIOException(e);
@@ -381,8 +363,8 @@ public final class LocomoEval {
                                 });
                     }
                     recalls.add(category, ranked, evidence);
-                    if (progress != null && ++asked % 25 == 0) {
-                        progress.asked(done, sample, dialog.size(), asked, qa.size());
+                    if (progress != null && ++answered % 25 == 0) {
+                        progress.asked(done, sample, dialog.size(), answered, qa.size());
                     }
                 }
             }
@@ -416,6 +398,46 @@ public final class LocomoEval {
             }
         }
         return report;
+    }
+
+    /**
+     * Each text a retrieval searches for one question: asked of the conversation's index as the question of its
+     * user, embedded by the model of its text; the time spent embedding and searching, and the first query (the
+     * question whole) kept for the report and the fusion sweep.
+     */
+    private static final class QuestionSearch implements Retrieval.Search {
+        private final MemoryIndex index;
+        private final String user;
+        private final Embeddings embed;
+        private final Options options;
+        long embedNanos;
+        long searchNanos;
+        SearchQuery first;
+
+        QuestionSearch(MemoryIndex index, String user, Embeddings embed, Options options) {
+            this.index = index;
+            this.user = user;
+            this.embed = embed;
+            this.options = options;
+        }
+
+        @Override
+        public List<Hit> search(String text, int depth) throws IOException {
+            SearchQuery one = question(text, user, depth, options);
+            if (embed != null) {
+                long e0 = System.nanoTime();
+                Embedder embedder = embed.forText(text);
+                one = one.withVector(embedder.function().embedQuery(text), embedder.model());
+                embedNanos += System.nanoTime() - e0;
+            }
+            long s0 = System.nanoTime();
+            SearchResult result = LocomoEval.search(index, one, options);
+            searchNanos += System.nanoTime() - s0;
+            if (first == null) {
+                first = one;
+            }
+            return result.hits();
+        }
     }
 
     /** A question of the conversation's user, over its dialog, as the evaluation asks it. */

@@ -44,8 +44,12 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop, 
                 return retrieval;
             }
         }
-        throw new IllegalArgumentException("no retrieval named '" + name + "'; use "
-                + String.join(" or ", NAMED.stream().map(Retrieval::name).toList()));
+        throw new IllegalArgumentException("no retrieval named '" + name + "'; use " + names());
+    }
+
+    /** The names of {@link #NAMED}, as a message lists them: "client or lookup". */
+    public static String names() {
+        return String.join(" or ", NAMED.stream().map(Retrieval::name).toList());
     }
 
     /** One text searched, its hits best first (at most {@code depth}); how is the caller's. */

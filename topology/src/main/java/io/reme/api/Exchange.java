@@ -31,7 +31,11 @@ final class Exchange {
      * its own wait and the network's, and the server's waiting from its work.
      */
     static final String SERVER_TIMING_HEADER = "Server-Timing";
-    /** On every answer: what the body is, as the Content-Type says, and nothing a browser guesses. */
+    /**
+     * On every answer, set by the server's handler before anything answers: what the body is, as the
+     * Content-Type says, and nothing a browser guesses (JSON that echoes a caller's text is never run as a
+     * page or a script).
+     */
     static final String NOSNIFF_HEADER = "X-Content-Type-Options";
 
     private final Request request;
@@ -219,9 +223,6 @@ final class Exchange {
         }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(SERVER_TIMING_HEADER, serverTiming(nanos));
-        // Every answer says what it is, and a browser must not guess otherwise: JSON that echoes a
-        // caller's text is never run as a page or a script.
-        response.getHeaders().put(NOSNIFF_HEADER, "nosniff");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
     }

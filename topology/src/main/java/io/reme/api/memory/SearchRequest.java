@@ -71,11 +71,7 @@ public record SearchRequest(
         try {
             return Retrieval.named(retrieval);
         } catch (IllegalArgumentException e) {
-            throw invalid("'retrieval' must be "
-                    + String.join(
-                            " or ",
-                            Retrieval.NAMED.stream().map(Retrieval::name).toList())
-                    + " (got '" + retrieval + "')");
+            throw invalid("'retrieval' must be " + Retrieval.names() + " (got '" + retrieval + "')");
         }
     }
 
