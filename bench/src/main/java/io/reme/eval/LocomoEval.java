@@ -6,6 +6,7 @@ import io.reme.search.EmbeddingFunction;
 import io.reme.search.FusionMode;
 import io.reme.search.Hit;
 import io.reme.search.HybridFusion;
+import io.reme.search.MemoryEmbedding;
 import io.reme.search.MemoryIndex;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -493,7 +494,10 @@ public final class LocomoEval {
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
-    /** The records with the vectors of their text (and text with context) by the model of their text. */
+    /**
+     * The records with the vectors of their text (and text with context) by the model of their text, as the service
+     * embeds a memory ({@link MemoryEmbedding}).
+     */
     static List<MemoryRecord> withVectors(List<MemoryRecord> records, Embeddings embed) {
         Map<Embedder, List<MemoryRecord>> byModel = new LinkedHashMap<>();
         for (MemoryRecord r : records) {
@@ -515,10 +519,7 @@ public final class LocomoEval {
             List<MemoryRecord> batch = records.subList(from, Math.min(records.size(), from + EMBED_BATCH));
             List<String> texts = new ArrayList<>();
             for (MemoryRecord r : batch) {
-                texts.add(r.text());
-                if (r.context() != null) {
-                    texts.add(r.contextText());
-                }
+                texts.addAll(MemoryEmbedding.texts(r));
             }
             List<float[]> vectors = embedder.function().embed(texts);
             if (vectors.size() != texts.size()) {
@@ -527,11 +528,9 @@ public final class LocomoEval {
             }
             int next = 0;
             for (MemoryRecord r : batch) {
-                MemoryRecord embedded = r.withVector(vectors.get(next++), embedder.model());
-                if (r.context() != null) {
-                    embedded = embedded.withContextVector(vectors.get(next++));
-                }
-                out.add(embedded);
+                int count = MemoryEmbedding.texts(r).size();
+                out.add(MemoryEmbedding.withVectors(r, vectors.subList(next, next + count), embedder.model()));
+                next += count;
             }
         }
         return out;

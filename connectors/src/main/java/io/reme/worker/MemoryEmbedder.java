@@ -8,15 +8,18 @@ import io.reme.embedding.EmbeddingModel;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.retry.RetryPolicy;
+import io.reme.search.MemoryEmbedding;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -154,16 +157,15 @@ public final class MemoryEmbedder implements AutoCloseable {
             ConsumerRecord<String, byte[]> record = toEmbed.get(i);
             MemoryRecord memory = memories.get(i);
             if (model != null) {
-                float[] vector = embedded.vectors[i];
-                float[] contextVector = embedded.contextVectors[i];
-                if (vector == null) {
+                List<float[]> vectors = embedded.vectors().get(i);
+                if (vectors.get(0) == null) {
                     deadLetters.add(deadLetter(
                             record,
                             DlqReason.EMBEDDING_FAILED,
                             "embedding failed after " + retry.maxAttempts() + " attempts"));
                     continue;
                 }
-                if (contextVector == null && memory.contextText() != null) {
+                if (vectors.stream().anyMatch(Objects::isNull)) {
                     // Still indexed and found by its text, its words in context and its text vector.
                     LOG.warn(
                             "memory indexed without its context vector partition={} offset={} id={}",
@@ -171,10 +173,7 @@ public final class MemoryEmbedder implements AutoCloseable {
                             record.offset(),
                             memory.id());
                 }
-                memory = memory.withVector(vector, embedded.models[i].id());
-                if (contextVector != null) {
-                    memory = memory.withContextVector(contextVector);
-                }
+                memory = MemoryEmbedding.withVectors(memory, vectors, embedded.models()[i].id());
             }
             sent.add(new Write(
                     record,
@@ -211,40 +210,41 @@ public final class MemoryEmbedder implements AutoCloseable {
         }
     }
 
-    /** Each memory's model, vector and context vector (null where it has none or embedding failed). */
-    private record Embedded(EmbeddingModel[] models, float[][] vectors, float[][] contextVectors) {}
+    /**
+     * Each memory's model and the vectors of its {@link MemoryEmbedding#texts} (null where embedding failed).
+     */
+    private record Embedded(EmbeddingModel[] models, List<List<float[]>> vectors) {}
 
     /**
-     * Embeds each memory's text, and its text with context (searched as well: MemoryIndex), with the model of
-     * its text's language ({@link EmbeddingModel#modelFor}): one batch per model.
+     * Embeds what is searched of each memory ({@link MemoryEmbedding#texts}: its text, and its text with context)
+     * with the model of its text's language ({@link EmbeddingModel#modelFor}): one batch
+     * per model.
      */
     private Embedded embed(List<MemoryRecord> memories) throws InterruptedException {
         int n = memories.size();
-        Embedded out = new Embedded(new EmbeddingModel[n], new float[n][], new float[n][]);
+        EmbeddingModel[] models = new EmbeddingModel[n];
+        List<List<float[]>> vectors = new ArrayList<>(Collections.nCopies(n, List.of()));
         Map<EmbeddingModel, List<Integer>> byModel = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
-            out.models[i] = model.modelFor(memories.get(i).text());
-            byModel.computeIfAbsent(out.models[i], m -> new ArrayList<>()).add(i);
+            models[i] = model.modelFor(memories.get(i).text());
+            byModel.computeIfAbsent(models[i], m -> new ArrayList<>()).add(i);
         }
         for (Map.Entry<EmbeddingModel, List<Integer>> group : byModel.entrySet()) {
-            List<Integer> members = group.getValue();
-            List<float[]> vectors = embedEach(
-                    group.getKey(),
-                    members.stream().map(i -> memories.get(i).text()).toList());
-            List<Integer> withContext = members.stream()
-                    .filter(i -> memories.get(i).contextText() != null)
-                    .toList();
-            List<float[]> contextVectors = embedEach(
-                    group.getKey(),
-                    withContext.stream().map(i -> memories.get(i).contextText()).toList());
-            for (int j = 0; j < members.size(); j++) {
-                out.vectors[members.get(j)] = vectors.get(j);
+            List<String> texts = new ArrayList<>();
+            List<Integer> counts = new ArrayList<>();
+            for (int i : group.getValue()) {
+                List<String> own = MemoryEmbedding.texts(memories.get(i));
+                texts.addAll(own);
+                counts.add(own.size());
             }
-            for (int j = 0; j < withContext.size(); j++) {
-                out.contextVectors[withContext.get(j)] = contextVectors.get(j);
+            List<float[]> all = embedEach(group.getKey(), texts);
+            int next = 0;
+            for (int j = 0; j < counts.size(); j++) {
+                vectors.set(group.getValue().get(j), all.subList(next, next + counts.get(j)));
+                next += counts.get(j);
             }
         }
-        return out;
+        return new Embedded(models, vectors);
     }
 
     /** The whole batch's vectors, or null if the batch kept failing (then each record is tried alone). */

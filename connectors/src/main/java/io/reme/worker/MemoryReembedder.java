@@ -6,6 +6,7 @@ import io.reme.indexstore.EmbeddingSwitch;
 import io.reme.json.Json;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.retry.RetryPolicy;
+import io.reme.search.MemoryEmbedding;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
 import java.io.IOException;
@@ -328,24 +329,20 @@ public final class MemoryReembedder implements AutoCloseable {
         for (Map.Entry<EmbeddingModel, List<Needed>> group : byModel.entrySet()) {
             EmbeddingModel m = group.getKey();
             List<Needed> members = group.getValue();
-            List<float[]> vectors =
-                    embed(m, members.stream().map(n -> n.memory().text()).toList());
-            List<Needed> withContext = members.stream()
-                    .filter(n -> n.memory().contextText() != null)
-                    .toList();
-            List<float[]> contextVectors = embed(
-                    m, withContext.stream().map(n -> n.memory().contextText()).toList());
-            Map<Needed, float[]> contextOf = new HashMap<>();
-            for (int i = 0; i < withContext.size(); i++) {
-                contextOf.put(withContext.get(i), contextVectors.get(i));
+            List<String> texts = new ArrayList<>();
+            for (Needed need : members) {
+                texts.addAll(MemoryEmbedding.texts(need.memory()));
             }
-            for (int i = 0; i < members.size(); i++) {
-                Needed need = members.get(i);
+            List<float[]> vectors = embed(m, texts);
+            int next = 0;
+            for (Needed need : members) {
                 MemoryRecord memory = need.memory();
+                List<float[]> own = vectors.subList(
+                        next, next + MemoryEmbedding.texts(memory).size());
+                next += own.size();
                 MemoryRecord rewritten = memory.vector() == null
-                        ? withOwnVectors(memory, m.id(), vectors.get(i), contextOf.get(need))
-                        : memory.withMoreVectors(
-                                new MemoryRecord.ModelVectors(m.id(), vectors.get(i), contextOf.get(need)));
+                        ? MemoryEmbedding.withVectors(memory, own, m.id())
+                        : memory.withMoreVectors(MemoryEmbedding.modelVectors(memory, own, m.id()));
                 sent.add(sendRewrite(need, rewritten));
             }
         }
@@ -366,11 +363,6 @@ public final class MemoryReembedder implements AutoCloseable {
         }
         return send(new ProducerRecord<>(
                 topics.memories(), source.partition(), source.key(), Json.bytes(rewritten), headers));
-    }
-
-    private static MemoryRecord withOwnVectors(MemoryRecord memory, String model, float[] vector, float[] context) {
-        MemoryRecord out = memory.withVector(vector, model);
-        return context == null ? out : out.withContextVector(context);
     }
 
     /** The texts' vectors; a batch that keeps failing stops the loop (it is read again after a restart). */
