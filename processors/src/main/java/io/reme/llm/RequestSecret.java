@@ -35,6 +35,8 @@ public final class RequestSecret {
     private static final byte[] ERASURE_MARKER = "reme-erasure-marker\0".getBytes(StandardCharsets.UTF_8);
     /** Domain of the keys instances use on a tenant's behalf: never a request id or a signature. */
     private static final byte[] INTERNAL_KEY = "reme-internal-key\0".getBytes(StandardCharsets.UTF_8);
+    /** Calls between instances: proof that the caller holds the secret, for one request at one time. */
+    private static final byte[] INSTANCE_CALL = "reme-instance-call\0".getBytes(StandardCharsets.UTF_8);
 
     private final SecretKeySpec key;
 
@@ -127,6 +129,27 @@ public final class RequestSecret {
      */
     public String internalKey(String tenant) {
         return HexFormat.of().formatHex(mac(INTERNAL_KEY, tenant.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * The proof of a call from one instance of the deployment to another: the HMAC of the request's method, path
+     * and credential at {@code epochSecond}, as lowercase hex. A tenant's key alone cannot make one.
+     */
+    public String signInstanceCall(String method, String path, String authorization, long epochSecond) {
+        return HexFormat.of()
+                .formatHex(mac(
+                        INSTANCE_CALL,
+                        lengthPrefixed(method.getBytes(StandardCharsets.UTF_8)),
+                        lengthPrefixed(path.getBytes(StandardCharsets.UTF_8)),
+                        lengthPrefixed(
+                                authorization == null ? new byte[0] : authorization.getBytes(StandardCharsets.UTF_8)),
+                        Long.toString(epochSecond).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Whether {@code signature} is this secret's proof of the call; compared in constant time. */
+    public boolean verifyInstanceCall(
+            String method, String path, String authorization, long epochSecond, String signature) {
+        return same(signInstanceCall(method, path, authorization, epochSecond), signature);
     }
 
     /** Whether {@code presented} is {@code expected} (ASCII: hex or a UUID), compared in constant time. */

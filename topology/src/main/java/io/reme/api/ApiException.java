@@ -3,6 +3,8 @@ package io.reme.api;
 import io.reme.api.mcp.McpTools;
 import io.reme.http.ErrorBody;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The API's one failure: every refusal or fault a service, the authentication or the server itself
@@ -12,6 +14,7 @@ import java.util.Map;
  */
 public final class ApiException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ApiException.class);
     private final int status;
     private final String code;
     private final Integer retryAfterSeconds;
@@ -32,6 +35,15 @@ public final class ApiException extends RuntimeException {
     /** 503 with {@code Retry-After}: the store is moving (rebalance, restore); asking again soon will work. */
     public static ApiException unavailable(String message) {
         return new ApiException(503, "unavailable", message, 1, null);
+    }
+
+    /**
+     * 503 with {@code Retry-After} for a dependency that failed (Kafka, a store, the embedding model): the answer
+     * says what could not be done, the server log says why ({@code cause}, whose message names library classes).
+     */
+    public static ApiException unavailable(String message, Throwable cause) {
+        LOG.warn("answered 503: {}", message, cause);
+        return unavailable(message);
     }
 
     /** 429 with {@code Retry-After}: the tenant is past one of its quotas on this instance. */

@@ -1,6 +1,7 @@
 package io.reme.api;
 
 import io.reme.api.Authenticator.Access;
+import io.reme.api.cluster.InstanceProof;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.diary.DiaryWriter;
 import io.reme.api.erasure.UserErasure;
@@ -66,7 +67,7 @@ public final class ApiServer implements AutoCloseable {
         this.gate = AdmissionGate.of(server.settings());
         this.endpoints = new Endpoints(parts, openApiDocument());
         this.tenants = parts.tenants;
-        this.authenticator = new Authenticator(tenants);
+        this.authenticator = new Authenticator(tenants, InstanceProof.of(parts.settings.requestSecret()));
         this.mcp = new McpEndpoint(authenticator, endpoints.mcpTools(), maxBodyBytes);
     }
 

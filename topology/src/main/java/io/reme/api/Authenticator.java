@@ -1,5 +1,6 @@
 package io.reme.api;
 
+import io.reme.api.cluster.InstanceProof;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.api.tenant.TenantSetup;
 
@@ -17,8 +18,8 @@ public final class Authenticator {
         /** A tenant's key (static, issued or an instance's own), within the tenant's request quota. */
         TENANT,
         /**
-         * A call between instances: a tenant's key and the forwarding header; a client without the
-         * header is told the route does not exist (404), after its key has been checked.
+         * A call between instances: the forwarding header with its proof ({@link InstanceProof}), and a
+         * tenant's key; anything else is told the route does not exist (404), whatever its key.
          */
         INTERNAL,
         /** The admin key: 404 when the server has none, 401 for any other key. No quota. */
@@ -26,28 +27,40 @@ public final class Authenticator {
     }
 
     private final TenantSetup tenants;
+    /** What proves a call from another instance; null: none is (a server without the deployment's secret). */
+    private final InstanceProof instances;
 
-    public Authenticator(TenantSetup tenants) {
+    public Authenticator(TenantSetup tenants, InstanceProof instances) {
         this.tenants = tenants;
+        this.instances = instances;
+    }
+
+    /**
+     * Whether the request comes from another instance of the deployment: it carries the forwarding header and
+     * a valid proof for its method, path and key ({@link InstanceProof#verify}), checked on every request.
+     */
+    boolean fromInstance(String method, String path, String authorization, String forwarded, String proof) {
+        return forwarded != null && instances != null && instances.verify(method, path, authorization, proof);
     }
 
     /**
      * The caller of a route with the given access.
      *
+     * @param fromInstance whether the request is proven to come from another instance ({@link #fromInstance})
      * @throws ApiException 401 / 403 / 503 as {@link TenantDirectory#authenticate} refuses the key, 429
-     *     past the request quota, 404 for an internal route called without forwarding or an admin route on
-     *     a server without an admin key
+     *     past the request quota, 404 for an internal route called by anything but another instance or an
+     *     admin route on a server without an admin key
      */
-    Caller admit(Access access, String method, String path, String authorization, boolean forwarded) {
+    Caller admit(Access access, String method, String path, String authorization, boolean fromInstance) {
         return switch (access) {
             case PUBLIC -> Caller.ANONYMOUS;
             case TENANT -> admitTenant(authorization);
             case INTERNAL -> {
-                Caller caller = admitTenant(authorization);
-                if (!forwarded) {
+                // Before the key: a client learns nothing of these routes, not even whether its key is good.
+                if (!fromInstance) {
                     throw RouteTable.notFound(method, path);
                 }
-                yield caller;
+                yield admitTenant(authorization);
             }
             case ADMIN -> {
                 tenants.admin().authenticate(method, path, authorization);

@@ -1,5 +1,7 @@
 package io.reme.api;
 
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -115,7 +117,7 @@ public final class BodyBinder {
     }
 
     /** What is wrong with the body, naming the field by its path ({@code timeRange.from}). */
-    static String problem(JsonMappingException e) {
+    public static String problem(JsonMappingException e) {
         StringJoiner field = new StringJoiner(".");
         Integer index = null;
         for (JsonMappingException.Reference reference : e.getPath()) {
@@ -145,8 +147,7 @@ public final class BodyBinder {
         if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
             return where + " must be " + expected(mismatch.getTargetType());
         }
-        // A number out of range for its field, for one.
-        return where + " is not valid: " + firstLine(e.getOriginalMessage());
+        return where + " is not valid" + why(e);
     }
 
     private static String expected(Class<?> type) {
@@ -177,14 +178,19 @@ public final class BodyBinder {
         if (Map.class.isAssignableFrom(type) || type.isRecord()) {
             return "an object";
         }
-        return "a " + type.getSimpleName();
+        return "another kind of value";
     }
 
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "malformed";
+    /** Why a value is not valid, in the API's words: the JSON library's own message names its classes. */
+    private static String why(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InputCoercionException) {
+                return ": out of range";
+            }
+            if (cause instanceof StreamConstraintsException) {
+                return ": nested too deeply or too long";
+            }
         }
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
+        return "";
     }
 }

@@ -1,6 +1,8 @@
 package io.reme.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.cluster.Instance;
+import io.reme.api.cluster.InstanceProof;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.StoreLags;
 import io.reme.api.context.ContextQueries;
@@ -42,7 +44,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.state.HostInfo;
 
 /**
  * The API's endpoints: one method per route of {@link RouteTable}, each taking its request from the
@@ -70,8 +71,8 @@ final class Endpoints {
     /** @param openApi the OpenAPI description {@code /openapi.json} serves */
     Endpoints(ApiServer.Builder parts, byte[] openApi) {
         KafkaStreams streams = parts.streams;
-        HostInfo self = parts.self;
         SessionSettings settings = Objects.requireNonNull(parts.settings, "sessions");
+        Instance self = new Instance(parts.self, InstanceProof.of(settings.requestSecret()));
         SearchSetup search = Objects.requireNonNull(parts.search, "search");
         TenantSetup tenants = Objects.requireNonNull(parts.tenants, "tenants");
         this.tenants = tenants;
@@ -162,8 +163,11 @@ final class Endpoints {
                 caller,
                 params.get("session"),
                 ContextQueries.Request.of(QueryString.parse(exchange.rawQuery(), "invalid_query")),
-                OwnerRouting.Hop.of(
-                        exchange.header(OwnerRouting.FORWARDED_HEADER), exchange.header(OwnerRouting.STANDBY_HEADER))));
+                exchange.forwarded()
+                        ? OwnerRouting.Hop.of(
+                                exchange.header(OwnerRouting.FORWARDED_HEADER),
+                                exchange.header(OwnerRouting.STANDBY_HEADER))
+                        : OwnerRouting.Hop.CLIENT));
     }
 
     void diary(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {

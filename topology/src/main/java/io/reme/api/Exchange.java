@@ -48,6 +48,8 @@ final class Exchange {
     private boolean answered;
     /** The route that took the request, {@code METHOD /template}; null until one did. */
     private String route;
+    /** Set by the route table once the request is proven to come from another instance. */
+    private boolean fromInstance;
     /** When a worker began to handle the request ({@link System#nanoTime}); 0 until one did. */
     private long handledFrom;
 
@@ -116,9 +118,17 @@ final class Exchange {
         return request.getHeaders().getFields(HttpHeader.AUTHORIZATION).size();
     }
 
-    /** Whether another instance forwarded the request ({@link OwnerRouting#FORWARDED_HEADER}). */
+    /**
+     * Whether another instance of the deployment forwarded the request: it says so ({@link
+     * OwnerRouting#FORWARDED_HEADER}) and proves it ({@link io.reme.api.cluster.InstanceProof}), as the
+     * route table found before running the route.
+     */
     boolean forwarded() {
-        return header(OwnerRouting.FORWARDED_HEADER) != null;
+        return fromInstance;
+    }
+
+    void fromInstance(boolean proven) {
+        this.fromInstance = proven;
     }
 
     /** The declared body length; -1 when not declared (chunked). */

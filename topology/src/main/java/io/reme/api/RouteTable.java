@@ -6,6 +6,8 @@ import static io.reme.api.Authenticator.Access.PUBLIC;
 import static io.reme.api.Authenticator.Access.TENANT;
 
 import io.reme.api.Authenticator.Access;
+import io.reme.api.cluster.InstanceProof;
+import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.erasure.UserErasure;
 import io.reme.api.memory.MemoryQueries;
 import io.reme.api.memory.SearchQueries;
@@ -150,6 +152,12 @@ final class RouteTable {
                 }
                 Map<String, String> params = ((UriTemplatePathSpec) mapped.getPathSpec()).getPathParams(path);
                 exchange.routedTo(route.method(), route.path());
+                exchange.fromInstance(authenticator.fromInstance(
+                        method,
+                        path,
+                        exchange.authorization(),
+                        exchange.header(OwnerRouting.FORWARDED_HEADER),
+                        exchange.header(InstanceProof.HEADER)));
                 Caller caller = authenticator.admit(
                         route.access(), method, path, exchange.authorization(), exchange.forwarded());
                 route.handler().handle(endpoints, exchange, caller, params);

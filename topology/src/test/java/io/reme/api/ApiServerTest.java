@@ -16,6 +16,7 @@ import io.reme.config.AppConfig;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
 import io.reme.indexstore.MemoryPartitioning;
+import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.prometheus.PrometheusText;
 import io.reme.ui.UiAssets;
@@ -48,6 +49,9 @@ import org.junit.jupiter.api.Test;
  */
 class ApiServerTest {
     private static final String KEY = "acme-key-0123456789abcdef";
+    /** The deployment's secret: what another instance proves its calls with. */
+    private static final RequestSecret SECRET = RequestSecret.random();
+
     private static final Duration IDLE = Duration.ofMillis(1_500);
     private static final Duration ANSWER = Duration.ofSeconds(5);
 
@@ -65,7 +69,7 @@ class ApiServerTest {
         // No Kafka: no streams, ingest, memory writer, topics or diary writer.
         api = ApiServer.on(server)
                 .streams(null, new HostInfo("127.0.0.1", server.port()))
-                .sessions(AppConfig.of(Map.of()).sessionSettings(), "o200k_base")
+                .sessions(AppConfig.of(Map.of()).sessionSettings().withRequestSecret(SECRET), "o200k_base")
                 .search(new SearchSetup("reme.memories", 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT))
                 .metrics(metrics)
                 .memories(null, Duration.ofSeconds(1))
@@ -131,7 +135,9 @@ class ApiServerTest {
                     + (method.equals("POST") || method.equals("PUT") ? "Content-Length: 2\r\n\r\n{}" : "\r\n");
             RawHttp.Answer answer = send(request);
             switch (route.getValue()) {
-                case TENANT, INTERNAL -> {
+                // A route between instances does not exist for a client, whatever its key (none here).
+                case INTERNAL -> assertJsonError(answer, 404, "not_found");
+                case TENANT -> {
                     assertJsonError(answer, 401, "unauthorized");
                     assertEquals(
                             "send the tenant's API key as 'Authorization: Bearer <key>'",
@@ -147,6 +153,69 @@ class ApiServerTest {
                 String withKey = request.replace("Host: x\r\n", "Host: x\r\nAuthorization: Bearer " + KEY + "\r\n");
                 assertJsonError(send(withKey), 404, "not_found");
             }
+        }
+    }
+
+    /** A call to {@code path} with the tenant's key as another instance makes it, with {@code proof} (null: none). */
+    private static String instanceCall(String method, String path, String key, String proof) {
+        String body = "{}";
+        return method + " " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key
+                + "\r\nX-Reme-Forwarded: 10.0.0.9:8080\r\n"
+                + (proof == null ? "" : "X-Reme-Instance-Proof: " + proof + "\r\n")
+                + "Connection: close\r\n"
+                + (method.equals("POST")
+                        ? "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body
+                        : "\r\n");
+    }
+
+    private static String proof(RequestSecret secret, String method, String path, String key, long second) {
+        return second + "." + secret.signInstanceCall(method, path, "Bearer " + key, second);
+    }
+
+    @Test
+    void internalRoutesAnswerOnlyAnInstanceThatProvesTheCallWithTheDeploymentsSecret() throws Exception {
+        long now = Clock.systemUTC().instant().getEpochSecond();
+        for (Map.Entry<String, Authenticator.Access> route : ApiServer.access().entrySet()) {
+            if (route.getValue() != Authenticator.Access.INTERNAL) {
+                continue;
+            }
+            String method = route.getKey().substring(0, route.getKey().indexOf(' '));
+            String path = route.getKey().substring(method.length() + 1).replaceAll("\\{[^/}]+}", "x1");
+            String wrongPath = path + "x";
+            List<String> refused = new ArrayList<>();
+            refused.add(null);
+            refused.add("");
+            refused.add("garbage");
+            refused.add(now + ".");
+            refused.add(proof(RequestSecret.random(), method, path, KEY, now));
+            refused.add(proof(SECRET, method, path, KEY, now - 120));
+            refused.add(proof(SECRET, method, path, KEY, now + 120));
+            refused.add(proof(SECRET, method, wrongPath, KEY, now));
+            refused.add(proof(SECRET, method.equals("GET") ? "POST" : "GET", path, KEY, now));
+            refused.add(proof(SECRET, method, path, "another-key-0123456789abcdef", now));
+            for (String proof : refused) {
+                RawHttp.Answer answer = send(instanceCall(method, path, KEY, proof));
+                assertJsonError(answer, 404, "not_found");
+                assertEquals(
+                        "no route for " + method + " " + path,
+                        answer.json().path("error").path("message").asText(),
+                        route.getKey() + " with proof " + proof);
+            }
+            // Proven, the call still needs a tenant's key.
+            String stranger = "stranger-key-0123456789abcdef";
+            assertJsonError(
+                    send(instanceCall(method, path, stranger, proof(SECRET, method, path, stranger, now))),
+                    401,
+                    "unauthorized");
+        }
+        // Proven and with a key, a call without its query is told so in the API's words.
+        for (String path : List.of("/v1/internal/memories-list", "/v1/internal/search")) {
+            RawHttp.Answer answer = send(instanceCall("POST", path, KEY, proof(SECRET, "POST", path, KEY, now)));
+            assertJsonError(answer, 400, "invalid_query");
+            assertEquals(
+                    "'query' is required: an object",
+                    answer.json().path("error").path("message").asText(),
+                    path);
         }
     }
 
@@ -347,6 +416,65 @@ class ApiServerTest {
                 + "Connection: close\r\nContent-Length: " + list.length() + "\r\n\r\n" + list);
         assertEquals(4, refused.status() / 100, refused::toString);
         assertEquals("nosniff", refused.header("X-Content-Type-Options"), refused::toString);
+    }
+
+    /** What an error body must not show a client: a Java or library class, an exception, a stack frame. */
+    private static final Pattern IMPLEMENTATION =
+            Pattern.compile("\\b(?:java|javax|jakarta|tools|com|org|io|reactor)\\.[a-z]|\\$[A-Z]|Exception|`");
+
+    private static String mcpPost(String body, String session) {
+        return "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY
+                + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                + (session == null ? "" : "Mcp-Session-Id: " + session + "\r\n")
+                + "Connection: close\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
+                + "\r\n\r\n" + body;
+    }
+
+    @Test
+    void errorBodiesSayWhatWasWrongWithoutNamingAClassOrALibrary() throws Exception {
+        String deep = "[".repeat(1_200) + "]".repeat(1_200);
+        List<String> rest = List.of(
+                "{\"query\":\"q\",\"k\":" + deep + "}",
+                "{\"query\":\"q\",\"meta\":{\"a\":" + deep + "}}",
+                "{\"query\":\"q\",\"k\":123456789012345678901234567890}",
+                "{\"query\":{\"a\":1}}",
+                "{\"query\":\"q\",\"fusion\":[1]}",
+                "{\"query\":\"q\",\"from\":{}}",
+                "{\"query\":\"q\",\"users\":{\"a\":1}}",
+                "[1,2]",
+                "\"q\"",
+                "{\"query\":\"q\"");
+        for (String path : List.of("/v1/search", "/v1/memories", "/v1/memories/retrieve")) {
+            for (String body : rest) {
+                RawHttp.Answer answer = send(post(path, "application/json", body));
+                assertEquals(4, answer.status() / 100, () -> path + " " + body + ": " + answer);
+                assertFalse(
+                        IMPLEMENTATION.matcher(answer.body()).find(),
+                        () -> path + " " + body.substring(0, Math.min(80, body.length())) + ": " + answer.body());
+            }
+        }
+        String init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+        String session = send(mcpPost(init, null)).header("Mcp-Session-Id");
+        assertNotNull(session);
+        List<String> mcp = List.of(
+                "{\"jsonrpc\":\"2.0\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/list\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":\"x\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":[1]}}",
+                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"no/such\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/list\",\"params\":" + deep + "}",
+                "[1,2]",
+                "not json",
+                "{\"id\":1}");
+        for (String body : mcp) {
+            for (String named : java.util.Arrays.asList(session, null)) {
+                RawHttp.Answer answer = send(mcpPost(body, named));
+                assertFalse(
+                        IMPLEMENTATION.matcher(answer.body()).find(),
+                        () -> "/mcp " + body.substring(0, Math.min(80, body.length())) + ": " + answer);
+            }
+        }
     }
 
     @Test

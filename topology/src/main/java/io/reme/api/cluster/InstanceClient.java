@@ -35,22 +35,27 @@ public final class InstanceClient {
 
     /** This instance's address as the forwarding header names it; null for a client that is no instance. */
     private final String forwardedBy;
+    /** What proves this instance's calls to the others ({@link InstanceProof}); null for none. */
+    private final InstanceProof proof;
 
-    private InstanceClient(String forwardedBy) {
+    private InstanceClient(String forwardedBy, InstanceProof proof) {
         this.forwardedBy = forwardedBy;
+        this.proof = proof;
     }
 
     /**
-     * The client of the instance at {@code self}: its calls carry {@link OwnerRouting#FORWARDED_HEADER}.
-     * Without an address (an API served without Streams, in tests) nothing is ever forwarded.
+     * The client of instance {@code self}: its calls carry {@link OwnerRouting#FORWARDED_HEADER} and the proof
+     * that they come from the deployment. Without an address (an API served without Streams, in tests) nothing
+     * is ever forwarded.
      */
-    static InstanceClient from(HostInfo self) {
-        return new InstanceClient(self == null ? null : self.host() + ":" + self.port());
+    static InstanceClient from(Instance self) {
+        HostInfo address = self.address();
+        return new InstanceClient(address == null ? null : address.host() + ":" + address.port(), self.proof());
     }
 
     /** The client of a process that is no instance (a worker): its calls are a tenant's, not forwarded. */
     public static InstanceClient outside() {
-        return new InstanceClient(null);
+        return new InstanceClient(null, null);
     }
 
     /** {@code path} on the instance at {@code host}. */
@@ -67,26 +72,29 @@ public final class InstanceClient {
      * GETs {@code uri} with the caller's credential and {@code headers}; empty when no answer came.
      */
     Optional<Reply> get(URI uri, Caller.Credential credential, Map<String, String> headers) {
-        HttpRequest.Builder request = request(uri, credential).GET();
+        HttpRequest.Builder request = request("GET", uri, credential).GET();
         headers.forEach(request::header);
         return send(request.build());
     }
 
     /** POSTs {@code body} as JSON to {@code uri} with the caller's credential; empty when no answer came. */
     public Optional<Reply> post(URI uri, Caller.Credential credential, Object body) {
-        return send(request(uri, credential)
+        return send(request("POST", uri, credential)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body)))
                 .build());
     }
 
-    private HttpRequest.Builder request(URI uri, Caller.Credential credential) {
+    private HttpRequest.Builder request(String method, URI uri, Caller.Credential credential) {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT);
         if (credential.authorization() != null) {
             request.header("Authorization", credential.authorization());
         }
         if (forwardedBy != null) {
             request.header(OwnerRouting.FORWARDED_HEADER, forwardedBy);
+            if (proof != null) {
+                request.header(InstanceProof.HEADER, proof.sign(method, uri.getPath(), credential.authorization()));
+            }
         }
         return request;
     }

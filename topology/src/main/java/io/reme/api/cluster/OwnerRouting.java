@@ -44,7 +44,7 @@ public final class OwnerRouting {
     private final InstanceClient client;
 
     /** @param lags this instance's store lags, shared with the other readers of standby copies */
-    public OwnerRouting(KafkaStreams streams, StoreLags lags, HostInfo self) {
+    public OwnerRouting(KafkaStreams streams, StoreLags lags, Instance self) {
         // Lambdas, not method references: an API without Kafka (tests) has no streams to bind to.
         this(
                 () -> streams.state(),
@@ -56,17 +56,17 @@ public final class OwnerRouting {
     }
 
     private OwnerRouting(
-            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, HostInfo self) {
+            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, Instance self) {
         this.state = state;
         this.locator = locator;
         this.fresh = fresh;
-        this.self = self;
+        this.self = self.address();
         this.client = InstanceClient.from(self);
     }
 
     /** Routing over a given state, key metadata and store lags instead of a running application's, for tests. */
     static OwnerRouting over(
-            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, HostInfo self) {
+            Supplier<KafkaStreams.State> state, Locator locator, BiPredicate<String, Integer> fresh, Instance self) {
         return new OwnerRouting(state, locator, fresh, self);
     }
 
@@ -175,7 +175,8 @@ public final class OwnerRouting {
                 if (here != null) {
                     return here;
                 }
-                throw ApiException.unavailable("the store is not queryable right now: " + e.getMessage());
+                throw ApiException.unavailable(
+                        "the store is not queryable right now (moving between instances); try again");
             }
         }
         if (hop == Hop.OWNER) {

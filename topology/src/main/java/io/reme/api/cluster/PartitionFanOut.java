@@ -41,19 +41,19 @@ public final class PartitionFanOut {
     private final String topic;
     private final InstanceClient client;
 
-    public PartitionFanOut(KafkaStreams streams, HostInfo self, String topic) {
+    public PartitionFanOut(KafkaStreams streams, Instance self, String topic) {
         this(() -> streams.metadataForAllStreamsClients(), self, topic);
     }
 
-    private PartitionFanOut(Supplier<Collection<StreamsMetadata>> clients, HostInfo self, String topic) {
+    private PartitionFanOut(Supplier<Collection<StreamsMetadata>> clients, Instance self, String topic) {
         this.clients = clients;
-        this.self = self;
+        this.self = self.address();
         this.topic = topic;
         this.client = InstanceClient.from(self);
     }
 
     /** A fan-out over given metadata instead of a running application's, for tests. */
-    static PartitionFanOut over(Supplier<Collection<StreamsMetadata>> clients, HostInfo self, String topic) {
+    static PartitionFanOut over(Supplier<Collection<StreamsMetadata>> clients, Instance self, String topic) {
         return new PartitionFanOut(clients, self, topic);
     }
 

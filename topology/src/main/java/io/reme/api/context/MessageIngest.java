@@ -97,7 +97,7 @@ public final class MessageIngest {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted while producing");
         } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("the message could not be written to Kafka: " + e);
+            throw ApiException.unavailable("the message could not be written to Kafka", e);
         }
         return Map.of("accepted", accepted.size(), "records", accepted);
     }
@@ -134,7 +134,8 @@ public final class MessageIngest {
         } catch (InvalidInputException e) {
             throw new ApiException(400, e.reason().name().toLowerCase(Locale.ROOT), where + e.getMessage());
         } catch (IOException e) {
-            throw new ApiException(400, "malformed_json", where + e.getMessage());
+            // Of a tree the API has just parsed: the JSON library's message names its classes, not the field.
+            throw new ApiException(400, "malformed_json", where + "the message is not a JSON object the API reads");
         }
         return new ProducerRecord<>(topic, key, value);
     }

@@ -55,7 +55,7 @@ public final class DiaryWriter {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted while writing the edit");
         } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("the edit could not be written: " + e.getMessage());
+            throw ApiException.unavailable("the edit could not be written", e);
         }
     }
 }

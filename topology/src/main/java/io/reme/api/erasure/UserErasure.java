@@ -3,6 +3,7 @@ package io.reme.api.erasure;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
+import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.memory.MemoryListRequest;
 import io.reme.api.memory.MemoryQueries;
@@ -35,7 +36,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
@@ -85,7 +85,7 @@ public final class UserErasure {
      */
     public UserErasure(
             KafkaStreams streams,
-            HostInfo self,
+            Instance self,
             MemoryQueries memories,
             Producer<byte[], byte[]> producer,
             RequestSecret secret,
@@ -246,7 +246,7 @@ public final class UserErasure {
                 } catch (KafkaException again) {
                     LOG.warn("erasure transaction not aborted error={}", again.toString());
                 }
-                throw ApiException.unavailable("the erasure could not be written to Kafka, nothing was erased: " + e);
+                throw ApiException.unavailable("the erasure could not be written to Kafka, nothing was erased", e);
             }
         }
     }

@@ -19,10 +19,13 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Handler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MCP server at {@code /mcp}: the official MCP Java SDK's Streamable-HTTP servlet transport in a
@@ -33,6 +36,7 @@ import org.eclipse.jetty.server.Handler;
  * with the API, its handler started and stopped with the web server, {@link #close} once.
  */
 public final class McpEndpoint implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(McpEndpoint.class);
     static final String PATH = "/mcp";
     /** The transport-context key of the request's {@link Caller}. */
     static final String CALLER = "reme.caller";
@@ -113,10 +117,15 @@ public final class McpEndpoint implements AutoCloseable {
     /**
      * The SDK's mapper, except that an {@link McpError} the transport answers by itself (no session id,
      * an unknown session, a malformed message) is written as a JSON-RPC error response instead of as the
-     * exception object: the SDK 2.2 transport writes the exception, stack trace and all, to the client.
+     * exception object (the SDK 2.2 transport writes the exception, stack trace and all, to the client), and
+     * every JSON-RPC error says what was wrong in the protocol's terms ({@link #inOurWords}).
      */
     private record ErrorsAsJsonRpc(McpJsonMapper delegate) implements McpJsonMapper {
         private Object wire(Object value) {
+            if (value instanceof McpSchema.JSONRPCResponse response && response.error() != null) {
+                return new McpSchema.JSONRPCResponse(
+                        response.jsonrpc(), response.id(), response.result(), inOurWords(response.error()));
+            }
             if (!(value instanceof McpError error)) {
                 return value;
             }
@@ -124,7 +133,7 @@ public final class McpEndpoint implements AutoCloseable {
             Map<String, Object> response = new LinkedHashMap<>();
             response.put("jsonrpc", McpSchema.JSONRPC_VERSION);
             response.put("id", null);
-            response.put("error", error.getJsonRpcError());
+            response.put("error", inOurWords(error.getJsonRpcError()));
             return response;
         }
 
@@ -167,6 +176,39 @@ public final class McpEndpoint implements AutoCloseable {
         public <T> T convertValue(Object value, TypeRef<T> type) {
             return delegate.convertValue(value, type);
         }
+    }
+
+    /**
+     * What a message names that is the server's business and not the client's: a Java or library class
+     * ({@code tools.jackson.databind...}, {@code McpSchema$JSONRPCRequest}), an exception, a stack frame.
+     */
+    private static final Pattern IMPLEMENTATION =
+            Pattern.compile("\\b(?:java|javax|jakarta|tools|com|org|io|reactor)\\.[a-z]|\\$[A-Z]|Exception|`");
+
+    /**
+     * The error with a message in the protocol's terms: as it is when its message names no class or library (the
+     * tools' errors, whose data is the API's error object), else with what its code means and no data. The server
+     * log keeps the SDK's message.
+     */
+    static McpSchema.JSONRPCResponse.JSONRPCError inOurWords(McpSchema.JSONRPCResponse.JSONRPCError error) {
+        String message = error.message();
+        if (message != null
+                && !message.isBlank()
+                && !IMPLEMENTATION.matcher(message).find()) {
+            return error;
+        }
+        int code = error.code() == null ? McpSchema.ErrorCodes.INTERNAL_ERROR : error.code();
+        LOG.debug("mcp error reworded code={} message={}", code, message);
+        String ours = switch (code) {
+            case McpSchema.ErrorCodes.PARSE_ERROR -> "the message is not valid JSON";
+            case McpSchema.ErrorCodes.INVALID_REQUEST ->
+                "the message is not a JSON-RPC 2.0 request, notification or response the server accepts";
+            case McpSchema.ErrorCodes.METHOD_NOT_FOUND -> "no such method";
+            case McpSchema.ErrorCodes.INVALID_PARAMS -> "the method's params are not valid";
+            case McpSchema.ErrorCodes.INTERNAL_ERROR -> "internal error; see the server log";
+            default -> "the request could not be served";
+        };
+        return new McpSchema.JSONRPCResponse.JSONRPCError(code, ours, null);
     }
 
     @Override

@@ -3,11 +3,13 @@ package io.reme.api.memory;
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.reme.api.ApiException;
 import io.reme.api.Arg;
+import io.reme.api.BodyBinder;
 import io.reme.api.QueryString;
 import io.reme.json.Json;
 import io.reme.search.MemoryListQuery;
@@ -108,7 +110,8 @@ public record MemoryListRequest(
         } catch (UnrecognizedPropertyException e) {
             throw unknown(e.getPropertyName());
         } catch (JsonProcessingException e) {
-            throw MemoryInput.invalid("the arguments do not fit the listing: " + e.getOriginalMessage());
+            throw MemoryInput.invalid("the arguments do not fit the listing: "
+                    + (e instanceof JsonMappingException mapping ? BodyBinder.problem(mapping) : "not valid JSON"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.BodyBinder;
 import io.reme.api.Caller;
+import io.reme.api.cluster.Instance;
+import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.cluster.Reply;
@@ -17,6 +19,7 @@ import io.reme.indexstore.MemoryList;
 import io.reme.indexstore.MemoryProgress;
 import io.reme.json.Json;
 import io.reme.retry.Poll;
+import io.reme.search.MemoryEmbedding;
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -37,7 +40,6 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
-import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +71,7 @@ public final class MemoryQueries {
     public MemoryQueries(
             KafkaStreams streams,
             OwnerRouting routing,
-            HostInfo self,
+            Instance self,
             String memoriesTopic,
             MemoryWriter writer,
             EmbeddingModel embeddings,
@@ -204,14 +206,10 @@ public final class MemoryQueries {
         }
         EmbeddingModel model = embeddings.modelFor(record.text());
         try {
-            if (record.contextText() == null) {
-                return record.withVector(model.embed(List.of(record.text())).get(0), model.id());
-            }
-            List<float[]> vectors = model.embed(List.of(record.text(), record.contextText()));
-            return record.withVector(vectors.get(0), model.id()).withContextVector(vectors.get(1));
+            return MemoryEmbedding.withVectors(record, model.embed(MemoryEmbedding.texts(record)), model.id());
         } catch (EmbeddingException e) {
             // Written without a vector it would silently drop out of vector search: the caller retries instead.
-            throw ApiException.unavailable("the memory could not be embedded: " + e.getMessage());
+            throw ApiException.unavailable("the memory could not be embedded", e);
         }
     }
 
@@ -442,22 +440,23 @@ public final class MemoryQueries {
     /** {@code POST /v1/internal/memories-list} from another instance: the listing must be for the caller's tenant. */
     public Page internalList(String tenant, JsonNode body) {
         // Only the caller's tenant's partitions, whatever was asked.
-        Set<Integer> wanted = new TreeSet<>();
-        body.path("partitions").forEach(p -> wanted.add(p.asInt()));
-        wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
-        if (body.path("count").asBoolean(false)) {
-            // A count of the caller's tenant's memories ({@link #count}), on the partitions asked for.
-            return localCount(tenant, wanted);
-        }
-        try {
-            MemoryListQuery query = Json.MAPPER.treeToValue(body.get("query"), MemoryListQuery.class);
+        boolean count = body.path("count").asBoolean(false);
+        MemoryListQuery query = null;
+        if (!count) {
+            try {
+                query = Json.MAPPER.treeToValue(InstanceCalls.query(body), MemoryListQuery.class);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ApiException(400, "invalid_query", InstanceCalls.problem(e));
+            }
             if (!tenant.equals(query.tenant())) {
                 throw new ApiException(403, "tenant_mismatch", "the listing names another tenant than the API key");
             }
-            return localList(query, wanted);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
         }
+        Set<Integer> wanted = new TreeSet<>();
+        body.path("partitions").forEach(p -> wanted.add(p.asInt()));
+        wanted.retainAll(writer.partitioning().partitionsOf(tenant, writer.partitions()));
+        // A count of the caller's tenant's memories ({@link #count}), on the partitions asked for.
+        return count ? localCount(tenant, wanted) : localList(query, wanted);
     }
 
     private Page localList(MemoryListQuery query, Set<Integer> partitions) {

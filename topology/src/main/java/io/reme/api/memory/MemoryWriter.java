@@ -64,7 +64,7 @@ public final class MemoryWriter {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted while writing the memory");
         } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("the memory could not be written: " + e.getMessage());
+            throw ApiException.unavailable("the memory could not be written", e);
         }
     }
 }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.BodyBinder;
 import io.reme.api.Caller;
+import io.reme.api.cluster.Instance;
+import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.cluster.StoreLags;
 import io.reme.embedding.EmbeddingException;
@@ -36,7 +38,6 @@ import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.StateQueryResult;
-import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +71,7 @@ public final class SearchQueries {
 
     SearchQueries(
             KafkaStreams streams,
-            HostInfo self,
+            Instance self,
             String memoriesTopic,
             int partitions,
             MemoryPartitioning partitioning,
@@ -83,7 +84,7 @@ public final class SearchQueries {
     /** @param profiles the models of the embedding profiles indexes not switched yet search with (null: none) */
     public SearchQueries(
             KafkaStreams streams,
-            HostInfo self,
+            Instance self,
             String memoriesTopic,
             int partitions,
             MemoryPartitioning partitioning,
@@ -259,7 +260,7 @@ public final class SearchQueries {
      */
     public PartitionHits internal(String tenant, JsonNode body) {
         try {
-            SearchQuery query = Json.MAPPER.treeToValue(body.get("query"), SearchQuery.class);
+            SearchQuery query = Json.MAPPER.treeToValue(InstanceCalls.query(body), SearchQuery.class);
             Set<Integer> wanted = new TreeSet<>();
             body.path("partitions").forEach(p -> wanted.add(p.asInt()));
             if (!tenant.equals(query.tenant())) {
@@ -273,7 +274,7 @@ public final class SearchQueries {
                     ? standby(query, wanted, candidates)
                     : local(query, wanted, candidates);
         } catch (IOException | IllegalArgumentException e) {
-            throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
+            throw new ApiException(400, "invalid_query", InstanceCalls.problem(e));
         }
     }
 

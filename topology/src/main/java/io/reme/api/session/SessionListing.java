@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.QueryString;
+import io.reme.api.cluster.Instance;
+import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.memory.MemoryInput;
 import io.reme.context.ContextPolicy;
@@ -27,7 +29,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -58,7 +59,7 @@ public final class SessionListing {
 
     public SessionListing(
             KafkaStreams streams,
-            HostInfo self,
+            Instance self,
             String inputTopic,
             IntSupplier partitions,
             Function<String, ContextPolicy> windows) {
@@ -138,9 +139,9 @@ public final class SessionListing {
     public Page internal(String tenant, JsonNode body) {
         Query query;
         try {
-            query = Json.MAPPER.treeToValue(body.get("query"), Query.class);
+            query = Json.MAPPER.treeToValue(InstanceCalls.query(body), Query.class);
         } catch (IOException | IllegalArgumentException e) {
-            throw new ApiException(400, "invalid_query", String.valueOf(e.getMessage()));
+            throw new ApiException(400, "invalid_query", InstanceCalls.problem(e));
         }
         if (query == null || !tenant.equals(query.tenant())) {
             throw new ApiException(403, "tenant_mismatch", "the listing names another tenant than the API key");

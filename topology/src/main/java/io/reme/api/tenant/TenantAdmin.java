@@ -261,7 +261,7 @@ public final class TenantAdmin {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted while writing the tenants topic");
         } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("the change could not be written to Kafka: " + e);
+            throw ApiException.unavailable("the change could not be written to Kafka", e);
         }
         try {
             if (!Poll.until(visibilityTimeout, VISIBILITY_POLL, () -> Arrays.equals(stored(key), value))) {

@@ -198,7 +198,7 @@ class OwnerRoutingTest {
                     throw new AssertionError("looked up");
                 },
                 (store, partition) -> true,
-                SELF);
+                new Instance(SELF, null));
         assertEquals(
                 503,
                 assertThrows(ApiException.class, () -> read(routing, OwnerRouting.Hop.CLIENT))
@@ -244,7 +244,7 @@ class OwnerRoutingTest {
                 () -> KafkaStreams.State.RUNNING,
                 (store, key, partitioner) -> metadata,
                 (store, partition) -> current,
-                SELF);
+                new Instance(SELF, null));
     }
 
     private static HostInfo nothingListens() throws Exception {

@@ -59,7 +59,7 @@ class PartitionFanOutGatherTest {
                     // 6 is not wanted; 3 is the other's but "moving": it does not answer for it.
                     new Client(other, Set.of(tp(TOPIC, 2), tp(TOPIC, 3), tp(TOPIC, 6)), Set.of()),
                     new Client(gone, Set.of(tp(TOPIC, 4)), Set.of()));
-            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, SELF, TOPIC);
+            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, new Instance(SELF, null), TOPIC);
             List<Set<Integer>> localCalls = new ArrayList<>();
 
             PartitionFanOut.Gathered<Found> gathered = fanOut.gather(
@@ -108,7 +108,7 @@ class PartitionFanOutGatherTest {
                     new Client(gone, Set.of(tp(TOPIC, 1), tp(TOPIC, 2), tp(TOPIC, 5)), Set.of(tp(TOPIC, 2))),
                     // A standby of 1 too, but this instance's is read first; 5 has no standby anywhere.
                     new Client(other, Set.of(), Set.of(tp(TOPIC, 1), tp(TOPIC, 2))));
-            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, SELF, TOPIC);
+            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, new Instance(SELF, null), TOPIC);
             List<Set<Integer>> standbyCalls = new ArrayList<>();
 
             PartitionFanOut.Gathered<Found> gathered = fanOut.gather(
@@ -150,7 +150,7 @@ class PartitionFanOutGatherTest {
             List<StreamsMetadata> clients = List.of(
                     new Client(SELF, Set.of(tp(TOPIC, 0)), Set.of()),
                     new Client(other, Set.of(tp(TOPIC, 1)), Set.of()));
-            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, SELF, TOPIC);
+            PartitionFanOut fanOut = PartitionFanOut.over(() -> clients, new Instance(SELF, null), TOPIC);
             ApiException failed = assertThrows(
                     ApiException.class,
                     () -> fanOut.gather(
@@ -169,7 +169,7 @@ class PartitionFanOutGatherTest {
 
     @Test
     void noOwnerAtAllAsksNoOneAndEverythingIsMissing() {
-        PartitionFanOut fanOut = PartitionFanOut.over(List::of, SELF, TOPIC);
+        PartitionFanOut fanOut = PartitionFanOut.over(List::of, new Instance(SELF, null), TOPIC);
         AtomicInteger localCalls = new AtomicInteger();
         PartitionFanOut.Gathered<Found> gathered = fanOut.gather(
                 Set.of(0, 1),

@@ -46,7 +46,8 @@ class PartitionFanOutTest {
                 }
             });
             HostInfo remote = new HostInfo("127.0.0.1", server.port());
-            PartitionFanOut fanOut = new PartitionFanOut(null, new HostInfo("127.0.0.1", 1), "reme.memories");
+            PartitionFanOut fanOut =
+                    new PartitionFanOut(null, new Instance(new HostInfo("127.0.0.1", 1), null), "reme.memories");
 
             next.set(new Remote(200, "{\"hits\":[],\"answered\":[3]}"));
             Optional<SearchQueries.PartitionHits> ok =

@@ -47,11 +47,11 @@ class McpToolsTest {
     @Test
     void theCallersTenantComesFromItsKeyAndNothingElse() {
         McpTransportContext acme = McpEndpoint.callerContext(
-                new Authenticator(TenantSetup.staticOnly(KEYS)), "Bearer acme-key-0123456789abcdef");
+                new Authenticator(TenantSetup.staticOnly(KEYS), null), "Bearer acme-key-0123456789abcdef");
         assertEquals(Callers.tenant("acme", "Bearer acme-key-0123456789abcdef"), McpTools.callerOf(acme));
         for (String header : new String[] {null, "", "Bearer nope-0123456789abcdef", "acme-key-0123456789abcdef"}) {
             McpTransportContext none =
-                    McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS)), header);
+                    McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS), null), header);
             assertNull(none.get(McpEndpoint.CALLER), String.valueOf(header));
             ApiException refused = assertThrows(ApiException.class, () -> McpTools.callerOf(none));
             assertEquals(401, refused.status());
@@ -116,7 +116,8 @@ class McpToolsTest {
                 null,
                 null,
                 quotas);
-        Authenticator keys = new Authenticator(new TenantSetup(directory, TenantAdmin.disabled(directory), quotas));
+        Authenticator keys =
+                new Authenticator(new TenantSetup(directory, TenantAdmin.disabled(directory), quotas), null);
         McpTransportContext acme = McpEndpoint.callerContext(keys, "Bearer acme-key-0123456789abcdef");
         McpTransportContext globex = McpEndpoint.callerContext(keys, "Bearer globex-key-0123456789abcdef");
 
