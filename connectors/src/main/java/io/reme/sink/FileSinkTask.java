@@ -5,14 +5,18 @@ import io.reme.dlq.DeadLetterPayload;
 import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
@@ -26,7 +30,13 @@ import org.slf4j.LoggerFactory;
  * written (unreadable value, an ID that is not allowed in a path) goes to the connector's dead
  * letter queue with the reason, through Connect's errant record reporter, and the rest go on. With
  * no dead letter queue configured it fails the task, as Connect's {@code errors.tolerance=none}
- * means. A failed write to disk is retried: Connect delivers the same records again.
+ * means.
+ *
+ * <p>A failed write to disk (a full or read-only disk) is retried by the task itself, every {@link #RETRY_EVERY},
+ * until it succeeds: the records stay with the task, its partitions are paused so no more arrive, and their
+ * offsets are not committed past the first unwritten record ({@link #preCommit}). It is said once at ERROR when it
+ * starts and once at INFO when it ends, counted ({@link WorkspaceWrites}), and never a stack trace per attempt:
+ * Connect's own retry (a {@code RetriableException} from {@code put}) logs one at ERROR every time, twice a second.
  *
  * <p>A record larger than {@code record.max.bytes} is rejected unread, so a writer to a sink's topic
  * cannot make it write a file of any size. A rejected record whose key, value or headers are too large
@@ -42,9 +52,19 @@ abstract class FileSinkTask extends SinkTask {
     /** Original headers a cut dead letter keeps, in bytes of names and values. */
     static final int DEAD_LETTER_MAX_HEADER_BYTES = DeadLetterPayload.MAX_ORIGINAL_HEADER_BYTES;
 
+    /** How long a failed write waits before the next attempt. */
+    static final Duration RETRY_EVERY = Duration.ofSeconds(2);
+
     private ErrantRecordReporter reporter;
     private int recordMaxBytes;
     Workspace workspace;
+    /** Records whose write failed, in the order they came, written before any later one. */
+    private final List<SinkRecord> unwritten = new ArrayList<>();
+    /** When the writes began to fail, and how many attempts failed since; null while they succeed. */
+    private Instant failingSince;
+
+    private long failedAttempts;
+    private final String name = getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(this));
 
     @Override
     public String version() {
@@ -70,26 +90,98 @@ abstract class FileSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        if (records.isEmpty()) {
-            return;
-        }
-        List<SinkRecord> bounded = new ArrayList<>(records.size());
         for (SinkRecord record : records) {
             long size = size(record.key()) + size(record.value());
             if (size > recordMaxBytes) {
                 reject(record, "record of " + size + " bytes is over record.max.bytes (" + recordMaxBytes + ")");
             } else {
-                bounded.add(record);
+                unwritten.add(record);
             }
         }
-        if (bounded.isEmpty()) {
+        if (unwritten.isEmpty()) {
             return;
         }
         try {
-            write(bounded);
+            write(unwritten);
         } catch (IOException e) {
-            throw new RetriableException("cannot write the working directory: " + e, e);
+            failing(e);
+            return;
+        } catch (RuntimeException e) {
+            // The task fails (a rejected record without a dead letter queue): Connect reads them again.
+            unwritten.clear();
+            throw e;
         }
+        unwritten.clear();
+        if (failingSince != null) {
+            LOG.info(
+                    "workspace writable again task={} after={} failedAttempts={}",
+                    name,
+                    Duration.between(failingSince, Instant.now()),
+                    failedAttempts);
+            WorkspaceWrites.recovered(name);
+            failingSince = null;
+            failedAttempts = 0;
+            if (context != null) {
+                context.resume(context.assignment().toArray(TopicPartition[]::new));
+            }
+        }
+    }
+
+    /** A write failed: said once, counted, the partitions paused and the records kept for the next attempt. */
+    private void failing(IOException e) {
+        failedAttempts++;
+        Instant now = Instant.now();
+        WorkspaceWrites.failed(name, now);
+        if (failingSince == null) {
+            failingSince = now;
+            LOG.error(
+                    "workspace not writable, records kept and written again every {} until it is (said again when"
+                            + " it is) task={} records={} error={}",
+                    RETRY_EVERY,
+                    name,
+                    unwritten.size(),
+                    e.toString());
+        } else {
+            LOG.debug("workspace still not writable task={} attempt={} error={}", name, failedAttempts, e.toString());
+        }
+        if (context != null) {
+            context.pause(context.assignment().toArray(TopicPartition[]::new));
+            context.timeout(RETRY_EVERY.toMillis());
+        }
+    }
+
+    /** Commits no partition past its first record not yet written: after a restart it is read again. */
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        flush(currentOffsets);
+        if (unwritten.isEmpty()) {
+            return currentOffsets;
+        }
+        Map<TopicPartition, OffsetAndMetadata> written = new HashMap<>(currentOffsets);
+        for (SinkRecord record : unwritten) {
+            TopicPartition partition = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+            OffsetAndMetadata first = written.get(partition);
+            if (first == null || record.originalKafkaOffset() < first.offset()) {
+                written.put(partition, new OffsetAndMetadata(record.originalKafkaOffset()));
+            }
+        }
+        return written;
+    }
+
+    /** Partitions taken away: their unwritten records are the next owner's to read again. */
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        unwritten.removeIf(r -> partitions.contains(new TopicPartition(r.originalTopic(), r.originalKafkaPartition())));
+        if (unwritten.isEmpty() && failingSince != null) {
+            WorkspaceWrites.recovered(name);
+            failingSince = null;
+            failedAttempts = 0;
+        }
+    }
+
+    /** Records kept for the next attempt: for tests. */
+    int unwritten() {
+        return unwritten.size();
     }
 
     /** Writes a batch; calls {@link #reject} for records that cannot be written. */
@@ -213,5 +305,6 @@ abstract class FileSinkTask extends SinkTask {
     @Override
     public void stop() {
         reporter = null;
+        WorkspaceWrites.recovered(name);
     }
 }

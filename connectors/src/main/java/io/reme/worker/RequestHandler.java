@@ -245,7 +245,8 @@ final class RequestHandler {
                 long started = System.nanoTime();
                 String account = call(LlmKind.DIARY, () -> client.updateDiary(task, editor));
                 metrics.llmCall(LlmKind.DIARY, CallOutcome.OK, System.nanoTime() - started);
-                int lost = editor.commit(request.requestId(), clock.instant(), EDIT_TIMEOUT);
+                // Dated when the session asked for it: an edit of what an erasure removed since is refused as such.
+                int lost = editor.commit(request.requestId(), request.createdAt(), EDIT_TIMEOUT);
                 if (lost == 0) {
                     return new DayOutcome(account, null, attempt);
                 }

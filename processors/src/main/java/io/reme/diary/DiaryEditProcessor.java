@@ -115,6 +115,23 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             deadLetter(record, DlqReason.INVALID_CONTENT, "key must be " + key);
             return;
         }
+        Instant erased =
+                ErasureReport.lastErased(context.getStateStore(ErasureStores.DOCUMENTS), edit.tenant(), edit.user());
+        if (erased != null && (edit.at() == null || !edit.at().isAfter(erased))) {
+            // Signed, but made before its user's data was erased: applied now, it would bring that data back.
+            LOG.warn(
+                    "diary edit of erased data refused tenant={} user={} document={} editAt={} erasedAt={}",
+                    edit.tenant(),
+                    edit.user(),
+                    edit.name(),
+                    edit.at(),
+                    erased);
+            deadLetter(
+                    record,
+                    DlqReason.EARLIER_INCARNATION,
+                    "edit made at " + edit.at() + ", before its user's data was erased at " + erased);
+            return;
+        }
         DiaryDocument current = documents.get(key);
         long currentVersion = current == null ? 0 : current.version();
         if (current != null && current.editId().equals(edit.editId())) {
@@ -200,6 +217,20 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             deadLetter(record, DlqReason.INVALID_CONTENT, "unreadable erasure request: " + e.getMessage());
             return;
         }
+        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.DOCUMENTS);
+        ErasureReport done = reports.get(erasure.key());
+        if (done != null && done.supersedes(erasure)) {
+            LOG.warn(
+                    "erasure request already applied refused tenant={} erasureId={} applied={}",
+                    erasure.tenant(),
+                    erasure.erasureId(),
+                    done.erasureId());
+            deadLetter(
+                    record,
+                    DlqReason.EARLIER_INCARNATION,
+                    "erasure " + erasure.erasureId() + " was already applied (or a later one was): a replay");
+            return;
+        }
         List<DiaryDocument> doomed = new ArrayList<>();
         try (KeyValueIterator<String, DiaryDocument> it =
                 documents.prefixScan(erasure.userPrefix(), new StringSerializer())) {
@@ -217,7 +248,6 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
         }
         long now = context.currentSystemTimeMs();
         int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
-        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.DOCUMENTS);
         reports.put(
                 erasure.key(), ErasureReport.documents(erasure, partition, Instant.ofEpochMilli(now), doomed.size()));
         LOG.info(

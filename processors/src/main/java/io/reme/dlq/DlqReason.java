@@ -36,6 +36,12 @@ public enum DlqReason {
      * signature: written by someone without the request secret.
      */
     UNAUTHENTICATED,
+    /**
+     * A signed record of an earlier life of its session, before the session was erased and written again: an
+     * LLM result of a request the session's current incarnation did not issue. Authentic, but not this
+     * session's any more; never applied.
+     */
+    EARLIER_INCARNATION,
     /** An unexpected error while processing a valid-looking record; the record is kept here for replay. */
     PROCESSING_ERROR,
     /** An output made from the record was larger than its topic accepts; the output was dropped. */

@@ -1,6 +1,7 @@
 package io.reme.erasure;
 
 import java.time.Instant;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * What one partition of one processor removed for an {@link Erasure}: the session processor counts
@@ -60,6 +61,31 @@ public record ErasureReport(
                 0,
                 0,
                 false);
+    }
+
+    /**
+     * Whether this report's erasure makes {@code request} one already done: the same erasure, or one of the same
+     * key requested at or after it. Such a request, signed as it is, is a replay (from the topic, or a capture),
+     * and applying it again would erase what was written since under the same IDs.
+     */
+    public boolean supersedes(Erasure request) {
+        return erasureId.equals(request.erasureId()) || !requestedAt.isBefore(request.requestedAt());
+    }
+
+    /**
+     * When the latest erasure of {@code user}'s data (theirs, or their whole tenant's) was requested, by the
+     * reports of one partition; null when there was none. A signed record made at or before it belongs to the
+     * data that erasure removed.
+     */
+    public static Instant lastErased(ReadOnlyKeyValueStore<String, ErasureReport> reports, String tenant, String user) {
+        Instant last = null;
+        for (String key : new String[] {tenant + "/" + user, tenant + "/" + Erasure.ALL_USERS}) {
+            ErasureReport report = reports.get(key);
+            if (report != null && (last == null || report.requestedAt().isAfter(last))) {
+                last = report.requestedAt();
+            }
+        }
+        return last;
     }
 
     /** This memory partition's report once its index has merged the erased memories away. */

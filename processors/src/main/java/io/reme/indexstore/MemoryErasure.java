@@ -124,6 +124,16 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
             reports.put(erasure.key(), report.withExpunged(at));
             return;
         }
+        ErasureReport done = reports.get(erasure.key());
+        if (done != null && done.supersedes(erasure)) {
+            // Signed, but applied before (or a later one was): again, it would erase memories written since.
+            LOG.warn(
+                    "erasure request already applied ignored erasureId={} applied={} partition={}",
+                    erasure.erasureId(),
+                    done.erasureId(),
+                    partition);
+            return;
+        }
         List<String> ids = store.idsOf(erasure.tenant(), erasure.user());
         Headers headers = new RecordHeaders();
         headers.add(PARTITION_HEADER, ByteBuffer.allocate(4).putInt(partition).array());

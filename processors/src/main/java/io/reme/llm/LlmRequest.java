@@ -18,6 +18,10 @@ import java.util.Objects;
  * <p>One record may ask for more than one kind over the same span ({@code also}: a DIARY request's
  * EXTRACT twin), so the span travels once; a worker answers each kind with its own result, as if
  * each had come in a record of its own ({@link #kinds}, {@link #withKind}).
+ *
+ * <p>{@code incarnation} is the life of the session the request belongs to (0 before incarnations existed):
+ * its request ID is made of it, and its result echoes it, so a result of a session erased and written again
+ * is told from the new session's (see {@code SessionHeader.Compaction#incarnation}).
  */
 public record LlmRequest(
         String requestId,
@@ -35,7 +39,8 @@ public record LlmRequest(
         Instant createdAt,
         int summaryBudget,
         List<String> unansweredCalls,
-        List<LlmKind> also) {
+        List<LlmKind> also,
+        long incarnation) {
 
     public LlmRequest {
         Objects.requireNonNull(requestId, "requestId");
@@ -64,6 +69,44 @@ public record LlmRequest(
                         "also must name other kinds than " + kind + ", once each, " + "and never COMPACT: " + also);
             }
         }
+    }
+
+    /** A request of a session begun before incarnations (incarnation 0). */
+    public LlmRequest(
+            String requestId,
+            long epoch,
+            LlmKind kind,
+            String tenant,
+            String session,
+            String user,
+            long fromSeq,
+            long toSeq,
+            List<Message> messages,
+            String previousSummary,
+            String language,
+            int attempt,
+            Instant createdAt,
+            int summaryBudget,
+            List<String> unansweredCalls,
+            List<LlmKind> also) {
+        this(
+                requestId,
+                epoch,
+                kind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls,
+                also,
+                0);
     }
 
     /** A request asking for its own kind only. */
@@ -172,7 +215,30 @@ public record LlmRequest(
                 createdAt,
                 summaryBudget,
                 unansweredCalls,
-                kinds.subList(1, kinds.size()));
+                kinds.subList(1, kinds.size()),
+                incarnation);
+    }
+
+    /** The same request of the session's incarnation {@code newIncarnation}, which its result echoes. */
+    public LlmRequest withIncarnation(long newIncarnation) {
+        return new LlmRequest(
+                requestId,
+                epoch,
+                kind,
+                tenant,
+                session,
+                user,
+                fromSeq,
+                toSeq,
+                messages,
+                previousSummary,
+                language,
+                attempt,
+                createdAt,
+                summaryBudget,
+                unansweredCalls,
+                also,
+                newIncarnation);
     }
 
     /** The same request over {@code newMessages} (the span's messages, or none where it is kept by reference). */
@@ -193,6 +259,7 @@ public record LlmRequest(
                 createdAt,
                 summaryBudget,
                 unansweredCalls,
-                also);
+                also,
+                incarnation);
     }
 }

@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * A worker's answer to an {@link LlmRequest}, keyed like the request. For {@code COMPACT} the
  * payload is the summary Markdown; {@code error} explains a {@code FAILED} result and
- * {@code failure} classifies it (null when OK, and in results written before it existed).
+ * {@code failure} classifies it (null when OK, and in results written before it existed);
+ * {@code incarnation} is the request's, echoed.
  */
 public record LlmResult(
         String requestId,
@@ -19,7 +20,8 @@ public record LlmResult(
         String error,
         int attempts,
         Instant completedAt,
-        LlmFailure failure) {
+        LlmFailure failure,
+        long incarnation) {
 
     public LlmResult {
         Objects.requireNonNull(requestId, "requestId");
@@ -43,7 +45,7 @@ public record LlmResult(
             String error,
             int attempts,
             Instant completedAt) {
-        this(requestId, epoch, kind, tenant, session, status, payload, error, attempts, completedAt, null);
+        this(requestId, epoch, kind, tenant, session, status, payload, error, attempts, completedAt, null, 0);
     }
 
     public static LlmResult ok(LlmRequest request, String payload, int attempts, Instant at) {
@@ -58,7 +60,8 @@ public record LlmResult(
                 null,
                 attempts,
                 at,
-                null);
+                null,
+                request.incarnation());
     }
 
     public static LlmResult failed(LlmRequest request, String error, int attempts, Instant at) {
@@ -77,6 +80,7 @@ public record LlmResult(
                 error,
                 attempts,
                 at,
-                failure);
+                failure,
+                request.incarnation());
     }
 }

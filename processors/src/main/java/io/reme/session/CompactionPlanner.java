@@ -45,9 +45,13 @@ final class CompactionPlanner {
         this.activity = activity;
     }
 
-    /** What a compaction's request ID is derived from: unique per session and epoch, the same on replay. */
-    static String requestName(SessionKey key, long epoch) {
-        return key.key() + "#" + epoch;
+    /**
+     * What a compaction's request ID is derived from: unique per session, incarnation and epoch, the same on
+     * replay. Incarnation 0 (a session begun before incarnations) keeps the name it had, so requests in flight
+     * across an upgrade are still answered.
+     */
+    static String requestName(SessionKey key, long incarnation, long epoch) {
+        return incarnation == 0 ? key.key() + "#" + epoch : key.key() + "#" + epoch + "@" + incarnation;
     }
 
     /**
@@ -119,26 +123,27 @@ final class CompactionPlanner {
                 .map(StoredMessage::message)
                 .toList());
         long epoch = state.epoch() + 1;
-        String requestId = settings.requestSecret().requestId(requestName(key, epoch));
+        String requestId = settings.requestSecret().requestId(requestName(key, header.incarnation(), epoch));
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
         List<String> unanswered = List.copyOf(cut.get().unansweredCalls());
         LlmRequest compact = new LlmRequest(
-                requestId,
-                epoch,
-                LlmKind.COMPACT,
-                key.tenant(),
-                key.session(),
-                header.user(),
-                fromSeq,
-                toSeq,
-                span,
-                stores.summary(key),
-                settings.compacting().language(),
-                0,
-                now,
-                local.summaryBudget(key.tenant()),
-                unanswered);
+                        requestId,
+                        epoch,
+                        LlmKind.COMPACT,
+                        key.tenant(),
+                        key.session(),
+                        header.user(),
+                        fromSeq,
+                        toSeq,
+                        span,
+                        stores.summary(key),
+                        settings.compacting().language(),
+                        0,
+                        now,
+                        local.summaryBudget(key.tenant()),
+                        unanswered)
+                .withIncarnation(header.incarnation());
         outputs.request(key, compact, timestamp);
         outputs.compaction(key.tenant(), PipelineMetrics.Compaction.REQUESTED);
         diary.requestWith(key, header, compact, span, timestamp);

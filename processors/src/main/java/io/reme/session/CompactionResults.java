@@ -50,17 +50,46 @@ final class CompactionResults {
         this.activity = activity;
     }
 
+    /** Whether a result may be applied ({@link #check}). */
+    enum Verdict {
+        AUTHENTIC,
+        /** Not signed by the workers, or naming a request no incarnation of the session was issued. */
+        FORGED,
+        /** Signed, but of a request of the session's earlier life, before it was erased and written again. */
+        EARLIER_INCARNATION
+    }
+
     /**
      * Whether a result may be applied: it carries the workers' signature ({@code signed}) and, for a
-     * COMPACT result, names a request this deployment could have issued for its epoch (the ID is keyed by
-     * the request secret). A forged one is counted and logged, and must not be applied.
+     * COMPACT result, names a request this deployment issued for its epoch in the session's current
+     * incarnation (the ID is keyed by the request secret). A forged one, and a signed one of an earlier
+     * incarnation (made before the session was erased), are counted and logged, and must not be applied.
      */
-    boolean authentic(SessionKey key, LlmResult result, boolean signed) {
-        if (signed
+    Verdict check(SessionKey key, LlmResult result, boolean signed) {
+        SessionHeader header = stores.headers().get(key.key());
+        boolean issued = signed
                 && (result.kind() != LlmKind.COMPACT
                         || settings.requestSecret()
-                                .issued(CompactionPlanner.requestName(key, result.epoch()), result.requestId()))) {
-            return true;
+                                .issued(
+                                        CompactionPlanner.requestName(key, result.incarnation(), result.epoch()),
+                                        result.requestId()));
+        if (issued && (header == null || header.incarnation() == result.incarnation())) {
+            return Verdict.AUTHENTIC;
+        }
+        long incarnation = header == null ? 0 : header.incarnation();
+        if (issued) {
+            // A request this deployment issued, for the session's life before it was erased and written again.
+            LOG.warn(
+                    "result of an earlier incarnation refused tenant={} session={} requestId={} epoch={}"
+                            + " incarnation={} current={}",
+                    key.tenant(),
+                    key.session(),
+                    result.requestId(),
+                    result.epoch(),
+                    result.incarnation(),
+                    incarnation);
+            stores.headers().put(key.key(), header.withCounter(Counter.EARLIER_RESULTS, 1));
+            return Verdict.EARLIER_INCARNATION;
         }
         LOG.warn(
                 "forged result refused tenant={} session={} requestId={} epoch={} signed={}",
@@ -69,11 +98,10 @@ final class CompactionResults {
                 result.requestId(),
                 result.epoch(),
                 signed);
-        SessionHeader header = stores.headers().get(key.key());
         if (header != null) {
             stores.headers().put(key.key(), header.withCounter(Counter.FORGED_RESULTS, 1));
         }
-        return false;
+        return Verdict.FORGED;
     }
 
     /** Applies a COMPACT result if it answers the pending request; anything else is counted and dropped. */

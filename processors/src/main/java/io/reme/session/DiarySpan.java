@@ -90,19 +90,20 @@ public record DiarySpan(
     /** The failed kinds were sent again, as attempt {@code request.attempt() + 1}. */
     DiarySpan resent() {
         LlmRequest again = new LlmRequest(
-                request.requestId(),
-                request.epoch(),
-                request.kind(),
-                request.tenant(),
-                request.session(),
-                request.user(),
-                request.fromSeq(),
-                request.toSeq(),
-                request.messages(),
-                request.previousSummary(),
-                request.language(),
-                request.attempt() + 1,
-                request.createdAt());
+                        request.requestId(),
+                        request.epoch(),
+                        request.kind(),
+                        request.tenant(),
+                        request.session(),
+                        request.user(),
+                        request.fromSeq(),
+                        request.toSeq(),
+                        request.messages(),
+                        request.previousSummary(),
+                        request.language(),
+                        request.attempt() + 1,
+                        request.createdAt())
+                .withIncarnation(request.incarnation());
         return new DiarySpan(
                 again,
                 diary == Progress.FAILED ? Progress.SENT : diary,

@@ -56,19 +56,20 @@ final class DiarySpans {
         }
         int skip = (int) (from - compact.fromSeq());
         LlmRequest diary = new LlmRequest(
-                compact.requestId(),
-                compact.epoch(),
-                LlmKind.DIARY,
-                compact.tenant(),
-                compact.session(),
-                compact.user(),
-                from,
-                compact.toSeq(),
-                skip == 0 ? span : span.subList(skip, span.size()),
-                "",
-                compact.language(),
-                0,
-                compact.createdAt());
+                        compact.requestId(),
+                        compact.epoch(),
+                        LlmKind.DIARY,
+                        compact.tenant(),
+                        compact.session(),
+                        compact.user(),
+                        from,
+                        compact.toSeq(),
+                        skip == 0 ? span : span.subList(skip, span.size()),
+                        "",
+                        compact.language(),
+                        0,
+                        compact.createdAt())
+                .withIncarnation(compact.incarnation());
         send(key, diary, timestamp);
     }
 

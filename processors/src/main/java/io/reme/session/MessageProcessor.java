@@ -20,6 +20,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +103,11 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             return;
         }
         try {
-            state.append(message, record.timestamp(), context.currentSystemTimeMs());
+            state.append(
+                    message,
+                    record.timestamp(),
+                    context.currentSystemTimeMs(),
+                    context.recordMetadata().map(RecordMetadata::offset).orElse(-1L));
         } catch (KafkaException e) {
             // Streams' own (task migrated, producer fenced, store and record-collector failures) and the
             // clients': not the record's fault, so Streams must see them; dead-lettering would lose a valid message.
@@ -135,11 +140,25 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             outputs.deadLetter(record, DlqReason.INVALID_CONTENT, "unreadable erasure request: " + e.getMessage());
             return;
         }
+        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);
+        ErasureReport done = reports.get(erasure.key());
+        if (done != null && done.supersedes(erasure)) {
+            LOG.warn(
+                    "erasure request already applied refused tenant={} user={} erasureId={} applied={}",
+                    erasure.tenant(),
+                    erasure.user() == null ? Erasure.ALL_USERS : erasure.user(),
+                    erasure.erasureId(),
+                    done.erasureId());
+            outputs.deadLetter(
+                    record,
+                    DlqReason.EARLIER_INCARNATION,
+                    "erasure " + erasure.erasureId() + " was already applied (or a later one was): a replay");
+            return;
+        }
         long now = context.currentSystemTimeMs();
         SessionEraser.Erased erased = state.erase(erasure, now);
         outputs.erasureMarker(erasure, settings.requestSecret(), now);
         int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
-        KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);
         reports.put(
                 erasure.key(),
                 ErasureReport.sessions(

@@ -86,7 +86,16 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
         }
         boolean signed =
                 ResultSignature.valid(settings.requestSecret(), record.headers(), record.key(), record.value());
-        if (!state.authentic(key, result, signed)) {
+        CompactionResults.Verdict verdict = state.check(key, result, signed);
+        if (verdict == CompactionResults.Verdict.EARLIER_INCARNATION) {
+            outputs.deadLetter(
+                    record,
+                    DlqReason.EARLIER_INCARNATION,
+                    "result of epoch " + result.epoch()
+                            + " was issued before the session was erased and written again; not applied");
+            return;
+        }
+        if (verdict == CompactionResults.Verdict.FORGED) {
             outputs.deadLetter(
                     record,
                     DlqReason.UNAUTHENTICATED,

@@ -23,6 +23,8 @@ public record SessionCounters(Map<Counter, Long> values) {
         NO_VALID_CUT,
         /** COMPACT results whose request ID this deployment's secret did not issue: refused, dead-lettered. */
         FORGED_RESULTS,
+        /** Signed results of the session's earlier life (before an erasure): refused, dead-lettered. */
+        EARLIER_RESULTS,
         /** A span's diary update or memory extraction came back FAILED (it is sent again after a backoff). */
         DIARY_FAILURES,
         /** A span was given up after {@code reme.diary.max-failures} failures and dead-lettered. */

@@ -112,6 +112,10 @@ public record SessionHeader(
      * @param lastFailureAt when it failed
      * @param spanLimit most tokens a compaction span may take, learnt from the model refusing a longer
      *     prompt (0: only the policy's limit)
+     * @param incarnation which life of the session key this is: 1 + the offset of the message that began it
+     *     (offsets only grow, so a session written again after its erasure never has an earlier one's), 0 for
+     *     a session begun before incarnations existed. Request IDs name it ({@link CompactionPlanner#requestName}),
+     *     so a result of an earlier life is never taken for the pending request of this one.
      */
     public record Compaction(
             long epoch,
@@ -121,8 +125,9 @@ public record SessionHeader(
             Instant nextAttemptAt,
             String lastFailure,
             Instant lastFailureAt,
-            long spanLimit) {
-        static final Compaction NONE = new Compaction(0, null, false, null, null, null, null, 0);
+            long spanLimit,
+            long incarnation) {
+        static final Compaction NONE = new Compaction(0, null, false, null, null, null, null, 0, 0);
 
         Compaction requested(PendingCompaction request) {
             return new Compaction(
@@ -133,7 +138,8 @@ public record SessionHeader(
                     nextAttemptAt,
                     lastFailure,
                     lastFailureAt,
-                    spanLimit);
+                    spanLimit,
+                    incarnation);
         }
 
         Compaction blocked(boolean blocked) {
@@ -145,13 +151,15 @@ public record SessionHeader(
                     nextAttemptAt,
                     lastFailure,
                     lastFailureAt,
-                    spanLimit);
+                    spanLimit,
+                    incarnation);
         }
 
         /** The pending request was applied: the failure is over (a view showing it beside a fresh summary would send an operator looking). */
         Compaction applied() {
             Objects.requireNonNull(pending, "no pending compaction");
-            return new Compaction(epoch, null, false, pending.requestId(), nextAttemptAt, null, null, spanLimit);
+            return new Compaction(
+                    epoch, null, false, pending.requestId(), nextAttemptAt, null, null, spanLimit, incarnation);
         }
 
         Compaction failed(String reason, Instant at, Instant retryAt) {
@@ -163,12 +171,21 @@ public record SessionHeader(
                     retryAt,
                     reason,
                     at,
-                    spanLimit);
+                    spanLimit,
+                    incarnation);
         }
 
         Compaction resolved(String requestId) {
             return new Compaction(
-                    epoch, pending, planBlocked, requestId, nextAttemptAt, lastFailure, lastFailureAt, spanLimit);
+                    epoch,
+                    pending,
+                    planBlocked,
+                    requestId,
+                    nextAttemptAt,
+                    lastFailure,
+                    lastFailureAt,
+                    spanLimit,
+                    incarnation);
         }
 
         Compaction limited(long limit) {
@@ -180,7 +197,21 @@ public record SessionHeader(
                     nextAttemptAt,
                     lastFailure,
                     lastFailureAt,
-                    limit);
+                    limit,
+                    incarnation);
+        }
+
+        Compaction incarnate(long newIncarnation) {
+            return new Compaction(
+                    epoch,
+                    pending,
+                    planBlocked,
+                    lastResolvedRequestId,
+                    nextAttemptAt,
+                    lastFailure,
+                    lastFailureAt,
+                    spanLimit,
+                    newIncarnation);
         }
     }
 
@@ -206,6 +237,20 @@ public record SessionHeader(
                 Summary.NONE,
                 Compaction.NONE,
                 SessionCounters.zero());
+    }
+
+    /**
+     * A session begun by the message at {@code offset} of its input partition: its incarnation is {@code offset
+     * + 1} ({@link Compaction#incarnation}); an unknown offset (below 0) gives 0, as before incarnations.
+     */
+    public static SessionHeader begunAt(String tenant, String session, String user, long offset) {
+        SessionHeader empty = empty(tenant, session, user);
+        return offset < 0 ? empty : empty.with(empty.compaction.incarnate(offset + 1));
+    }
+
+    /** Which life of its key this session is ({@link Compaction#incarnation}). */
+    public long incarnation() {
+        return compaction.incarnation();
     }
 
     public SessionKey key() {

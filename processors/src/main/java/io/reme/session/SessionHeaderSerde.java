@@ -25,6 +25,8 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class SessionHeaderSerde implements Serde<SessionHeader> {
     /** The first byte of the binary form; JSON starts with an opening brace. */
     static final byte VERSION_1 = 1;
+    /** Version 1 and the session's incarnation after the last field. */
+    static final byte VERSION_2 = 2;
 
     @Override
     public Serializer<SessionHeader> serializer() {
@@ -41,8 +43,8 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                 if (bytes.length > 0 && bytes[0] == '{') {
                     return Json.MAPPER.readValue(bytes, FlatJson.class).header();
                 }
-                if (bytes.length > 0 && bytes[0] == VERSION_1) {
-                    return read(new BinaryForm.Reader(bytes));
+                if (bytes.length > 0 && (bytes[0] == VERSION_1 || bytes[0] == VERSION_2)) {
+                    return read(new BinaryForm.Reader(bytes), bytes[0]);
                 }
                 throw new SerializationException(
                         "unknown session header format " + (bytes.length == 0 ? "" : bytes[0]));
@@ -58,7 +60,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
         SessionHeader.Window window = h.window();
         BinaryForm.Writer out =
                 new BinaryForm.Writer(256 + 9 * window.recentToolSeqs().size());
-        out.writeByte(VERSION_1);
+        out.writeByte(VERSION_2);
         SessionHeader.Compaction compaction = h.compaction();
         out.writeString(h.tenant());
         out.writeString(h.session());
@@ -106,10 +108,11 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
             out.writeLong(counter.getValue());
         }
         out.writeLong(compaction.spanLimit());
+        out.writeLong(compaction.incarnation());
         return out.bytes();
     }
 
-    private static SessionHeader read(BinaryForm.Reader in) {
+    private static SessionHeader read(BinaryForm.Reader in, byte version) {
         String tenant = in.readString();
         String session = in.readString();
         String user = in.readString();
@@ -161,6 +164,7 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
             counterByName(name).ifPresent(c -> counters.put(c, value));
         }
         long spanLimit = in.readLong();
+        long incarnation = version >= VERSION_2 ? in.readLong() : 0;
         in.end();
         return new SessionHeader(
                 tenant,
@@ -178,7 +182,8 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                         nextAttemptAt,
                         lastFailure,
                         lastFailureAt,
-                        spanLimit),
+                        spanLimit,
+                        incarnation),
                 new SessionCounters(counters));
     }
 
@@ -228,7 +233,8 @@ public final class SessionHeaderSerde implements Serde<SessionHeader> {
                             nextAttemptAt,
                             lastFailure,
                             lastFailureAt,
-                            spanLimit),
+                            spanLimit,
+                            0),
                     counters);
         }
     }

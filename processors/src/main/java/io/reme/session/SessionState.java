@@ -92,12 +92,14 @@ final class SessionState {
      *
      * @param timestamp the record's time
      * @param processingMs the processor's clock, which idle detection is measured against
+     * @param offset the record's offset in its input partition, which a new session's incarnation is made of
+     *     (-1: unknown)
      */
-    void append(Message message, long timestamp, long processingMs) {
+    void append(Message message, long timestamp, long processingMs, long offset) {
         SessionKey key = new SessionKey(message.tenant(), message.session());
         SessionHeader header = stores.headers().get(key.key());
         if (header == null) {
-            header = SessionHeader.empty(message.tenant(), message.session(), message.user());
+            header = SessionHeader.begunAt(message.tenant(), message.session(), message.user(), offset);
         }
         if (message.id().equals(header.last().id())
                 || stores.recentIds()
@@ -134,12 +136,11 @@ final class SessionState {
     }
 
     /**
-     * Whether a result may be applied: it carries the workers' signature ({@code signed}) and, for a
-     * COMPACT result, names a request this deployment could have issued for its epoch. A forged one is
-     * counted and logged, and must not be applied.
+     * Whether a result may be applied ({@link CompactionResults#check}): signed by the workers and, for a COMPACT
+     * result, of a request the session's current incarnation issued.
      */
-    boolean authentic(SessionKey key, LlmResult result, boolean signed) {
-        return results.authentic(key, result, signed);
+    CompactionResults.Verdict check(SessionKey key, LlmResult result, boolean signed) {
+        return results.check(key, result, signed);
     }
 
     /**

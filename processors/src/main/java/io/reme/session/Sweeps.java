@@ -96,21 +96,25 @@ final class Sweeps {
                 continue;
             }
             List<Message> span = stores.messages(key, from, to);
-            String requestId = settings.requestSecret().requestId(key.key() + "#idle#" + to);
+            // Named for the session's incarnation too: the same span end recurs once an erased session is reused.
+            String requestId = settings.requestSecret()
+                    .requestId(
+                            key.key() + "#idle#" + to + (header.incarnation() == 0 ? "" : "@" + header.incarnation()));
             LlmRequest request = new LlmRequest(
-                    requestId,
-                    header.compaction().epoch(),
-                    LlmKind.DIARY,
-                    key.tenant(),
-                    key.session(),
-                    header.user(),
-                    from,
-                    to,
-                    MessageSpan.of(span),
-                    "",
-                    settings.compacting().language(),
-                    0,
-                    Instant.ofEpochMilli(nowMs));
+                            requestId,
+                            header.compaction().epoch(),
+                            LlmKind.DIARY,
+                            key.tenant(),
+                            key.session(),
+                            header.user(),
+                            from,
+                            to,
+                            MessageSpan.of(span),
+                            "",
+                            settings.compacting().language(),
+                            0,
+                            Instant.ofEpochMilli(nowMs))
+                    .withIncarnation(header.incarnation());
             diary.send(key, request, nowMs);
             LOG.info(
                     "idle session sent for diary tenant={} session={} requestId={} messages={}",

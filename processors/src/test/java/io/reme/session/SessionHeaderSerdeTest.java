@@ -16,6 +16,11 @@ class SessionHeaderSerdeTest {
     private final SessionHeaderSerde serde = new SessionHeaderSerde();
 
     private static SessionHeader full() {
+        return full(4_096);
+    }
+
+    /** Every field set; {@code incarnation} 0 as values written before incarnations read. */
+    private static SessionHeader full(long incarnation) {
         Instant t = Instant.parse("2026-11-30T09:00:00.123456789Z");
         return new SessionHeader(
                 "t1",
@@ -33,7 +38,8 @@ class SessionHeaderSerdeTest {
                         t.plusSeconds(30),
                         "no result within PT5M",
                         t.minusSeconds(5),
-                        20_000),
+                        20_000,
+                        incarnation),
                 SessionCounters.zero()
                         .plus(SessionCounters.Counter.MESSAGES, 120)
                         .plus(SessionCounters.Counter.TRUNCATED_OUTPUTS, 4)
@@ -42,11 +48,15 @@ class SessionHeaderSerdeTest {
 
     @Test
     void binaryFormRoundTripsEveryField() {
-        for (SessionHeader header : List.of(full(), SessionHeader.empty("t1", "s1", "u1"))) {
+        for (SessionHeader header :
+                List.of(full(), SessionHeader.empty("t1", "s1", "u1"), SessionHeader.begunAt("t1", "s1", "u1", 41))) {
             byte[] bytes = serde.serializer().serialize("t", header);
-            assertEquals(SessionHeaderSerde.VERSION_1, bytes[0]);
+            assertEquals(SessionHeaderSerde.VERSION_2, bytes[0]);
             assertEquals(header, serde.deserializer().deserialize("t", bytes));
         }
+        assertEquals(4_096, full().incarnation());
+        assertEquals(42, SessionHeader.begunAt("t1", "s1", "u1", 41).incarnation());
+        assertEquals(0, SessionHeader.begunAt("t1", "s1", "u1", -1).incarnation(), "offset unknown");
     }
 
     /**
@@ -91,7 +101,7 @@ class SessionHeaderSerdeTest {
     @Test
     void readsTheBinaryFormStoresAndChangelogsHold() {
         assertEquals(
-                full(), serde.deserializer().deserialize("t", HexFormat.of().parseHex(STORED_BINARY)));
+                full(0), serde.deserializer().deserialize("t", HexFormat.of().parseHex(STORED_BINARY)));
         assertEquals(
                 SessionHeader.empty("t1", "s1", "u1"),
                 serde.deserializer().deserialize("t", HexFormat.of().parseHex(STORED_EMPTY_BINARY)));
@@ -99,7 +109,7 @@ class SessionHeaderSerdeTest {
 
     @Test
     void readsTheJsonFormThatStoresAndChangelogsHoldFromBefore() {
-        assertEquals(full(), serde.deserializer().deserialize("t", STORED_JSON.getBytes(StandardCharsets.UTF_8)));
+        assertEquals(full(0), serde.deserializer().deserialize("t", STORED_JSON.getBytes(StandardCharsets.UTF_8)));
         assertEquals(
                 SessionHeader.empty("t1", "s1", "u1"),
                 serde.deserializer().deserialize("t", STORED_EMPTY_JSON.getBytes(StandardCharsets.UTF_8)));

@@ -1,6 +1,7 @@
 package io.reme.prometheus;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -20,8 +21,10 @@ import io.reme.indexstore.MemoryIndexUpdater;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmStatus;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.sink.WorkspaceWrites;
 import io.reme.topology.RocksDbMemory;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -148,6 +151,20 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
                         this,
                         m -> m.reembedProgress().switchedPartitions())
                 .description("Partitions of the memories topic whose index was told to switch to the configured model")
+                .register(registry);
+        FunctionCounter.builder(
+                        "reme.workspace.write.failures",
+                        this,
+                        m -> WorkspaceWrites.snapshot().failures())
+                .description("Writes of the file sinks in this process that failed (a full or read-only disk);"
+                        + " each is retried until it succeeds")
+                .register(registry);
+        Gauge.builder(
+                        "reme.workspace.write.failing",
+                        this,
+                        m -> WorkspaceWrites.snapshot().failingTasks())
+                .description("File sink tasks in this process whose last write failed: 0 when the workspace is"
+                        + " writable")
                 .register(registry);
         for (MeterBinder binder : List.of(
                 new ClassLoaderMetrics(),
@@ -420,7 +437,19 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             long messagesIn,
             Long indexedMemories,
             Reembedding reembedding,
-            IndexRestore indexRestore) {}
+            IndexRestore indexRestore,
+            Workspace workspace) {}
+
+    /**
+     * The file sinks of this process writing the workspace: {@code writable} false while some task's last write
+     * failed (since {@code failingSince}), and the failed writes in all.
+     */
+    public record Workspace(boolean writable, Instant failingSince, long failedWrites) {
+        static Workspace now() {
+            WorkspaceWrites.Snapshot writes = WorkspaceWrites.snapshot();
+            return new Workspace(writes.failingTasks() == 0, writes.failingSince(), writes.failures());
+        }
+    }
 
     /** The memory index restoring here: records of {@code memories} left to apply, over how many partitions. */
     public record IndexRestore(long remaining, int partitions) {}
@@ -479,7 +508,17 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         IndexRestore restoring = restoresNow == null
                 ? new IndexRestore(0, 0)
                 : new IndexRestore(restoresNow.remaining(), restoresNow.partitions());
-        return new Pipeline(lag, dead, answered, attempts, compacted, messages, indexed, reembedProgress(), restoring);
+        return new Pipeline(
+                lag,
+                dead,
+                answered,
+                attempts,
+                compacted,
+                messages,
+                indexed,
+                reembedProgress(),
+                restoring,
+                Workspace.now());
     }
 
     @Override

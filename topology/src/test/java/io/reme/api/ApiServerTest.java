@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -468,7 +469,7 @@ class ApiServerTest {
                 "not json",
                 "{\"id\":1}");
         for (String body : mcp) {
-            for (String named : java.util.Arrays.asList(session, null)) {
+            for (String named : Arrays.asList(session, null)) {
                 RawHttp.Answer answer = send(mcpPost(body, named));
                 assertFalse(
                         IMPLEMENTATION.matcher(answer.body()).find(),

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.app.ConversationGenerator;
 import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.diary.DiaryDocument;
@@ -18,6 +19,11 @@ import io.reme.erasure.ErasureMarker;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
+import io.reme.llm.LlmKind;
+import io.reme.llm.LlmRequest;
+import io.reme.llm.LlmResult;
+import io.reme.session.SessionCounters;
+import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
@@ -145,6 +151,144 @@ class ErasureTopologyTest {
                 driver.<String, ErasureReport>store(ErasureStores.DOCUMENTS)
                         .get("acme/alice")
                         .documents());
+    }
+
+    /** {@code user} talks in acme's session {@code session} until its window is compacted: that request. */
+    private LlmRequest talkUntilCompacted(String session, String user, Instant from) {
+        for (int i = 0; i < 200; i++) {
+            Instant at = from.plusSeconds(i);
+            ObjectNode message = SessionDriver.message(
+                    "acme",
+                    session,
+                    user + "-" + i,
+                    i % 2 == 0 ? "user" : "assistant",
+                    "turn " + i + " " + SessionDriver.repeatedWord(4_000),
+                    at);
+            message.put("user", user);
+            driver.send(message, at);
+            List<LlmRequest> asked = driver.requestsOf(LlmKind.COMPACT).stream()
+                    .filter(r -> r.session().equals(session))
+                    .toList();
+            if (!asked.isEmpty()) {
+                return asked.get(0);
+            }
+        }
+        throw new AssertionError("no compaction of " + session + " after 200 messages");
+    }
+
+    @Test
+    void aResultOfTheErasedSessionIsNotAppliedToTheSessionWrittenAgainUnderItsId() {
+        LlmRequest alices = talkUntilCompacted("s1", "alice", T0.plusSeconds(10));
+        Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(500), 0);
+        signed(driver.messages(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        assertNull(driver.header("acme", "s1"));
+
+        // Another user writes to the same session id: a new life, with a compaction of its own, same epoch.
+        LlmRequest carols = talkUntilCompacted("s1", "carol", T0.plusSeconds(600));
+        assertEquals(alices.epoch(), carols.epoch(), "the epoch starts again after the erasure");
+        assertTrue(
+                carols.incarnation() > alices.incarnation(), carols.incarnation() + " after " + alices.incarnation());
+        assertFalse(carols.requestId().equals(alices.requestId()), "the request ids of two lives differ");
+
+        // Alice's result comes late (a slow worker, or replayed from llm.results): signed, and never applied.
+        driver.dlq().readRecordsToList();
+        driver.sendResult(
+                LlmResult.ok(alices, SessionDriver.summary("alice's erased work"), 1, T0), T0.plusSeconds(900));
+        SessionHeader header = driver.header("acme", "s1");
+        assertEquals("carol", header.user());
+        assertEquals(carols.requestId(), header.pending().requestId(), "carol's compaction still pending");
+        assertEquals(0, header.summaryVersion(), "no summary applied");
+        assertEquals(1, header.counters().get(SessionCounters.Counter.EARLIER_RESULTS));
+        var dead = driver.dlq().readRecordsToList();
+        assertEquals(1, dead.size());
+        assertEquals(
+                "EARLIER_INCARNATION",
+                new String(
+                        dead.get(0)
+                                .headers()
+                                .lastHeader(DeadLetterHeaders.REASON)
+                                .value(),
+                        StandardCharsets.UTF_8));
+
+        // Carol's own result applies.
+        driver.sendResult(LlmResult.ok(carols, SessionDriver.summary("carol's work"), 1, T0), T0.plusSeconds(901));
+        assertEquals(1, driver.header("acme", "s1").summaryVersion());
+    }
+
+    private static String reason(TestRecord<byte[], byte[]> dead) {
+        return new String(dead.headers().lastHeader(DeadLetterHeaders.REASON).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void capturedDiaryEditsReplayedAfterTheErasureBringNothingBack() {
+        // Captured from diary.edits before the erasure: alice's first edit, and one more on top of it.
+        DiaryEdit second = new DiaryEdit(
+                "e-2", "acme", "alice", "2026-11-28", 0, "# 2026-11-28\n- met bob\n", "test", T0.plusSeconds(5));
+        signed(driver.diaryEdits(), second.key().key(), Json.bytes(second), null);
+        DiaryEdit first = new DiaryEdit("e-acmealice", "acme", "alice", "MEMORY", 0, "# Notes\n- tea\n", "test", T0);
+        Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 0);
+        signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        KeyValueStore<String, DiaryDocument> documents = driver.store(DiaryEditProcessor.STORE);
+        assertNull(documents.get("acme/alice/MEMORY"));
+        assertNull(documents.get("acme/alice/2026-11-28"));
+        driver.dlq().readRecordsToList();
+
+        // Produced again, signature intact, base version 0 as the erased documents' first edits had.
+        signed(driver.diaryEdits(), first.key().key(), Json.bytes(first), null);
+        signed(driver.diaryEdits(), second.key().key(), Json.bytes(second), null);
+        assertNull(documents.get("acme/alice/MEMORY"), "MEMORY.md does not come back");
+        assertNull(documents.get("acme/alice/2026-11-28"), "nor the diary page");
+        var dead = driver.dlq().readRecordsToList();
+        assertEquals(2, dead.size());
+        dead.forEach(d -> assertEquals("EARLIER_INCARNATION", reason(d)));
+        assertEquals(
+                "er-1",
+                driver.<String, ErasureReport>store(ErasureStores.DOCUMENTS)
+                        .get("acme/alice")
+                        .erasureId(),
+                "the erasure's report stands");
+
+        // An edit made after the erasure is alice's new data, and applies; bob's were never concerned.
+        DiaryEdit fresh =
+                new DiaryEdit("e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61));
+        signed(driver.diaryEdits(), fresh.key().key(), Json.bytes(fresh), null);
+        assertEquals("# Notes\n- coffee\n", documents.get("acme/alice/MEMORY").content());
+        assertNotNull(documents.get("acme/bob/MEMORY"));
+    }
+
+    @Test
+    void aReplayedErasureRequestErasesNothingWrittenSince() {
+        Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 0);
+        signed(driver.messages(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        assertNull(driver.header("acme", "s1"));
+        driver.dlq().readRecordsToList();
+
+        // Alice comes back: a session and a MEMORY.md written after the erasure.
+        LlmRequest again = talkUntilCompacted("s9", "alice", T0.plusSeconds(120));
+        DiaryEdit fresh =
+                new DiaryEdit("e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61));
+        signed(driver.diaryEdits(), fresh.key().key(), Json.bytes(fresh), null);
+
+        // The captured request, produced again to both topics, signature intact: refused, nothing erased.
+        signed(driver.messages(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
+        assertNotNull(driver.header("acme", "s9"), "alice's new session stays");
+        assertEquals(again.requestId(), driver.header("acme", "s9").pending().requestId());
+        assertNotNull(
+                driver.<String, DiaryDocument>store(DiaryEditProcessor.STORE).get("acme/alice/MEMORY"),
+                "her new MEMORY.md stays");
+        var dead = driver.dlq().readRecordsToList();
+        assertEquals(2, dead.size());
+        dead.forEach(d -> assertEquals("EARLIER_INCARNATION", reason(d)));
+        // An erasure requested earlier than the one applied is no less a replay.
+        Erasure older = Erasure.ofUser("er-0", "acme", "alice", T0.plusSeconds(30), 0);
+        signed(driver.messages(), older.key(), older.toJson(), older.erasureId());
+        assertNotNull(driver.header("acme", "s9"));
+        // A new erasure of alice applies.
+        Erasure next = Erasure.ofUser("er-2", "acme", "alice", T0.plusSeconds(900), 0);
+        signed(driver.messages(), next.key(), next.toJson(), next.erasureId());
+        assertNull(driver.header("acme", "s9"));
     }
 
     @Test

@@ -267,8 +267,9 @@ class RemeTopologyTest {
         LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         // Stale: an ID the session issues, for another epoch (the request's own ID with another epoch is forged).
+        assertEquals(1, request.incarnation(), "the session began at offset 0");
         LlmResult stale = new LlmResult(
-                SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5)),
+                SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5) + "@1"),
                 request.epoch() + 5,
                 LlmKind.COMPACT,
                 "acme",
@@ -277,7 +278,9 @@ class RemeTopologyTest {
                 summary("wrong"),
                 null,
                 1,
-                T0);
+                T0,
+                null,
+                1);
         sendResult(stale, T0.plusSeconds(61));
         assertNotNull(header("s1").pending(), "a result with another epoch is not applied");
         sendResult(ok, T0.plusSeconds(62));

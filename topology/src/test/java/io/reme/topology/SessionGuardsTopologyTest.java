@@ -101,7 +101,9 @@ class SessionGuardsTopologyTest {
     void requestIdsAreKeyedBySecretAndStableAcrossReplays() {
         start(SETTINGS);
         LlmRequest first = compactRequest();
-        assertEquals(SECRET.requestId("acme/s1#1"), first.requestId());
+        // The session's first message is at offset 0: incarnation 1.
+        assertEquals(1, first.incarnation());
+        assertEquals(SECRET.requestId("acme/s1#1@1"), first.requestId());
         driver.close();
         sent = 0;
         start(SETTINGS);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.api.ApiException;
 import io.reme.api.Callers;
+import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.StoreLags;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LanguageRoutedEmbeddingModel;
@@ -31,7 +32,7 @@ class SearchQueriesTest {
     private final AtomicInteger embedded = new AtomicInteger();
     private final SearchQueries searches = new SearchQueries(
             null,
-            null,
+            Instance.NONE,
             "memories",
             1,
             new MemoryPartitioning(1),
@@ -203,7 +204,7 @@ class SearchQueriesTest {
         };
         SearchQueries routed = new SearchQueries(
                 null,
-                null,
+                Instance.NONE,
                 "memories",
                 1,
                 new MemoryPartitioning(1),
