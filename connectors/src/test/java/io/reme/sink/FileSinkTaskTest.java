@@ -17,12 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.header.Header;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,11 +33,13 @@ class FileSinkTaskTest {
 
     private ToolResultSinkTask task(int recordMaxBytes) {
         ToolResultSinkTask task = new ToolResultSinkTask();
-        task.initialize(new Context((record, error) -> {
-            reported.add(record);
-            reasons.add(error);
-            return CompletableFuture.completedFuture(null);
-        }));
+        task.initialize(new RecordingContext(
+                (record, error) -> {
+                    reported.add(record);
+                    reasons.add(error);
+                    return CompletableFuture.completedFuture(null);
+                },
+                Set.of()));
         task.start(Map.of("workspace.dir", root.toString(), "record.max.bytes", Integer.toString(recordMaxBytes)));
         return task;
     }
@@ -101,45 +99,5 @@ class FileSinkTaskTest {
     private static String header(SinkRecord record, String name) {
         Header header = record.headers().lastWithName(name);
         return header == null ? null : new String((byte[]) header.value(), StandardCharsets.UTF_8);
-    }
-
-    private record Context(ErrantRecordReporter reporter) implements SinkTaskContext {
-        @Override
-        public ErrantRecordReporter errantRecordReporter() {
-            return reporter;
-        }
-
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {}
-
-        @Override
-        public void offset(TopicPartition partition, long offset) {}
-
-        @Override
-        public void timeout(long timeoutMs) {}
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return Set.of();
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {}
-
-        @Override
-        public void resume(TopicPartition... partitions) {}
-
-        @Override
-        public void requestCommit() {}
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
-        }
     }
 }

@@ -17,10 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +34,7 @@ class WorkspaceWritesTest {
 
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();
     private final Logger logger = (Logger) LoggerFactory.getLogger(FileSinkTask.class);
-    private final Recording context = new Recording();
+    private final RecordingContext context = new RecordingContext(null, Set.of(P0, P1));
 
     /** Writes by remembering, or fails as a full disk does while {@code full}. */
     private static final class DiskTask extends FileSinkTask {
@@ -50,55 +47,6 @@ class WorkspaceWritesTest {
                 throw new IOException("No space left on device");
             }
             records.forEach(r -> written.add(r.kafkaOffset()));
-        }
-    }
-
-    /** The calls a task makes on its context. */
-    private static final class Recording implements SinkTaskContext {
-        final List<String> calls = new ArrayList<>();
-
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {}
-
-        @Override
-        public void offset(TopicPartition partition, long offset) {}
-
-        @Override
-        public void timeout(long timeoutMs) {
-            calls.add("timeout " + timeoutMs);
-        }
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return Set.of(P0, P1);
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {
-            calls.add("pause " + partitions.length);
-        }
-
-        @Override
-        public void resume(TopicPartition... partitions) {
-            calls.add("resume " + partitions.length);
-        }
-
-        @Override
-        public void requestCommit() {}
-
-        @Override
-        public ErrantRecordReporter errantRecordReporter() {
-            return null;
-        }
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
         }
     }
 

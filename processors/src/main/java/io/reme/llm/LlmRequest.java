@@ -71,44 +71,6 @@ public record LlmRequest(
         }
     }
 
-    /** A request of a session begun before incarnations (incarnation 0). */
-    public LlmRequest(
-            String requestId,
-            long epoch,
-            LlmKind kind,
-            String tenant,
-            String session,
-            String user,
-            long fromSeq,
-            long toSeq,
-            List<Message> messages,
-            String previousSummary,
-            String language,
-            int attempt,
-            Instant createdAt,
-            int summaryBudget,
-            List<String> unansweredCalls,
-            List<LlmKind> also) {
-        this(
-                requestId,
-                epoch,
-                kind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                summaryBudget,
-                unansweredCalls,
-                also,
-                0);
-    }
-
     /** A request asking for its own kind only. */
     public LlmRequest(
             String requestId,
@@ -142,7 +104,8 @@ public record LlmRequest(
                 createdAt,
                 summaryBudget,
                 unansweredCalls,
-                List.of());
+                List.of(),
+                0);
     }
 
     /** A request without a summary budget of its own and without unanswered calls. */

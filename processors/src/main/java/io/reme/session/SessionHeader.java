@@ -127,7 +127,12 @@ public record SessionHeader(
             Instant lastFailureAt,
             long spanLimit,
             long incarnation) {
-        static final Compaction NONE = new Compaction(0, null, false, null, null, null, null, 0, 0);
+        static final Compaction NONE = begun(0);
+
+        /** Nothing requested yet, in the session's incarnation {@code incarnation}. */
+        static Compaction begun(long incarnation) {
+            return new Compaction(0, null, false, null, null, null, null, 0, incarnation);
+        }
 
         Compaction requested(PendingCompaction request) {
             return new Compaction(
@@ -200,19 +205,6 @@ public record SessionHeader(
                     limit,
                     incarnation);
         }
-
-        Compaction incarnate(long newIncarnation) {
-            return new Compaction(
-                    epoch,
-                    pending,
-                    planBlocked,
-                    lastResolvedRequestId,
-                    nextAttemptAt,
-                    lastFailure,
-                    lastFailureAt,
-                    spanLimit,
-                    newIncarnation);
-        }
     }
 
     public SessionHeader {
@@ -227,6 +219,18 @@ public record SessionHeader(
     }
 
     public static SessionHeader empty(String tenant, String session, String user) {
+        return begun(tenant, session, user, Compaction.NONE);
+    }
+
+    /**
+     * A session begun by the message at {@code offset} of its input partition: its incarnation is {@code offset
+     * + 1} ({@link Compaction#incarnation}); an unknown offset (below 0) gives 0, as before incarnations.
+     */
+    public static SessionHeader begunAt(String tenant, String session, String user, long offset) {
+        return begun(tenant, session, user, offset < 0 ? Compaction.NONE : Compaction.begun(offset + 1));
+    }
+
+    private static SessionHeader begun(String tenant, String session, String user, Compaction compaction) {
         return new SessionHeader(
                 tenant,
                 session,
@@ -235,17 +239,8 @@ public record SessionHeader(
                 LastMessage.NONE,
                 -1,
                 Summary.NONE,
-                Compaction.NONE,
+                compaction,
                 SessionCounters.zero());
-    }
-
-    /**
-     * A session begun by the message at {@code offset} of its input partition: its incarnation is {@code offset
-     * + 1} ({@link Compaction#incarnation}); an unknown offset (below 0) gives 0, as before incarnations.
-     */
-    public static SessionHeader begunAt(String tenant, String session, String user, long offset) {
-        SessionHeader empty = empty(tenant, session, user);
-        return offset < 0 ? empty : empty.with(empty.compaction.incarnate(offset + 1));
     }
 
     /** Which life of its key this session is ({@link Compaction#incarnation}). */
