@@ -2,9 +2,9 @@ package io.reme.bench;
 
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -43,10 +43,7 @@ final class CorpusWriter {
                 MemoryRecord record = corpus.memory(n);
                 int partition = partitioning.partition(record.tenant(), record.id(), partitions);
                 sent = producer.send(new ProducerRecord<>(
-                        topics.memories(),
-                        partition,
-                        (record.tenant() + "/" + record.id()).getBytes(StandardCharsets.UTF_8),
-                        Json.bytes(record)));
+                        topics.memories(), partition, MemoryKey.of(record).bytes(), Json.bytes(record)));
                 last.put(partition, record.id());
             }
             producer.flush();

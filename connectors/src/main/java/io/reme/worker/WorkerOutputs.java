@@ -10,6 +10,7 @@ import io.reme.llm.LlmResult;
 import io.reme.llm.RequestSecret;
 import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
@@ -99,7 +100,7 @@ final class WorkerOutputs {
         long admitted = 0;
         for (MemoryRecord memory : outcome.memories()) {
             int partition = partitioning.partition(memory.tenant(), memory.id(), memoryPartitions());
-            String key = memory.tenant() + "/" + memory.id();
+            String key = MemoryKey.of(memory).key();
             if (outcome.isNew(memory)) {
                 if (free == 0) {
                     LOG.warn(

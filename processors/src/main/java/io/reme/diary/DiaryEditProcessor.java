@@ -9,6 +9,7 @@ import io.reme.erasure.ErasureStores;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import java.io.IOException;
@@ -197,10 +198,11 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                     MemoryRecord.Versions.FIRST,
                     null,
                     MemoryRecord.Vectors.NONE);
-            context.forward(new Record<>(key.tenant() + "/" + id, memory, timestamp), CHUNKS_SINK);
+            context.forward(new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp), CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {
-            context.forward(new Record<>(key.tenant() + "/" + chunkId(key, index), null, timestamp), CHUNKS_SINK);
+            context.forward(
+                    new Record<>(new MemoryKey(key.tenant(), chunkId(key, index)).key(), null, timestamp), CHUNKS_SINK);
         }
     }
 
@@ -243,7 +245,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             int chunks = chunker.chunk(document.content()).size();
             for (int index = 0; index < chunks; index++) {
                 context.forward(
-                        new Record<>(key.tenant() + "/" + chunkId(key, index), null, record.timestamp()), CHUNKS_SINK);
+                        new Record<>(new MemoryKey(key.tenant(), chunkId(key, index)).key(), null, record.timestamp()),
+                        CHUNKS_SINK);
             }
         }
         long now = context.currentSystemTimeMs();

@@ -5,6 +5,7 @@ import io.reme.erasure.Erasure;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
 import io.reme.llm.RequestSecret;
+import io.reme.search.MemoryKey;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -138,7 +139,7 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
         Headers headers = new RecordHeaders();
         headers.add(PARTITION_HEADER, ByteBuffer.allocate(4).putInt(partition).array());
         for (String id : ids) {
-            context.forward(new Record<>(erasure.tenant() + "/" + id, null, record.timestamp(), headers));
+            context.forward(new Record<>(new MemoryKey(erasure.tenant(), id).key(), null, record.timestamp(), headers));
         }
         // After the tombstones on the same partition, so the index has applied them when it sees this.
         Headers expungeHeaders = new RecordHeaders();

@@ -4,6 +4,7 @@ import io.reme.dlq.InputLimit;
 import io.reme.erasure.Erasure;
 import io.reme.json.Json;
 import io.reme.search.MemoryIndex;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
@@ -203,13 +204,15 @@ public final class MemoryIndexStore implements StateStore {
      * missing a record.
      */
     void apply(String key, byte[] value) {
-        int slash = key == null ? -1 : key.indexOf('/');
-        if (slash <= 0) {
+        MemoryKey memory;
+        try {
+            memory = MemoryKey.parse(key);
+        } catch (IllegalArgumentException e) {
             LOG.warn("memory record without a tenant/id key skipped key={}", key);
             return;
         }
-        String tenant = key.substring(0, slash);
-        String id = key.substring(slash + 1);
+        String tenant = memory.tenant();
+        String id = memory.id();
         String tooLarge = limit.violation(null, value, null);
         if (tooLarge != null) {
             // The same in processing and restore: a record no writer of ours makes is not indexed.

@@ -1,5 +1,6 @@
 package io.reme.indexstore;
 
+import io.reme.search.MemoryKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
@@ -51,8 +52,8 @@ public final class MemoryPartitioning implements StreamPartitioner<String, Objec
     @Override
     public Optional<Set<Integer>> partitions(
             String topic, String key, Object value, Headers headers, int numPartitions) {
-        int slash = key.indexOf('/');
-        return Optional.of(Set.of(partition(key.substring(0, slash), key.substring(slash + 1), numPartitions)));
+        MemoryKey memory = MemoryKey.parse(key);
+        return Optional.of(Set.of(partition(memory.tenant(), memory.id(), numPartitions)));
     }
 
     // Still abstract in Kafka 4.4 (removed in 5.0); Streams calls the overload with headers above.

@@ -111,7 +111,7 @@ final class MemorySchema {
 
     /** The value of {@link #F_KEY}. */
     static String key(String tenant, String id) {
-        return tenant + "/" + id;
+        return new MemoryKey(tenant, id).key();
     }
 
     /** The field of the vectors of {@code model}'s texts: one per model. */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
@@ -58,8 +59,13 @@ class EmbeddingSwitchIT extends WithBroker {
                 });
     }
 
-    /** One search for the answer (bob's only memory): its vector score, or NaN without one. */
-    private static double answerScore(RemeApp app) {
+    /**
+     * One search for the answer (bob's only memory): its vector score (NaN without one), or empty for a partial
+     * answer. Right after a start the app's second stream thread may join late and take a partition's task from
+     * the first: the search then says that partition is missing, which is an honest answer without a score,
+     * not one of either model.
+     */
+    private static OptionalDouble searchOnce(RemeApp app) {
         ApiClient.Response response = ApiClient.send(
                 app,
                 "POST",
@@ -68,10 +74,27 @@ class EmbeddingSwitchIT extends WithBroker {
                 Map.of("query", QUESTION, "k", 1, "users", List.of("bob")));
         assertEquals(200, response.status(), response.text());
         JsonNode answer = response.json();
-        assertFalse(answer.path("partial").asBoolean(), answer::toString);
+        if (answer.path("partial").asBoolean()) {
+            assertFalse(answer.path("missingPartitions").isEmpty(), answer::toString);
+            return OptionalDouble.empty();
+        }
         JsonNode hit = answer.path("hits").path(0);
         assertEquals(ANSWER, hit.path("text").asText(), answer::toString);
-        return hit.hasNonNull("vectorScore") ? hit.path("vectorScore").asDouble() : Double.NaN;
+        return OptionalDouble.of(
+                hit.hasNonNull("vectorScore") ? hit.path("vectorScore").asDouble() : Double.NaN);
+    }
+
+    /** The answer's score from the first whole (not partial) answer, asked again for at most 30 s. */
+    private static double answerScore(RemeApp app) {
+        OptionalDouble[] score = {OptionalDouble.empty()};
+        await("a whole answer")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    score[0] = searchOnce(app);
+                    return score[0].isPresent();
+                });
+        return score[0].getAsDouble();
     }
 
     private static double cosine(float[] a, float[] b) {
@@ -129,7 +152,7 @@ class EmbeddingSwitchIT extends WithBroker {
             AtomicBoolean switched = new AtomicBoolean();
             Thread searching = Thread.ofVirtual().start(() -> {
                 while (!switched.get()) {
-                    scores.add(answerScore(app));
+                    searchOnce(app).ifPresent(scores::add);
                 }
             });
             awaitSwitched(app);

@@ -20,6 +20,7 @@ import io.reme.indexstore.MemoryProgress;
 import io.reme.json.Json;
 import io.reme.retry.Poll;
 import io.reme.search.MemoryEmbedding;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
@@ -230,7 +231,7 @@ public final class MemoryQueries {
         try {
             Reply answer = routing.route(
                     MemoryIndexUpdater.STORE,
-                    tenant + "/" + id,
+                    new MemoryKey(tenant, id).key(),
                     writer.partitioning(),
                     INTERNAL_PROGRESS + id,
                     false,
@@ -251,7 +252,7 @@ public final class MemoryQueries {
         String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
-                tenant + "/" + id,
+                new MemoryKey(tenant, id).key(),
                 writer.partitioning(),
                 INTERNAL_PROGRESS + id,
                 true,
@@ -279,7 +280,7 @@ public final class MemoryQueries {
         String tenant = caller.tenant();
         return routing.route(
                 MemoryIndexUpdater.STORE,
-                tenant + "/" + id,
+                new MemoryKey(tenant, id).key(),
                 writer.partitioning(),
                 INTERNAL_GET + id,
                 true,
@@ -291,7 +292,7 @@ public final class MemoryQueries {
     private MemoryRecord record(String tenant, String id, boolean forwarded, Caller caller) {
         Reply answer = routing.route(
                 MemoryIndexUpdater.STORE,
-                tenant + "/" + id,
+                new MemoryKey(tenant, id).key(),
                 writer.partitioning(),
                 INTERNAL_GET + id,
                 forwarded,

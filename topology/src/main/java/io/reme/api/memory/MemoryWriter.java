@@ -3,8 +3,8 @@ package io.reme.api.memory;
 import io.reme.api.ApiException;
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.json.Json;
+import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,7 +55,7 @@ public final class MemoryWriter {
     }
 
     private Written send(String tenant, String id, byte[] value) {
-        byte[] key = (tenant + "/" + id).getBytes(StandardCharsets.UTF_8);
+        byte[] key = new MemoryKey(tenant, id).bytes();
         try {
             RecordMetadata meta = producer.send(new ProducerRecord<>(topic, partitionOf(tenant, id), key, value))
                     .get(30, TimeUnit.SECONDS);
