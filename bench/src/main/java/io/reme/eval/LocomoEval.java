@@ -423,8 +423,8 @@ public final class LocomoEval {
         }
 
         @Override
-        public List<Hit> search(String text, int depth) throws IOException {
-            SearchQuery one = question(text, user, depth, options);
+        public List<Hit> search(String text, int depth, int breadth) throws IOException {
+            SearchQuery one = question(text, user, depth, options).withBreadth(breadth);
             if (embed != null) {
                 long e0 = System.nanoTime();
                 Embedder embedder = embed.forText(text);

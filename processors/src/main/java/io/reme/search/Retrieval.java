@@ -52,10 +52,13 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop, 
         return String.join(" or ", NAMED.stream().map(Retrieval::name).toList());
     }
 
-    /** One text searched, its hits best first (at most {@code depth}); how is the caller's. */
+    /**
+     * One text searched, its hits best first (at most {@code depth}), from the candidates a search of {@code breadth}
+     * hits asks ({@link SearchQuery#withBreadth}); how is the caller's.
+     */
     @FunctionalInterface
     public interface Search {
-        List<Hit> search(String text, int depth) throws IOException;
+        List<Hit> search(String text, int depth, int breadth) throws IOException;
     }
 
     /** The texts {@code query} is searched as: itself first, then each question it asks, when split. */
@@ -69,8 +72,15 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop, 
 
     /** How many hits each text's list is searched for, to answer {@code k}. */
     public int depth(int k) {
-        int depth = secondHop ? Math.max(k, SecondHop.DEPTH) : k;
-        return instructions ? Math.max(depth, StandingInstructions.DEPTH) : depth;
+        return instructions ? Math.max(breadth(k), StandingInstructions.DEPTH) : breadth(k);
+    }
+
+    /**
+     * Of how many hits each list's candidates are asked, to answer {@code k}: as many as the second hop reads, and
+     * no more for the standing instructions, which read further down the same candidates ({@link #depth}).
+     */
+    public int breadth(int k) {
+        return secondHop ? Math.max(k, SecondHop.DEPTH) : k;
     }
 
     /**
@@ -96,7 +106,7 @@ public record Retrieval(String name, boolean splitQuestions, boolean secondHop, 
         List<String> texts = texts(query);
         List<List<Hit>> lists = new ArrayList<>(texts.size());
         for (String text : texts) {
-            lists.add(search.search(text, depth(k)));
+            lists.add(search.search(text, depth(k), breadth(k)));
         }
         return merge(texts, lists, k);
     }

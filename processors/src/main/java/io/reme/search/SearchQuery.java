@@ -29,6 +29,9 @@ import java.util.TreeSet;
  *       profile in use (the model that profile routes the text to, and its vector); an index searches with
  *       the one of the profile it has switched to ({@link #forProfile}), so a task never compares a query
  *       vector with another model's vectors whichever side of the switch it is on.</li>
+ *   <li>{@code breadth}: the k whose candidate lists are asked ({@link #candidates}), when fewer than {@code k}: a
+ *       retrieval reads its lists deeper than the hits it answers (for the standing instructions) without
+ *       asking the index for more candidates. 0 means {@code k}.</li>
  * </ul>
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -46,7 +49,8 @@ public record SearchQuery(
         FusionMode fusion,
         Set<String> targets,
         String vectorModel,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ProfileVector> byProfile) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ProfileVector> byProfile,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int breadth) {
 
     /** The query's vector under one embedding profile: the model the profile routes the text to, and its vector. */
     public record ProfileVector(String model, float[] vector) {
@@ -110,6 +114,9 @@ public record SearchQuery(
         fusion = fusion == null ? FusionMode.RANK_AND_SCORE : fusion;
         targets = targets == null ? Set.of() : Set.copyOf(new TreeSet<>(targets));
         byProfile = byProfile == null ? Map.of() : Map.copyOf(byProfile);
+        if (breadth < 0 || breadth > MAX_K) {
+            throw new IllegalArgumentException("breadth must be in [0, " + MAX_K + "] (got " + breadth + ")");
+        }
     }
 
     /** A query with its vector, if any, under one profile only. */
@@ -141,7 +148,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                Map.of());
+                Map.of(),
+                0);
     }
 
     /** A query without a target filter. */
@@ -194,14 +202,15 @@ public record SearchQuery(
 
     /** The query vector, from a model not named: compared with every memory's vector. */
     public SearchQuery withVector(float[] newVector) {
-        return new SearchQuery(
-                tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets, null);
+        return withVector(newVector, null);
     }
 
     /** The query vector made by {@code model}: only memories whose vectors that model made are its neighbours. */
     public SearchQuery withVector(float[] newVector, String model) {
+        // The vectors under each profile were of the old vector's text: they go with it.
         return new SearchQuery(
-                tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets, model);
+                tenant, text, newVector, k, types, users, sessions, from, to, minScore, fusion, targets, model,
+                Map.of(), breadth);
     }
 
     public SearchQuery withK(int newK) {
@@ -219,7 +228,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withTypes(Set<MemoryType> newTypes) {
@@ -237,7 +247,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withUsers(Set<String> newUsers) {
@@ -255,7 +266,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withSessions(Set<String> newSessions) {
@@ -273,7 +285,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withTimeRange(Instant newFrom, Instant newTo) {
@@ -291,7 +304,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withMinScore(double newMinScore) {
@@ -309,12 +323,47 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     public SearchQuery withTargets(Set<String> newTargets) {
         return new SearchQuery(
-                tenant, text, vector, k, types, users, sessions, from, to, minScore, fusion, newTargets, vectorModel);
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                newTargets,
+                vectorModel,
+                byProfile,
+                breadth);
+    }
+
+    /** The same query asking the candidates of {@code newBreadth} hits (0: of its k), whatever its k. */
+    public SearchQuery withBreadth(int newBreadth) {
+        return new SearchQuery(
+                tenant,
+                text,
+                vector,
+                k,
+                types,
+                users,
+                sessions,
+                from,
+                to,
+                minScore,
+                fusion,
+                targets,
+                vectorModel,
+                byProfile,
+                newBreadth);
     }
 
     public SearchQuery withFusion(FusionMode newFusion) {
@@ -332,7 +381,8 @@ public record SearchQuery(
                 newFusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     /** The same query carrying its vector under each profile in use ({@link #forProfile}). */
@@ -351,7 +401,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                newByProfile);
+                newByProfile,
+                breadth);
     }
 
     /**
@@ -388,12 +439,17 @@ public record SearchQuery(
                 fusion,
                 targets,
                 mine == null ? null : mine.model(),
-                Map.of());
+                Map.of(),
+                breadth);
     }
 
-    /** Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. */
+    /**
+     * Candidates asked from each list: HNSW asked for only k misses neighbours, so ask for more and keep k. Ten
+     * times the {@link #breadth} when one is set below k, and never fewer than k.
+     */
     public int candidates() {
-        return Math.min(10 * MAX_K, Math.max(100, k * 10));
+        int sizing = breadth == 0 ? k : Math.min(k, breadth);
+        return Math.max(k, Math.min(10 * MAX_K, Math.max(100, sizing * 10)));
     }
 
     @Override
@@ -412,7 +468,8 @@ public record SearchQuery(
                 && fusion == q.fusion
                 && targets.equals(q.targets)
                 && Objects.equals(vectorModel, q.vectorModel)
-                && byProfile.equals(q.byProfile);
+                && byProfile.equals(q.byProfile)
+                && breadth == q.breadth;
     }
 
     @Override
@@ -431,7 +488,8 @@ public record SearchQuery(
                 fusion,
                 targets,
                 vectorModel,
-                byProfile);
+                byProfile,
+                breadth);
     }
 
     @Override
@@ -440,6 +498,6 @@ public record SearchQuery(
                 + ", vector=" + (vector == null ? "null" : "float[" + vector.length + "]") + ", k=" + k
                 + ", types=" + types + ", users=" + users + ", sessions=" + sessions + ", from=" + from
                 + ", to=" + to + ", minScore=" + minScore + ", fusion=" + fusion + ", targets=" + targets
-                + ", vectorModel=" + vectorModel + ", byProfile=" + byProfile.keySet() + "]";
+                + ", vectorModel=" + vectorModel + ", byProfile=" + byProfile.keySet() + ", breadth=" + breadth + "]";
     }
 }

@@ -28,12 +28,12 @@ import java.util.regex.Pattern;
  */
 public final class StandingInstructions {
     /**
-     * How deep a list is read for an instruction or a preference to move up: as deep as the second hop reads it,
-     * so the index is asked for no more than before. Reading 50 deep found more on BEAM dev (recall@10 .455
-     * against .441) but doubled a search's CPU at 10^5 memories, since the index's candidate lists grow with the
-     * depth asked (docs/evaluation.md).
+     * How deep a list is read for an instruction or a preference to move up: 50 found more on BEAM dev than the
+     * second hop's 20 (recall@10 .455 against .441, instruction following .431 against .285). The lists are read
+     * that deep from the candidates the second hop's depth asks ({@link Retrieval#breadth}), so a client's search
+     * asks the index for no more candidates than before (docs/evaluation.md).
      */
-    public static final int DEPTH = SecondHop.DEPTH;
+    public static final int DEPTH = 50;
 
     private static final Pattern SENTENCE = Pattern.compile(
             "(?:^|[.!:;]\\s+|\\n)\\s*(?:please\\s+)?(always|never|from now on|going forward)\\b[,]?\\s*([\\p{L}']*)([^.!?\\n]*)([.!?]?)",

@@ -690,6 +690,14 @@ class MemoryIndexTest {
         assertEquals(SearchQuery.DEFAULT_K, SearchQuery.text("acme", "x", 0).k());
         assertEquals(100, SearchQuery.text("acme", "x", 7).candidates());
         assertEquals(500, SearchQuery.text("acme", "x", 50).candidates());
+        // A query read 50 deep from the candidates of 20: no more candidates than a search of 20 asks.
+        assertEquals(200, SearchQuery.text("acme", "x", 50).withBreadth(20).candidates());
+        assertEquals(50, SearchQuery.text("acme", "x", 50).withBreadth(20).k());
+        assertEquals(500, SearchQuery.text("acme", "x", 50).withBreadth(80).candidates(), "never more than k's");
+        assertEquals(1000, SearchQuery.text("acme", "x", 1000).withBreadth(20).candidates(), "never fewer than k");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> SearchQuery.text("acme", "x", 5).withBreadth(-1));
     }
 
     @Test
@@ -720,6 +728,10 @@ class MemoryIndexTest {
                 .withFusion(FusionMode.RRF)
                 .withMinScore(0.25);
         assertEquals(q, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(q), SearchQuery.class));
+        assertFalse(Json.MAPPER.writeValueAsString(q).contains("breadth"), "left out when 0, as older instances wrote");
+        SearchQuery deep = q.withK(50).withBreadth(20).withTargets(Set.of("bob"));
+        assertEquals(20, deep.breadth(), "every wither keeps the breadth");
+        assertEquals(deep, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(deep), SearchQuery.class));
     }
 
     // ---- helpers --------------------------------------------------------------------------------

@@ -34,6 +34,11 @@ class RetrievalTest {
         assertEquals(StandingInstructions.DEPTH, new Retrieval("instructions only", true, false, true).depth(5));
         assertEquals(200, Retrieval.CLIENT.depth(200));
         assertEquals(5, Retrieval.LOOKUP.depth(5));
+        // Read deeper than the candidates asked: the instructions look further down the hop's candidates.
+        assertEquals(SecondHop.DEPTH, Retrieval.CLIENT.breadth(5));
+        assertEquals(5, new Retrieval("instructions only", true, false, true).breadth(5));
+        assertEquals(200, Retrieval.CLIENT.breadth(200));
+        assertEquals(5, Retrieval.LOOKUP.breadth(5));
     }
 
     @Test
@@ -64,20 +69,23 @@ class RetrievalTest {
             index.upsert(rec("fair", "the book fair opens on Friday"));
             index.refresh();
             List<String> searched = new ArrayList<>();
-            Retrieval.Search search = (text, depth) -> {
-                searched.add(text + "@" + depth);
-                return index.search(SearchQuery.text("acme", text, depth)).hits();
+            Retrieval.Search search = (text, depth, breadth) -> {
+                searched.add(text + "@" + depth + "/" + breadth);
+                return index.search(SearchQuery.text("acme", text, depth).withBreadth(breadth))
+                        .hits();
             };
 
             List<String> whole = ids(Retrieval.LOOKUP.retrieve(TWO_QUESTIONS, 2, search));
-            assertEquals(List.of(TWO_QUESTIONS + "@2"), searched);
+            assertEquals(List.of(TWO_QUESTIONS + "@2/2"), searched);
             assertFalse(whole.contains("fair"), "the whole question's top two are both about the cousin");
 
             searched.clear();
             List<String> answer = ids(Retrieval.CLIENT.retrieve(TWO_QUESTIONS, 2, search));
             assertEquals(3, searched.size(), searched::toString);
             assertTrue(
-                    searched.stream().allMatch(s -> s.endsWith("@" + StandingInstructions.DEPTH)), searched::toString);
+                    searched.stream()
+                            .allMatch(s -> s.endsWith("@" + StandingInstructions.DEPTH + "/" + SecondHop.DEPTH)),
+                    searched::toString);
             assertEquals(2, answer.size(), answer::toString);
             assertEquals(whole.get(0), answer.get(0), "the whole question's best stays first");
             assertTrue(answer.contains("fair"), answer::toString);

@@ -149,7 +149,7 @@ public final class SearchQueries {
         List<List<Hit>> lists = new ArrayList<>();
         Set<Integer> missing = new TreeSet<>();
         for (SearchQuery query : queries) {
-            Answer answer = fanOut(query.withK(retrieval.depth(k)), caller);
+            Answer answer = fanOut(query.withK(retrieval.depth(k)).withBreadth(retrieval.breadth(k)), caller);
             texts.add(query.text());
             lists.add(answer.hits());
             missing.addAll(answer.missingPartitions());
@@ -362,7 +362,8 @@ public final class SearchQueries {
                     fusion,
                     targets,
                     vector == null ? null : model.id(),
-                    vector == null || byProfile.size() < 2 ? Map.of() : byProfile);
+                    vector == null || byProfile.size() < 2 ? Map.of() : byProfile,
+                    0);
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }
