@@ -3,6 +3,7 @@ package io.reme.search;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -82,7 +83,8 @@ public final class StandingInstructions {
      * {@code hits} with the best-ranked standing instruction among the first {@link #DEPTH} moved to rank 2 (unless
      * the first two already hold one), then the best-ranked stated preference among the first {@link #DEPTH} moved
      * to rank 3 (unless the first three already hold one); the same list when neither is there. Each hit keeps its
-     * scores.
+     * scores. Only the first hit's user's count: an instruction governs its own user's requests, and a search over
+     * the tenant is about the user its best hit is of (another user's "I prefer trains" is no answer to it).
      */
     public static List<Hit> upfront(List<Hit> hits) {
         return moveUp(moveUp(hits, StandingInstructions::isInstruction, 1), StandingInstructions::isPreference, 2);
@@ -90,9 +92,14 @@ public final class StandingInstructions {
 
     /** The first hit within {@link #DEPTH} that {@code is} takes, moved to index {@code slot} if it is below it. */
     private static List<Hit> moveUp(List<Hit> hits, Predicate<String> is, int slot) {
+        if (hits.isEmpty()) {
+            return hits;
+        }
+        String user = hits.get(0).memory().user();
         int depth = Math.min(hits.size(), DEPTH);
         for (int i = 0; i < depth; i++) {
-            if (is.test(hits.get(i).memory().text())) {
+            MemoryRecord memory = hits.get(i).memory();
+            if (Objects.equals(memory.user(), user) && is.test(memory.text())) {
                 if (i <= slot) {
                     return hits;
                 }

@@ -87,16 +87,36 @@ class StandingInstructionsTest {
         assertSame(below, StandingInstructions.upfront(below));
     }
 
+    @Test
+    void onlyTheFirstHitsUsersInstructionsMove() {
+        // A search over the tenant: alice asks about Kafka, and bob's preference and instruction are in the list.
+        List<Hit> hits = new ArrayList<>(hits(List.of("which consumer settings did we decide on", "max.poll.records")));
+        hits.addAll(hits(List.of("I prefer trains over buses.", "Always book a window seat."), "bob", 2));
+        assertSame(hits, StandingInstructions.upfront(hits), "another user's rules stay where they rank");
+        hits.addAll(hits(List.of("I prefer short answers with concrete config."), "alice", 4));
+        assertEquals(
+                List.of("h0", "h1", "h4", "h2"),
+                StandingInstructions.upfront(hits).subList(0, 4).stream()
+                        .map(Hit::id)
+                        .toList());
+    }
+
     private static List<Hit> hits(List<String> texts) {
+        return hits(texts, "alice", 0);
+    }
+
+    /** Hits of {@code user}'s memories saying {@code texts}, ids and ranks from {@code from}. */
+    private static List<Hit> hits(List<String> texts, String user, int from) {
         List<Hit> hits = new ArrayList<>();
-        for (int i = 0; i < texts.size(); i++) {
+        for (int n = 0; n < texts.size(); n++) {
+            int i = from + n;
             MemoryRecord r = MemoryRecord.of(
                     "h" + i,
                     "acme",
-                    "alice",
+                    user,
                     "s1",
                     MemoryType.PERSONAL,
-                    texts.get(i),
+                    texts.get(n),
                     Instant.parse("2026-01-01T00:00:00Z"));
             hits.add(new Hit(r, new Hit.Scores(1.0 - i / 100.0, null, null, null, null)));
         }
