@@ -109,45 +109,98 @@ public final class DialogSinkTask extends FileSinkTask {
     }
 
     /**
-     * A marker keyed {@code tenant/user} or {@code tenant/*}: deletes the folder and forgets the cached
-     * files, if the deployment signed it. One without a valid signature (or with a key no signed marker
-     * has) is skipped, not dead-lettered:
-     * it names no content worth keeping, and failing the task on it would let any writer stop the sink.
+     * A marker keyed {@code tenant/user} or {@code tenant/*}, if the deployment signed it: deletes the lines
+     * of the sessions its erasure removed from its partition, and the other files of the erased folder
+     * written before the erasure ({@link ErasureMarker}). One without a valid signature is skipped, not
+     * dead-lettered: it names no content worth keeping, and failing the task on it would let any writer
+     * stop the sink.
      */
     private void erase(SinkRecord record) throws IOException {
-        String[] key;
-        try {
-            key = keyParts(record, 2, "tenant/user");
-        } catch (IllegalArgumentException e) {
-            // No marker of ours is keyed so, so none is signed: skipped like any other unsigned one.
-            key = null;
-        }
-        String erasureId = header(record, Erasure.HEADER);
-        if (key == null
-                || erasureId == null
-                || !secret.verifyErasureMarker(key[0], key[1], erasureId, header(record, ErasureMarker.SIGNATURE))) {
+        String key = record.key() == null ? null : text(record.key());
+        ErasureMarker marker = ErasureMarker.verified(secret, key, name -> header(record, name));
+        if (marker == null) {
+            String erasureId = header(record, Erasure.HEADER);
             LOG.warn(
-                    "unsigned erasure marker ignored topic={} partition={} offset={} tenant={} erasure={}",
+                    "unsigned erasure marker ignored topic={} partition={} offset={} erasure={}",
                     record.topic(),
                     record.kafkaPartition(),
                     record.kafkaOffset(),
-                    key != null && SafeId.isSafe(key[0]) ? key[0] : "(invalid)",
                     erasureId != null && SafeId.isSafe(erasureId) ? erasureId : "(invalid)");
             return;
         }
-        String user = Erasure.ALL_USERS.equals(key[1]) ? null : key[1];
         try {
-            int files = workspace.erase(key[0], user);
             cache.clear();
-            // Each session partition sends its marker to every partition: most find the folder already gone.
-            if (files > 0) {
-                LOG.info("workspace erased tenant={} user={} files={}", key[0], key[1], files);
+            int lines = 0;
+            for (Path file : workspace.dialogFiles(marker.tenant(), marker.erasedUser())) {
+                lines += eraseLines(file, marker);
+            }
+            int files = workspace.eraseChangedBy(
+                    marker.tenant(), marker.erasedUser(), marker.requestedAt(), workspace::isDialogFile);
+            // Each session partition sends its marker to every partition: most find nothing left of theirs.
+            if (lines > 0 || files > 0) {
+                LOG.info(
+                        "workspace erased tenant={} user={} erasure={} sessionPartition={} lines={} files={}",
+                        marker.tenant(),
+                        marker.user(),
+                        marker.erasureId(),
+                        marker.partition(),
+                        lines,
+                        files);
             } else {
-                LOG.debug("workspace erasure found nothing left tenant={} user={}", key[0], key[1]);
+                LOG.debug(
+                        "workspace erasure found nothing left tenant={} user={} erasure={} sessionPartition={}",
+                        marker.tenant(),
+                        marker.user(),
+                        marker.erasureId(),
+                        marker.partition());
             }
         } catch (RefusedPathException | IllegalArgumentException e) {
             reject(record, "erasure not applied: " + e.getMessage());
         }
+    }
+
+    /**
+     * Removes the lines of {@code file} the marker's erasure covers, and lines that are not archived
+     * messages (they are in the erased user's archive too); the file goes when no line is left.
+     */
+    private int eraseLines(Path file, ErasureMarker marker) throws IOException {
+        byte[] bytes = AtomicFiles.readIfExists(workspace, file).orElse(null);
+        if (bytes == null) {
+            return 0;
+        }
+        StringBuilder kept = new StringBuilder(bytes.length);
+        int erased = 0;
+        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            if (kept(line, marker)) {
+                kept.append(line).append('\n');
+            } else {
+                erased++;
+            }
+        }
+        if (erased == 0) {
+            return 0;
+        }
+        if (kept.isEmpty()) {
+            AtomicFiles.deleteIfExists(workspace, file);
+        } else {
+            AtomicFiles.write(workspace, file, kept.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return erased;
+    }
+
+    private static boolean kept(String line, ErasureMarker marker) {
+        ArchivedMessage message;
+        try {
+            message = Json.MAPPER.readValue(line, ArchivedMessage.class);
+        } catch (JacksonException e) {
+            return false;
+        }
+        ArchivedMessage.Origin origin = message.origin();
+        // A line without its origin was archived before origins were written, so before any marker that names one.
+        return origin != null && !marker.erased(origin.partition(), origin.incarnation());
     }
 
     private static String header(SinkRecord record, String name) {

@@ -3,6 +3,7 @@ package io.reme.workspace;
 import io.reme.diary.DocumentKey;
 import io.reme.message.SafeId;
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -11,12 +12,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * The layout of the working directory, and the only place IDs become file names:
@@ -228,21 +235,69 @@ public final class Workspace {
     }
 
     /**
-     * Deletes everything the sinks wrote for one user of a tenant ({@code user} set: the user's folder,
-     * {@code MEMORY.md}, diaries and dialog files) or for the whole tenant ({@code user} null: the
-     * tenant's folder, tool outputs included), and what the sinks keep about those documents under
-     * {@code .state}. Links inside are removed as links, never followed; a link on the way there is
-     * refused. Returns the number of files deleted; deleting what is already gone is no error.
+     * The dialog files ({@code dialog/YYYY-MM-DD.jsonl}) of one user of a tenant ({@code user} set) or of
+     * every user of the tenant ({@code user} null), as they are on disk now; a link where a folder or
+     * file should be is refused.
      */
-    public int erase(String tenant, String user) throws IOException {
+    public List<Path> dialogFiles(String tenant, String user) throws IOException {
+        List<Path> users = new ArrayList<>();
+        if (user != null) {
+            users.add(userDir(tenant, user));
+        } else {
+            Path tenantDir = refuseLinks(tenantDir(tenant));
+            if (Files.isDirectory(tenantDir, LinkOption.NOFOLLOW_LINKS)) {
+                try (Stream<Path> folders = Files.list(tenantDir)) {
+                    // A link in place of a user's folder is not walked into; the tenant's erasure deletes it as a link.
+                    folders.filter(folder ->
+                                    idOf(folder.getFileName().toString()).isPresent()
+                                            && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS))
+                            .forEach(users::add);
+                }
+            }
+        }
+        List<Path> files = new ArrayList<>();
+        for (Path userDir : users) {
+            Path dialog = refuseLinks(userDir.resolve("dialog"));
+            if (!Files.isDirectory(dialog, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (Stream<Path> list = Files.list(dialog)) {
+                list.filter(file -> isDialogFile(file) && Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
+                        .sorted()
+                        .forEach(files::add);
+            }
+        }
+        return files;
+    }
+
+    /** Whether {@code file} is at a dialog file's place: {@code tenant/user/dialog/YYYY-MM-DD.jsonl}. */
+    public boolean isDialogFile(Path file) {
+        Path relative = root.relativize(file.toAbsolutePath().normalize());
+        String name = relative.getFileName().toString();
+        return relative.getNameCount() == 4
+                && relative.getName(2).toString().equals("dialog")
+                && name.matches("\\d{4}-\\d{2}-\\d{2}\\.jsonl");
+    }
+
+    /**
+     * What an erasure of {@code at} removes from the files of one user of a tenant ({@code user} set: the
+     * user's folder, {@code MEMORY.md}, diaries) or of the whole tenant ({@code user} null: the tenant's
+     * folder, tool outputs included), besides the dialog files ({@code spared}): every file last changed at
+     * or before {@code at}, and what the sinks keep about them under {@code .state}; then every folder
+     * there left empty. A file written after the erasure stays, so applying the same erasure again deletes
+     * nothing new. Links inside are removed as links, whatever their time, never followed; a link on the way
+     * there is refused. Returns the number of files deleted; deleting what is already gone is no error.
+     */
+    public int eraseChangedBy(String tenant, String user, Instant at, Predicate<Path> spared) throws IOException {
         Path target = user == null ? tenantDir(tenant) : userDir(tenant, user);
         Path stateRoot = root.resolve(STATE);
         Path stateTenant = inside(stateRoot, stateRoot.resolve(folder("tenant", tenant)));
         Path state = user == null ? stateTenant : inside(stateTenant, stateTenant.resolve(folder("user", user)));
-        return deleteTree(refuseLinks(target)) + deleteTree(refuseLinks(state));
+        FileTime limit = FileTime.from(at);
+        return deleteTree(refuseLinks(target), limit, spared) + deleteTree(refuseLinks(state), limit, spared);
     }
 
-    private static int deleteTree(Path dir) throws IOException {
+    private static int deleteTree(Path dir, FileTime limit, Predicate<Path> spared) throws IOException {
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return 0;
         }
@@ -251,8 +306,12 @@ public final class Workspace {
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-                Files.deleteIfExists(file);
-                files[0]++;
+                if (attributes.isSymbolicLink()
+                        || (!spared.test(file) && attributes.lastModifiedTime().compareTo(limit) <= 0)) {
+                    if (Files.deleteIfExists(file)) {
+                        files[0]++;
+                    }
+                }
                 return FileVisitResult.CONTINUE;
             }
 
@@ -261,7 +320,11 @@ public final class Workspace {
                 if (failure != null) {
                     throw failure;
                 }
-                Files.deleteIfExists(directory);
+                try {
+                    Files.deleteIfExists(directory);
+                } catch (DirectoryNotEmptyException e) {
+                    // Something written since the erasure is in it: the folder stays with it.
+                }
                 return FileVisitResult.CONTINUE;
             }
         });

@@ -20,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -52,22 +54,37 @@ class DialogSinkTaskTest {
         task.start(Map.of("workspace.dir", root.toString(), "request.secret", SECRET_TEXT));
     }
 
-    /** An erasure marker as a session task sends it, signed with {@code secret}. */
+    /** When the erasures of these tests were asked for: the files they find were written before it. */
+    private static final Instant ERASED_AT = Instant.parse("2026-12-01T12:00:00Z");
+
+    /** The marker of {@code erasure} sent by session partition 0, which read the request at offset 100. */
     private static SinkRecord marker(long offset, RequestSecret secret, Erasure erasure) {
-        return marker(offset, erasure.key(), secret, erasure);
+        return marker(offset, erasure.key(), secret, ErasureMarker.of(erasure, 0, 100));
     }
 
-    /** {@code erasure}'s signed headers on a marker keyed {@code key}. */
-    private static SinkRecord marker(long offset, String key, RequestSecret secret, Erasure erasure) {
-        SinkRecord marker = SinkRecords.of("reme.dialog", 0, offset, key, null, 0L);
-        for (Header header : ErasureMarker.headers(secret, erasure)) {
-            marker.headers().addBytes(header.key(), header.value());
+    /** {@code marker}'s signed headers on a record keyed {@code key}. */
+    private static SinkRecord marker(long offset, String key, RequestSecret secret, ErasureMarker marker) {
+        SinkRecord record = SinkRecords.of("reme.dialog", 0, offset, key, null, 0L);
+        for (Header header : marker.headers(secret)) {
+            record.headers().addBytes(header.key(), header.value());
         }
-        return marker;
+        return record;
+    }
+
+    private static SinkRecord marker(long offset, ErasureMarker marker) {
+        return marker(offset, marker.key(), SECRET, marker);
     }
 
     private static Erasure ofAlice(String erasureId) {
-        return Erasure.ofUser(erasureId, "acme", "alice", Instant.EPOCH, 0);
+        return Erasure.ofUser(erasureId, "acme", "alice", ERASED_AT, 0);
+    }
+
+    /** A file written {@code hours} after the erasure was asked for (before it, if negative). */
+    private static Path written(Path file, String text, long hours) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        Files.setLastModifiedTime(file, FileTime.from(ERASED_AT.plus(Duration.ofHours(hours))));
+        return file;
     }
 
     /** A new task, as after a crash: it knows nothing but what is in the files. */
@@ -81,7 +98,13 @@ class DialogSinkTaskTest {
         task.stop();
     }
 
+    /** A message archived from session partition 0, of a session begun at offset 0 there. */
     static ArchivedMessage archived(String session, String user, String date, long seq, String text) {
+        return archived(session, user, date, seq, text, new ArchivedMessage.Origin(0, 1));
+    }
+
+    static ArchivedMessage archived(
+            String session, String user, String date, long seq, String text, ArchivedMessage.Origin origin) {
         Message message = new Message(
                 "acme",
                 session,
@@ -91,7 +114,7 @@ class DialogSinkTaskTest {
                 null,
                 Instant.parse(date + "T10:00:00Z"),
                 List.of(new Block.Text(text)));
-        return new ArchivedMessage("acme", session, user, date, seq, "req-1", message);
+        return new ArchivedMessage("acme", session, user, date, seq, "req-1", message, origin);
     }
 
     static byte[] json(Object value) throws IOException {
@@ -105,13 +128,12 @@ class DialogSinkTaskTest {
 
     @Test
     void anErasureMarkerDeletesTheUsersFolderAfterWhatCameBeforeItInTheBatch() throws IOException {
-        Path aliceDiary = root.resolve("acme/alice/MEMORY.md");
-        Files.createDirectories(aliceDiary.getParent());
-        Files.writeString(aliceDiary, "# alice");
+        Path aliceDiary = written(root.resolve("acme/alice/MEMORY.md"), "# alice", -1);
         SinkRecord marker = marker(2, SECRET, ofAlice("er-1"));
         ArchivedMessage before = archived("s1", "alice", "2026-11-30", 0, "said before");
         ArchivedMessage bob = archived("s2", "bob", "2026-11-30", 0, "bob's");
-        ArchivedMessage after = archived("s3", "alice", "2026-12-01", 0, "said after");
+        ArchivedMessage after =
+                archived("s3", "alice", "2026-12-01", 0, "said after", new ArchivedMessage.Origin(0, 102));
 
         task.put(List.of(record(0, 0, before), record(0, 1, bob), marker, record(0, 3, after)));
 
@@ -120,45 +142,61 @@ class DialogSinkTaskTest {
         assertTrue(Files.exists(root.resolve("acme/alice/dialog/2026-12-01.jsonl")), "what came after is new");
         assertTrue(Files.exists(root.resolve("acme/bob/dialog/2026-11-30.jsonl")), "another user's stays");
 
-        SinkRecord tenant = marker(4, SECRET, Erasure.ofTenant("er-2", "acme", Instant.EPOCH, 0));
+        Files.setLastModifiedTime(root.resolve("acme/alice/dialog/2026-12-01.jsonl"), FileTime.from(ERASED_AT));
+        written(root.resolve("acme/tool_result/t1.txt"), "output", -1);
+        written(root.resolve("acme/bob/MEMORY.md"), "# bob", -1);
+        SinkRecord tenant = marker(4, SECRET, Erasure.ofTenant("er-2", "acme", ERASED_AT.plusSeconds(60), 0));
         task.put(List.of(tenant));
-        assertFalse(Files.exists(root.resolve("acme")), "the tenant's folder went");
+        assertTrue(
+                Files.exists(root.resolve("acme/alice/dialog/2026-12-01.jsonl")),
+                "a line of a session begun after the erasure request stays, whatever its file's time");
+        assertFalse(Files.exists(root.resolve("acme/bob")), "bob's folder went with the tenant");
+        assertFalse(Files.exists(root.resolve("acme/tool_result")), "the tenant's tool outputs too");
+
+        task.put(List.of(marker(5, ErasureMarker.of(Erasure.ofTenant("er-3", "acme", ERASED_AT, 0), 0, 200))));
+        assertFalse(Files.exists(root.resolve("acme")), "the tenant's folder went once nothing was left in it");
     }
 
+    /**
+     * Every session partition sends its own marker to every dialog partition, and one partition can lag far
+     * behind the others: a late marker deletes the erased lines of its own partition, and none of a session
+     * that another partition began after the erasure under an ID the erased user had.
+     */
     @Test
-    void anErasureMarkerWithoutTheDeploymentsSignatureDeletesNothing() throws IOException {
-        Path aliceDiary = root.resolve("acme/alice/MEMORY.md");
-        Files.createDirectories(aliceDiary.getParent());
-        Files.writeString(aliceDiary, "# alice");
-        ArchivedMessage said = archived("s1", "alice", "2026-11-30", 0, "said");
-        Path dialog = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+    void aLateMarkerDeletesOnlyWhatItsPartitionArchivedBeforeTheErasure() throws IOException {
+        Erasure erasure = ofAlice("er-1");
+        ArchivedMessage fromZero = archived("s1", "alice", "2026-11-30", 0, "zero's", new ArchivedMessage.Origin(0, 7));
+        ArchivedMessage fromOne = archived("s2", "alice", "2026-11-30", 0, "one's", new ArchivedMessage.Origin(1, 40));
+        ArchivedMessage legacy = archived("s4", "alice", "2026-11-30", 0, "before origins", null);
+        // Partition 0 read the request at offset 100; alice writes to s1 again after her erasure, from offset 150.
+        ArchivedMessage since = new ArchivedMessage(
+                "acme",
+                "s1",
+                "alice",
+                "2026-11-30",
+                0,
+                "req-2",
+                archived("s1", "alice", "2026-11-30", 0, "said since").message(),
+                new ArchivedMessage.Origin(0, 151));
+        task.put(List.of(record(0, 0, fromZero), record(0, 1, fromOne), record(0, 2, legacy)));
+        Path file = root.resolve("acme/alice/dialog/2026-11-30.jsonl");
+        Files.writeString(file, "a note by hand\n", StandardOpenOption.APPEND);
+        Path memory = written(root.resolve("acme/alice/MEMORY.md"), "# since", 1);
 
-        SinkRecord unsigned = SinkRecords.of("reme.dialog", 0, 1, "acme/alice", null, 0L);
-        unsigned.headers().addBytes(Erasure.HEADER, "er-1".getBytes(StandardCharsets.UTF_8));
-        // Signed by another deployment's secret.
-        SinkRecord foreign = marker(2, RequestSecret.random(), ofAlice("er-2"));
-        // A genuine signature for bob, replayed on a marker for alice.
-        SinkRecord forAlice = marker(3, "acme/alice", SECRET, Erasure.ofUser("er-3", "acme", "bob", Instant.EPOCH, 0));
-        // A genuine signature of alice's erasure er-4, under another erasure id.
-        SinkRecord renamed = marker(4, SECRET, ofAlice("er-4"));
-        renamed.headers().addBytes(Erasure.HEADER, "er-5".getBytes(StandardCharsets.UTF_8));
-        // Alice's signature on a marker for the whole tenant.
-        SinkRecord forTenant = marker(5, "acme/" + Erasure.ALL_USERS, SECRET, ofAlice("er-6"));
+        task.put(List.of(marker(3, ErasureMarker.of(erasure, 0, 100)), record(0, 4, since)));
+        assertArrayEquals(lines(fromOne, since), Files.readAllBytes(file), "zero's, legacy and hand lines went");
 
-        // Keys no marker of ours has (written straight to the topic): skipped like any unsigned marker,
-        // never a failure that would stop the sink.
-        SinkRecord noUser = SinkRecords.of("reme.dialog", 0, 7, "acme", null, 0L);
-        noUser.headers().addBytes(Erasure.HEADER, "er-8".getBytes(StandardCharsets.UTF_8));
-        SinkRecord noKey = SinkRecords.of("reme.dialog", 0, 8, null, null, 0L);
-        noKey.headers().addBytes(Erasure.HEADER, "er-9".getBytes(StandardCharsets.UTF_8));
+        task.put(List.of(marker(5, ErasureMarker.of(erasure, 1, 50))));
+        assertArrayEquals(lines(since), Files.readAllBytes(file), "partition 1's marker took its line only");
+        assertTrue(Files.exists(memory), "a document written after the request stays");
 
-        task.put(List.of(record(0, 0, said), unsigned, foreign, forAlice, renamed, forTenant, noUser, noKey));
-
-        assertTrue(Files.exists(aliceDiary), "no forged marker deleted the user's folder");
-        assertArrayEquals(lines(said), Files.readAllBytes(dialog));
-
-        task.put(List.of(marker(6, SECRET, ofAlice("er-7"))));
-        assertFalse(Files.exists(root.resolve("acme/alice")), "the signed marker did");
+        // Both markers again, as a producer with the topic's records could send them: nothing written since goes.
+        task.put(List.of(marker(6, ErasureMarker.of(erasure, 0, 100)), marker(7, ErasureMarker.of(erasure, 1, 50))));
+        assertArrayEquals(lines(since), Files.readAllBytes(file));
+        assertTrue(Files.exists(memory));
+        restart();
+        task.put(List.of(marker(0, ErasureMarker.of(erasure, 0, 100)), record(0, 1, since)));
+        assertArrayEquals(lines(since), Files.readAllBytes(file), "and the line is still not written twice");
     }
 
     @Test

@@ -220,17 +220,14 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
             return;
         }
         KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.DOCUMENTS);
-        ErasureReport done = reports.get(erasure.key());
-        if (done != null && done.supersedes(erasure)) {
+        ErasureReport done = ErasureReport.replaying(reports, erasure);
+        if (done != null) {
             LOG.warn(
                     "erasure request already applied refused tenant={} erasureId={} applied={}",
                     erasure.tenant(),
                     erasure.erasureId(),
                     done.erasureId());
-            deadLetter(
-                    record,
-                    DlqReason.EARLIER_INCARNATION,
-                    "erasure " + erasure.erasureId() + " was already applied (or a later one was): a replay");
+            deadLetter(record, DlqReason.EARLIER_INCARNATION, ErasureReport.replayDetail(erasure));
             return;
         }
         List<DiaryDocument> doomed = new ArrayList<>();

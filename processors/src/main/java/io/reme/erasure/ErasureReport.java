@@ -73,6 +73,20 @@ public record ErasureReport(
     }
 
     /**
+     * The report among {@code reports} (keyed as the requests are) that makes {@code request} a replay
+     * ({@link #supersedes}), or null when the request is a new erasure.
+     */
+    public static ErasureReport replaying(ReadOnlyKeyValueStore<String, ErasureReport> reports, Erasure request) {
+        ErasureReport done = reports.get(request.key());
+        return done != null && done.supersedes(request) ? done : null;
+    }
+
+    /** What the dead letter of a replayed {@code request} says. */
+    public static String replayDetail(Erasure request) {
+        return "erasure " + request.erasureId() + " was already applied (or a later one was): a replay";
+    }
+
+    /**
      * When the latest erasure of {@code user}'s data (theirs, or their whole tenant's) was requested, by the
      * reports of one partition; null when there was none. A signed record made at or before it belongs to the
      * data that erasure removed.

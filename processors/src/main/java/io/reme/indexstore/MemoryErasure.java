@@ -125,8 +125,8 @@ public final class MemoryErasure implements Processor<String, byte[], String, by
             reports.put(erasure.key(), report.withExpunged(at));
             return;
         }
-        ErasureReport done = reports.get(erasure.key());
-        if (done != null && done.supersedes(erasure)) {
+        ErasureReport done = ErasureReport.replaying(reports, erasure);
+        if (done != null) {
             // Signed, but applied before (or a later one was): again, it would erase memories written since.
             LOG.warn(
                     "erasure request already applied ignored erasureId={} applied={} partition={}",

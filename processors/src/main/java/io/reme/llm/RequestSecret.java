@@ -31,8 +31,11 @@ public final class RequestSecret {
     private static final byte[] DIARY_EDIT = "reme-diary-edit\0".getBytes(StandardCharsets.UTF_8);
     /** Results on llm.results: neither a diary edit's signature nor a request id passes for one. */
     private static final byte[] LLM_RESULT = "reme-llm-result\0".getBytes(StandardCharsets.UTF_8);
-    /** Erasure markers on the dialog topic: a diary edit's signature never passes for one. */
-    private static final byte[] ERASURE_MARKER = "reme-erasure-marker\0".getBytes(StandardCharsets.UTF_8);
+    /**
+     * Erasure markers on the dialog topic: a diary edit's signature never passes for one, nor does a marker
+     * of before they named their position (they signed a domain without the "-2").
+     */
+    private static final byte[] ERASURE_MARKER = "reme-erasure-marker-2\0".getBytes(StandardCharsets.UTF_8);
     /** Domain of the keys instances use on a tenant's behalf: never a request id or a signature. */
     private static final byte[] INTERNAL_KEY = "reme-internal-key\0".getBytes(StandardCharsets.UTF_8);
     /** Calls between instances: proof that the caller holds the secret, for one request at one time. */
@@ -105,20 +108,21 @@ public final class RequestSecret {
 
     /**
      * The signature of an erasure marker for {@code user} ({@code *} for the whole tenant) of
-     * {@code tenant}, sent with erasure {@code erasureId}, as lowercase hex.
+     * {@code tenant}, over {@code marker} (its erasure ID, position and time as the marker writes them), as
+     * lowercase hex.
      */
-    public String signErasureMarker(String tenant, String user, String erasureId) {
+    public String signErasureMarker(String tenant, String user, String marker) {
         return HexFormat.of()
                 .formatHex(mac(
                         ERASURE_MARKER,
                         lengthPrefixed(tenant.getBytes(StandardCharsets.UTF_8)),
                         lengthPrefixed(user.getBytes(StandardCharsets.UTF_8)),
-                        erasureId.getBytes(StandardCharsets.UTF_8)));
+                        marker.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Whether {@code signature} is this secret's signature of the erasure marker; compared in constant time. */
-    public boolean verifyErasureMarker(String tenant, String user, String erasureId, String signature) {
-        return same(signErasureMarker(tenant, user, erasureId), signature);
+    public boolean verifyErasureMarker(String tenant, String user, String marker, String signature) {
+        return same(signErasureMarker(tenant, user, marker), signature);
     }
 
     /**

@@ -33,9 +33,12 @@ final class Archiver {
     /**
      * Archives the live messages {@code fromSeq..toSeq} and deletes them from the window.
      *
+     * @param incarnation the session's incarnation, which each archived line names with the task's partition
      * @param summaryRequestId the compaction that summarised them, or null (the session expired)
      */
-    Archived archive(SessionKey key, long fromSeq, long toSeq, String summaryRequestId, long timestamp) {
+    Archived archive(
+            SessionKey key, long incarnation, long fromSeq, long toSeq, String summaryRequestId, long timestamp) {
+        ArchivedMessage.Origin origin = new ArchivedMessage.Origin(outputs.partition(), incarnation);
         diary.copyBeforeArchiving(key, fromSeq, toSeq);
         int count = 0;
         long archivedTokens = 0;
@@ -55,7 +58,8 @@ final class Archiver {
                                 day.format(message.time()),
                                 stored.seq(),
                                 summaryRequestId,
-                                message),
+                                message,
+                                origin),
                         timestamp);
                 covered.add(entry.key);
                 count++;

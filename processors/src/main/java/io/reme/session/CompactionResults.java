@@ -146,8 +146,13 @@ final class CompactionResults {
             outputs.compaction(key.tenant(), PipelineMetrics.Compaction.INVALID_SUMMARY);
             return;
         }
-        Archiver.Archived archived =
-                archiver.archive(key, pending.fromSeq(), pending.toSeq(), pending.requestId(), timestamp);
+        Archiver.Archived archived = archiver.archive(
+                key,
+                header.compaction().incarnation(),
+                pending.fromSeq(),
+                pending.toSeq(),
+                pending.requestId(),
+                timestamp);
         stores.summaries().put(key.key(), result.payload());
         header = header.withApplied(tokens.count(result.payload()), archived.count(), archived.tokens(), now);
         if (!pending.unansweredCalls().isEmpty()) {

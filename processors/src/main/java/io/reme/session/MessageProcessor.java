@@ -5,6 +5,7 @@ import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
 import io.reme.dlq.InvalidInputException;
 import io.reme.erasure.Erasure;
+import io.reme.erasure.ErasureMarker;
 import io.reme.erasure.ErasureReport;
 import io.reme.erasure.ErasureStores;
 import io.reme.message.Message;
@@ -141,24 +142,22 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             return;
         }
         KeyValueStore<String, ErasureReport> reports = context.getStateStore(ErasureStores.SESSIONS);
-        ErasureReport done = reports.get(erasure.key());
-        if (done != null && done.supersedes(erasure)) {
+        ErasureReport done = ErasureReport.replaying(reports, erasure);
+        if (done != null) {
             LOG.warn(
                     "erasure request already applied refused tenant={} user={} erasureId={} applied={}",
                     erasure.tenant(),
                     erasure.user() == null ? Erasure.ALL_USERS : erasure.user(),
                     erasure.erasureId(),
                     done.erasureId());
-            outputs.deadLetter(
-                    record,
-                    DlqReason.EARLIER_INCARNATION,
-                    "erasure " + erasure.erasureId() + " was already applied (or a later one was): a replay");
+            outputs.deadLetter(record, DlqReason.EARLIER_INCARNATION, ErasureReport.replayDetail(erasure));
             return;
         }
         long now = context.currentSystemTimeMs();
         SessionEraser.Erased erased = state.erase(erasure, now);
-        outputs.erasureMarker(erasure, settings.requestSecret(), now);
         int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
+        long offset = context.recordMetadata().map(m -> m.offset()).orElse(-1L);
+        outputs.erasureMarker(ErasureMarker.of(erasure, partition, offset), settings.requestSecret(), now);
         reports.put(
                 erasure.key(),
                 ErasureReport.sessions(

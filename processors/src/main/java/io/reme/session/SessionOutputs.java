@@ -4,7 +4,6 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.dlq.InputLimit;
-import io.reme.erasure.Erasure;
 import io.reme.erasure.ErasureMarker;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
@@ -47,15 +46,20 @@ final class SessionOutputs {
         context.forward(new Record<>(tenant + "/" + toolResultId, null, timestamp), SessionNodes.TOOL_RESULTS_SINK);
     }
 
+    /** The partition of {@code messages} this task keeps the sessions of. */
+    int partition() {
+        return context.taskId().partition();
+    }
+
     /**
-     * Tells the dialog file sink to delete what it wrote for the erased user (or tenant): a record without
-     * a value, marked by the erasure header, signed ({@link ErasureMarker}) and keyed by the erasure's
-     * key, that the dialog sink's partitioner sends to every partition, after everything this task
-     * archived for them.
+     * Tells the dialog file sink to delete what it wrote for the sessions the erasure removed from this
+     * task's partition: a record without a value, keyed by the erasure's key, its {@link ErasureMarker}
+     * in signed headers, that the dialog sink's partitioner sends to every partition, after everything
+     * this task archived for them.
      */
-    void erasureMarker(Erasure erasure, RequestSecret secret, long timestamp) {
+    void erasureMarker(ErasureMarker marker, RequestSecret secret, long timestamp) {
         context.forward(
-                new Record<Object, Object>(erasure.key(), null, timestamp, ErasureMarker.headers(secret, erasure)),
+                new Record<Object, Object>(marker.key(), null, timestamp, marker.headers(secret)),
                 SessionNodes.DIALOG_SINK);
     }
 

@@ -141,8 +141,13 @@ final class Sweeps {
             // Before archiving: a span kept by reference reads its messages from the store, and archiving
             // would first write each such span again with a copy of them, only for it to be deleted here.
             diary.giveUpAll(key, header, "session expired before the span succeeded", nowMs);
-            Archiver.Archived archived =
-                    archiver.archive(key, header.window().firstLiveSeq(), Long.MAX_VALUE, null, nowMs);
+            Archiver.Archived archived = archiver.archive(
+                    key,
+                    header.compaction().incarnation(),
+                    header.window().firstLiveSeq(),
+                    Long.MAX_VALUE,
+                    null,
+                    nowMs);
             stores.summaries().delete(key.key());
             stores.recentIds().forget(key);
             stores.headers().delete(key.key());

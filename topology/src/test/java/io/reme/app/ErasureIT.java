@@ -100,7 +100,7 @@ class ErasureIT extends WithBroker {
                             TOPICS.dialog(),
                             "acme/a1".getBytes(StandardCharsets.UTF_8),
                             Json.MAPPER.writeValueAsBytes(
-                                    new ArchivedMessage("acme", "a1", "alice", "2026-03-02", 0, null, said))))
+                                    new ArchivedMessage("acme", "a1", "alice", "2026-03-02", 0, null, said, null))))
                     .get();
 
             String aliceMemory = createdMemory(app, TestApps.ACME_KEY, "alice", "Alice likes window seats");

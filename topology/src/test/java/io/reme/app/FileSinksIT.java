@@ -123,7 +123,8 @@ class FileSinksIT extends WithBroker {
                 null,
                 Instant.parse(date + "T23:59:00Z"),
                 List.of(new Block.Text(text)));
-        return new ArchivedMessage("acme", session, user, date, seq, "acme/" + session + "#1", message);
+        return new ArchivedMessage(
+                "acme", session, user, date, seq, "acme/" + session + "#1", message, new ArchivedMessage.Origin(0, 1));
     }
 
     private static byte[] json(Object value) {

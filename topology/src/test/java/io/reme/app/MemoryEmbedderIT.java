@@ -115,14 +115,7 @@ class MemoryEmbedderIT extends WithBroker {
                     TestKafka.readCommitted(bootstrap, TOPICS.dlq(), 1, Duration.ofSeconds(60));
             assertEquals(
                     List.of("m-refused"), dead.stream().map(ConsumerRecord::key).toList());
-            assertEquals(
-                    "EMBEDDING_FAILED",
-                    new String(
-                            dead.get(0)
-                                    .headers()
-                                    .lastHeader(DeadLetterHeaders.REASON)
-                                    .value(),
-                            StandardCharsets.UTF_8));
+            assertEquals("EMBEDDING_FAILED", DeadLetterHeaders.read(dead.get(0).headers(), DeadLetterHeaders.REASON));
         }
     }
 

@@ -16,7 +16,6 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.tokens.TokenCounter;
 import io.reme.worker.MemoryLookup;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -193,12 +192,7 @@ class MemoryExtractionIT extends WithBroker {
             assertEquals(1, dead.size(), "the new memory is dead-lettered");
             assertEquals(
                     DlqReason.MEMORY_QUOTA.name(),
-                    new String(
-                            dead.get(0)
-                                    .headers()
-                                    .lastHeader(DeadLetterHeaders.REASON)
-                                    .value(),
-                            StandardCharsets.UTF_8));
+                    DeadLetterHeaders.read(dead.get(0).headers(), DeadLetterHeaders.REASON));
             assertEquals(
                     "My favourite city is Lisbon.",
                     Json.MAPPER

@@ -22,12 +22,15 @@ import io.reme.json.Json;
 import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
+import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionCounters;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -94,6 +97,7 @@ class ErasureTopologyTest {
         assertEquals(6, toolsBefore.values().stream().filter(v -> v != null).count(), "two outputs per session");
 
         Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 3);
+        long aliceIncarnation = driver.header("acme", "s1").compaction().incarnation();
         signed(driver.messages(), erasure.key(), erasure.toJson(), erasure.erasureId());
         signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
 
@@ -121,22 +125,24 @@ class ErasureTopologyTest {
         assertEquals(4, tools.values().stream().filter(v -> v != null).count(), "alice's two outputs tombstoned");
         assertEquals(toolsBefore.keySet(), tools.keySet());
 
-        // The dialog topic carries a marker for the file sink, keyed by the erasure.
-        var dialog = driver.driver()
-                .createOutputTopic(TOPICS.dialog(), new StringDeserializer(), new ByteArrayDeserializer())
-                .readRecordsToList();
-        TestRecord<String, byte[]> marker = dialog.get(dialog.size() - 1);
-        assertEquals("acme/alice", marker.key());
-        assertNull(marker.value());
-        assertNotNull(marker.headers().lastHeader(Erasure.HEADER));
-        String erasureId =
-                new String(marker.headers().lastHeader(Erasure.HEADER).value(), StandardCharsets.UTF_8);
-        String signature =
-                new String(marker.headers().lastHeader(ErasureMarker.SIGNATURE).value(), StandardCharsets.US_ASCII);
-        assertTrue(
-                settings.requestSecret().verifyErasureMarker("acme", "alice", erasureId, signature),
-                "signed for the dialog sink");
-        assertFalse(settings.requestSecret().verifyErasureMarker("acme", Erasure.ALL_USERS, erasureId, signature));
+        // The dialog topic carries a marker for the file sink, keyed by the erasure, signed over where the
+        // partition read the request and when it was asked for.
+        List<TestRecord<String, byte[]>> dialog = dialog();
+        TestRecord<String, byte[]> last = dialog.get(dialog.size() - 1);
+        assertEquals("acme/alice", last.key());
+        assertNull(last.value());
+        ErasureMarker marker = marker(last);
+        assertNotNull(marker, "signed for the dialog sink");
+        assertEquals("er-1", marker.erasureId());
+        assertEquals(erasure.requestedAt(), marker.requestedAt());
+        assertEquals(0, marker.partition());
+        assertTrue(aliceIncarnation > 0, "alice's session began after incarnations were kept");
+        assertTrue(marker.erased(0, aliceIncarnation), "the marker covers alice's session");
+        assertFalse(marker.erased(1, aliceIncarnation), "on its own partition only");
+        assertNull(ErasureMarker.verified(
+                settings.requestSecret(),
+                "acme/" + Erasure.ALL_USERS,
+                name -> DeadLetterHeaders.read(last.headers(), name)));
 
         KeyValueStore<String, DiaryDocument> documents = driver.store(DiaryEditProcessor.STORE);
         assertNull(documents.get("acme/alice/MEMORY"));
@@ -201,22 +207,53 @@ class ErasureTopologyTest {
         assertEquals(1, header.counters().get(SessionCounters.Counter.EARLIER_RESULTS));
         var dead = driver.dlq().readRecordsToList();
         assertEquals(1, dead.size());
-        assertEquals(
-                "EARLIER_INCARNATION",
-                new String(
-                        dead.get(0)
-                                .headers()
-                                .lastHeader(DeadLetterHeaders.REASON)
-                                .value(),
-                        StandardCharsets.UTF_8));
+        assertEquals("EARLIER_INCARNATION", DeadLetterHeaders.read(dead.get(0).headers(), DeadLetterHeaders.REASON));
 
         // Carol's own result applies.
         driver.sendResult(LlmResult.ok(carols, SessionDriver.summary("carol's work"), 1, T0), T0.plusSeconds(901));
         assertEquals(1, driver.header("acme", "s1").summaryVersion());
+
+        // The lines it archives name the session's new life, which no marker of the erasure deletes, however late.
+        List<TestRecord<String, byte[]>> dialog = dialog();
+        ErasureMarker marker = dialog.stream()
+                .filter(r -> r.value() == null)
+                .map(ErasureTopologyTest.this::marker)
+                .findFirst()
+                .orElseThrow();
+        List<ArchivedMessage> archived = dialog.stream()
+                .filter(r -> r.value() != null)
+                .map(r -> archivedLine(r.value()))
+                .toList();
+        assertFalse(archived.isEmpty(), "carol's compaction archived her oldest messages");
+        for (ArchivedMessage line : archived) {
+            assertEquals("carol", line.user());
+            assertEquals(new ArchivedMessage.Origin(0, carols.incarnation()), line.origin());
+            assertFalse(marker.erased(line.origin().partition(), line.origin().incarnation()));
+        }
+        assertTrue(marker.erased(0, alices.incarnation()), "alice's lines were the marker's to delete");
+    }
+
+    private List<TestRecord<String, byte[]>> dialog() {
+        return driver.driver()
+                .createOutputTopic(TOPICS.dialog(), new StringDeserializer(), new ByteArrayDeserializer())
+                .readRecordsToList();
+    }
+
+    private static ArchivedMessage archivedLine(byte[] value) {
+        try {
+            return Json.MAPPER.readValue(value, ArchivedMessage.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private ErasureMarker marker(TestRecord<String, byte[]> record) {
+        return ErasureMarker.verified(
+                settings.requestSecret(), record.key(), name -> DeadLetterHeaders.read(record.headers(), name));
     }
 
     private static String reason(TestRecord<byte[], byte[]> dead) {
-        return new String(dead.headers().lastHeader(DeadLetterHeaders.REASON).value(), StandardCharsets.UTF_8);
+        return DeadLetterHeaders.read(dead.headers(), DeadLetterHeaders.REASON);
     }
 
     @Test
@@ -305,13 +342,7 @@ class ErasureTopologyTest {
         var dlq = driver.dlq().readRecordsToList();
         assertEquals(2, dlq.size());
         for (TestRecord<byte[], byte[]> record : dlq) {
-            assertEquals(
-                    "UNAUTHENTICATED",
-                    new String(
-                            record.headers()
-                                    .lastHeader(DeadLetterHeaders.REASON)
-                                    .value(),
-                            StandardCharsets.UTF_8));
+            assertEquals("UNAUTHENTICATED", DeadLetterHeaders.read(record.headers(), DeadLetterHeaders.REASON));
         }
     }
 

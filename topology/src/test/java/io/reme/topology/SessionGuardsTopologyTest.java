@@ -144,12 +144,7 @@ class SessionGuardsTopologyTest {
         assertEquals(1, dead.size());
         assertEquals(
                 DlqReason.UNAUTHENTICATED.name(),
-                new String(
-                        dead.get(0)
-                                .headers()
-                                .lastHeader(DeadLetterHeaders.REASON)
-                                .value(),
-                        StandardCharsets.UTF_8));
+                DeadLetterHeaders.read(dead.get(0).headers(), DeadLetterHeaders.REASON));
 
         driver.sendResult(LlmResult.ok(request, SessionDriver.summary("real"), 1, T0), T0.plusSeconds(21));
         assertEquals(SessionDriver.summary("real"), summary(), "the real result still applies");
@@ -177,11 +172,7 @@ class SessionGuardsTopologyTest {
         for (TestRecord<byte[], byte[]> letter : dead) {
             assertEquals(
                     DlqReason.UNAUTHENTICATED.name(),
-                    new String(
-                            letter.headers()
-                                    .lastHeader(DeadLetterHeaders.REASON)
-                                    .value(),
-                            StandardCharsets.UTF_8));
+                    DeadLetterHeaders.read(letter.headers(), DeadLetterHeaders.REASON));
         }
 
         driver.sendResult(LlmResult.ok(request, SessionDriver.summary("real"), 1, T0), T0.plusSeconds(23));
