@@ -243,20 +243,12 @@ public final class SearchBenchmark {
             boolean userFilter = pass == 1;
             for (int i = 0; i < questions.size(); i++) {
                 // The same query /v1/search builds: tenant, text, vector, k = 10, default fusion.
-                SearchQuery q = new SearchQuery(
-                        MemoryCorpus.TENANT,
-                        questions.get(i),
-                        vectors.get(i),
-                        10,
-                        null,
-                        userFilter ? Set.of("u" + (i % 200)) : null,
-                        null,
-                        null,
-                        null,
-                        0,
-                        null,
-                        Set.of(),
-                        model.id());
+                SearchQuery q = SearchQuery.builder(MemoryCorpus.TENANT)
+                        .text(questions.get(i))
+                        .vector(vectors.get(i), model.id())
+                        .k(10)
+                        .users(userFilter ? Set.of("u" + (i % 200)) : null)
+                        .build();
                 long c0 = THREADS.getCurrentThreadCpuTime();
                 long s0 = System.nanoTime();
                 SearchResult result = index.search(q);
@@ -343,20 +335,7 @@ public final class SearchBenchmark {
             best.get(q).forEach(e -> exact.add("m" + (long) e[1]));
             SearchQuery query = SearchQuery.vector(MemoryCorpus.TENANT, queries.get(q), 10);
             if (oneUser) {
-                query = new SearchQuery(
-                        MemoryCorpus.TENANT,
-                        null,
-                        queries.get(q),
-                        10,
-                        null,
-                        Set.of(userOf(q)),
-                        null,
-                        null,
-                        null,
-                        0,
-                        null,
-                        Set.of(),
-                        null);
+                query = query.withUsers(Set.of(userOf(q)));
             }
             SearchResult result = index.search(query);
             int found = 0;

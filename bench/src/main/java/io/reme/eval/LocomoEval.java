@@ -16,6 +16,7 @@ import io.reme.search.SearchResult;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -286,6 +287,11 @@ public final class LocomoEval {
                         : EvidenceRecall.namesFor(root.get(0).path("sample_id").asText("")));
         List<Long> latencies = new ArrayList<>();
         FusionSweep sweep = Boolean.getBoolean("reme.eval.sweep") ? new FusionSweep() : null;
+        // Each question's evidence and ranked turns, one JSON line each, to read where a retrieval misses.
+        String dumpTo = System.getProperty("reme.eval.dump");
+        PrintStream dump = dumpTo == null
+                ? null
+                : new PrintStream(Files.newOutputStream(Path.of(dumpTo)), true, StandardCharsets.UTF_8);
         int turns = 0;
         int skipped = 0;
         int dropped = 0;
@@ -356,7 +362,7 @@ public final class LocomoEval {
                                 text -> {
                                     try {
                                         return index.candidates(question(text, user, EvidenceRecall.MAX_K, options)
-                                                        .withVector(whole.vector(), whole.vectorModel()))
+                                                        .withVector(whole.vectorValues(), whole.vectorModel()))
                                                 .hits();
                                     } catch (IOException e) {
                                         throw new UncheckedIOException(e);
@@ -364,6 +370,14 @@ public final class LocomoEval {
                                 });
                     }
                     recalls.add(category, ranked, evidence);
+                    if (dump != null) {
+                        dump.println(Json.MAPPER.writeValueAsString(Map.of(
+                                "sample", sample,
+                                "category", category,
+                                "question", question,
+                                "evidence", evidence,
+                                "ranked", ranked)));
+                    }
                     if (progress != null && ++answered % 25 == 0) {
                         progress.asked(done, sample, dialog.size(), answered, qa.size());
                     }
@@ -375,6 +389,9 @@ public final class LocomoEval {
         }
         if (progress != null) {
             progress.done();
+        }
+        if (dump != null) {
+            dump.close();
         }
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         Report report = new Report(
@@ -443,18 +460,13 @@ public final class LocomoEval {
 
     /** A question of the conversation's user, over its dialog, as the evaluation asks it. */
     private static SearchQuery question(String text, String user, int k, Options options) {
-        return new SearchQuery(
-                TENANT,
-                text,
-                null,
-                k,
-                Set.of(MemoryType.DIALOG_CHUNK),
-                Set.of(user),
-                null,
-                null,
-                null,
-                0,
-                options.fusion());
+        return SearchQuery.builder(TENANT)
+                .text(text)
+                .k(k)
+                .types(Set.of(MemoryType.DIALOG_CHUNK))
+                .users(Set.of(user))
+                .fusion(options.fusion())
+                .build();
     }
 
     /**

@@ -71,8 +71,12 @@ class MemoryExtractionTest {
     private final MemoryLookup lookup = (tenant, type, target, text, k) -> {
         try {
             return index
-                    .search(new SearchQuery(
-                            tenant, text, null, k, Set.of(type), null, null, null, null, 0, null, Set.of(target)))
+                    .search(SearchQuery.builder(tenant)
+                            .text(text)
+                            .k(k)
+                            .types(Set.of(type))
+                            .targets(Set.of(target))
+                            .build())
                     .hits()
                     .stream()
                     .map(h -> new MergeTask.Neighbour(h.memory(), h.scores().vectorScore()))

@@ -1,6 +1,5 @@
 package io.reme.indexstore;
 
-import io.reme.search.MemoryIndex;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
 import java.util.Objects;
@@ -9,7 +8,7 @@ import org.apache.kafka.streams.query.Query;
 /**
  * An interactive query for a {@link MemoryIndexStore}: run a search on the partitions asked for.
  * With {@code candidates}, each partition answers every candidate with raw scores
- * ({@link MemoryIndex#candidates}) instead of its own top k, for a caller that merges several
+ * ({@code MemoryIndex#candidates}) instead of its own top k, for a caller that merges several
  * partitions and fuses once over all of them.
  */
 public record MemorySearch(SearchQuery query, boolean candidates) implements Query<SearchResult> {

@@ -54,23 +54,24 @@ final class ExactQueries {
      */
     static Filter filter(SearchQuery q, IndexReader reader) throws IOException {
         long tenantDocs = reader.docFreq(new Term(F_TENANT, q.tenant()));
-        boolean onlyTenant = q.types().isEmpty()
-                && q.users().isEmpty()
-                && q.targets().isEmpty()
-                && q.sessions().isEmpty()
-                && q.from() == null
-                && q.to() == null;
+        SearchQuery.Filter scope = q.filter();
+        boolean onlyTenant = scope.types().isEmpty()
+                && scope.users().isEmpty()
+                && scope.targets().isEmpty()
+                && scope.sessions().isEmpty()
+                && scope.from() == null
+                && scope.to() == null;
         if (onlyTenant && reader.maxDoc() > 0 && tenantDocs == reader.maxDoc()) {
             return new Filter(null, tenantDocs);
         }
-        BooleanQuery.Builder b = exactFilters(q.tenant(), q.types(), q.users(), q.targets());
-        if (!q.sessions().isEmpty()) {
-            b.add(termSet(F_SESSION, q.sessions()), Occur.FILTER);
+        BooleanQuery.Builder b = exactFilters(q.tenant(), scope.types(), scope.users(), scope.targets());
+        if (!scope.sessions().isEmpty()) {
+            b.add(termSet(F_SESSION, scope.sessions()), Occur.FILTER);
         }
-        addRange(b, F_TIME, q.from(), q.to());
-        long bound = Math.min(tenantDocs, postings(reader, F_USER, q.users()));
-        bound = Math.min(bound, postings(reader, F_SESSION, q.sessions()));
-        bound = Math.min(bound, postings(reader, F_TARGET, q.targets()));
+        addRange(b, F_TIME, scope.from(), scope.to());
+        long bound = Math.min(tenantDocs, postings(reader, F_USER, scope.users()));
+        bound = Math.min(bound, postings(reader, F_SESSION, scope.sessions()));
+        bound = Math.min(bound, postings(reader, F_TARGET, scope.targets()));
         return new Filter(b.build(), bound);
     }
 

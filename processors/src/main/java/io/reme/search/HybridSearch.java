@@ -119,7 +119,7 @@ final class HybridSearch {
         long t1 = System.nanoTime();
         List<HybridFusion.Scored> vector = null;
         List<HybridFusion.Scored> contextVector = null;
-        float[] target = q.vector();
+        float[] target = q.vectorValues();
         List<String> models = target == null ? List.of() : dimensions.modelsFor(q.vectorModel(), target.length);
         if (!models.isEmpty()) {
             int beam = searcher.getIndexReader().maxDoc() > LARGE_INDEX ? 2 * n : n;
@@ -133,8 +133,9 @@ final class HybridSearch {
         HybridFusion.Candidates candidates =
                 new HybridFusion.Candidates(text, vector, contextText, contextVector, questions());
         List<HybridFusion.Fused> fused = allCandidates
-                ? HybridFusion.fuse(q.fusion(), candidates, 0, Integer.MAX_VALUE)
-                : HybridFusion.fuse(q.fusion(), candidates, q.minScore(), q.k());
+                ? HybridFusion.fuse(q.ranking().fusion(), candidates, 0, Integer.MAX_VALUE)
+                : HybridFusion.fuse(
+                        q.ranking().fusion(), candidates, q.ranking().minScore(), q.k());
         long t3 = System.nanoTime();
         List<Hit> hits = hits(fused);
         long t4 = System.nanoTime();

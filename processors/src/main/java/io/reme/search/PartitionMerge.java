@@ -59,10 +59,10 @@ public final class PartitionMerge {
         }
         int n = query.candidates();
         List<HybridFusion.Fused> fused = HybridFusion.fuse(
-                query.fusion(),
+                query.ranking().fusion(),
                 new HybridFusion.Candidates(
                         top(text, n), top(vector, n), top(contextText, n), top(contextVector, n), questions),
-                query.minScore(),
+                query.ranking().minScore(),
                 query.k());
         List<Hit> out = new ArrayList<>(fused.size());
         for (HybridFusion.Fused f : fused) {

@@ -132,7 +132,9 @@ class HybridFusionTest {
 
     @Test
     void rankAndScoreIsTheDefault() {
-        assertEquals(FusionMode.RANK_AND_SCORE, SearchQuery.text("acme", "q", 1).fusion());
+        assertEquals(
+                FusionMode.RANK_AND_SCORE,
+                SearchQuery.text("acme", "q", 1).ranking().fusion());
     }
 
     @Test

@@ -730,8 +730,15 @@ class MemoryIndexTest {
         assertEquals(q, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(q), SearchQuery.class));
         assertFalse(Json.MAPPER.writeValueAsString(q).contains("breadth"), "left out when 0, as older instances wrote");
         SearchQuery deep = q.withK(50).withBreadth(20).withTargets(Set.of("bob"));
-        assertEquals(20, deep.breadth(), "every wither keeps the breadth");
+        assertEquals(20, deep.ranking().breadth(), "every wither keeps the breadth");
         assertEquals(deep, Json.MAPPER.readValue(Json.MAPPER.writeValueAsString(deep), SearchQuery.class));
+
+        // Instances exchange it flat, field for field as the version before the query had parts wrote it.
+        String before = "{\"tenant\":\"acme\",\"text\":\"tea\",\"vector\":[1.0,2.0],\"k\":50,"
+                + "\"types\":[\"PERSONAL\"],\"users\":[\"alice\"],\"sessions\":[],\"minScore\":0.25,"
+                + "\"fusion\":\"RRF\",\"targets\":[\"bob\"],\"breadth\":20}";
+        assertEquals(deep, Json.MAPPER.readValue(before, SearchQuery.class));
+        assertEquals(Json.MAPPER.readTree(before), Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(deep)));
     }
 
     // ---- helpers --------------------------------------------------------------------------------

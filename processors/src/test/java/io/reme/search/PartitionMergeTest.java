@@ -33,7 +33,12 @@ class PartitionMergeTest {
     }
 
     private static SearchQuery query(int k, FusionMode fusion) {
-        return new SearchQuery("acme", "anything", new float[] {1, 0}, k, null, null, null, null, null, 0, fusion);
+        return SearchQuery.builder("acme")
+                .text("anything")
+                .vector(new float[] {1, 0}, null)
+                .k(k)
+                .fusion(fusion)
+                .build();
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.reme.api;
 
-import io.reme.api.mcp.McpTools;
 import io.reme.http.ErrorBody;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -9,7 +8,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The API's one failure: every refusal or fault a service, the authentication or the server itself
  * answers is one of these, and the API server alone turns it into its status, headers and JSON
- * {@link #body()} (one mapper, {@code Exchange#sendError}; {@link McpTools} makes it a tool error with
+ * {@link #body()} (one mapper, {@code Exchange#sendError}; {@code McpTools} makes it a tool error with
  * the same code and message).
  */
 public final class ApiException extends RuntimeException {

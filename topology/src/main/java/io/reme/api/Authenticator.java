@@ -1,7 +1,6 @@
 package io.reme.api;
 
 import io.reme.api.cluster.InstanceProof;
-import io.reme.api.tenant.TenantDirectory;
 import io.reme.api.tenant.TenantSetup;
 
 /**
@@ -47,7 +46,7 @@ public final class Authenticator {
      * The caller of a route with the given access.
      *
      * @param fromInstance whether the request is proven to come from another instance ({@link #fromInstance})
-     * @throws ApiException 401 / 403 / 503 as {@link TenantDirectory#authenticate} refuses the key, 429
+     * @throws ApiException 401 / 403 / 503 as {@code TenantDirectory#authenticate} refuses the key, 429
      *     past the request quota, 404 for an internal route called by anything but another instance or an
      *     admin route on a server without an admin key
      */

@@ -1,11 +1,9 @@
 package io.reme.api;
 
-import io.reme.api.cluster.InstanceClient;
-
 /**
  * Who a request is from, settled by the API's one authentication step ({@link Authenticator}) before
  * any service runs, and what every service takes instead of a header. Services read the tenant; the
- * credential only travels on, to the instances asked on the caller's behalf ({@link InstanceClient}).
+ * credential only travels on, to the instances asked on the caller's behalf ({@code InstanceClient}).
  *
  * @param tenant the key's tenant; null for the administrator and on public routes
  * @param principal who presented the key, for logs: {@code static} (a configured key), {@code key

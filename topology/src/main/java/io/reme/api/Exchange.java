@@ -1,7 +1,6 @@
 package io.reme.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.Reply;
 import io.reme.json.Json;
 import java.io.IOException;

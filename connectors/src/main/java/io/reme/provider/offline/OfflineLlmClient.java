@@ -11,7 +11,6 @@ import io.reme.provider.MemoryCandidate;
 import io.reme.provider.MergeDecision;
 import io.reme.provider.MergeTask;
 import io.reme.provider.SummaryTask;
-import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
 import java.util.List;
 
@@ -29,7 +28,7 @@ import java.util.List;
  *
  * <p>Being deterministic, a retry gives the same answer, so {@link SummaryTask#retryReason()} is not
  * used; nor is the task's language: content is kept in the language it was written in, and the
- * headings are always the English ones {@link SummaryFormat} checks.
+ * headings are always the English ones {@code SummaryFormat} checks.
  *
  * <p>Thread-safe and stateless; token counting uses the {@link TokenCounter} given to the
  * constructor ({@code o200k_base} by default).

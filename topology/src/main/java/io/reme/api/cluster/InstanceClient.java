@@ -1,7 +1,6 @@
 package io.reme.api.cluster;
 
 import io.reme.api.Caller;
-import io.reme.api.memory.HttpMemoryLookup;
 import io.reme.json.Json;
 import java.io.IOException;
 import java.net.URI;

@@ -10,7 +10,6 @@ import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTrans
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.api.ApiException;
-import io.reme.api.ApiServer;
 import io.reme.api.Authenticator;
 import io.reme.api.Caller;
 import jakarta.servlet.DispatcherType;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The MCP server at {@code /mcp}: the official MCP Java SDK's Streamable-HTTP servlet transport in a
- * Jetty servlet context, with the tools and resources of {@link McpTools}. {@link ApiServer} routes
+ * Jetty servlet context, with the tools and resources of {@link McpTools}. {@code ApiServer} routes
  * {@code /mcp} here after checking the bearer key; the transport puts the key's {@link Caller} into each
  * request's {@link McpTransportContext}, which is all a tool sees
  * of the caller; {@link McpSessionOwners} holds each session to the key that opened it. Lifecycle: built

@@ -5,10 +5,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.Arg;
-import io.reme.api.BodyBinder;
 import io.reme.api.context.ContextQueries;
-import io.reme.api.memory.MemoryCreate;
-import io.reme.api.memory.MemoryListRequest;
 import io.reme.api.memory.MemoryUpdate;
 import io.reme.api.memory.SearchRequest;
 import io.reme.search.SearchQuery;
@@ -17,9 +14,9 @@ import java.util.List;
 /**
  * The MCP tools' arguments where they are not a route's request record as they stand (a path
  * parameter among them, or a name of their own): each tool binds its arguments to one of these with
- * {@link BodyBinder}, as a route binds its body, and its input schema is generated from the same
+ * {@code BodyBinder}, as a route binds its body, and its input schema is generated from the same
  * record ({@link ToolSchema}). {@code add_memory} and {@code list_memories} bind the routes' own
- * {@link MemoryCreate} and {@link MemoryListRequest}.
+ * {@code MemoryCreate} and {@code MemoryListRequest}.
  */
 final class ToolArguments {
     private ToolArguments() {}

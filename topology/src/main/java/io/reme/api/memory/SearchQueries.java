@@ -351,19 +351,11 @@ public final class SearchQueries {
             return new SearchQuery(
                     tenant,
                     text,
-                    vector,
-                    k,
-                    types,
-                    users,
-                    sessions,
-                    from,
-                    to,
-                    minScore,
-                    fusion,
-                    targets,
-                    vector == null ? null : model.id(),
-                    vector == null || byProfile.size() < 2 ? Map.of() : byProfile,
-                    0);
+                    vector == null
+                            ? null
+                            : new SearchQuery.Vector(vector, model.id(), byProfile.size() < 2 ? Map.of() : byProfile),
+                    new SearchQuery.Filter(types, users, sessions, from, to, targets),
+                    new SearchQuery.Ranking(k, 0, minScore, fusion));
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }

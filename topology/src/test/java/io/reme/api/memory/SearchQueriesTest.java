@@ -175,8 +175,8 @@ class SearchQueriesTest {
                         + "\"fusion\":\"weighted\",\"types\":[\"personal\"],\"users\":\"u1\",\"from\":\"2026-01-01T00:00:00Z\","
                         + "\"to\":\"2026-02-01T00:00:00Z\"}"));
         assertEquals(3, query.k());
-        assertEquals(0.5, query.minScore());
-        assertEquals(Set.of("u1"), query.users());
+        assertEquals(0.5, query.ranking().minScore());
+        assertEquals(Set.of("u1"), query.filter().users());
         assertEquals("counting", query.vectorModel());
         assertEquals(1, embedded.get());
     }
@@ -214,11 +214,11 @@ class SearchQueriesTest {
 
         SearchQuery zh = routed.parse("acme", body("{\"query\":\"我上司的邮箱地址是多少？\"}"));
         assertEquals("zh", zh.vectorModel());
-        assertEquals(3, zh.vector().length);
+        assertEquals(3, zh.vectorValues().length);
         assertEquals(0, embedded.get(), "the English model is not asked");
         SearchQuery en = routed.parse("acme", body("{\"query\":\"what is my boss's email address?\"}"));
         assertEquals("counting", en.vectorModel());
-        assertEquals(2, en.vector().length);
+        assertEquals(2, en.vectorValues().length);
         assertEquals(1, embedded.get());
     }
 }
