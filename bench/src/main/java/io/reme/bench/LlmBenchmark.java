@@ -8,7 +8,6 @@ import io.reme.llm.LlmKind;
 import io.reme.llm.LlmRequest;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
-import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
 import io.reme.provider.LlmClient;
@@ -150,7 +149,7 @@ public final class LlmBenchmark {
         long end;
         long failed;
         try (LlmWorkerPool pool = LlmWorkerPool.start(
-                clientProps, topics, "llmbench-" + name, workerSettings, client, tokens, PipelineMetrics.NONE)) {
+                LlmWorkerPool.Setup.of(clientProps, topics, "llmbench-" + name, workerSettings, client, tokens))) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (pool.completed() + pool.failed() < count) {
                 if (System.nanoTime() > deadline) {

@@ -81,7 +81,18 @@ public final class LlmWorkerPool implements AutoCloseable {
         }
     }
 
-    private LlmWorkerPool(
+    /**
+     * What a pool is started with.
+     *
+     * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
+     * @param metrics where calls, answered requests and dead letters are reported
+     * @param extraction the existing memories EXTRACT requests merge with, the memories' partitioning and the
+     *     tenants' memory quota
+     * @param secret the deployment's secret, which signs the results and diary edits (the session and diary
+     *     processors verify them with it)
+     * @param tenantConcurrency how many requests of a tenant may be in calls at once
+     */
+    public record Setup(
             Map<String, Object> clientProps,
             Topics topics,
             String groupId,
@@ -92,7 +103,85 @@ public final class LlmWorkerPool implements AutoCloseable {
             ExtractionSetup extraction,
             RequestSecret secret,
             ToIntFunction<String> tenantConcurrency) {
-        this.queue = new FairQueue<>(tenantConcurrency);
+        /**
+         * A pool of {@code client} reading {@code topics}' requests in group {@code groupId}: no metrics, extraction
+         * without merging, a secret of its own (its results pass only with a session task given the same), and no
+         * cap per tenant; the withers set each.
+         */
+        public static Setup of(
+                Map<String, Object> clientProps,
+                Topics topics,
+                String groupId,
+                WorkerSettings settings,
+                LlmClient client,
+                TokenCounter tokens) {
+            return new Setup(
+                    clientProps,
+                    topics,
+                    groupId,
+                    settings,
+                    client,
+                    tokens,
+                    PipelineMetrics.NONE,
+                    ExtractionSetup.withoutLookup(true, 1),
+                    RequestSecret.random(),
+                    tenant -> Integer.MAX_VALUE);
+        }
+
+        public Setup withMetrics(PipelineMetrics newMetrics) {
+            return new Setup(
+                    clientProps,
+                    topics,
+                    groupId,
+                    settings,
+                    client,
+                    tokens,
+                    newMetrics,
+                    extraction,
+                    secret,
+                    tenantConcurrency);
+        }
+
+        public Setup withExtraction(ExtractionSetup newExtraction, RequestSecret newSecret) {
+            return new Setup(
+                    clientProps,
+                    topics,
+                    groupId,
+                    settings,
+                    client,
+                    tokens,
+                    metrics,
+                    newExtraction,
+                    newSecret,
+                    tenantConcurrency);
+        }
+
+        public Setup withTenantConcurrency(ToIntFunction<String> newTenantConcurrency) {
+            return new Setup(
+                    clientProps,
+                    topics,
+                    groupId,
+                    settings,
+                    client,
+                    tokens,
+                    metrics,
+                    extraction,
+                    secret,
+                    newTenantConcurrency);
+        }
+    }
+
+    private LlmWorkerPool(Setup setup) {
+        Map<String, Object> clientProps = setup.clientProps();
+        Topics topics = setup.topics();
+        WorkerSettings settings = setup.settings();
+        PipelineMetrics metrics = setup.metrics();
+        ExtractionSetup extraction = setup.extraction();
+        RequestSecret secret = setup.secret();
+        LlmClient client = setup.client();
+        TokenCounter tokens = setup.tokens();
+        String groupId = setup.groupId();
+        this.queue = new FairQueue<>(setup.tenantConcurrency());
         this.topics = topics;
         this.settings = settings;
         this.metrics = metrics;
@@ -125,78 +214,12 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.poller = ConsumerLoop.start("reme-llm-poller", consumer, new Poller());
     }
 
-    /**
-     * Starts polling and the workers.
-     *
-     * @param clientProps bootstrap servers and client overrides, shared by the consumer and producer
-     * @param metrics where calls, answered requests and dead letters are reported
-     */
-    public static LlmWorkerPool start(
-            Map<String, Object> clientProps,
-            Topics topics,
-            String groupId,
-            WorkerSettings settings,
-            LlmClient client,
-            TokenCounter tokens,
-            PipelineMetrics metrics) {
-        return start(
-                clientProps,
-                topics,
-                groupId,
-                settings,
-                client,
-                tokens,
-                metrics,
-                ExtractionSetup.withoutLookup(true, 1),
-                RequestSecret.random());
-    }
-
-    /**
-     * As above, with the existing memories EXTRACT requests merge with, the memories' partitioning,
-     * and the deployment's secret, which signs the results and diary edits (the session and diary processors
-     * refuse unsigned ones; the overload above signs with a random secret, for pools whose answers nobody
-     * applies).
-     */
-    public static LlmWorkerPool start(
-            Map<String, Object> clientProps,
-            Topics topics,
-            String groupId,
-            WorkerSettings settings,
-            LlmClient client,
-            TokenCounter tokens,
-            PipelineMetrics metrics,
-            ExtractionSetup extraction,
-            RequestSecret secret) {
-        return start(
-                clientProps,
-                topics,
-                groupId,
-                settings,
-                client,
-                tokens,
-                metrics,
-                extraction,
-                secret,
-                tenant -> Integer.MAX_VALUE);
-    }
-
-    /**
-     * As above, with each tenant's cap on its requests in the workers' hands at once (its share of
-     * the pool; read at every take, so a changed policy applies to the next request).
-     */
-    public static LlmWorkerPool start(
-            Map<String, Object> clientProps,
-            Topics topics,
-            String groupId,
-            WorkerSettings settings,
-            LlmClient client,
-            TokenCounter tokens,
-            PipelineMetrics metrics,
-            ExtractionSetup extraction,
-            RequestSecret secret,
-            ToIntFunction<String> tenantConcurrency) {
-        LlmWorkerPool pool = new LlmWorkerPool(
-                clientProps, topics, groupId, settings, client, tokens, metrics, extraction, secret, tenantConcurrency);
+    /** Starts polling and the workers. */
+    public static LlmWorkerPool start(Setup setup) {
+        LlmWorkerPool pool = new LlmWorkerPool(setup);
+        WorkerSettings settings = setup.settings();
+        LlmClient client = setup.client();
+        String groupId = setup.groupId();
         for (int i = 0; i < settings.concurrency(); i++) {
             pool.workers.submit(pool::work);
         }

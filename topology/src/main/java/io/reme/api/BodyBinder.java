@@ -71,7 +71,7 @@ public final class BodyBinder {
      * @throws ApiException 400 {@code malformed_json} for a body that is not JSON, 400 {@code code} for
      *     JSON that is not a {@code type} or does not validate
      */
-    static <T> T bind(byte[] body, Class<T> type, String code) {
+    public static <T> T bind(byte[] body, Class<T> type, String code) {
         T bound;
         try {
             bound = READER.readValue(body == null || body.length == 0 ? new byte[] {'{', '}'} : body, type);

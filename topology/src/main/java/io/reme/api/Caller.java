@@ -1,7 +1,7 @@
 package io.reme.api;
 
 /**
- * Who a request is from, settled by the API's one authentication step ({@link Authenticator}) before
+ * Who a request is from, settled by the API's one authentication step ({@code Authenticator}) before
  * any service runs, and what every service takes instead of a header. Services read the tenant; the
  * credential only travels on, to the instances asked on the caller's behalf ({@code InstanceClient}).
  *
@@ -12,9 +12,9 @@ package io.reme.api;
  * @param admin whether the caller presented the admin key
  */
 public record Caller(String tenant, String principal, boolean admin, Credential credential) {
-    static final Caller ANONYMOUS = new Caller(null, "anonymous", false, new Credential(null));
+    public static final Caller ANONYMOUS = new Caller(null, "anonymous", false, new Credential(null));
 
-    static Caller admin(Credential credential) {
+    public static Caller admin(Credential credential) {
         return new Caller(null, "admin", true, credential);
     }
 

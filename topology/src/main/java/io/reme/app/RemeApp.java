@@ -1,9 +1,7 @@
 package io.reme.app;
 
 import io.reme.admin.TopicProvisioner;
-import io.reme.api.ApiServer;
 import io.reme.api.Caller;
-import io.reme.api.StreamThreadFailures;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.diary.DiaryWriter;
 import io.reme.api.memory.MemoryWriter;
@@ -17,6 +15,8 @@ import io.reme.api.tenant.TenantQuotas;
 import io.reme.api.tenant.TenantSetup;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
+import io.reme.edge.ApiServer;
+import io.reme.edge.StreamThreadFailures;
 import io.reme.embedded.EmbeddedKafka;
 import io.reme.embedded.FileSinks;
 import io.reme.embedding.EmbeddingModel;

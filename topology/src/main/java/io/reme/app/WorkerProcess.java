@@ -71,21 +71,22 @@ public final class WorkerProcess implements AutoCloseable {
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
-            pool = LlmWorkerPool.start(
-                    clientProps,
-                    config.topics(),
-                    RemeApp.workerGroup(config),
-                    Providers.workers(config),
-                    llm,
-                    tokens,
-                    metrics,
-                    new ExtractionSetup(
-                            config.get(AppConfig.MEMORY_EXTRACT),
-                            lookup,
-                            new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
-                            quota),
-                    RequestSecrets.resolve(config),
-                    tenantConcurrency);
+            pool = LlmWorkerPool.start(LlmWorkerPool.Setup.of(
+                            clientProps,
+                            config.topics(),
+                            RemeApp.workerGroup(config),
+                            Providers.workers(config),
+                            llm,
+                            tokens)
+                    .withMetrics(metrics)
+                    .withExtraction(
+                            new ExtractionSetup(
+                                    config.get(AppConfig.MEMORY_EXTRACT),
+                                    lookup,
+                                    new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
+                                    quota),
+                            RequestSecrets.resolve(config))
+                    .withTenantConcurrency(tenantConcurrency));
             MemoryEmbedder embedder = MemoryEmbedder.start(
                     clientProps,
                     config.topics(),

@@ -14,7 +14,6 @@ import io.reme.llm.RequestSecret;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
-import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
 import io.reme.provider.ExtractTask;
@@ -136,16 +135,16 @@ class ExtractionQuotaIT extends WithBroker {
                 "en",
                 1,
                 NOW);
-        try (LlmWorkerPool pool = LlmWorkerPool.start(
-                        clientProps,
-                        topics,
-                        "quota-workers",
-                        settings,
-                        new ScriptedClient(),
-                        TokenCounter.forEncoding("o200k_base", 1000),
-                        PipelineMetrics.NONE,
-                        new ExtractionSetup(true, lookup, new MemoryPartitioning(1), quota),
-                        RequestSecret.random());
+        try (LlmWorkerPool pool = LlmWorkerPool.start(LlmWorkerPool.Setup.of(
+                                clientProps,
+                                topics,
+                                "quota-workers",
+                                settings,
+                                new ScriptedClient(),
+                                TokenCounter.forEncoding("o200k_base", 1000))
+                        .withExtraction(
+                                new ExtractionSetup(true, lookup, new MemoryPartitioning(1), quota),
+                                RequestSecret.random()));
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             producer.send(new ProducerRecord<>(
                             topics.llmRequests(), "acme/s1".getBytes(StandardCharsets.UTF_8), Json.bytes(request)))

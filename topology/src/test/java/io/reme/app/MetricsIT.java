@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.api.ApiServer;
 import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
 import io.reme.dlq.DlqReason;
+import io.reme.edge.ApiServer;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.message.MessageParser;

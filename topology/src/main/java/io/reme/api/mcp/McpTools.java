@@ -48,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * error (resource not found for a 404) with the same code and message in its data.
  */
 public final class McpTools {
+    /** The key of the authenticated {@code Caller} in a call's transport context, which the endpoint puts there. */
+    public static final String CALLER = "reme.caller";
+
     private static final Logger LOG = LoggerFactory.getLogger(McpTools.class);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     static final String MEMORY_URI = "reme://memory/{user}";
@@ -87,7 +90,7 @@ public final class McpTools {
 
     /** The caller of the connection's key, as the transport's context holds it; 401 without one. */
     static Caller callerOf(McpTransportContext context) {
-        Object caller = context == null ? null : context.get(McpEndpoint.CALLER);
+        Object caller = context == null ? null : context.get(CALLER);
         if (caller == null) {
             throw ApiException.unauthorized();
         }
@@ -100,7 +103,7 @@ public final class McpTools {
         Object run(Caller caller, ObjectNode arguments);
     }
 
-    List<SyncToolSpecification> tools() {
+    public List<SyncToolSpecification> tools() {
         List<SyncToolSpecification> tools = List.of(
                 tool(
                         "search_memory",
@@ -163,7 +166,7 @@ public final class McpTools {
         return tools;
     }
 
-    List<SyncResourceTemplateSpecification> resourceTemplates() {
+    public List<SyncResourceTemplateSpecification> resourceTemplates() {
         return List.of(
                 new SyncResourceTemplateSpecification(
                         McpSchema.ResourceTemplate.builder(MEMORY_URI, "MEMORY.md")

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.api.ApiException;
-import io.reme.api.Authenticator;
 import io.reme.api.Callers;
 import io.reme.api.QueryString;
 import io.reme.api.context.MessageIngest;
@@ -22,6 +21,8 @@ import io.reme.api.tenant.TenantAdmin;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.api.tenant.TenantQuotas;
 import io.reme.api.tenant.TenantSetup;
+import io.reme.edge.Authenticator;
+import io.reme.edge.McpEndpoint;
 import io.reme.json.Json;
 import io.reme.message.TimeBounds;
 import io.reme.tenant.TenantEntries;
@@ -52,7 +53,7 @@ class McpToolsTest {
         for (String header : new String[] {null, "", "Bearer nope-0123456789abcdef", "acme-key-0123456789abcdef"}) {
             McpTransportContext none =
                     McpEndpoint.callerContext(new Authenticator(TenantSetup.staticOnly(KEYS), null), header);
-            assertNull(none.get(McpEndpoint.CALLER), String.valueOf(header));
+            assertNull(none.get(McpTools.CALLER), String.valueOf(header));
             ApiException refused = assertThrows(ApiException.class, () -> McpTools.callerOf(none));
             assertEquals(401, refused.status());
             assertEquals("unauthorized", refused.code());

@@ -1,4 +1,4 @@
-package io.reme.api;
+package io.reme.edge;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.json.Json;

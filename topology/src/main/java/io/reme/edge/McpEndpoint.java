@@ -1,4 +1,4 @@
-package io.reme.api.mcp;
+package io.reme.edge;
 
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -10,8 +10,8 @@ import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTrans
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.reme.api.ApiException;
-import io.reme.api.Authenticator;
 import io.reme.api.Caller;
+import io.reme.api.mcp.McpTools;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.util.EnumSet;
@@ -37,8 +37,6 @@ import org.slf4j.LoggerFactory;
 public final class McpEndpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(McpEndpoint.class);
     static final String PATH = "/mcp";
-    /** The transport-context key of the request's {@link Caller}. */
-    static final String CALLER = "reme.caller";
 
     private final ServletContextHandler context;
     private final McpSyncServer server;
@@ -95,9 +93,9 @@ public final class McpEndpoint implements AutoCloseable {
      * The context a tool call runs with: the key's tenant, or nothing for a key that is not one (the API
      * refuses those before the transport sees them; a tool then answers 401 all the same).
      */
-    static McpTransportContext callerContext(Authenticator keys, String authorization) {
+    public static McpTransportContext callerContext(Authenticator keys, String authorization) {
         return callerOf(keys, authorization)
-                .map(caller -> McpTransportContext.create(Map.of(CALLER, caller)))
+                .map(caller -> McpTransportContext.create(Map.of(McpTools.CALLER, caller)))
                 .orElse(McpTransportContext.EMPTY);
     }
 

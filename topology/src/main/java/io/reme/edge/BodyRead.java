@@ -1,4 +1,4 @@
-package io.reme.api;
+package io.reme.edge;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

@@ -1,14 +1,14 @@
-package io.reme.api;
+package io.reme.edge;
 
-import io.reme.api.Authenticator.Access;
+import io.reme.api.ApiException;
 import io.reme.api.cluster.InstanceProof;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.diary.DiaryWriter;
 import io.reme.api.erasure.UserErasure;
-import io.reme.api.mcp.McpEndpoint;
 import io.reme.api.memory.MemoryWriter;
 import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.TenantSetup;
+import io.reme.edge.Authenticator.Access;
 import io.reme.http.AdmissionGate;
 import io.reme.http.WebServer;
 import io.reme.prometheus.PrometheusMetrics;

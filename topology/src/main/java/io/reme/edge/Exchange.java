@@ -1,6 +1,8 @@
-package io.reme.api;
+package io.reme.edge;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.ApiException;
+import io.reme.api.BodyBinder;
 import io.reme.api.cluster.Reply;
 import io.reme.json.Json;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.reme.api;
+package io.reme.edge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

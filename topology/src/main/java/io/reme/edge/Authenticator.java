@@ -1,5 +1,6 @@
-package io.reme.api;
+package io.reme.edge;
 
+import io.reme.api.Caller;
 import io.reme.api.cluster.InstanceProof;
 import io.reme.api.tenant.TenantSetup;
 

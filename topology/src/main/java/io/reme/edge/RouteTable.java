@@ -1,17 +1,19 @@
-package io.reme.api;
+package io.reme.edge;
 
-import static io.reme.api.Authenticator.Access.ADMIN;
-import static io.reme.api.Authenticator.Access.INTERNAL;
-import static io.reme.api.Authenticator.Access.PUBLIC;
-import static io.reme.api.Authenticator.Access.TENANT;
+import static io.reme.edge.Authenticator.Access.ADMIN;
+import static io.reme.edge.Authenticator.Access.INTERNAL;
+import static io.reme.edge.Authenticator.Access.PUBLIC;
+import static io.reme.edge.Authenticator.Access.TENANT;
 
-import io.reme.api.Authenticator.Access;
+import io.reme.api.ApiException;
+import io.reme.api.Caller;
 import io.reme.api.cluster.InstanceProof;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.erasure.UserErasure;
 import io.reme.api.memory.MemoryQueries;
 import io.reme.api.memory.SearchQueries;
 import io.reme.api.session.SessionListing;
+import io.reme.edge.Authenticator.Access;
 import io.reme.ui.UiAssets;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.reme.api;
+package io.reme.edge;
 
 import org.apache.kafka.streams.KafkaStreams;
 

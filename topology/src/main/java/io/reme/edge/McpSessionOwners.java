@@ -1,4 +1,4 @@
-package io.reme.api.mcp;
+package io.reme.edge;
 
 import io.reme.api.tenant.ApiKeyHash;
 import jakarta.servlet.Filter;

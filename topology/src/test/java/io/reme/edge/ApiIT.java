@@ -1,4 +1,4 @@
-package io.reme.api;
+package io.reme.edge;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

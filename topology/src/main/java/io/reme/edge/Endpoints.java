@@ -1,6 +1,9 @@
-package io.reme.api;
+package io.reme.edge;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.ApiException;
+import io.reme.api.Caller;
+import io.reme.api.QueryString;
 import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.InstanceProof;
 import io.reme.api.cluster.OwnerRouting;
