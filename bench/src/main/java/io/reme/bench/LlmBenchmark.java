@@ -149,7 +149,8 @@ public final class LlmBenchmark {
         long end;
         long failed;
         try (LlmWorkerPool pool = LlmWorkerPool.start(
-                LlmWorkerPool.Setup.of(clientProps, topics, "llmbench-" + name, workerSettings, client, tokens))) {
+                new LlmWorkerPool.Setup.Builder(clientProps, topics, "llmbench-" + name, workerSettings, client, tokens)
+                        .build())) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (pool.completed() + pool.failed() < count) {
                 if (System.nanoTime() > deadline) {

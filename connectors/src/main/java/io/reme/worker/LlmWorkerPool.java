@@ -104,70 +104,66 @@ public final class LlmWorkerPool implements AutoCloseable {
             RequestSecret secret,
             ToIntFunction<String> tenantConcurrency) {
         /**
-         * A pool of {@code client} reading {@code topics}' requests in group {@code groupId}: no metrics, extraction
-         * without merging, a secret of its own (its results pass only with a session task given the same), and no
-         * cap per tenant; the withers set each.
+         * A setup of a pool of {@code client} reading {@code topics}' requests in group {@code groupId}: by default
+         * no metrics, extraction without merging, a secret of its own (its results pass only with a session task
+         * given the same), and no cap per tenant; each is set here.
          */
-        public static Setup of(
-                Map<String, Object> clientProps,
-                Topics topics,
-                String groupId,
-                WorkerSettings settings,
-                LlmClient client,
-                TokenCounter tokens) {
-            return new Setup(
-                    clientProps,
-                    topics,
-                    groupId,
-                    settings,
-                    client,
-                    tokens,
-                    PipelineMetrics.NONE,
-                    ExtractionSetup.withoutLookup(true, 1),
-                    RequestSecret.random(),
-                    tenant -> Integer.MAX_VALUE);
-        }
+        public static final class Builder {
+            private final Map<String, Object> clientProps;
+            private final Topics topics;
+            private final String groupId;
+            private final WorkerSettings settings;
+            private final LlmClient client;
+            private final TokenCounter tokens;
+            private PipelineMetrics metrics = PipelineMetrics.NONE;
+            private ExtractionSetup extraction = ExtractionSetup.withoutLookup(true, 1);
+            private RequestSecret secret = RequestSecret.random();
+            private ToIntFunction<String> tenantConcurrency = tenant -> Integer.MAX_VALUE;
 
-        public Setup withMetrics(PipelineMetrics newMetrics) {
-            return new Setup(
-                    clientProps,
-                    topics,
-                    groupId,
-                    settings,
-                    client,
-                    tokens,
-                    newMetrics,
-                    extraction,
-                    secret,
-                    tenantConcurrency);
-        }
+            public Builder(
+                    Map<String, Object> clientProps,
+                    Topics topics,
+                    String groupId,
+                    WorkerSettings settings,
+                    LlmClient client,
+                    TokenCounter tokens) {
+                this.clientProps = clientProps;
+                this.topics = topics;
+                this.groupId = groupId;
+                this.settings = settings;
+                this.client = client;
+                this.tokens = tokens;
+            }
 
-        public Setup withExtraction(ExtractionSetup newExtraction, RequestSecret newSecret) {
-            return new Setup(
-                    clientProps,
-                    topics,
-                    groupId,
-                    settings,
-                    client,
-                    tokens,
-                    metrics,
-                    newExtraction,
-                    newSecret,
-                    tenantConcurrency);
-        }
+            public Builder metrics(PipelineMetrics newMetrics) {
+                metrics = newMetrics;
+                return this;
+            }
 
-        public Setup withTenantConcurrency(ToIntFunction<String> newTenantConcurrency) {
-            return new Setup(
-                    clientProps,
-                    topics,
-                    groupId,
-                    settings,
-                    client,
-                    tokens,
-                    metrics,
-                    extraction,
-                    secret,
-                    newTenantConcurrency);
+            public Builder extraction(ExtractionSetup newExtraction, RequestSecret newSecret) {
+                extraction = newExtraction;
+                secret = newSecret;
+                return this;
+            }
+
+            public Builder tenantConcurrency(ToIntFunction<String> newTenantConcurrency) {
+                tenantConcurrency = newTenantConcurrency;
+                return this;
+            }
+
+            public Setup build() {
+                return new Setup(
+                        clientProps,
+                        topics,
+                        groupId,
+                        settings,
+                        client,
+                        tokens,
+                        metrics,
+                        extraction,
+                        secret,
+                        tenantConcurrency);
+            }
         }
     }
 

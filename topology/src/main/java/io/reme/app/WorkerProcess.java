@@ -71,22 +71,23 @@ public final class WorkerProcess implements AutoCloseable {
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
-            pool = LlmWorkerPool.start(LlmWorkerPool.Setup.of(
+            pool = LlmWorkerPool.start(new LlmWorkerPool.Setup.Builder(
                             clientProps,
                             config.topics(),
                             RemeApp.workerGroup(config),
                             Providers.workers(config),
                             llm,
                             tokens)
-                    .withMetrics(metrics)
-                    .withExtraction(
+                    .metrics(metrics)
+                    .extraction(
                             new ExtractionSetup(
                                     config.get(AppConfig.MEMORY_EXTRACT),
                                     lookup,
                                     new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
                                     quota),
                             RequestSecrets.resolve(config))
-                    .withTenantConcurrency(tenantConcurrency));
+                    .tenantConcurrency(tenantConcurrency)
+                    .build());
             MemoryEmbedder embedder = MemoryEmbedder.start(
                     clientProps,
                     config.topics(),

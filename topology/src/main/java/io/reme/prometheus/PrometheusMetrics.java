@@ -24,7 +24,6 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.sink.WorkspaceWrites;
 import io.reme.topology.RocksDbMemory;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -37,8 +36,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -423,102 +420,83 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         requests.get(kind).get(status).increment();
     }
 
-    /**
-     * What {@code GET /v1/pipeline} shows, read from the series {@code /metrics} exports: totals of
-     * this instance since it started, summed over tenants (no tenant ids), and the input lag of the
-     * partitions its Streams consumers read, by topic. Values Streams has not measured yet are left out.
-     */
-    public record Pipeline(
-            Map<String, Long> inputLag,
-            Map<String, Long> deadLetters,
-            Map<String, Map<String, Long>> llmRequests,
-            Map<String, Map<String, Long>> llmCalls,
-            Map<String, Long> compactions,
-            long messagesIn,
-            Long indexedMemories,
-            Reembedding reembedding,
-            IndexRestore indexRestore,
-            Workspace workspace) {}
-
-    /**
-     * The file sinks of this process writing the workspace: {@code writable} false while some task's last write
-     * failed (since {@code failingSince}), and the failed writes in all.
-     */
-    public record Workspace(boolean writable, Instant failingSince, long failedWrites) {
-        static Workspace now() {
-            WorkspaceWrites.Snapshot writes = WorkspaceWrites.snapshot();
-            return new Workspace(writes.failingTasks() == 0, writes.failingSince(), writes.failures());
-        }
+    /** What {@code GET /v1/pipeline} shows, read from these meters ({@link PipelineStatus}). */
+    public PipelineStatus.Page pipeline() {
+        return PipelineStatus.of(this);
     }
 
-    /** The memory index restoring here: records of {@code memories} left to apply, over how many partitions. */
-    public record IndexRestore(long remaining, int partitions) {}
-
-    public Pipeline pipeline() {
-        Map<String, Long> lag = new TreeMap<>();
-        KafkaStreams bound = streams;
-        if (bound != null) {
-            // Read from the client itself: the exported copies of per-partition metrics appear only at
-            // the binder's next refresh (a minute), and the restore consumer's lag is not input lag.
-            for (Metric metric : bound.metrics().values()) {
-                MetricName name = metric.metricName();
-                String topic = name.tags().get("topic");
-                String client = name.tags().getOrDefault("client-id", "");
-                if (!name.group().equals("consumer-fetch-manager-metrics")
-                        || !name.name().equals("records-lag")
-                        || topic == null
-                        || !name.tags().containsKey("partition")
-                        || client.endsWith("restore-consumer")
-                        || !(metric.metricValue() instanceof Number value)
-                        || !Double.isFinite(value.doubleValue())) {
-                    continue;
-                }
-                lag.merge(topic, Math.round(value.doubleValue()), Long::sum);
-            }
-        }
+    /** Dead letters since start, by reason. */
+    Map<String, Long> deadLetterCounts() {
         Map<String, Long> dead = new TreeMap<>();
         deadLetters.forEach((reason, counter) -> dead.put(reason.name(), Math.round(counter.count())));
+        return dead;
+    }
+
+    /** LLM requests answered since start, by kind, then status. */
+    Map<String, Map<String, Long>> requestCounts() {
         Map<String, Map<String, Long>> answered = new TreeMap<>();
         requests.forEach((kind, byStatus) -> {
             Map<String, Long> counts = new TreeMap<>();
             byStatus.forEach((status, counter) -> counts.put(status.name(), Math.round(counter.count())));
             answered.put(kind.name(), counts);
         });
+        return answered;
+    }
+
+    /** LLM calls since start, by kind, then outcome. */
+    Map<String, Map<String, Long>> callCounts() {
         Map<String, Map<String, Long>> attempts = new TreeMap<>();
         calls.forEach((kind, byOutcome) -> {
             Map<String, Long> counts = new TreeMap<>();
             byOutcome.forEach((outcome, timer) -> counts.put(outcome.name(), timer.count()));
             attempts.put(kind.name(), counts);
         });
-        Map<String, Long> compacted = new TreeMap<>();
-        long messages = 0;
+        return attempts;
+    }
+
+    /** Every tenant label's series, the shared {@value #OTHER_TENANT} one included once. */
+    private List<TenantMeters> allTenantMeters() {
         List<TenantMeters> all = new ArrayList<>(tenants.values());
         if (!tenants.containsValue(other)) {
             all.add(other);
         }
-        for (TenantMeters meters : all) {
+        return all;
+    }
+
+    /** Compactions since start, by event, summed over tenants. */
+    Map<String, Long> compactionCounts() {
+        Map<String, Long> compacted = new TreeMap<>();
+        for (TenantMeters meters : allTenantMeters()) {
             meters.compactions()
                     .forEach((event, counter) -> compacted.merge(
                             event.name().toLowerCase(Locale.ROOT), Math.round(counter.count()), Long::sum));
+        }
+        return compacted;
+    }
+
+    /** Messages in since start, summed over tenants. */
+    long messagesIn() {
+        long messages = 0;
+        for (TenantMeters meters : allTenantMeters()) {
             messages += Math.round(meters.messages().count());
         }
+        return messages;
+    }
+
+    /** The memories the local index holds, or null while it cannot say. */
+    Long indexedMemories() {
         Gauge index = registry.find("reme.index.memories").gauge();
-        Long indexed = index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
-        MemoryIndexRestores restoresNow = restores;
-        IndexRestore restoring = restoresNow == null
-                ? new IndexRestore(0, 0)
-                : new IndexRestore(restoresNow.remaining(), restoresNow.partitions());
-        return new Pipeline(
-                lag,
-                dead,
-                answered,
-                attempts,
-                compacted,
-                messages,
-                indexed,
-                reembedProgress(),
-                restoring,
-                Workspace.now());
+        return index == null || !Double.isFinite(index.value()) ? null : Math.round(index.value());
+    }
+
+    /** The memory index's restore here, or null when none was bound. */
+    MemoryIndexRestores restores() {
+        return restores;
+    }
+
+    /** The Streams client bound for export, or null before. */
+    KafkaStreams streams() {
+        return streams;
     }
 
     @Override

@@ -17,9 +17,12 @@ import io.reme.session.ArchivedMessage;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -277,25 +280,44 @@ class ErasureIT extends WithBroker {
         });
     }
 
-    /** A file under {@code root} holding {@code text} as bytes, or null. */
+    /**
+     * A file under {@code root} holding {@code text} as bytes, or null. The index keeps writing, merging and
+     * deleting its files while this looks: a file or folder gone between its listing and its reading is passed
+     * over (a walk that stopped on it failed one run of many on a loaded machine).
+     */
     private static Path fileWith(Path root, String text) throws IOException {
         byte[] needle = text.getBytes(StandardCharsets.UTF_8);
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
+        Path[] found = {null};
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                if (!attributes.isRegularFile()) {
+                    return FileVisitResult.CONTINUE;
+                }
                 byte[] bytes;
                 try {
                     bytes = Files.readAllBytes(file);
                 } catch (NoSuchFileException gone) {
-                    continue;
+                    return FileVisitResult.CONTINUE;
                 }
                 for (int i = 0; i + needle.length <= bytes.length; i++) {
                     if (Arrays.equals(bytes, i, i + needle.length, needle, 0, needle.length)) {
-                        return file;
+                        found[0] = file;
+                        return FileVisitResult.TERMINATE;
                     }
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
-        return null;
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException failure) throws IOException {
+                if (failure instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw failure;
+            }
+        });
+        return found[0];
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, List<Envelope> envelopes) {

@@ -135,16 +135,17 @@ class ExtractionQuotaIT extends WithBroker {
                 "en",
                 1,
                 NOW);
-        try (LlmWorkerPool pool = LlmWorkerPool.start(LlmWorkerPool.Setup.of(
+        try (LlmWorkerPool pool = LlmWorkerPool.start(new LlmWorkerPool.Setup.Builder(
                                 clientProps,
                                 topics,
                                 "quota-workers",
                                 settings,
                                 new ScriptedClient(),
                                 TokenCounter.forEncoding("o200k_base", 1000))
-                        .withExtraction(
+                        .extraction(
                                 new ExtractionSetup(true, lookup, new MemoryPartitioning(1), quota),
-                                RequestSecret.random()));
+                                RequestSecret.random())
+                        .build());
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             producer.send(new ProducerRecord<>(
                             topics.llmRequests(), "acme/s1".getBytes(StandardCharsets.UTF_8), Json.bytes(request)))
