@@ -168,62 +168,62 @@ public final class LlmWorkerPool implements AutoCloseable {
     }
 
     private LlmWorkerPool(Setup setup) {
-        Map<String, Object> clientProps = setup.clientProps();
-        Topics topics = setup.topics();
-        WorkerSettings settings = setup.settings();
-        PipelineMetrics metrics = setup.metrics();
-        ExtractionSetup extraction = setup.extraction();
-        RequestSecret secret = setup.secret();
-        LlmClient client = setup.client();
-        TokenCounter tokens = setup.tokens();
-        String groupId = setup.groupId();
         this.queue = new FairQueue<>(setup.tenantConcurrency());
-        this.topics = topics;
-        this.settings = settings;
-        this.metrics = metrics;
-        this.producer = WorkerOutputs.producer(clientProps);
-        this.outputs =
-                new WorkerOutputs(producer, topics, secret, metrics, extraction.partitioning(), extraction.quota());
-        this.documents = DiaryDocuments.start(clientProps, producer, topics.diary(), topics.diaryEdits(), secret);
-        Map<String, Object> consumerProps = new HashMap<>(clientProps);
-        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        this.topics = setup.topics();
+        this.settings = setup.settings();
+        this.metrics = setup.metrics();
+        this.producer = WorkerOutputs.producer(setup.clientProps());
+        this.outputs = new WorkerOutputs(
+                producer,
+                setup.topics(),
+                setup.secret(),
+                setup.metrics(),
+                setup.extraction().partitioning(),
+                setup.extraction().quota());
+        this.documents = DiaryDocuments.start(
+                setup.clientProps(),
+                producer,
+                setup.topics().diary(),
+                setup.topics().diaryEdits(),
+                setup.secret());
+        Map<String, Object> consumerProps = new HashMap<>(setup.clientProps());
+        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, setup.groupId());
         // Requests are written by an exactly-once Streams app: never act on an aborted one.
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, Math.min(500, settings.queueLimit())));
+        consumerProps.put(
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                Math.max(1, Math.min(500, setup.settings().queueLimit())));
         consumerProps.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 17 * 1024 * 1024);
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
         this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
         this.handler = new RequestHandler(
-                client,
-                tokens,
-                settings,
+                setup.client(),
+                setup.tokens(),
+                setup.settings(),
                 documents,
                 calls,
-                RequestHandler.retryPolicy(settings),
+                RequestHandler.retryPolicy(setup.settings()),
                 Clock.systemUTC(),
-                metrics,
-                extraction.enabled() ? extraction.lookup() : null);
-        this.workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("reme-llm-worker"));
+                setup.metrics(),
+                setup.extraction().enabled() ? setup.extraction().lookup() : null);
+        this.workers = Executors.newFixedThreadPool(setup.settings().concurrency(), daemon("reme-llm-worker"));
         this.poller = ConsumerLoop.start("reme-llm-poller", consumer, new Poller());
     }
 
     /** Starts polling and the workers. */
     public static LlmWorkerPool start(Setup setup) {
         LlmWorkerPool pool = new LlmWorkerPool(setup);
-        WorkerSettings settings = setup.settings();
-        LlmClient client = setup.client();
-        String groupId = setup.groupId();
-        for (int i = 0; i < settings.concurrency(); i++) {
+        for (int i = 0; i < setup.settings().concurrency(); i++) {
             pool.workers.submit(pool::work);
         }
         LOG.info(
                 "llm workers started provider={} concurrency={} group={}",
-                client.id(),
-                settings.concurrency(),
-                groupId);
+                setup.client().id(),
+                setup.settings().concurrency(),
+                setup.groupId());
         return pool;
     }
 

@@ -157,16 +157,20 @@ public final class Workspace {
 
     /** Only {@code YYYY-MM-DD} as {@link LocalDate#toString} writes it: no signs, no five-digit years. */
     private static String canonicalDate(String date) {
-        try {
-            if (date != null
-                    && date.matches("\\d{4}-\\d{2}-\\d{2}")
-                    && LocalDate.parse(date).toString().equals(date)) {
-                return date;
-            }
-        } catch (DateTimeParseException e) {
-            // reported below with the same message as any other bad date
+        if (isCanonicalDate(date)) {
+            return date;
         }
         throw new IllegalArgumentException("date must be YYYY-MM-DD, got '" + date + "'");
+    }
+
+    private static boolean isCanonicalDate(String date) {
+        try {
+            return date != null
+                    && date.matches("\\d{4}-\\d{2}-\\d{2}")
+                    && LocalDate.parse(date).toString().equals(date);
+        } catch (DateTimeParseException e) {
+            return false;
+        }
     }
 
     /**
@@ -276,7 +280,8 @@ public final class Workspace {
         String name = relative.getFileName().toString();
         return relative.getNameCount() == 4
                 && relative.getName(2).toString().equals("dialog")
-                && name.matches("\\d{4}-\\d{2}-\\d{2}\\.jsonl");
+                && name.endsWith(".jsonl")
+                && isCanonicalDate(name.substring(0, name.length() - ".jsonl".length()));
     }
 
     /**

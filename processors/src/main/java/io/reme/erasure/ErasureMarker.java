@@ -54,7 +54,7 @@ public record ErasureMarker(
     }
 
     public String key() {
-        return tenant + "/" + user;
+        return Erasure.key(tenant, erasedUser());
     }
 
     /** The user whose folder it erases, or null for the whole tenant. */

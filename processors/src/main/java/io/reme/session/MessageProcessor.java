@@ -155,8 +155,9 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
         }
         long now = context.currentSystemTimeMs();
         SessionEraser.Erased erased = state.erase(erasure, now);
-        int partition = context.recordMetadata().map(m -> m.partition()).orElse(-1);
-        long offset = context.recordMetadata().map(m -> m.offset()).orElse(-1L);
+        // The partition the archived lines name as their origin, so the marker and the lines agree on it.
+        int partition = outputs.partition();
+        long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
         outputs.erasureMarker(ErasureMarker.of(erasure, partition, offset), settings.requestSecret(), now);
         reports.put(
                 erasure.key(),
