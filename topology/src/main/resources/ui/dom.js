@@ -65,3 +65,13 @@ export function gauge(ratio, label) {
 export function fmt(n) {
   return n === null || n === undefined ? '—' : Number(n).toLocaleString();
 }
+
+// Where a memory or diary chunk came from: each span of dialog as its session (a link to it), its first and
+// last message ids and its message count; the newest span last, as the API lists them.
+export function sources(list) {
+  if (!list || !list.length) return null;
+  return h('div', {class: 'muted sources'}, 'from ', ...list.flatMap((s, i) => [
+    i ? ', ' : '',
+    h('a', {href: '#/session/' + encodeURIComponent(s.session)}, s.session),
+    ` ${s.firstMessageId}…${s.lastMessageId} (${s.messages})`]));
+}

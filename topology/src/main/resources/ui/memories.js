@@ -1,7 +1,7 @@
 // Memories: a filtered, paged list (GET /v1/memories) with add, edit (PUT, keeps the id, the old
 // text goes to the history), delete, and each memory's version history.
 import {ApiError, api, query} from './api.js';
-import {h, mount, when} from './dom.js';
+import {h, mount, sources, when} from './dom.js';
 
 const TYPES = ['personal', 'procedural', 'tool', 'diary_chunk', 'dialog_chunk'];
 const WRITABLE = ['personal', 'procedural', 'tool'];
@@ -50,7 +50,8 @@ export async function memoryList(panel, {user = null, title = 'Memories', params
   function row(m) {
     const text = h('div', {class: 'text memory-text'}, m.content);
     const cell = h('td', {}, text, m.target ? h('div', {class: 'muted'}, 'about ' + m.target) : null,
-      m.metadata?.path ? h('div', {class: 'muted'}, m.metadata.path + (m.metadata.startLine ? `:${m.metadata.startLine}-${m.metadata.endLine}` : '')) : null);
+      m.metadata?.path ? h('div', {class: 'muted'}, m.metadata.path + (m.metadata.startLine ? `:${m.metadata.startLine}-${m.metadata.endLine}` : '')) : null,
+      sources(m.sources));
     const tr = h('tr', {dataset: {id: m.id}},
       cell,
       h('td', {}, h('span', {class: 'badge'}, m.type), ' v' + m.version),

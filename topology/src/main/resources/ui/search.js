@@ -1,7 +1,7 @@
 // Search over the tenant's memory (POST /v1/search): type, user and time filters; each hit with its
 // text, where it came from, and the text (BM25) and vector (cosine) scores beside the fused one.
 import {api, query} from './api.js';
-import {h, mount, when} from './dom.js';
+import {h, mount, sources, when} from './dom.js';
 
 const TYPES = ['personal', 'procedural', 'tool', 'diary_chunk', 'dialog_chunk'];
 
@@ -46,6 +46,7 @@ export async function render(view, args, params, current) {
         h('td', {}, h('span', {class: 'badge'}, String(hit.type).toLowerCase()),
           hit.user ? h('a', {href: '#/user/' + encodeURIComponent(hit.user)}, hit.user) : null,
           hit.metadata?.path ? h('div', {class: 'muted'}, hit.metadata.path + (hit.metadata.startLine ? `:${hit.metadata.startLine}-${hit.metadata.endLine}` : '')) : null,
+          sources(hit.sources),
           hit.session ? h('div', {}, h('a', {href: '#/session/' + encodeURIComponent(hit.session)}, hit.session)) : null,
           h('div', {}, when(hit.conversationTime || hit.updatedAt))),
         h('td', {class: 'num fused'}, score(hit.score)),

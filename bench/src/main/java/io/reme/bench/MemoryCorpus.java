@@ -363,7 +363,8 @@ public final class MemoryCorpus {
                 null,
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of(modelId, Vectors.normalize(vector)));
+                MemoryRecord.Vectors.of(modelId, Vectors.normalize(vector)),
+                List.of());
     }
 
     /** Question number {@code n} about the corpus, as an agent would ask it. */

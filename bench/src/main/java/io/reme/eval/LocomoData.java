@@ -153,7 +153,8 @@ final class LocomoData {
                     null,
                     MemoryRecord.Versions.FIRST,
                     null,
-                    MemoryRecord.Vectors.NONE);
+                    MemoryRecord.Vectors.NONE,
+                    List.of());
             // Long turns (code, logs) make neighbours longer than a record's context may be: keep the start.
             out.add(r.withContext(MemoryRecord.clipContext(context)));
         }

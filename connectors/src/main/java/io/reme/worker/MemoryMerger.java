@@ -6,6 +6,7 @@ import io.reme.provider.MemoryCandidate;
 import io.reme.provider.MergeDecision;
 import io.reme.provider.MergeTask;
 import io.reme.search.MemoryRecord;
+import io.reme.search.SourceSpan;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,7 +75,8 @@ final class MemoryMerger {
                                     candidate.target(),
                                     MemoryRecord.Versions.FIRST,
                                     null,
-                                    MemoryRecord.Vectors.NONE));
+                                    MemoryRecord.Vectors.NONE,
+                                    sources(request)));
                     addedIds.add(id);
                     added++;
                 }
@@ -91,8 +93,9 @@ final class MemoryMerger {
                                 true,
                                 null);
                     }
-                    MemoryRecord next =
-                            base.revise(decision.content(), metadata(request, candidate, base.metadata()), now);
+                    MemoryRecord next = base.revise(
+                                    decision.content(), metadata(request, candidate, base.metadata()), now)
+                            .withSources(sources(request));
                     if (candidate.conversationTime() != null) {
                         next = next.withConversationTime(candidate.conversationTime());
                     }
@@ -121,6 +124,12 @@ final class MemoryMerger {
             }
         }
         return result.size() <= NEIGHBOURS ? result : result.subList(0, NEIGHBOURS);
+    }
+
+    /** The span the request's memories were extracted from. */
+    private static List<SourceSpan> sources(LlmRequest request) {
+        SourceSpan span = SourceSpan.of(request.messages());
+        return span == null ? List.of() : List.of(span);
     }
 
     private static Map<String, String> metadata(

@@ -5,9 +5,11 @@ import io.reme.diary.DiaryEdit;
 import io.reme.diary.DocumentKey;
 import io.reme.provider.DiaryTask;
 import io.reme.provider.DocumentEditor;
+import io.reme.search.SourceSpan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -21,6 +23,8 @@ final class VersionedDocumentEditor implements DocumentEditor {
     private final DiaryDocuments documents;
     private final Map<String, DocumentKey> names = new LinkedHashMap<>();
     private final Map<String, Working> working = new LinkedHashMap<>();
+    /** What every edit of this task is written from: the task's messages. */
+    private final List<SourceSpan> sources;
 
     private static final class Working {
         final long baseVersion;
@@ -38,6 +42,8 @@ final class VersionedDocumentEditor implements DocumentEditor {
         this.documents = documents;
         names.put(task.dailyDocument(), DocumentKey.daily(task.tenant(), task.user(), task.date()));
         names.put(LONG_TERM, DocumentKey.longTerm(task.tenant(), task.user()));
+        SourceSpan span = SourceSpan.of(task.messages());
+        this.sources = span == null ? List.of() : List.of(span);
     }
 
     private Working open(String document) {
@@ -102,7 +108,8 @@ final class VersionedDocumentEditor implements DocumentEditor {
                     doc.baseVersion,
                     doc.content,
                     author,
-                    at);
+                    at,
+                    sources);
             if (!documents.submit(edit, timeout)) {
                 lost++;
             }

@@ -246,7 +246,8 @@ public final class DiaryFileWatcher implements AutoCloseable {
                 base,
                 text,
                 AUTHOR,
-                clock.instant());
+                clock.instant(),
+                List.of());
         if (!submitted.add(edit.editId())) {
             return Optional.empty();
         }

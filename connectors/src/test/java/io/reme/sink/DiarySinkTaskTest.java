@@ -46,7 +46,7 @@ class DiarySinkTaskTest {
     }
 
     private static SinkRecord record(String user, String name, String content) throws IOException {
-        DiaryDocument document = new DiaryDocument("acme", user, name, content, 1, "e1", "model", NOW);
+        DiaryDocument document = new DiaryDocument("acme", user, name, content, 1, "e1", "model", NOW, List.of());
         return SinkRecords.of(
                 "reme.diary",
                 0,

@@ -24,6 +24,7 @@ import io.reme.search.MemoryListQuery;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.search.SearchQuery;
+import io.reme.search.SourceSpan;
 import io.reme.tokens.TokenCounter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -181,6 +182,8 @@ class MemoryExtractionTest {
         List<MemoryRecord> first = memories(MemoryType.PERSONAL);
         assertEquals(1, first.size(), first.toString());
         assertEquals(USER, first.get(0).target());
+        SourceSpan firstSpan = new SourceSpan("s1", "m1", "m2", 2, NOW.minusSeconds(599), NOW.minusSeconds(598));
+        assertEquals(List.of(firstSpan), first.get(0).sources(), "the memory names the span it was extracted from");
 
         run(handler, request("r2", user("Actually I don't like green tea anymore.")), true);
         List<MemoryRecord> after = memories(MemoryType.PERSONAL);
@@ -189,6 +192,10 @@ class MemoryExtractionTest {
         assertEquals(first.get(0).id(), memory.id(), "the id is stable across the update");
         assertEquals("Actually I don't like green tea anymore.", memory.text());
         assertEquals(2, memory.version());
+        assertEquals(
+                List.of(firstSpan, new SourceSpan("s1", "m3", "m3", 1, NOW.minusSeconds(597), NOW.minusSeconds(597))),
+                memory.sources(),
+                "an update adds the span that changed it");
         assertEquals(
                 "I like green tea in the morning.", memory.history().get(0).text(), "the sentence, not the message");
     }

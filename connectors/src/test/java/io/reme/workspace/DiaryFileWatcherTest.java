@@ -71,7 +71,7 @@ class DiaryFileWatcherTest {
     }
 
     private static DiaryDocument version(long version, String editId, String content) {
-        return new DiaryDocument("acme", "alice", "MEMORY", content, version, editId, "model", NOW);
+        return new DiaryDocument("acme", "alice", "MEMORY", content, version, editId, "model", NOW, List.of());
     }
 
     private Path file() {
@@ -122,7 +122,7 @@ class DiaryFileWatcherTest {
         assertEquals(
                 DocumentFiles.Outcome.WRITTEN,
                 files.apply(new DiaryDocument(
-                        "acme", "alice", "MEMORY", edit.content(), 4, edit.editId(), edit.author(), NOW)));
+                        "acme", "alice", "MEMORY", edit.content(), 4, edit.editId(), edit.author(), NOW, List.of())));
         assertEquals(new String(content, StandardCharsets.UTF_8), Files.readString(file()));
         assertEquals(List.of(), pollTwice());
     }
@@ -164,7 +164,8 @@ class DiaryFileWatcherTest {
                         4,
                         again.get(0).editId(),
                         "human",
-                        NOW)));
+                        NOW,
+                        List.of())));
         assertEquals(again.get(0).content(), Files.readString(file()));
         assertEquals(List.of(), pollTwice());
     }
@@ -181,7 +182,15 @@ class DiaryFileWatcherTest {
         assertEquals(
                 DocumentFiles.Outcome.HELD,
                 files.apply(new DiaryDocument(
-                        "acme", "alice", "MEMORY", first.content(), 2, first.editId(), DiaryFileWatcher.AUTHOR, NOW)));
+                        "acme",
+                        "alice",
+                        "MEMORY",
+                        first.content(),
+                        2,
+                        first.editId(),
+                        DiaryFileWatcher.AUTHOR,
+                        NOW,
+                        List.of())));
         List<DiaryEdit> edits = pollTwice();
         assertEquals(1, edits.size());
         assertEquals(2, edits.get(0).baseVersion());

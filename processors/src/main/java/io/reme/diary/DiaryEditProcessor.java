@@ -12,6 +12,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
+import io.reme.search.SourceSpan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -157,7 +158,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                 currentVersion + 1,
                 edit.editId(),
                 edit.author(),
-                edit.at());
+                edit.at(),
+                SourceSpan.merge(current == null ? List.of() : current.sources(), edit.sources()));
         documents.put(key, next);
         context.forward(new Record<>(key, next, record.timestamp()), SINK);
         forwardChunks(current, next, record.timestamp());
@@ -165,7 +167,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
 
     /**
      * Sends the chunks that changed for indexing and deletes the ones the new version no longer has,
-     * so search always reflects the latest version and unchanged chunks are not embedded again.
+     * so search always reflects the latest version and unchanged chunks are not embedded again. A chunk
+     * carries the document's sources as of the version that last changed its text.
      */
     private void forwardChunks(DiaryDocument previous, DiaryDocument next, long timestamp) {
         List<DiaryChunker.Chunk> before = previous == null ? List.of() : chunker.chunk(previous.content());
@@ -197,7 +200,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                     null,
                     MemoryRecord.Versions.FIRST,
                     null,
-                    MemoryRecord.Vectors.NONE);
+                    MemoryRecord.Vectors.NONE,
+                    next.sources());
             context.forward(new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp), CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {

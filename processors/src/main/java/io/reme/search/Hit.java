@@ -87,7 +87,8 @@ public record Hit(MemoryRecord memory, Scores scores) {
                 memory.history(),
                 memory.context(),
                 scores.contextTextScore(),
-                scores.contextVectorScore());
+                scores.contextVectorScore(),
+                memory.sources());
     }
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
@@ -117,7 +118,8 @@ public record Hit(MemoryRecord memory, Scores scores) {
             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<MemoryRecord.Revision> history,
             String context,
             Double contextTextScore,
-            Double contextVectorScore) {
+            Double contextVectorScore,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SourceSpan> sources) {
 
         Hit hit() {
             return new Hit(
@@ -131,7 +133,8 @@ public record Hit(MemoryRecord memory, Scores scores) {
                             target,
                             new MemoryRecord.Versions(version, history),
                             context,
-                            MemoryRecord.Vectors.of(vectorModel, null)),
+                            MemoryRecord.Vectors.of(vectorModel, null),
+                            sources),
                     new Scores(score, textScore, vectorScore, contextTextScore, contextVectorScore));
         }
     }

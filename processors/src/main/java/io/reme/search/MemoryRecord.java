@@ -61,7 +61,8 @@ import java.util.TreeMap;
     "history",
     "context",
     "contextVector",
-    "moreVectors"
+    "moreVectors",
+    "sources"
 })
 public record MemoryRecord(
         String id,
@@ -73,7 +74,8 @@ public record MemoryRecord(
         String target,
         @JsonIgnore Versions versions,
         String context,
-        @JsonIgnore Vectors vectors) {
+        @JsonIgnore Vectors vectors,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SourceSpan> sources) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
@@ -262,6 +264,10 @@ public record MemoryRecord(
         if (context == null && vectors.more.stream().anyMatch(v -> v.contextVector() != null)) {
             throw new IllegalArgumentException("moreVectors: a contextVector needs a context");
         }
+        sources = sources == null ? List.of() : List.copyOf(sources);
+        if (sources.size() > SourceSpan.MAX_SPANS) {
+            throw new IllegalArgumentException("sources: at most " + SourceSpan.MAX_SPANS + " spans");
+        }
     }
 
     /** The record as the topic holds it: one flat JSON object (see the class comment). */
@@ -284,7 +290,8 @@ public record MemoryRecord(
             @JsonProperty("history") List<Revision> history,
             @JsonProperty("context") String context,
             @JsonProperty("contextVector") float[] contextVector,
-            @JsonProperty("moreVectors") List<ModelVectors> moreVectors) {
+            @JsonProperty("moreVectors") List<ModelVectors> moreVectors,
+            @JsonProperty("sources") List<SourceSpan> sources) {
         return new MemoryRecord(
                 id,
                 new Owner(tenant, user, session),
@@ -295,7 +302,8 @@ public record MemoryRecord(
                 target,
                 new Versions(version, history),
                 context,
-                new Vectors(vectorModel, vector, contextVector, moreVectors));
+                new Vectors(vectorModel, vector, contextVector, moreVectors),
+                sources);
     }
 
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
@@ -311,7 +319,8 @@ public record MemoryRecord(
                 null,
                 Versions.FIRST,
                 null,
-                Vectors.NONE);
+                Vectors.NONE,
+                List.of());
     }
 
     @JsonProperty("tenant")
@@ -420,7 +429,8 @@ public record MemoryRecord(
                 target,
                 versions,
                 context,
-                vectors);
+                vectors,
+                sources);
     }
 
     /** The same memory saying {@code newText} as of {@code newUpdatedAt}, without vectors (they were of the old text). */
@@ -435,7 +445,8 @@ public record MemoryRecord(
                 target,
                 versions,
                 context,
-                new Vectors(vectors.model(), vectors.vector, null, List.of()));
+                new Vectors(vectors.model(), vectors.vector, null, List.of()),
+                sources);
     }
 
     /**
@@ -465,11 +476,28 @@ public record MemoryRecord(
                 target,
                 versions,
                 newContext,
-                new Vectors(vectors.model(), vectors.vector, null, List.of()));
+                new Vectors(vectors.model(), vectors.vector, null, List.of()),
+                sources);
+    }
+
+    /** The same memory made from {@code newSources} too (see {@link SourceSpan#merge}). */
+    public MemoryRecord withSources(List<SourceSpan> newSources) {
+        return new MemoryRecord(
+                id,
+                owner,
+                type,
+                text,
+                times,
+                metadata,
+                target,
+                versions,
+                context,
+                vectors,
+                SourceSpan.merge(sources, newSources));
     }
 
     public MemoryRecord withTarget(String newTarget) {
-        return new MemoryRecord(id, owner, type, text, times, metadata, newTarget, versions, context, vectors);
+        return new MemoryRecord(id, owner, type, text, times, metadata, newTarget, versions, context, vectors, sources);
     }
 
     /**
@@ -493,7 +521,8 @@ public record MemoryRecord(
                 target,
                 new Versions(versions.version() + 1, older),
                 context,
-                Vectors.NONE);
+                Vectors.NONE,
+                sources);
     }
 
     /**
@@ -517,7 +546,7 @@ public record MemoryRecord(
     }
 
     private MemoryRecord with(Vectors newVectors) {
-        return new MemoryRecord(id, owner, type, text, times, metadata, target, versions, context, newVectors);
+        return new MemoryRecord(id, owner, type, text, times, metadata, target, versions, context, newVectors, sources);
     }
 
     /** Vector present, non-empty, every component finite and not all zeros. */
@@ -542,6 +571,7 @@ public record MemoryRecord(
         return "MemoryRecord[id=" + id + ", owner=" + owner + ", type=" + type + ", text=" + text + ", times=" + times
                 + ", metadata=" + metadata + ", target=" + target + ", version=" + versions.version()
                 + ", history=" + versions.history().size() + ", context="
-                + (context == null ? "null" : context.length() + " chars") + ", vectors=" + vectors + "]";
+                + (context == null ? "null" : context.length() + " chars") + ", vectors=" + vectors + ", sources="
+                + sources.size() + "]";
     }
 }

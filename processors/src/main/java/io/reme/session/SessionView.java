@@ -28,9 +28,22 @@ public record SessionView(
         String user,
         String summary,
         int summaryVersion,
+        SummarySource summarySource,
         List<StoredMessage> messages,
         Tokens tokens,
         Compaction compaction) {
+
+    /**
+     * What the summary was made from: the session's messages {@code fromSeq} to {@code toSeq}, which left the
+     * window into the dialog archive, where each line names its session and {@code seq}. Compactions take the
+     * oldest live messages, so a summary always covers one run from the session's first message.
+     */
+    public record SummarySource(long fromSeq, long toSeq, long messages) {
+        static SummarySource of(SessionHeader header) {
+            long through = header.window().firstLiveSeq() - 1;
+            return header.summaryVersion() == 0 || through < 0 ? null : new SummarySource(0, through, through + 1);
+        }
+    }
 
     /**
      * Token accounting of what is served: {@code total} is summary + messages, {@code usageRatio}
@@ -170,6 +183,7 @@ public record SessionView(
                 header.user(),
                 summary == null ? "" : summary,
                 header.summaryVersion(),
+                SummarySource.of(header),
                 live,
                 tokens,
                 compaction));

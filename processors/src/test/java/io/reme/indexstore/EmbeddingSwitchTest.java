@@ -71,7 +71,8 @@ class EmbeddingSwitchTest {
                 null,
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of("a", vectorA));
+                MemoryRecord.Vectors.of("a", vectorA),
+                List.of());
     }
 
     private void put(MemoryRecord record) throws Exception {

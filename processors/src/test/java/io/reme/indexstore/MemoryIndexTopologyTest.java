@@ -88,7 +88,8 @@ class MemoryIndexTopologyTest {
                 null,
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of("test-model", new float[] {1f, (float) id.hashCode() % 7, 0.5f}));
+                MemoryRecord.Vectors.of("test-model", new float[] {1f, (float) id.hashCode() % 7, 0.5f}),
+                List.of());
     }
 
     private void put(MemoryRecord record) throws Exception {
@@ -190,7 +191,8 @@ class MemoryIndexTopologyTest {
                 null,
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of("test-model", bobs.vector())));
+                MemoryRecord.Vectors.of("test-model", bobs.vector()),
+                List.of()));
         MemoryRecord aboutAlice = new MemoryRecord(
                 "b2",
                 new MemoryRecord.Owner("acme", "bob", null),
@@ -201,7 +203,8 @@ class MemoryIndexTopologyTest {
                 "alice",
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of("test-model", bobs.vector()));
+                MemoryRecord.Vectors.of("test-model", bobs.vector()),
+                List.of());
         put(aboutAlice);
         put(memory("globex", "a1", "Globex Alice prefers trains"));
         Erasure alice = Erasure.ofUser("e1", "acme", "alice", T0, 0);

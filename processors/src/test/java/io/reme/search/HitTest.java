@@ -28,7 +28,8 @@ class HitTest {
                 new MemoryRecord.Versions(
                         2, List.of(new MemoryRecord.Revision("Alice likes trains", 1, T0.plusSeconds(5)))),
                 "the turn before",
-                new MemoryRecord.Vectors("model-a", new float[] {1, 0}, new float[] {0, 1}, List.of()));
+                new MemoryRecord.Vectors("model-a", new float[] {1, 0}, new float[] {0, 1}, List.of()),
+                List.of(new SourceSpan("s1", "m4", "m9", 6, T0.minusSeconds(90), T0.minusSeconds(60))));
     }
 
     @Test
@@ -66,7 +67,8 @@ class HitTest {
                         "version",
                         "history",
                         "context",
-                        "contextVectorScore"),
+                        "contextVectorScore",
+                        "sources"),
                 names(json.fieldNames()));
         assertEquals("Alice prefers trains", json.get("text").asText());
         assertEquals(3.5, json.get("textScore").asDouble());

@@ -712,7 +712,8 @@ class MemoryIndexTest {
                 null,
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.of("minilm", new float[] {0.5f, -1.25f}));
+                MemoryRecord.Vectors.of("minilm", new float[] {0.5f, -1.25f}),
+                List.of());
         String json = Json.MAPPER.writeValueAsString(r);
         assertTrue(json.contains("\"createdAt\":\"2024-03-01T10:00:00Z\""), json);
         assertTrue(json.contains("\"metadata\":{\"a\":\"1\",\"b\":\"2\"}"), json);

@@ -45,7 +45,8 @@ class MemoryListTest {
                 i % 2 == 0 ? "alice" : "grep",
                 MemoryRecord.Versions.FIRST,
                 null,
-                MemoryRecord.Vectors.NONE);
+                MemoryRecord.Vectors.NONE,
+                List.of());
     }
 
     private void fill() throws IOException {

@@ -2,12 +2,17 @@ package io.reme.search;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.reme.json.Json;
+import io.reme.message.Block;
+import io.reme.message.Message;
+import io.reme.message.Role;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +40,8 @@ class MemoryRecordTest {
                 .withContext("bob: what does alice drink?")
                 .withVector(new float[] {1, 0}, "model")
                 .withContextVector(new float[] {0, 1})
-                .withMoreVectors(new MemoryRecord.ModelVectors("next", new float[] {0, 1, 0}, null));
+                .withMoreVectors(new MemoryRecord.ModelVectors("next", new float[] {0, 1, 0}, null))
+                .withSources(List.of(new SourceSpan("s1", "m1", "m9", 9, T0.minusSeconds(90), T0.minusSeconds(60))));
         String json = Json.MAPPER.writeValueAsString(record);
         assertEquals(
                 "{\"id\":\"m1\""
@@ -59,9 +65,71 @@ class MemoryRecordTest {
                         + ",\"contextVector\":[0.0,1.0]"
                         + ",\"moreVectors\":[{\"model\":\"next\""
                         + ",\"vector\":[0.0,1.0,0.0]"
-                        + ",\"contextVector\":null}]}",
+                        + ",\"contextVector\":null}]"
+                        + ",\"sources\":[{\"session\":\"s1\""
+                        + ",\"firstMessageId\":\"m1\""
+                        + ",\"lastMessageId\":\"m9\""
+                        + ",\"messages\":9"
+                        + ",\"from\":\"2024-03-01T09:58:30Z\""
+                        + ",\"to\":\"2024-03-01T09:59:00Z\"}]}",
                 json);
         assertEquals(record, Json.MAPPER.readValue(json, MemoryRecord.class));
+    }
+
+    /**
+     * A memory remembers the spans of dialog it was made from, each once, the newest {@value SourceSpan#MAX_SPANS};
+     * one without any leaves the field out, and records written before it existed read with none.
+     */
+    @Test
+    void sourcesAreKeptOnceEachAndTheNewestWhenThereAreMany() throws IOException {
+        MemoryRecord plain = MemoryRecord.of("m1", "acme", "alice", "s1", MemoryType.PERSONAL, "likes tea", T0);
+        assertEquals(List.of(), plain.sources());
+        assertFalse(Json.MAPPER.writeValueAsString(plain).contains("sources"));
+        assertEquals(
+                List.of(),
+                Json.MAPPER
+                        .readValue(
+                                "{\"id\":\"m1\",\"tenant\":\"acme\",\"type\":\"PERSONAL\",\"text\":\"x\"}",
+                                MemoryRecord.class)
+                        .sources());
+
+        SourceSpan first = new SourceSpan("s1", "m1", "m2", 2, T0, T0.plusSeconds(1));
+        MemoryRecord once = plain.withSources(List.of(first)).withSources(List.of(first));
+        assertEquals(List.of(first), once.sources(), "a retried request's span is named once");
+        MemoryRecord revised = once.revise("likes green tea", Map.of(), T0.plusSeconds(9));
+        assertEquals(List.of(first), revised.sources(), "an edit keeps what the memory was made from");
+
+        MemoryRecord many = plain;
+        for (int i = 0; i < SourceSpan.MAX_SPANS + 5; i++) {
+            many = many.withSources(List.of(new SourceSpan("s" + i, "a", "b", 2, T0, T0)));
+        }
+        assertEquals(SourceSpan.MAX_SPANS, many.sources().size());
+        assertEquals("s5", many.sources().get(0).session(), "the oldest go first");
+        assertEquals(
+                "s" + (SourceSpan.MAX_SPANS + 4),
+                many.sources().get(SourceSpan.MAX_SPANS - 1).session());
+    }
+
+    @Test
+    void aSpanIsMadeOfTheMessagesItNames() {
+        Instant t = T0;
+        List<Message> messages = List.of(
+                new Message("acme", "s1", "alice", "m3", Role.USER, null, t, List.of(new Block.Text("a"))),
+                new Message(
+                        "acme",
+                        "s1",
+                        "alice",
+                        "m4",
+                        Role.ASSISTANT,
+                        null,
+                        t.plusSeconds(5),
+                        List.of(new Block.Text("b"))),
+                new Message(
+                        "acme", "s1", "alice", "m7", Role.USER, null, t.plusSeconds(9), List.of(new Block.Text("c"))));
+        assertEquals(new SourceSpan("s1", "m3", "m7", 3, t, t.plusSeconds(9)), SourceSpan.of(messages));
+        assertNull(SourceSpan.of(List.of()));
+        assertThrows(IllegalArgumentException.class, () -> new SourceSpan("s/1", "m1", "m1", 1, t, t));
+        assertThrows(IllegalArgumentException.class, () -> new SourceSpan("s1", "m1", "m1", 0, t, t));
     }
 
     @Test

@@ -28,7 +28,8 @@ class PartitionMergeTest {
                         null,
                         MemoryRecord.Versions.FIRST,
                         null,
-                        MemoryRecord.Vectors.of("m", null)),
+                        MemoryRecord.Vectors.of("m", null),
+                        List.of()),
                 new Hit.Scores(0.5, text, vector, null, null));
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Instant;
+import java.util.List;
 import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +51,8 @@ class QueryTermsTest {
                     null,
                     MemoryRecord.Versions.FIRST,
                     null,
-                    MemoryRecord.Vectors.NONE));
+                    MemoryRecord.Vectors.NONE,
+                    List.of()));
             index.refresh();
             for (String text : new String[] {
                 words(QueryTerms.MAX_TERMS),

@@ -248,6 +248,15 @@ class DiaryRaceIT extends WithBroker {
                 assertEquals(2, page.body().path("version").asLong(), "one edit per half: " + content);
                 assertTrue(content.contains("Decision 1: step 1 of PAY-8001"), content);
                 assertTrue(content.contains("Decision 3: step 3 of PAY-8003"), content);
+                // Each half's edit names the messages it was written from.
+                List<String> sources = new ArrayList<>();
+                page.body()
+                        .path("sources")
+                        .forEach(span -> sources.add(span.path("session").asText() + ":"
+                                + span.path("firstMessageId").asText() + ".."
+                                + span.path("lastMessageId").asText()
+                                + "/" + span.path("messages").asInt()));
+                assertEquals(List.of("halves:halves-m1..halves-m2/2", "halves:halves-m3..halves-m4/2"), sources);
             }
         }
     }

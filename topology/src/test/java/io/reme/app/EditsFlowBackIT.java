@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -78,8 +79,8 @@ class EditsFlowBackIT extends WithBroker {
         try (RemeApp app = RemeApp.start(config);
                 KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             // The model's version 1, submitted to the single writer as a worker does.
-            DiaryEdit model =
-                    new DiaryEdit("model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1", Instant.now());
+            DiaryEdit model = new DiaryEdit(
+                    "model-1", "acme", "alice", "MEMORY", 0, MODEL_VERSION, "req-1", Instant.now(), List.of());
             producer.send(signed(config.topics().diaryEdits(), model)).get();
 
             Path file = config.workspaceDir().resolve("acme/alice/MEMORY.md");
@@ -113,7 +114,15 @@ class EditsFlowBackIT extends WithBroker {
             String human = MODEL_VERSION + FACT + HUMAN_FACT;
             Files.writeString(file, human);
             DiaryEdit racing = new DiaryEdit(
-                    "model-3", "acme", "alice", "MEMORY", 2, MODEL_VERSION + FACT + MODEL_FACT, "req-3", Instant.now());
+                    "model-3",
+                    "acme",
+                    "alice",
+                    "MEMORY",
+                    2,
+                    MODEL_VERSION + FACT + MODEL_FACT,
+                    "req-3",
+                    Instant.now(),
+                    List.of());
             producer.send(signed(config.topics().diaryEdits(), racing)).get();
             String merged =
                     human + "\n<!-- added in version 3 while this file was being edited by hand -->\n" + MODEL_FACT;

@@ -89,7 +89,8 @@ class ErasureIT extends WithBroker {
                         0,
                         "# Notes of " + doc[1] + "\n- likes tea\n",
                         "test",
-                        Instant.now());
+                        Instant.now(),
+                        List.of());
                 producer.send(TestKafka.signedEdit(
                                 TOPICS.diaryEdits(),
                                 String.join("/", doc).getBytes(StandardCharsets.UTF_8),

@@ -172,12 +172,12 @@ class FileSinksIT extends WithBroker {
         for (ArchivedMessage m : List.of(a0, a1, b0)) {
             send(TOPICS.dialog(), "acme/" + m.session(), json(m));
         }
-        DiaryDocument memory1 =
-                new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- old\n", 1, "e1", "r1", TIME);
-        DiaryDocument memory2 =
-                new DiaryDocument("acme", "alice", "MEMORY", "# Long-term memory\n- likes tea\n", 2, "e2", "r2", TIME);
+        DiaryDocument memory1 = new DiaryDocument(
+                "acme", "alice", "MEMORY", "# Long-term memory\n- old\n", 1, "e1", "r1", TIME, List.of());
+        DiaryDocument memory2 = new DiaryDocument(
+                "acme", "alice", "MEMORY", "# Long-term memory\n- likes tea\n", 2, "e2", "r2", TIME, List.of());
         DiaryDocument day = new DiaryDocument(
-                "acme", "alice", "2026-11-30", "# 2026-11-30\n- moved offsets\n", 1, "e3", "r3", TIME);
+                "acme", "alice", "2026-11-30", "# 2026-11-30\n- moved offsets\n", 1, "e3", "r3", TIME, List.of());
         send(TOPICS.diary(), "acme/alice/MEMORY", json(memory1));
         send(TOPICS.diary(), "acme/alice/MEMORY", json(memory2));
         send(TOPICS.diary(), "acme/alice/2026-11-30", json(day));
@@ -220,7 +220,10 @@ class FileSinksIT extends WithBroker {
         String hostileDialog = new String(json(archived("s9", "mallory", "2026-11-30", 0, "x")), StandardCharsets.UTF_8)
                 .replace("\"mallory\"", "\"../../mallory\"");
         send(TOPICS.dialog(), "acme/s9", hostileDialog.getBytes(StandardCharsets.UTF_8));
-        send(TOPICS.diary(), "acme/../MEMORY", json(new DiaryDocument("acme", "x", "MEMORY", "x", 1, "e", "a", TIME)));
+        send(
+                TOPICS.diary(),
+                "acme/../MEMORY",
+                json(new DiaryDocument("acme", "x", "MEMORY", "x", 1, "e", "a", TIME, List.of())));
         send(TOPICS.toolResults(), "CON/nul", output);
         producer.flush();
 

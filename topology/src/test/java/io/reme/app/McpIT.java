@@ -248,7 +248,8 @@ class McpIT extends WithBroker {
 
     @Test
     void theDiaryIsAToolAndAResourceOfTheTenantOnly() throws Exception {
-        DiaryEdit edit = new DiaryEdit("edit-1", "acme", "alice", "MEMORY", 0, MEMORY_MD, "req-1", Instant.now());
+        DiaryEdit edit =
+                new DiaryEdit("edit-1", "acme", "alice", "MEMORY", 0, MEMORY_MD, "req-1", Instant.now(), List.of());
         try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(broker.bootstrapServers())) {
             byte[] key = edit.key().key().getBytes(StandardCharsets.UTF_8);
             producer.send(TestKafka.signedEdit(

@@ -222,6 +222,14 @@ class MemoryBrowserIT extends WithBroker {
         assertNoScriptRan();
         shot("ui-search");
 
+        // A diary chunk names the dialog it was written from, and links to its session.
+        chrome.get(app.httpUrl() + "/ui/#/search?q=plan%20the%20trip&type=diary_chunk");
+        By source = By.cssSelector("#hits tr.hit .sources a[href='#/session/" + SESSION + "']");
+        refreshUntil(() -> !chrome.findElements(source).isEmpty());
+        assertTrue(
+                text(By.cssSelector("#hits tr.hit .sources")).matches("from " + SESSION + " \\S+…\\S+ \\(\\d+\\).*"),
+                text(By.cssSelector("#hits tr.hit .sources")));
+
         chrome.get(app.httpUrl() + "/ui/#/user/" + USER);
         row = awaitRowWith("wombat");
         row.findElement(By.cssSelector("button.delete")).click();

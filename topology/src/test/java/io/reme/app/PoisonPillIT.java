@@ -190,7 +190,7 @@ class PoisonPillIT extends WithBroker {
 
     private static byte[] edit(String id, String content) throws Exception {
         return Json.MAPPER.writeValueAsBytes(
-                new DiaryEdit(id, "acme", "u1", DAY, 0, content, "test", Instant.parse(DAY + "T10:00:00Z")));
+                new DiaryEdit(id, "acme", "u1", DAY, 0, content, "test", Instant.parse(DAY + "T10:00:00Z"), List.of()));
     }
 
     private static byte[] bytes(String text) {

@@ -181,7 +181,8 @@ class RecoveryTimesIT extends WithBroker {
                     null,
                     MemoryRecord.Versions.FIRST,
                     null,
-                    MemoryRecord.Vectors.NONE);
+                    MemoryRecord.Vectors.NONE,
+                    List.of());
             producer.send(new ProducerRecord<>(
                             TOPICS.memories(),
                             partitioning.partition("acme", record.id(), MEMORY_BUCKETS),

@@ -141,7 +141,8 @@ class SearchIT extends WithBroker {
                             null,
                             MemoryRecord.Versions.FIRST,
                             null,
-                            MemoryRecord.Vectors.NONE);
+                            MemoryRecord.Vectors.NONE,
+                            List.of());
                     int partition = partitioning.partition(tenant, id, PARTITIONS);
                     producer.send(new ProducerRecord<>(
                             topics.memories(), partition, tenant + "/" + id, Json.MAPPER.writeValueAsBytes(memory)));

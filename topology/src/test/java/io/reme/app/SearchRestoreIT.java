@@ -128,7 +128,8 @@ class SearchRestoreIT extends WithBroker {
                     null,
                     MemoryRecord.Versions.FIRST,
                     null,
-                    MemoryRecord.Vectors.NONE));
+                    MemoryRecord.Vectors.NONE,
+                    List.of()));
         }
         records.set(7, records.get(7).withText("Alice now prefers planes", t0.plusSeconds(100)));
         return records;

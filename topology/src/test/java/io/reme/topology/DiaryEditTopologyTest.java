@@ -11,6 +11,7 @@ import io.reme.json.Json;
 import io.reme.json.JsonSerde;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
+import io.reme.search.SourceSpan;
 import io.reme.session.SessionSettings;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
@@ -67,7 +68,7 @@ class DiaryEditTopologyTest {
     }
 
     private static DiaryEdit edit(String id, long base, String content) {
-        return new DiaryEdit(id, "acme", "alice", "2026-11-28", base, content, "req-" + id, T0);
+        return new DiaryEdit(id, "acme", "alice", "2026-11-28", base, content, "req-" + id, T0, List.of());
     }
 
     @Test
@@ -91,20 +92,9 @@ class DiaryEditTopologyTest {
 
     @Test
     void changedChunksGoOutForIndexingAndRemovedOnesAreDeleted() throws Exception {
-        TestOutputTopic<String, MemoryRecord> pending = driver.driver()
-                .createOutputTopic(
-                        TOPICS.memoriesPending(),
-                        new StringDeserializer(),
-                        JsonSerde.of(MemoryRecord.class).deserializer());
-        StringBuilder longDay = new StringBuilder("# 2026-11-28\n");
-        for (int i = 0; i < 120; i++) {
-            longDay.append("- note ")
-                    .append(i)
-                    .append(": the orders-service migration step ")
-                    .append(i)
-                    .append('\n');
-        }
-        send(edit("e1", 0, longDay.toString()));
+        TestOutputTopic<String, MemoryRecord> pending = pendingMemories();
+        String longDay = longDay();
+        send(edit("e1", 0, longDay));
         List<org.apache.kafka.streams.KeyValue<String, MemoryRecord>> first = pending.readKeyValuesToList();
         assertTrue(first.size() >= 3, "a long document is several chunks: " + first.size());
         MemoryRecord chunk0 = first.get(0).value;
@@ -136,13 +126,73 @@ class DiaryEditTopologyTest {
         assertEquals("acme/diary:alice:2026-11-28:" + (chunksOfVersion2 - 1), deleted.get(deleted.size() - 1));
     }
 
+    /**
+     * A diary names the spans of dialog its edits were written from, and each chunk the document's spans as of the
+     * edit that last changed its text; a person's edit changes the text but not where the rest came from.
+     */
+    @Test
+    void theDocumentAndItsChunksNameTheDialogTheyWereWrittenFrom() throws Exception {
+        TestOutputTopic<String, MemoryRecord> pending = pendingMemories();
+        SourceSpan morning = new SourceSpan("s1", "m1", "m40", 40, T0.minusSeconds(7200), T0.minusSeconds(3600));
+        SourceSpan afternoon = new SourceSpan("s2", "m3", "m9", 7, T0.minusSeconds(600), T0.minusSeconds(60));
+        String longDay = longDay();
+        send(withSources(edit("e1", 0, longDay), morning));
+        assertEquals(List.of(morning), driver.diary().readValue().sources());
+        List<MemoryRecord> first = pending.readValuesToList();
+        assertTrue(first.size() >= 3, "several chunks: " + first.size());
+        assertTrue(first.stream().allMatch(c -> c.sources().equals(List.of(morning))), first.toString());
+
+        send(withSources(edit("e2", 1, longDay + "- note 120: the afternoon's step\n"), afternoon, morning));
+        assertEquals(List.of(morning, afternoon), driver.diary().readValue().sources(), "each span once, in order");
+        List<MemoryRecord> second = pending.readValuesToList();
+        assertTrue(second.size() < first.size(), "the unchanged chunks keep what they were written from");
+        assertEquals(List.of(morning, afternoon), second.get(second.size() - 1).sources());
+
+        send(edit("e3", 2, longDay + "- note 120: corrected by hand\n"));
+        assertEquals(List.of(morning, afternoon), driver.diary().readValue().sources(), "a person's edit names none");
+    }
+
+    /** A day of 120 notes: several chunks. */
+    private static String longDay() {
+        StringBuilder day = new StringBuilder("# 2026-11-28\n");
+        for (int i = 0; i < 120; i++) {
+            day.append("- note ")
+                    .append(i)
+                    .append(": the orders-service migration step ")
+                    .append(i)
+                    .append('\n');
+        }
+        return day.toString();
+    }
+
+    private TestOutputTopic<String, MemoryRecord> pendingMemories() {
+        return driver.driver()
+                .createOutputTopic(
+                        TOPICS.memoriesPending(),
+                        new StringDeserializer(),
+                        JsonSerde.of(MemoryRecord.class).deserializer());
+    }
+
+    private static DiaryEdit withSources(DiaryEdit edit, SourceSpan... sources) {
+        return new DiaryEdit(
+                edit.editId(),
+                edit.tenant(),
+                edit.user(),
+                edit.name(),
+                edit.baseVersion(),
+                edit.content(),
+                edit.author(),
+                edit.at(),
+                List.of(sources));
+    }
+
     @Test
     void aReplayedEditChangesNothingAndBadEditsAreDeadLettered() throws Exception {
         send(edit("e1", 0, "first"));
         send(edit("e1", 0, "first"));
         assertEquals(1, driver.diary().readValuesToList().size());
         pipe("acme/alice/2026-11-28".getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
-        DiaryEdit other = new DiaryEdit("e9", "acme", "bob", "MEMORY", 0, "x", "r", T0);
+        DiaryEdit other = new DiaryEdit("e9", "acme", "bob", "MEMORY", 0, "x", "r", T0, List.of());
         pipe("acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8), Json.MAPPER.writeValueAsBytes(other));
         List<TestRecord<byte[], byte[]>> dead = driver.dlq().readRecordsToList();
         assertEquals(2, dead.size());

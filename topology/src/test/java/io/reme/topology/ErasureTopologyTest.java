@@ -80,8 +80,8 @@ class ErasureTopologyTest {
         send(generator.session("acme", "s2", "bob", 8, T0));
         send(generator.session("globex", "s3", "alice", 8, T0));
         for (String[] doc : new String[][] {{"acme", "alice"}, {"acme", "bob"}, {"globex", "alice"}}) {
-            DiaryEdit edit =
-                    new DiaryEdit("e-" + doc[0] + doc[1], doc[0], doc[1], "MEMORY", 0, "# Notes\n- tea\n", "test", T0);
+            DiaryEdit edit = new DiaryEdit(
+                    "e-" + doc[0] + doc[1], doc[0], doc[1], "MEMORY", 0, "# Notes\n- tea\n", "test", T0, List.of());
             signed(driver.diaryEdits(), edit.key().key(), Json.bytes(edit), null);
         }
     }
@@ -260,9 +260,18 @@ class ErasureTopologyTest {
     void capturedDiaryEditsReplayedAfterTheErasureBringNothingBack() {
         // Captured from diary.edits before the erasure: alice's first edit, and one more on top of it.
         DiaryEdit second = new DiaryEdit(
-                "e-2", "acme", "alice", "2026-11-28", 0, "# 2026-11-28\n- met bob\n", "test", T0.plusSeconds(5));
+                "e-2",
+                "acme",
+                "alice",
+                "2026-11-28",
+                0,
+                "# 2026-11-28\n- met bob\n",
+                "test",
+                T0.plusSeconds(5),
+                List.of());
         signed(driver.diaryEdits(), second.key().key(), Json.bytes(second), null);
-        DiaryEdit first = new DiaryEdit("e-acmealice", "acme", "alice", "MEMORY", 0, "# Notes\n- tea\n", "test", T0);
+        DiaryEdit first =
+                new DiaryEdit("e-acmealice", "acme", "alice", "MEMORY", 0, "# Notes\n- tea\n", "test", T0, List.of());
         Erasure erasure = Erasure.ofUser("er-1", "acme", "alice", T0.plusSeconds(60), 0);
         signed(driver.diaryEdits(), erasure.key(), erasure.toJson(), erasure.erasureId());
         KeyValueStore<String, DiaryDocument> documents = driver.store(DiaryEditProcessor.STORE);
@@ -286,8 +295,8 @@ class ErasureTopologyTest {
                 "the erasure's report stands");
 
         // An edit made after the erasure is alice's new data, and applies; bob's were never concerned.
-        DiaryEdit fresh =
-                new DiaryEdit("e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61));
+        DiaryEdit fresh = new DiaryEdit(
+                "e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61), List.of());
         signed(driver.diaryEdits(), fresh.key().key(), Json.bytes(fresh), null);
         assertEquals("# Notes\n- coffee\n", documents.get("acme/alice/MEMORY").content());
         assertNotNull(documents.get("acme/bob/MEMORY"));
@@ -303,8 +312,8 @@ class ErasureTopologyTest {
 
         // Alice comes back: a session and a MEMORY.md written after the erasure.
         LlmRequest again = talkUntilCompacted("s9", "alice", T0.plusSeconds(120));
-        DiaryEdit fresh =
-                new DiaryEdit("e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61));
+        DiaryEdit fresh = new DiaryEdit(
+                "e-3", "acme", "alice", "MEMORY", 0, "# Notes\n- coffee\n", "test", T0.plusSeconds(61), List.of());
         signed(driver.diaryEdits(), fresh.key().key(), Json.bytes(fresh), null);
 
         // The captured request, produced again to both topics, signature intact: refused, nothing erased.

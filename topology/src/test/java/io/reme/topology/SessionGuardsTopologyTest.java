@@ -240,13 +240,13 @@ class SessionGuardsTopologyTest {
         TestOutputTopic<String, DiaryDocument> diary = driver.diary();
         byte[] key = "acme/alice/MEMORY".getBytes(StandardCharsets.UTF_8);
         byte[] forged = Json.MAPPER.writeValueAsBytes(
-                new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged", "someone", T0));
+                new DiaryEdit("e1", "acme", "alice", "MEMORY", 0, "forged", "someone", T0, List.of()));
         edits.pipeInput(new TestRecord<>(key, forged, T0));
         RequestSecret other = RequestSecret.of("another-deployment-0123456789abcdef");
         edits.pipeInput(
                 new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(other, key, forged)), T0));
-        byte[] real =
-                Json.MAPPER.writeValueAsBytes(new DiaryEdit("e2", "acme", "alice", "MEMORY", 0, "real", "req-1", T0));
+        byte[] real = Json.MAPPER.writeValueAsBytes(
+                new DiaryEdit("e2", "acme", "alice", "MEMORY", 0, "real", "req-1", T0, List.of()));
         // A signature of another record does not carry over.
         edits.pipeInput(
                 new TestRecord<>(key, forged, new RecordHeaders().add(EditSignature.header(SECRET, key, real)), T0));

@@ -191,6 +191,7 @@ class WindowBoundsTopologyTest {
         int closest = Integer.MAX_VALUE;
         long largestSummary = 0;
         long largestServed = 0;
+        long coveredThrough = -1;
         for (int turn = 0; turn < turns; turn++) {
             int n = 1000 + turn;
             // Each turn brings facts the extractive summary keeps: tickets, paths, hosts, decisions.
@@ -215,6 +216,7 @@ class WindowBoundsTopologyTest {
                         null,
                         request.unansweredCalls()));
                 sendResult(LlmResult.ok(request, written, 1, now()));
+                coveredThrough = request.toSeq();
                 compacted++;
                 if (lastCompactionTurn >= 0) {
                     closest = Math.min(closest, turn - lastCompactionTurn);
@@ -227,6 +229,11 @@ class WindowBoundsTopologyTest {
             largestSummary = Math.max(largestSummary, view.tokens().summary());
             assertTrue(served <= policy.maxInputLength(), "turn " + turn + " serves " + served + " tokens");
             assertEquals(TOKENS.count(view.summary()), view.tokens().summary());
+            // The summary names the messages it was made from: every one before the live window, none of it.
+            assertEquals(
+                    coveredThrough < 0 ? null : new SessionView.SummarySource(0, coveredThrough, coveredThrough + 1),
+                    view.summarySource(),
+                    "turn " + turn);
         }
         assertTrue(largestSummary > 500, "the summary did fill its budget: " + largestSummary);
         assertTrue(largestSummary <= 747, "the summary stayed within its budget: " + largestSummary);

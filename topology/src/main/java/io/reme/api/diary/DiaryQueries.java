@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -84,7 +85,15 @@ public final class DiaryQueries {
             return conflict(key, base, before);
         }
         DiaryEdit edit = new DiaryEdit(
-                UUID.randomUUID().toString(), tenant, user, name, base, body.content(), AUTHOR, Instant.now());
+                UUID.randomUUID().toString(),
+                tenant,
+                user,
+                name,
+                base,
+                body.content(),
+                AUTHOR,
+                Instant.now(),
+                List.of());
         writer.submit(edit);
         LOG.info(
                 "diary edit submitted tenant={} user={} document={} base={} editId={}",
@@ -197,6 +206,9 @@ public final class DiaryQueries {
         body.put("author", document.author());
         body.put("editId", document.editId());
         body.put("content", document.content());
+        if (!document.sources().isEmpty()) {
+            body.put("sources", document.sources());
+        }
         return Reply.json(200, body);
     }
 }

@@ -125,7 +125,8 @@ public final class MemoryQueries {
                     target,
                     MemoryRecord.Versions.FIRST,
                     context,
-                    MemoryRecord.Vectors.NONE);
+                    MemoryRecord.Vectors.NONE,
+                    List.of());
         } catch (IllegalArgumentException e) {
             // The record's own checks, behind the ones above: what it refuses is a 400, never a 500.
             throw MemoryInput.invalid(e.getMessage());

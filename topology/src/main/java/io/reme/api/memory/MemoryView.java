@@ -2,12 +2,16 @@ package io.reme.api.memory;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.reme.search.MemoryRecord;
+import io.reme.search.SourceSpan;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A memory as the HTTP API shows it: the record without its vector, types in lower case, {@code content} for the text. */
+/**
+ * A memory as the HTTP API shows it: the record without its vector, types in lower case, {@code content} for the
+ * text, and the spans of dialog it was made from ({@code sources}, left out when there are none).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record MemoryView(
         String id,
@@ -21,7 +25,8 @@ record MemoryView(
         Instant updatedAt,
         Instant conversationTime,
         long version,
-        List<Change> history) {
+        List<Change> history,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SourceSpan> sources) {
 
     /** An earlier content of the memory, newest first. */
     record Change(String content, long version, Instant replacedAt) {}
@@ -41,6 +46,7 @@ record MemoryView(
                 r.version(),
                 r.history().stream()
                         .map(h -> new Change(h.text(), h.version(), h.replacedAt()))
-                        .toList());
+                        .toList(),
+                r.sources());
     }
 }

@@ -32,7 +32,7 @@ class ReadyContextTest {
         for (Message message : messages) {
             stored.add(new StoredMessage(stored.size(), 5, message));
         }
-        return new SessionView("acme", "s1", "alice", summary, summary.isEmpty() ? 0 : 1, stored, TOKENS, null);
+        return new SessionView("acme", "s1", "alice", summary, summary.isEmpty() ? 0 : 1, null, stored, TOKENS, null);
     }
 
     private static JsonNode json(String text) {
