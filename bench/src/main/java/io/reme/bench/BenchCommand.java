@@ -228,9 +228,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--app-jar",
-            description = "cluster: the application jar (default topology/target/reme-streams.jar, from the "
+            description = "cluster: the application jar (default application/target/reme-streams-app.jar, from the "
                     + "repository root).")
-    Path appJar = Path.of("topology/target/reme-streams.jar");
+    Path appJar = Path.of("application/target/reme-streams-app.jar");
 
     @Option(
             names = "--seed",

@@ -56,7 +56,7 @@ public final class ClusterCommand implements Runnable {
 
         @Option(
                 names = "--app-jar",
-                defaultValue = "topology/target/reme-streams.jar",
+                defaultValue = "application/target/reme-streams-app.jar",
                 description = "The application jar (default ${DEFAULT-VALUE}, from the repository root).")
         Path appJar;
 

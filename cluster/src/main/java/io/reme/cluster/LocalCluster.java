@@ -49,7 +49,7 @@ public final class LocalCluster implements AutoCloseable {
      * @param instances application instances ({@code run})
      * @param connect whether to run the Connect worker with the file sinks
      * @param workers whether to run the separate {@code workers} process
-     * @param appJar the application jar ({@code topology/target/reme-streams.jar})
+     * @param appJar the application jar ({@code application/target/reme-streams-app.jar})
      * @param detached whether the processes outlive this JVM (the CLI) or die with it (tests, bench)
      * @param appEnvironment {@code REME_*} options added to every instance's and the workers' environment
      */
@@ -124,7 +124,7 @@ public final class LocalCluster implements AutoCloseable {
         if (!Files.isRegularFile(options.appJar())
                 && (options.instances() > 0 || options.connect() || options.workers())) {
             throw new IllegalArgumentException("no application jar at " + options.appJar()
-                    + " (build it: mvn -DskipTests -pl topology -am package)");
+                    + " (build it: mvn -DskipTests -pl application -am package)");
         }
         for (KafkaNode node : nodes) {
             if (!node.process().isAlive()) {

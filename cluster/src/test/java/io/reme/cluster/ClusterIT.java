@@ -72,7 +72,7 @@ class ClusterIT {
     @BeforeAll
     static void startCluster() throws IOException {
         deleteRecursively(DIR);
-        Path appJar = Path.of(System.getProperty("reme.app.jar", "../topology/target/reme-streams.jar"));
+        Path appJar = Path.of(System.getProperty("reme.app.jar", "../application/target/reme-streams-app.jar"));
         cluster = LocalCluster.in(DIR, new LocalCluster.Options(1, false, false, appJar, false, Map.of()))
                 .start(Duration.ofMinutes(5));
         // Its own client: the cluster module does not see the application's test classes (ApiClient).

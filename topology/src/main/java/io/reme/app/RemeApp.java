@@ -17,8 +17,6 @@ import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.edge.ApiServer;
 import io.reme.edge.StreamThreadFailures;
-import io.reme.embedded.EmbeddedKafka;
-import io.reme.embedded.FileSinks;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.ProfileModels;
 import io.reme.http.HttpSettings;
@@ -28,6 +26,9 @@ import io.reme.indexstore.MemoryIndexStore;
 import io.reme.indexstore.MemoryIndexUpdater;
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
+import io.reme.local.FileSinkSettings;
+import io.reme.local.LocalBroker;
+import io.reme.local.LocalRuntime;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.search.MemoryIndex;
@@ -164,8 +165,8 @@ public final class RemeApp implements AutoCloseable {
             }
             String secretText = RequestSecrets.text(config);
             RequestSecret secret = RequestSecret.of(secretText);
-            EmbeddedKafka broker =
-                    config.embeddedBroker() ? resources.add("broker", EmbeddedKafka.start(dataDir)) : null;
+            LocalRuntime local = config.embeddedBroker() || config.sinksEmbedded() ? localRuntime(config) : null;
+            LocalBroker broker = config.embeddedBroker() ? resources.add("broker", local.startBroker(dataDir)) : null;
             String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
             Topics topics = config.topics();
             try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
@@ -285,17 +286,17 @@ public final class RemeApp implements AutoCloseable {
             resources.add(
                     "file sinks",
                     config.sinksEmbedded()
-                            ? FileSinks.start(
+                            ? local.startFileSinks(
                                     clientProps(config, bootstrap),
                                     dataDir,
-                                    new FileSinks.Settings(
+                                    new FileSinkSettings(
                                             config.get(AppConfig.APPLICATION_ID),
                                             topics,
                                             config.workspaceDir(),
                                             config.get(AppConfig.TOOL_RETENTION),
                                             secretText,
                                             config.recordLimits().inputTopicMaxMessageBytes()),
-                                    new FileSinks.Membership(
+                                    new FileSinkSettings.Membership(
                                             config.get(AppConfig.STATIC_MEMBERSHIP)
                                                     ? InstanceId.loadOrCreate(dataDir)
                                                     : "",
@@ -333,6 +334,19 @@ public final class RemeApp implements AutoCloseable {
         } catch (RuntimeException e) {
             throw failed(resources, e);
         }
+    }
+
+    /**
+     * The embedded default's broker and Connect worker, which the demo jar holds and the application jar for a
+     * cluster does not.
+     */
+    private static LocalRuntime localRuntime(AppConfig config) {
+        return LocalRuntime.find()
+                .orElseThrow(() -> new ConfigException(List.of((config.embeddedBroker()
+                                ? AppConfig.BOOTSTRAP_SERVERS.name() + ": required, this jar has no embedded broker"
+                                : AppConfig.SINKS_EMBEDDED.name() + ": this jar has no in-process Connect worker; "
+                                        + "run the file sinks in a Connect cluster (false)")
+                        + " (the embedded default is in reme-streams.jar)")));
     }
 
     /**

@@ -714,7 +714,7 @@ class ComposeDeploymentIT extends WithBroker {
         String dockerfile = Files.readString(DOCKER.resolve("Dockerfile"));
         String pluginPath = environment("connect").get("CONNECT_PLUGIN_PATH");
         assertTrue(
-                dockerfile.contains("reme-streams.jar " + pluginPath + "/"),
+                dockerfile.contains("application/target/reme-streams-app.jar " + pluginPath + "/"),
                 "the connect image puts the application jar under the plugin path " + pluginPath);
         assertTrue(Files.isExecutable(DOCKER.resolve("connect").resolve("start-connect.sh")));
     }

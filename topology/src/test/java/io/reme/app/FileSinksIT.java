@@ -11,6 +11,7 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetterPayload;
 import io.reme.embedded.FileSinks;
 import io.reme.json.Json;
+import io.reme.local.FileSinkSettings;
 import io.reme.message.Block;
 import io.reme.message.Message;
 import io.reme.message.Role;
@@ -97,10 +98,10 @@ class FileSinksIT extends WithBroker {
         return FileSinks.start(
                 Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
                 dir.resolve("data"),
-                new FileSinks.Settings(
+                new FileSinkSettings(
                         "it", TOPICS, root, Duration.ofDays(3650), TestApps.REQUEST_SECRET, SINK_RECORD_MAX_BYTES),
                 // Dynamic members, so that a closed worker leaves its groups and they can be deleted.
-                new FileSinks.Membership("", Duration.ofSeconds(10)));
+                new FileSinkSettings.Membership("", Duration.ofSeconds(10)));
     }
 
     @AfterAll
@@ -263,7 +264,7 @@ class FileSinksIT extends WithBroker {
         sinks = null;
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            List<String> groups = FileSinks.connectorConfigs(new FileSinks.Settings(
+            List<String> groups = FileSinks.connectorConfigs(new FileSinkSettings(
                             "it", TOPICS, root, Duration.ofDays(1), TestApps.REQUEST_SECRET, SINK_RECORD_MAX_BYTES))
                     .keySet()
                     .stream()

@@ -1,5 +1,6 @@
 package io.reme.embedded;
 
+import io.reme.local.LocalBroker;
 import io.reme.workspace.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,7 +37,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Runs a single-node KRaft Kafka broker and controller inside this JVM, bound to loopback ports that survive restarts. */
-public final class EmbeddedKafka implements AutoCloseable {
+public final class EmbeddedKafka implements LocalBroker {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
 
@@ -149,6 +150,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** The {@code host:port} clients use to reach this broker. */
+    @Override
     public String bootstrapServers() {
         return bootstrapServers;
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reme.local.FileSinkSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -18,7 +19,7 @@ class FileSinksTest {
         Map<String, String> stable = FileSinks.workerProps(
                 Map.of("bootstrap.servers", "b:9092"),
                 Path.of("data"),
-                new FileSinks.Membership("reme-0123", Duration.ofSeconds(10)));
+                new FileSinkSettings.Membership("reme-0123", Duration.ofSeconds(10)));
         assertEquals("reme-0123-files", stable.get("consumer.group.instance.id"));
         assertEquals("10000", stable.get("consumer.session.timeout.ms"));
         assertEquals("3333", stable.get("consumer.heartbeat.interval.ms"));
@@ -28,10 +29,10 @@ class FileSinksTest {
         Map<String, String> dynamic = FileSinks.workerProps(
                 Map.of("bootstrap.servers", "b:9092"),
                 Path.of("data"),
-                new FileSinks.Membership("", Duration.ofSeconds(45)));
+                new FileSinkSettings.Membership("", Duration.ofSeconds(45)));
         assertFalse(dynamic.containsKey("consumer.group.instance.id"));
         assertEquals("45000", dynamic.get("consumer.session.timeout.ms"));
-        assertThrows(IllegalArgumentException.class, () -> new FileSinks.Membership("x", Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> new FileSinkSettings.Membership("x", Duration.ZERO));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.reme.embedded;
 
+import io.reme.local.FileSinkSettings;
 import io.reme.retry.Poll;
 import io.reme.sink.DialogSinkConnector;
 import io.reme.sink.DiarySinkConnector;
@@ -63,53 +64,16 @@ public final class FileSinks implements AutoCloseable {
     }
 
     /**
-     * What the connectors need to know about the deployment.
-     *
-     * @param requestSecret the deployment's request secret as text, which the dialog sink checks erasure
-     *     markers with; never shown by {@link #toString}
-     * @param recordMaxBytes the largest record a sink writes (the pipeline's input limit plus headroom: no
-     *     record the pipeline writes to a sink's topic is larger); larger ones are dead-lettered
-     */
-    public record Settings(
-            String name,
-            Topics topics,
-            Path workspace,
-            Duration toolResultRetention,
-            String requestSecret,
-            int recordMaxBytes) {
-        @Override
-        public String toString() {
-            return "Settings[name=" + name + ", topics=" + topics + ", workspace=" + workspace
-                    + ", toolResultRetention=" + toolResultRetention + ", requestSecret=hidden, recordMaxBytes="
-                    + recordMaxBytes + "]";
-        }
-    }
-
-    /**
-     * How the connectors' consumers belong to their groups, as the Streams consumers do. With an instance id
-     * a restarted worker takes its place back at once; without one (empty) it joins as a new member, and the
-     * partitions wait for the old one's session to time out. Restarted after a kill -9 with Kafka's default
-     * 45 s session and dynamic members, the sinks resumed 28 s after the instance was READY.
-     *
-     * @param instanceId the instance's static member id, or empty for dynamic membership
-     * @param sessionTimeout how long the group waits for a member that stopped heartbeating
-     */
-    public record Membership(String instanceId, Duration sessionTimeout) {
-        public Membership {
-            if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
-                throw new IllegalArgumentException("sessionTimeout must be positive: " + sessionTimeout);
-            }
-        }
-    }
-
-    /**
      * Starts the worker and its connectors and returns once every task runs.
      *
      * @param clientProps bootstrap servers and any client settings (security), given to the worker
      * @param dataDir where the worker keeps its own small state ({@code connect/})
      */
     public static FileSinks start(
-            Map<String, Object> clientProps, Path dataDir, Settings settings, Membership membership) {
+            Map<String, Object> clientProps,
+            Path dataDir,
+            FileSinkSettings settings,
+            FileSinkSettings.Membership membership) {
         Map<String, String> worker = workerProps(clientProps, dataDir, membership);
         try {
             // The offsets file Connect creates keeps the process umask; the folder keeps others out.
@@ -172,9 +136,10 @@ public final class FileSinks implements AutoCloseable {
      * The worker: converters hand the connectors raw bytes, only committed records are read (the
      * pipeline writes with transactions), plugins are found through {@code META-INF/services}
      * (no scan of the class path), REST listens on a free loopback port, the consumers keep their place in
-     * their groups across a restart ({@link Membership}).
+     * their groups across a restart ({@link FileSinkSettings.Membership}).
      */
-    static Map<String, String> workerProps(Map<String, Object> clientProps, Path dataDir, Membership membership) {
+    static Map<String, String> workerProps(
+            Map<String, Object> clientProps, Path dataDir, FileSinkSettings.Membership membership) {
         Map<String, String> props = new HashMap<>();
         clientProps.forEach((name, value) -> {
             props.put(name, String.valueOf(value));
@@ -206,7 +171,7 @@ public final class FileSinks implements AutoCloseable {
      * its consumer group {@code connect-<connector>}). Rejected records go to the pipeline's
      * {@code dlq} topic with Connect's error headers.
      */
-    public static Map<String, Map<String, String>> connectorConfigs(Settings settings) {
+    public static Map<String, Map<String, String>> connectorConfigs(FileSinkSettings settings) {
         Topics topics = settings.topics();
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         String dialog = settings.name() + "-dialog-files";
@@ -224,7 +189,7 @@ public final class FileSinks implements AutoCloseable {
         return connectors;
     }
 
-    private static Map<String, String> connector(String name, Class<?> type, String topic, Settings settings) {
+    private static Map<String, String> connector(String name, Class<?> type, String topic, FileSinkSettings settings) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("name", name);
         config.put("connector.class", type.getName());
