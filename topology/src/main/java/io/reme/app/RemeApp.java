@@ -1,18 +1,10 @@
 package io.reme.app;
 
 import io.reme.admin.TopicProvisioner;
-import io.reme.api.Caller;
-import io.reme.api.context.MessageIngest;
-import io.reme.api.diary.DiaryWriter;
-import io.reme.api.memory.MemoryWriter;
 import io.reme.api.memory.QueryLimits;
 import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.ApiKeys;
-import io.reme.api.tenant.TenantAdmin;
 import io.reme.api.tenant.TenantDirectory;
-import io.reme.api.tenant.TenantErasure;
-import io.reme.api.tenant.TenantQuotas;
-import io.reme.api.tenant.TenantSetup;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
 import io.reme.edge.ApiServer;
@@ -138,177 +130,60 @@ public final class RemeApp implements AutoCloseable {
         }
         Path dataDir = config.dataDir();
         StartedResources resources = new StartedResources();
-        // The admin API is built before the HTTP API whose erasure it hands deleted tenants to.
-        AtomicReference<ApiServer> started = new AtomicReference<>();
         PrometheusMetrics metrics = resources.add("metrics", new PrometheusMetrics(config.metricsTenants()));
         try {
             PrivateFiles.tighten(dataDir);
-            String host = config.get(AppConfig.HTTP_HOST);
-            ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
-            String generatedKey = null;
-            String adminKey = config.get(AppConfig.ADMIN_KEY);
-            if (keys.isEmpty()) {
-                boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
-                if (!loopback && adminKey.isEmpty()) {
-                    throw new ConfigException(List.of("reme.api.keys: required when the API binds to a "
-                            + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
-                }
-                if (loopback) {
-                    generatedKey = demoKey(dataDir);
-                    keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
-                }
-            }
-            if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
-                // The admin key must never double as a tenant's key, or that tenant could administer all.
-                throw new ConfigException(List.of(
-                        AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
-            }
+            Keys keys = keys(config, dataDir);
             String secretText = RequestSecrets.text(config);
             RequestSecret secret = RequestSecret.of(secretText);
             LocalRuntime local = config.embeddedBroker() || config.sinksEmbedded() ? localRuntime(config) : null;
-            LocalBroker broker = config.embeddedBroker() ? resources.add("broker", local.startBroker(dataDir)) : null;
-            String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
-            Topics topics = config.topics();
-            try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
-                TopicProvisioner.ensure(
-                        admin,
-                        topics,
-                        topics.specs(
-                                config.get(AppConfig.PARTITIONS),
-                                config.get(AppConfig.INPUT_MAX_BYTES),
-                                config.get(AppConfig.REQUEST_MAX_BYTES),
-                                config.get(AppConfig.TOOL_RETENTION)),
-                        config.get(AppConfig.REPLICATION_FACTOR));
-            }
+            String bootstrap = kafka(config, resources, local);
             WebServer bound = resources.add(
                     "http server",
-                    WebServer.bind("reme-http", host, config.get(AppConfig.HTTP_PORT), HttpSettings.from(config)));
+                    WebServer.bind(
+                            "reme-http",
+                            config.get(AppConfig.HTTP_HOST),
+                            config.get(AppConfig.HTTP_PORT),
+                            HttpSettings.from(config)));
+            String host = config.get(AppConfig.HTTP_HOST);
             String advertised =
                     config.get(AppConfig.ADVERTISED_HOST).isBlank() ? host : config.get(AppConfig.ADVERTISED_HOST);
             HostInfo self = new HostInfo(advertised, bound.port());
-
             SessionSettings settings = config.sessionSettings().withRequestSecret(secret);
-            SessionSettings.Input input = settings.input();
-            MemoryPartitioning memoryPartitioning = new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS));
-            int memoryPartitions;
-            try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
-                memoryPartitions = TopicProvisioner.partitions(admin, topics.memories());
-            }
             EmbeddingModel embeddings = resources.add("embedding model", embeddingModels.apply(config));
             TokenCounter tokens =
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
-            Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
-            props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
-            AtomicReference<KafkaStreams> built = new AtomicReference<>();
-            RocksDbMemory rocksDb = rocksDbMemory(config, resources, built);
-            props.put(RocksDbMemory.CONFIG, rocksDb);
-            metrics.rocksDb(rocksDb);
-            // Before Streams reads any checkpoint: an outdated index (older Lucene, older field layout) is rebuilt from
-            // the topic.
-            MemoryIndexStore.deleteOutdatedIndexes(
-                    Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
-                            .resolve(props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG)),
-                    MemoryIndexUpdater.STORE);
-            KafkaStreams streams = new KafkaStreams(
-                    RemeTopology.build(topics, settings, tokens, memoryPartitioning, metrics, config.recordLimits()),
-                    props);
-            built.set(streams);
-            // Leaving the group, so a restart on the same state does not wait out a session timeout.
-            resources.add(
-                    "streams",
-                    streams,
-                    () -> streams.close(
-                            CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                                    .withTimeout(Duration.ofSeconds(30))));
-            metrics.bind(streams);
-            MemoryIndexRestores restores = new MemoryIndexRestores(MemoryIndexUpdater.STORE);
-            streams.setGlobalStateRestoreListener(restores);
-            metrics.indexRestores(restores);
-            StreamThreadFailures failures = new StreamThreadFailures(
-                    config.get(AppConfig.HEALTH_THREAD_FAILURES),
-                    config.get(AppConfig.HEALTH_FAILURE_WINDOW),
-                    Clock.systemUTC());
-            streams.setUncaughtExceptionHandler(failures);
-            CountDownLatch running = new CountDownLatch(1);
-            streams.setStateListener((next, previous) -> {
-                LOG.info("streams state from={} to={}", previous, next);
-                if (next == KafkaStreams.State.RUNNING) {
-                    running.countDown();
-                }
-            });
-            streams.start();
+            Streams running = streams(config, resources, bootstrap, self, settings, tokens, metrics);
 
-            Producer<byte[], byte[]> producer = apiProducer(config, bootstrap);
-            resources.add("producer", producer, () -> producer.close(Duration.ofSeconds(5)));
-            Producer<byte[], byte[]> erasureProducer = erasureProducer(config, bootstrap, dataDir);
-            resources.add("erasure producer", erasureProducer, () -> erasureProducer.close(Duration.ofSeconds(5)));
-            TenantDirectory directory = TenantDirectory.of(keys, streams, secret, settings);
-            TenantSetup tenants = new TenantSetup(
+            TenantDirectory directory = TenantDirectory.of(keys.api(), running.streams(), secret, settings);
+            InstanceServices services = InstanceServices.build(
+                    config,
+                    new InstanceServices.Kafka(
+                            running.streams(),
+                            self,
+                            config.topics(),
+                            producer("producer", resources, apiProducer(config, bootstrap)),
+                            producer("erasure producer", resources, erasureProducer(config, bootstrap, dataDir))),
+                    settings,
+                    tokens.encodingName(),
+                    search(config, resources, bootstrap, embeddings),
+                    metrics,
+                    running.failures(),
                     directory,
-                    new TenantAdmin(
-                            adminKey,
-                            directory,
-                            producer,
-                            topics.tenants(),
-                            tenantErasure(started, directory),
-                            Clock.systemUTC(),
-                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT)),
-                    new TenantQuotas(directory, metrics, System::nanoTime));
-            ApiServer api = ApiServer.on(bound)
-                    .streams(streams, self)
-                    .sessions(settings, tokens.encodingName())
-                    .ingest(new MessageIngest(
-                            producer, topics.messages(), config.get(AppConfig.INPUT_MAX_BYTES), input.timeBounds()))
-                    .search(new SearchSetup(
-                            topics.memories(),
-                            memoryPartitions,
-                            memoryPartitioning,
-                            embeddings,
-                            new QueryLimits(
-                                    config.get(AppConfig.SEARCH_MAX_QUERY_CHARS),
-                                    config.get(AppConfig.SEARCH_MAX_QUERY_TERMS)),
-                            profileModels(resources, embeddings)))
-                    .metrics(metrics)
-                    .memories(
-                            new MemoryWriter(producer, topics.memories(), memoryPartitions, memoryPartitioning),
-                            config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT))
-                    .failures(failures)
-                    .erasures(topics, erasureProducer)
-                    .diaryWriter(new DiaryWriter(
-                            producer, topics.diaryEdits(), secret, config.get(AppConfig.INPUT_MAX_BYTES)))
-                    .workspace(new Workspace(config.workspaceDir()))
-                    .tenants(tenants)
-                    .start();
-            started.set(api);
-            awaitRunning(streams, running);
+                    keys.admin());
+            ApiServer api = ApiServer.start(bound, services.api());
+            awaitRunning(running.streams(), running.running());
             WorkerProcess workers = resources.add(
-                    "llm workers", embeddedWorkers(config, bootstrap, tokens, metrics, api, embeddings, directory));
-            resources.add(
-                    "file sinks",
-                    config.sinksEmbedded()
-                            ? local.startFileSinks(
-                                    clientProps(config, bootstrap),
-                                    dataDir,
-                                    new FileSinkSettings(
-                                            config.get(AppConfig.APPLICATION_ID),
-                                            topics,
-                                            config.workspaceDir(),
-                                            config.get(AppConfig.TOOL_RETENTION),
-                                            secretText,
-                                            config.recordLimits().inputTopicMaxMessageBytes()),
-                                    new FileSinkSettings.Membership(
-                                            config.get(AppConfig.STATIC_MEMBERSHIP)
-                                                    ? InstanceId.loadOrCreate(dataDir)
-                                                    : "",
-                                            config.get(AppConfig.SESSION_TIMEOUT)))
-                            : null);
+                    "llm workers",
+                    embeddedWorkers(config, bootstrap, tokens, metrics, services, embeddings, directory));
+            resources.add("file sinks", fileSinks(config, bootstrap, local, secretText));
             resources.add(
                     "diary file watcher",
                     config.get(AppConfig.WATCH_INTERVAL).isZero()
                             ? null
                             : DiaryFileWatcher.start(
                                     clientProps(config, bootstrap),
-                                    topics.diaryEdits(),
+                                    config.topics().diaryEdits(),
                                     new Workspace(config.workspaceDir()),
                                     config.get(AppConfig.WATCH_INTERVAL),
                                     secret));
@@ -321,7 +196,7 @@ public final class RemeApp implements AutoCloseable {
                     config.get(AppConfig.PROCESSING_GUARANTEE),
                     workers == null ? "separate workers" : workers.llm().id(),
                     config.workspaceDir());
-            return new RemeApp(config, bootstrap, streams, api, generatedKey, workers, resources);
+            return new RemeApp(config, bootstrap, running.streams(), api, keys.generated(), workers, resources);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failed(resources, new IllegalStateException("interrupted during start", e));
@@ -334,6 +209,167 @@ public final class RemeApp implements AutoCloseable {
         } catch (RuntimeException e) {
             throw failed(resources, e);
         }
+    }
+
+    /**
+     * The tenants' keys, the admin key, and the demo key generated when no keys are configured.
+     *
+     * @param generated the generated key of tenant {@code demo}, or null
+     */
+    private record Keys(ApiKeys api, String admin, String generated) {}
+
+    private static Keys keys(AppConfig config, Path dataDir) throws IOException {
+        String host = config.get(AppConfig.HTTP_HOST);
+        ApiKeys keys = ApiKeys.parse(config.get(AppConfig.API_KEYS));
+        String generatedKey = null;
+        String adminKey = config.get(AppConfig.ADMIN_KEY);
+        if (keys.isEmpty()) {
+            boolean loopback = InetAddress.getByName(host).isLoopbackAddress();
+            if (!loopback && adminKey.isEmpty()) {
+                throw new ConfigException(List.of("reme.api.keys: required when the API binds to a "
+                        + "non-loopback address (" + host + ") and there is no reme.admin.key to issue keys"));
+            }
+            if (loopback) {
+                generatedKey = demoKey(dataDir);
+                keys = ApiKeys.single(DEFAULT_TENANT, generatedKey);
+            }
+        }
+        if (!adminKey.isEmpty() && keys.tenantOf("Bearer " + adminKey).isPresent()) {
+            // The admin key must never double as a tenant's key, or that tenant could administer all.
+            throw new ConfigException(List.of(
+                    AppConfig.ADMIN_KEY.name() + ": must differ from every key of " + AppConfig.API_KEYS.name()));
+        }
+        return new Keys(keys, adminKey, generatedKey);
+    }
+
+    /** The broker (the embedded one when no cluster is configured) with the topics created: its bootstrap servers. */
+    private static String kafka(AppConfig config, StartedResources resources, LocalRuntime local) {
+        LocalBroker broker =
+                config.embeddedBroker() ? resources.add("broker", local.startBroker(config.dataDir())) : null;
+        String bootstrap = broker != null ? broker.bootstrapServers() : config.get(AppConfig.BOOTSTRAP_SERVERS);
+        Topics topics = config.topics();
+        try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
+            TopicProvisioner.ensure(
+                    admin,
+                    topics,
+                    topics.specs(
+                            config.get(AppConfig.PARTITIONS),
+                            config.get(AppConfig.INPUT_MAX_BYTES),
+                            config.get(AppConfig.REQUEST_MAX_BYTES),
+                            config.get(AppConfig.TOOL_RETENTION)),
+                    config.get(AppConfig.REPLICATION_FACTOR));
+        }
+        return bootstrap;
+    }
+
+    /**
+     * Kafka Streams started, not yet running.
+     *
+     * @param running counted down when Streams first runs
+     */
+    private record Streams(KafkaStreams streams, StreamThreadFailures failures, CountDownLatch running) {}
+
+    private static Streams streams(
+            AppConfig config,
+            StartedResources resources,
+            String bootstrap,
+            HostInfo self,
+            SessionSettings settings,
+            TokenCounter tokens,
+            PrometheusMetrics metrics)
+            throws IOException {
+        Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
+        props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
+        AtomicReference<KafkaStreams> built = new AtomicReference<>();
+        RocksDbMemory rocksDb = rocksDbMemory(config, resources, built);
+        props.put(RocksDbMemory.CONFIG, rocksDb);
+        metrics.rocksDb(rocksDb);
+        // Before Streams reads any checkpoint: an outdated index (older Lucene, older field layout) is rebuilt from
+        // the topic.
+        MemoryIndexStore.deleteOutdatedIndexes(
+                Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG))
+                        .resolve(props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG)),
+                MemoryIndexUpdater.STORE);
+        KafkaStreams streams = new KafkaStreams(
+                RemeTopology.build(
+                        config.topics(),
+                        settings,
+                        tokens,
+                        new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
+                        metrics,
+                        config.recordLimits()),
+                props);
+        built.set(streams);
+        // Leaving the group, so a restart on the same state does not wait out a session timeout.
+        resources.add(
+                "streams",
+                streams,
+                () -> streams.close(
+                        CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                .withTimeout(Duration.ofSeconds(30))));
+        metrics.bind(streams);
+        MemoryIndexRestores restores = new MemoryIndexRestores(MemoryIndexUpdater.STORE);
+        streams.setGlobalStateRestoreListener(restores);
+        metrics.indexRestores(restores);
+        StreamThreadFailures failures = new StreamThreadFailures(
+                config.get(AppConfig.HEALTH_THREAD_FAILURES),
+                config.get(AppConfig.HEALTH_FAILURE_WINDOW),
+                Clock.systemUTC());
+        streams.setUncaughtExceptionHandler(failures);
+        CountDownLatch running = new CountDownLatch(1);
+        streams.setStateListener((next, previous) -> {
+            LOG.info("streams state from={} to={}", previous, next);
+            if (next == KafkaStreams.State.RUNNING) {
+                running.countDown();
+            }
+        });
+        streams.start();
+        return new Streams(streams, failures, running);
+    }
+
+    /** What the search fans out over: the memories topic's partitions, and the models of queries. */
+    private static SearchSetup search(
+            AppConfig config, StartedResources resources, String bootstrap, EmbeddingModel embeddings)
+            throws InterruptedException, ExecutionException {
+        int memoryPartitions;
+        try (Admin admin = Admin.create(clientProps(config, bootstrap))) {
+            memoryPartitions =
+                    TopicProvisioner.partitions(admin, config.topics().memories());
+        }
+        return new SearchSetup(
+                config.topics().memories(),
+                memoryPartitions,
+                new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
+                embeddings,
+                new QueryLimits(
+                        config.get(AppConfig.SEARCH_MAX_QUERY_CHARS), config.get(AppConfig.SEARCH_MAX_QUERY_TERMS)),
+                profileModels(resources, embeddings));
+    }
+
+    private static Producer<byte[], byte[]> producer(
+            String name, StartedResources resources, Producer<byte[], byte[]> producer) {
+        return resources.add(name, producer, () -> producer.close(Duration.ofSeconds(5)));
+    }
+
+    /** The file sinks in an in-process Connect worker, when they run here; null when a Connect cluster runs them. */
+    private static AutoCloseable fileSinks(AppConfig config, String bootstrap, LocalRuntime local, String secretText) {
+        if (!config.sinksEmbedded()) {
+            return null;
+        }
+        Path dataDir = config.dataDir();
+        return local.startFileSinks(
+                clientProps(config, bootstrap),
+                dataDir,
+                new FileSinkSettings(
+                        config.get(AppConfig.APPLICATION_ID),
+                        config.topics(),
+                        config.workspaceDir(),
+                        config.get(AppConfig.TOOL_RETENTION),
+                        secretText,
+                        config.recordLimits().inputTopicMaxMessageBytes()),
+                new FileSinkSettings.Membership(
+                        config.get(AppConfig.STATIC_MEMBERSHIP) ? InstanceId.loadOrCreate(dataDir) : "",
+                        config.get(AppConfig.SESSION_TIMEOUT)));
     }
 
     /**
@@ -407,7 +443,7 @@ public final class RemeApp implements AutoCloseable {
             String bootstrap,
             TokenCounter tokens,
             PrometheusMetrics metrics,
-            ApiServer api,
+            InstanceServices services,
             EmbeddingModel embeddings,
             TenantDirectory directory) {
         if (!config.get(AppConfig.WORKERS_EMBEDDED)) {
@@ -418,33 +454,10 @@ public final class RemeApp implements AutoCloseable {
                 bootstrap,
                 tokens,
                 metrics,
-                api.memoryLookup(),
+                services.lookup(),
                 embeddings,
                 directory::llmConcurrency,
-                api.memoryQuota());
-    }
-
-    /**
-     * A deleted tenant's data goes the way of {@code DELETE /v1/tenant}, on a thread of its own: the
-     * admin's answer does not wait for it (its keys are already refused), and the erasure's own
-     * answer is at {@code GET /v1/tenant/erasure} for an instance key or in the log.
-     */
-    private static TenantErasure tenantErasure(AtomicReference<ApiServer> api, TenantDirectory directory) {
-        return tenant -> {
-            ApiServer server = api.get();
-            if (server == null || server.erasure() == null) {
-                return TenantErasure.NONE.erase(tenant);
-            }
-            Caller instance = directory.instanceCaller(tenant);
-            Thread.ofVirtual().name("reme-erase-" + tenant).start(() -> {
-                try {
-                    server.erasure().eraseTenant(instance);
-                } catch (RuntimeException e) {
-                    LOG.error("erasure of a deleted tenant failed tenant={}", tenant, e);
-                }
-            });
-            return "started";
-        };
+                services.quota());
     }
 
     /** Closes what the start opened and hands its failure back to be thrown. */

@@ -1,33 +1,18 @@
 package io.reme.edge;
 
 import io.reme.api.ApiException;
-import io.reme.api.cluster.InstanceProof;
-import io.reme.api.context.MessageIngest;
-import io.reme.api.diary.DiaryWriter;
-import io.reme.api.erasure.UserErasure;
-import io.reme.api.memory.MemoryWriter;
-import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.TenantSetup;
 import io.reme.edge.Authenticator.Access;
 import io.reme.http.AdmissionGate;
 import io.reme.http.WebServer;
 import io.reme.prometheus.PrometheusMetrics;
-import io.reme.session.SessionSettings;
-import io.reme.topic.Topics;
-import io.reme.worker.MemoryLookup;
-import io.reme.worker.MemoryQuota;
-import io.reme.workspace.Workspace;
 import java.io.IOException;
 import java.io.InputStream;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.state.HostInfo;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -60,133 +45,20 @@ public final class ApiServer implements AutoCloseable {
     private final Authenticator authenticator;
     private final PrometheusMetrics metrics;
 
-    private ApiServer(Builder parts) throws IOException {
-        this.server = parts.server;
-        this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
+    private ApiServer(WebServer server, ApiServices services) throws IOException {
+        this.server = Objects.requireNonNull(server, "server");
+        this.metrics = services.metrics();
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.endpoints = new Endpoints(parts, openApiDocument());
-        this.tenants = parts.tenants;
-        this.authenticator = new Authenticator(tenants, InstanceProof.of(parts.settings.requestSecret()));
+        this.endpoints = new Endpoints(services, openApiDocument());
+        this.tenants = services.tenants();
+        this.authenticator = new Authenticator(tenants, services.instances());
         this.mcp = new McpEndpoint(authenticator, endpoints.mcpTools(), maxBodyBytes);
     }
 
-    /**
-     * What the API serves from, named one by one; {@link #start} it once everything is set. Parts left
-     * unset are absent (a server tested without Kafka sets no streams, ingest, writer or topics).
-     */
-    public static Builder on(WebServer bound) {
-        return new Builder(bound);
-    }
-
-    /** The API's collaborators, set by name. Not thread-safe; used once, by one thread, to start a server. */
-    public static final class Builder {
-        final WebServer server;
-        KafkaStreams streams;
-        HostInfo self;
-        SessionSettings settings;
-        String encoding;
-        MessageIngest ingest;
-        SearchSetup search;
-        PrometheusMetrics metrics;
-        MemoryWriter writer;
-        Duration visibilityTimeout;
-        StreamThreadFailures failures;
-        Topics topics;
-        Producer<byte[], byte[]> erasureProducer;
-        DiaryWriter diaryWriter;
-        Workspace workspace;
-        TenantSetup tenants;
-
-        private Builder(WebServer server) {
-            this.server = Objects.requireNonNull(server, "server");
-        }
-
-        /**
-         * The Streams instance the stores are read from, and this instance's address as other instances
-         * reach it (Streams' {@code application.server}).
-         */
-        public Builder streams(KafkaStreams streams, HostInfo self) {
-            this.streams = streams;
-            this.self = self;
-            return this;
-        }
-
-        /** How contexts are assembled, and the token encoding their budgets count in. */
-        public Builder sessions(SessionSettings settings, String encoding) {
-            this.settings = settings;
-            this.encoding = encoding;
-            return this;
-        }
-
-        /** Where {@code POST /v1/messages} produces to. */
-        public Builder ingest(MessageIngest ingest) {
-            this.ingest = ingest;
-            return this;
-        }
-
-        public Builder search(SearchSetup search) {
-            this.search = search;
-            return this;
-        }
-
-        /** What {@code /metrics} exports; searches and every routed answer are timed into it. */
-        public Builder metrics(PrometheusMetrics metrics) {
-            this.metrics = metrics;
-            return this;
-        }
-
-        /**
-         * Where memories written over HTTP go, and how long a write may wait to become visible to
-         * searches before the answer says it is not yet.
-         */
-        public Builder memories(MemoryWriter writer, Duration visibilityTimeout) {
-            this.writer = writer;
-            this.visibilityTimeout = visibilityTimeout;
-            return this;
-        }
-
-        /** The stream threads' failures, which readiness reports. */
-        public Builder failures(StreamThreadFailures failures) {
-            this.failures = failures;
-            return this;
-        }
-
-        /**
-         * Where erasure requests go, and the transactional producer ({@code initTransactions} done) that
-         * writes them to every partition at once; unset, no erasure routes answer (a server tested without
-         * Kafka).
-         */
-        public Builder erasures(Topics topics, Producer<byte[], byte[]> transactionalProducer) {
-            this.topics = topics;
-            this.erasureProducer = transactionalProducer;
-            return this;
-        }
-
-        /** Where {@code PUT /v1/diary/...} submits its edits. */
-        public Builder diaryWriter(DiaryWriter diaryWriter) {
-            this.diaryWriter = diaryWriter;
-            return this;
-        }
-
-        /** Where the file sinks keep full tool outputs ({@code GET /v1/tool-results/{id}}). */
-        public Builder workspace(Workspace workspace) {
-            this.workspace = workspace;
-            return this;
-        }
-
-        /**
-         * Authenticates (static keys, then issued ones), serves the admin API and applies the quotas.
-         */
-        public Builder tenants(TenantSetup tenants) {
-            this.tenants = tenants;
-            return this;
-        }
-
-        /** Starts serving on the socket from {@link WebServer#bind}. */
-        public ApiServer start() throws IOException {
-            return ApiServer.start(new ApiServer(this));
-        }
+    /** Starts serving {@code services} on the socket from {@link WebServer#bind}. */
+    public static ApiServer start(WebServer bound, ApiServices services) throws IOException {
+        return start(new ApiServer(bound, services));
     }
 
     private static ApiServer start(ApiServer api) throws IOException {
@@ -225,21 +97,6 @@ public final class ApiServer implements AutoCloseable {
         });
         LOG.info("http api started address={}:{}", bound.host(), api.port());
         return api;
-    }
-
-    /** Erases users and tenants (null when the server runs without Kafka topics). */
-    public UserErasure erasure() {
-        return endpoints.erasure();
-    }
-
-    /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
-    public MemoryLookup memoryLookup() {
-        return endpoints.memoryLookup();
-    }
-
-    /** The tenants' memory count limits as the LLM workers of this instance hold extractions to them. */
-    public MemoryQuota memoryQuota() {
-        return endpoints.memoryQuota();
     }
 
     public int port() {

@@ -4,10 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.QueryString;
-import io.reme.api.cluster.Instance;
-import io.reme.api.cluster.InstanceProof;
 import io.reme.api.cluster.OwnerRouting;
-import io.reme.api.cluster.StoreLags;
 import io.reme.api.context.ContextQueries;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.context.ToolResults;
@@ -23,36 +20,27 @@ import io.reme.api.memory.MemoryQueries;
 import io.reme.api.memory.MemoryRetrieval;
 import io.reme.api.memory.MemoryUpdate;
 import io.reme.api.memory.RetrieveRequest;
-import io.reme.api.memory.SearchMemoryLookup;
 import io.reme.api.memory.SearchQueries;
 import io.reme.api.memory.SearchRequest;
-import io.reme.api.memory.SearchSetup;
 import io.reme.api.session.SessionListing;
 import io.reme.api.tenant.KeyRequest;
 import io.reme.api.tenant.TenantAdmin;
 import io.reme.api.tenant.TenantCreate;
 import io.reme.api.tenant.TenantSetup;
-import io.reme.context.ContextPolicy;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
-import io.reme.session.SessionSettings;
 import io.reme.tenant.TenantPolicy;
 import io.reme.ui.UiAssets;
-import io.reme.worker.MemoryLookup;
-import io.reme.worker.MemoryQuota;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
-import java.util.function.Function;
-import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * The API's endpoints: one method per route of {@link RouteTable}, each taking its request from the
- * {@link Exchange}, calling the service that answers it and sending the answer, over the services
- * wired here from what the {@link ApiServer.Builder} was given. Thread-safe: its services are, and
- * it keeps no state of its own.
+ * {@link Exchange}, calling the service that answers it and sending the answer, over the
+ * {@link ApiServices} the application built. Thread-safe: its services are, and it keeps no state of
+ * its own.
  */
 final class Endpoints {
     private final ContextQueries contexts;
@@ -63,7 +51,6 @@ final class Endpoints {
     private final PrometheusMetrics metrics;
     private final byte[] openApi;
     private final MemoryQueries memories;
-    private final SearchMemoryLookup lookup;
     private final MemoryRetrieval retrieval;
     private final ToolResults toolResults;
     private final UiAssets ui = new UiAssets();
@@ -72,79 +59,25 @@ final class Endpoints {
     private final TenantSetup tenants;
 
     /** @param openApi the OpenAPI description {@code /openapi.json} serves */
-    Endpoints(ApiServer.Builder parts, byte[] openApi) {
-        KafkaStreams streams = parts.streams;
-        SessionSettings settings = Objects.requireNonNull(parts.settings, "sessions");
-        Instance self = new Instance(parts.self, InstanceProof.of(settings.requestSecret()));
-        SearchSetup search = Objects.requireNonNull(parts.search, "search");
-        TenantSetup tenants = Objects.requireNonNull(parts.tenants, "tenants");
-        this.tenants = tenants;
-        this.metrics = Objects.requireNonNull(parts.metrics, "metrics");
+    Endpoints(ApiServices services, byte[] openApi) {
+        this.contexts = services.contexts();
+        this.diaries = services.diaries();
+        this.searches = services.searches();
+        this.ingest = services.ingest();
+        this.health = services.health();
+        this.metrics = services.metrics();
         this.openApi = openApi;
-        StoreLags lags = new StoreLags(streams);
-        OwnerRouting routing = new OwnerRouting(streams, lags, self);
-        // The window a tenant's sessions run under here: its policy's over this instance's settings.
-        Function<String, ContextPolicy> windows = tenant -> tenants.directory().contextPolicy(settings, tenant);
-        this.contexts = new ContextQueries(streams, routing, windows, parts.encoding);
-        this.diaries = new DiaryQueries(streams, routing, parts.diaryWriter);
-        this.toolResults = new ToolResults(parts.workspace);
-        this.searches = new SearchQueries(
-                streams,
-                self,
-                search.memoriesTopic(),
-                search.partitions(),
-                search.partitioning(),
-                search.embeddings(),
-                search.limits(),
-                lags,
-                search.profiles());
-        this.ingest = parts.ingest;
-        this.health = new Health(streams, parts.failures);
-        this.memories = new MemoryQueries(
-                streams,
-                routing,
-                self,
-                search.memoriesTopic(),
-                parts.writer,
-                search.embeddings(),
-                parts.visibilityTimeout,
-                tenants.directory());
-        this.lookup = new SearchMemoryLookup(searches, tenants.directory());
-        this.retrieval = new MemoryRetrieval(searches);
-        // Without ingest (a server tested without Kafka) there is no input topic whose partitions to list.
-        this.sessions =
-                ingest == null ? null : new SessionListing(streams, self, ingest.topic(), ingest::partitions, windows);
-        this.erasure = parts.topics == null
-                ? null
-                : new UserErasure(
-                        streams,
-                        self,
-                        memories,
-                        parts.erasureProducer,
-                        settings.requestSecret(),
-                        parts.topics,
-                        parts.workspace,
-                        parts.visibilityTimeout);
+        this.memories = services.memories();
+        this.retrieval = services.retrieval();
+        this.toolResults = services.toolResults();
+        this.sessions = services.sessions();
+        this.erasure = services.erasure();
+        this.tenants = services.tenants();
     }
 
     /** The MCP tools, over the same services as the routes. */
     McpTools mcpTools() {
         return new McpTools(searches, memories, contexts, ingest, diaries, metrics, tenants.quotas());
-    }
-
-    /** Erases users and tenants (null when the server runs without Kafka topics). */
-    UserErasure erasure() {
-        return erasure;
-    }
-
-    /** Existing memories as the LLM workers of this instance see them (through this instance's search fan-out). */
-    MemoryLookup memoryLookup() {
-        return lookup;
-    }
-
-    /** The tenants' memory count limits as the LLM workers of this instance hold extractions to them. */
-    MemoryQuota memoryQuota() {
-        return memories::room;
     }
 
     void ready(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
@@ -323,7 +256,7 @@ final class Endpoints {
     }
 
     void eraseUser(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        UserErasure.Status status = erasures().eraseUser(caller, params.get("user"));
+        UserErasure.Status status = erasure.eraseUser(caller, params.get("user"));
         exchange.sendJson(status.complete() ? 200 : 202, status);
     }
 
@@ -333,29 +266,22 @@ final class Endpoints {
         if (problem != null) {
             throw new ApiException(400, "invalid_user", problem);
         }
-        exchange.sendJson(200, erasures().status(caller, user));
+        exchange.sendJson(200, erasure.status(caller, user));
     }
 
     void eraseTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
         UserErasure.requireConfirmation(tenant, exchange.bind(TenantErase.class, TenantErase.INVALID));
-        UserErasure.Status status = erasures().eraseTenant(caller);
+        UserErasure.Status status = erasure.eraseTenant(caller);
         exchange.sendJson(status.complete() ? 200 : 202, status);
     }
 
     void tenantErasure(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
-        exchange.sendJson(200, erasures().status(caller, null));
+        exchange.sendJson(200, erasure.status(caller, null));
     }
 
     void internalErasureReports(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         String tenant = caller.tenant();
-        exchange.sendJson(200, erasures().internal(tenant, exchange.readJson()));
-    }
-
-    private UserErasure erasures() {
-        if (erasure == null) {
-            throw new ApiException(404, "not_found", "erasure is not available on this server");
-        }
-        return erasure;
+        exchange.sendJson(200, erasure.internal(tenant, exchange.readJson()));
     }
 }

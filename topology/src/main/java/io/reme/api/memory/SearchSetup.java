@@ -3,7 +3,6 @@ package io.reme.api.memory;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.ProfileModels;
 import io.reme.indexstore.MemoryPartitioning;
-import java.util.Optional;
 
 /**
  * What search needs to know: the memories topic and its partition count, how tenants map to
@@ -16,21 +15,4 @@ public record SearchSetup(
         MemoryPartitioning partitioning,
         EmbeddingModel embeddings,
         QueryLimits limits,
-        ProfileModels profiles) {
-
-    /** Without the models of older profiles: an index not switched yet answers on text alone. */
-    public SearchSetup(
-            String memoriesTopic,
-            int partitions,
-            MemoryPartitioning partitioning,
-            EmbeddingModel embeddings,
-            QueryLimits limits) {
-        this(
-                memoriesTopic,
-                partitions,
-                partitioning,
-                embeddings,
-                limits,
-                embeddings == null ? null : new ProfileModels(embeddings, profile -> Optional.empty()));
-    }
-}
+        ProfileModels profiles) {}
