@@ -150,7 +150,24 @@ final class DemoCommand implements Callable<Integer> {
             System.out.println(indent(diary.path("content").asText()));
         }
         showFiles(app, shown.values());
-        String question = script.question();
+        showSearchAndMemories(http, app, key, script.question());
+        printTryIt(app, key, script);
+        System.out.println("Browse it: " + browserUrl(app.httpUrl(), key));
+        System.out.println(
+                "           (the key rides in the fragment, which browsers never send to the server; the page"
+                        + " keeps it for the tab and takes it out of the address bar)");
+        if (exit) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            app.close();
+            return 0;
+        }
+        stopped.await();
+        return 0;
+    }
+
+    /** The search the script asks, and the personal memories extracted, as the API answers them. */
+    private static void showSearchAndMemories(HttpClient http, RemeApp app, String key, String question)
+            throws IOException, InterruptedException {
         JsonNode found = awaitSearch(http, app.httpUrl(), key, question);
         System.out.printf(
                 "%n  search \"%s\" (%s ms) ----------------------------------%n",
@@ -182,6 +199,10 @@ final class DemoCommand implements Callable<Integer> {
                     memory.path("version").asLong(),
                     memory.path("content").asText());
         }
+    }
+
+    /** Commands to try the API with, on what the script replayed. */
+    private static void printTryIt(RemeApp app, String key, Script script) {
         System.out.println();
         System.out.println("Try it:  curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl()
                 + "/v1/memories?type=personal");
@@ -199,17 +220,6 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println("         curl -s -H 'Authorization: Bearer " + key + "' " + app.httpUrl() + "/v1/diary/"
                 + script.user() + "/MEMORY");
         System.out.println();
-        System.out.println("Browse it: " + browserUrl(app.httpUrl(), key));
-        System.out.println(
-                "           (the key rides in the fragment, which browsers never send to the server; the page"
-                        + " keeps it for the tab and takes it out of the address bar)");
-        if (exit) {
-            Runtime.getRuntime().removeShutdownHook(hook);
-            app.close();
-            return 0;
-        }
-        stopped.await();
-        return 0;
     }
 
     /**

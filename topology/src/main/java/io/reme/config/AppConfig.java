@@ -554,20 +554,7 @@ public final class AppConfig {
                 errors.add(field.name() + " (" + source + "): " + e.getMessage());
             }
         }
-        for (String name : env.keySet()) {
-            // A misspelt variable is dropped unread otherwise, and the process runs on a default the
-            // operator thought they had changed (REME_LLM_BASE_URL for LLM_BASE_URL ran the offline provider).
-            if (name.startsWith("REME_")
-                    && FIELDS.stream().noneMatch(f -> f.envName().equals(name))) {
-                errors.add(name + " (environment): unknown variable");
-            }
-        }
-        for (String name : overrides.keySet()) {
-            // A misspelt option, or a file-only one (kafka.*, per tenant), would otherwise be dropped unread.
-            if (FIELDS.stream().noneMatch(f -> f.name().equals(name))) {
-                errors.add(name + " (option): unknown option");
-            }
-        }
+        refuseUnknown(env, overrides, errors);
         Map<String, String> kafka = new LinkedHashMap<>();
         Map<String, String> fileOnly = new HashMap<>();
         Map<String, Map<String, Object>> tenantValues = new TreeMap<>();
@@ -593,48 +580,81 @@ public final class AppConfig {
         Map<String, ContextPolicy> tenantPolicies = new HashMap<>();
         if (errors.isEmpty()) {
             AppConfig base = new AppConfig(values, Map.of(), kafka, fileOnly);
-            ContextPolicy defaults;
-            try {
-                defaults = base.contextPolicy();
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(List.of("reme.context.*: " + e.getMessage()));
-            }
-            tenantValues.forEach((tenant, options) -> {
-                try {
-                    tenantPolicies.put(
-                            tenant,
-                            new ContextPolicy(
-                                    valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
-                                    valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
-                                    valueOr(options, RESERVE, defaults.reserve()),
-                                    valueOr(options, RESERVED_TOKENS, defaults.reservedTokens()),
-                                    defaults.orphanCallTurns(),
-                                    defaults.orphanCallTokens(),
-                                    defaults.maxSpanShare()));
-                } catch (IllegalArgumentException e) {
-                    errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
-                }
-            });
-            try {
-                new TruncationLimits(base.get(TOOL_RECENT_BYTES), base.get(TOOL_OLD_BYTES));
-            } catch (IllegalArgumentException e) {
-                errors.add("reme.tool-result.*: " + e.getMessage());
-            }
-            try {
-                base.recordLimits();
-            } catch (IllegalArgumentException e) {
-                errors.add(INPUT_MAX_BYTES.name() + ", " + REQUEST_MAX_BYTES.name() + ": " + e.getMessage());
-            }
-            if (base.get(ROCKSDB_WRITE_BUFFER_MB) >= base.get(ROCKSDB_MEMORY_MB)) {
-                errors.add(ROCKSDB_WRITE_BUFFER_MB.name() + ": must be less than " + ROCKSDB_MEMORY_MB.name());
-            }
-            errors.addAll(base.embeddingProblems());
-            errors.addAll(base.workerProblems());
+            tenantPolicies = tenantPolicies(base, tenantValues, errors);
+            errors.addAll(base.problemsTogether());
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
         }
         return new AppConfig(values, tenantPolicies, kafka, fileOnly);
+    }
+
+    /** Variables and options of no field: misspelt, they would be dropped unread. */
+    private static void refuseUnknown(Map<String, String> env, Map<String, String> overrides, List<String> errors) {
+        for (String name : env.keySet()) {
+            // The process would run on a default the operator thought they had changed (REME_LLM_BASE_URL for
+            // LLM_BASE_URL ran the offline provider).
+            if (name.startsWith("REME_")
+                    && FIELDS.stream().noneMatch(f -> f.envName().equals(name))) {
+                errors.add(name + " (environment): unknown variable");
+            }
+        }
+        for (String name : overrides.keySet()) {
+            // A misspelt option, or a file-only one (kafka.*, per tenant).
+            if (FIELDS.stream().noneMatch(f -> f.name().equals(name))) {
+                errors.add(name + " (option): unknown option");
+            }
+        }
+    }
+
+    /** Each tenant's context window: its own options over the instance's. */
+    private static Map<String, ContextPolicy> tenantPolicies(
+            AppConfig base, Map<String, Map<String, Object>> tenantValues, List<String> errors) {
+        ContextPolicy defaults;
+        try {
+            defaults = base.contextPolicy();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(List.of("reme.context.*: " + e.getMessage()));
+        }
+        Map<String, ContextPolicy> tenantPolicies = new HashMap<>();
+        tenantValues.forEach((tenant, options) -> {
+            try {
+                tenantPolicies.put(
+                        tenant,
+                        new ContextPolicy(
+                                valueOr(options, MAX_INPUT_LENGTH, defaults.maxInputLength()),
+                                valueOr(options, COMPACT_RATIO, defaults.compactRatio()),
+                                valueOr(options, RESERVE, defaults.reserve()),
+                                valueOr(options, RESERVED_TOKENS, defaults.reservedTokens()),
+                                defaults.orphanCallTurns(),
+                                defaults.orphanCallTokens(),
+                                defaults.maxSpanShare()));
+            } catch (IllegalArgumentException e) {
+                errors.add("reme.tenant." + tenant + ".context: " + e.getMessage());
+            }
+        });
+        return tenantPolicies;
+    }
+
+    /** What options valid one by one get wrong together. */
+    private List<String> problemsTogether() {
+        List<String> errors = new ArrayList<>();
+        try {
+            new TruncationLimits(get(TOOL_RECENT_BYTES), get(TOOL_OLD_BYTES));
+        } catch (IllegalArgumentException e) {
+            errors.add("reme.tool-result.*: " + e.getMessage());
+        }
+        try {
+            recordLimits();
+        } catch (IllegalArgumentException e) {
+            errors.add(INPUT_MAX_BYTES.name() + ", " + REQUEST_MAX_BYTES.name() + ": " + e.getMessage());
+        }
+        if (get(ROCKSDB_WRITE_BUFFER_MB) >= get(ROCKSDB_MEMORY_MB)) {
+            errors.add(ROCKSDB_WRITE_BUFFER_MB.name() + ": must be less than " + ROCKSDB_MEMORY_MB.name());
+        }
+        errors.addAll(embeddingProblems());
+        errors.addAll(workerProblems());
+        return errors;
     }
 
     /** What an openai embedding provider lacks; nothing for the other providers. */

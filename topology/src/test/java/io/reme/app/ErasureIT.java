@@ -75,37 +75,7 @@ class ErasureIT extends WithBroker {
             ContextApi.awaitCounted(
                     app::httpUrl, TestApps.GLOBEX_KEY, Map.of("a1", 8), Duration.ofSeconds(60), () -> {});
 
-            for (String[] doc : new String[][] {
-                {"acme", "alice", "MEMORY"},
-                {"acme", "alice", "2026-03-02"},
-                {"acme", "bob", "MEMORY"},
-                {"globex", "alice", "MEMORY"}
-            }) {
-                DiaryEdit edit = new DiaryEdit(
-                        "e-" + String.join("-", doc),
-                        doc[0],
-                        doc[1],
-                        doc[2],
-                        0,
-                        "# Notes of " + doc[1] + "\n- likes tea\n",
-                        "test",
-                        Instant.now(),
-                        List.of());
-                producer.send(TestKafka.signedEdit(
-                                TOPICS.diaryEdits(),
-                                String.join("/", doc).getBytes(StandardCharsets.UTF_8),
-                                Json.MAPPER.writeValueAsBytes(edit)))
-                        .get();
-            }
-            // A dialog file of alice's, as the dialog sink writes it from an archived message.
-            Message said = new Message(
-                    "acme", "a1", "alice", "old-1", Role.USER, null, START, List.of(new Block.Text("my old secret")));
-            producer.send(new ProducerRecord<>(
-                            TOPICS.dialog(),
-                            "acme/a1".getBytes(StandardCharsets.UTF_8),
-                            Json.MAPPER.writeValueAsBytes(
-                                    new ArchivedMessage("acme", "a1", "alice", "2026-03-02", 0, null, said, null))))
-                    .get();
+            seedFiles(producer);
 
             String aliceMemory = createdMemory(app, TestApps.ACME_KEY, "alice", "Alice likes window seats");
             String bobMemory = createdMemory(app, TestApps.ACME_KEY, "bob", "Bob likes aisle seats");
@@ -201,21 +171,7 @@ class ErasureIT extends WithBroker {
                 assertTrue(toolFilesBefore.contains(file));
             }
 
-            // Compacted topics: the latest record of each erased key is a tombstone.
-            Map<String, byte[]> diary = latest(TOPICS.diary());
-            assertTrue(diary.containsKey("acme/alice/MEMORY"));
-            assertNull(diary.get("acme/alice/MEMORY"), "MEMORY.md tombstoned");
-            assertNull(diary.get("acme/alice/2026-03-02"), "the diary tombstoned");
-            assertTrue(diary.get("acme/bob/MEMORY") != null);
-            Map<String, byte[]> memories = latest(TOPICS.memories());
-            assertTrue(memories.containsKey("acme/" + aliceMemory));
-            assertNull(memories.get("acme/" + aliceMemory), "the memory tombstoned");
-            assertTrue(memories.get("acme/" + bobMemory) != null);
-            Map<String, byte[]> tools = latest(TOPICS.toolResults());
-            long liveAcmeOutputs = tools.entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("acme/") && e.getValue() != null)
-                    .count();
-            assertEquals(2, liveAcmeOutputs, "only bob's outputs are left on tool-results");
+            assertTombstoned(aliceMemory, bobMemory);
 
             ApiClient.Response status = ApiClient.send(app, "GET", "/v1/users/alice/erasure", TestApps.ACME_KEY, null);
             assertEquals(200, status.status());
@@ -269,6 +225,59 @@ class ErasureIT extends WithBroker {
                     ApiClient.send(app, "GET", "/v1/tenant/erasure", TestApps.ACME_KEY, null)
                             .status());
         }
+    }
+
+    /** Diaries and MEMORY.md of alice and bob of acme and of globex's alice, and a dialog file of acme's alice. */
+    private static void seedFiles(KafkaProducer<byte[], byte[]> producer) throws Exception {
+        for (String[] doc : new String[][] {
+            {"acme", "alice", "MEMORY"},
+            {"acme", "alice", "2026-03-02"},
+            {"acme", "bob", "MEMORY"},
+            {"globex", "alice", "MEMORY"}
+        }) {
+            DiaryEdit edit = new DiaryEdit(
+                    "e-" + String.join("-", doc),
+                    doc[0],
+                    doc[1],
+                    doc[2],
+                    0,
+                    "# Notes of " + doc[1] + "\n- likes tea\n",
+                    "test",
+                    Instant.now(),
+                    List.of());
+            producer.send(TestKafka.signedEdit(
+                            TOPICS.diaryEdits(),
+                            String.join("/", doc).getBytes(StandardCharsets.UTF_8),
+                            Json.MAPPER.writeValueAsBytes(edit)))
+                    .get();
+        }
+        // A dialog file of alice's, as the dialog sink writes it from an archived message.
+        Message said = new Message(
+                "acme", "a1", "alice", "old-1", Role.USER, null, START, List.of(new Block.Text("my old secret")));
+        producer.send(new ProducerRecord<>(
+                        TOPICS.dialog(),
+                        "acme/a1".getBytes(StandardCharsets.UTF_8),
+                        Json.MAPPER.writeValueAsBytes(
+                                new ArchivedMessage("acme", "a1", "alice", "2026-03-02", 0, null, said, null))))
+                .get();
+    }
+
+    /** Compacted topics: the latest record of each erased key is a tombstone; bob's stay. */
+    private static void assertTombstoned(String aliceMemory, String bobMemory) throws Exception {
+        Map<String, byte[]> diary = latest(TOPICS.diary());
+        assertTrue(diary.containsKey("acme/alice/MEMORY"));
+        assertNull(diary.get("acme/alice/MEMORY"), "MEMORY.md tombstoned");
+        assertNull(diary.get("acme/alice/2026-03-02"), "the diary tombstoned");
+        assertTrue(diary.get("acme/bob/MEMORY") != null);
+        Map<String, byte[]> memories = latest(TOPICS.memories());
+        assertTrue(memories.containsKey("acme/" + aliceMemory));
+        assertNull(memories.get("acme/" + aliceMemory), "the memory tombstoned");
+        assertTrue(memories.get("acme/" + bobMemory) != null);
+        Map<String, byte[]> tools = latest(TOPICS.toolResults());
+        long liveAcmeOutputs = tools.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("acme/") && e.getValue() != null)
+                .count();
+        assertEquals(2, liveAcmeOutputs, "only bob's outputs are left on tool-results");
     }
 
     private static void awaitOnDisk(Path root, String text) throws InterruptedException {
