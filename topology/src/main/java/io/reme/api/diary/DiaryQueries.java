@@ -198,17 +198,6 @@ public final class DiaryQueries {
         if (document == null) {
             return Reply.notFound("document_not_found", "no " + key.path() + " for user " + key.user());
         }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("user", document.user());
-        body.put("path", key.path());
-        body.put("version", document.version());
-        body.put("updatedAt", document.updatedAt());
-        body.put("author", document.author());
-        body.put("editId", document.editId());
-        body.put("content", document.content());
-        if (!document.sources().isEmpty()) {
-            body.put("sources", document.sources());
-        }
-        return Reply.json(200, body);
+        return Reply.json(200, DiaryView.of(document));
     }
 }
