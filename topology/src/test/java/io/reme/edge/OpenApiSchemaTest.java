@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import io.reme.json.Json;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,20 +55,19 @@ class OpenApiSchemaTest {
 
     @Test
     void everyAnswerSchemaHasTheFieldsItsRecordIsWrittenWith() throws ClassNotFoundException {
-        for (Map.Entry<String, String> entry : ANSWERS.entrySet()) {
-            BeanDescription record = Json.MAPPER
-                    .getSerializationConfig()
-                    .introspect(Json.MAPPER.constructType(Class.forName(entry.getValue())));
-            assertEquals(names(record), described(entry.getKey()), entry.getKey() + " against " + entry.getValue());
-        }
+        assertDescribed(ANSWERS, Json.MAPPER.getSerializationConfig()::introspect);
     }
 
     @Test
     void everyRequestSchemaHasTheFieldsItsRecordIsReadFrom() throws ClassNotFoundException {
-        for (Map.Entry<String, String> entry : REQUESTS.entrySet()) {
-            BeanDescription record = Json.MAPPER
-                    .getDeserializationConfig()
-                    .introspect(Json.MAPPER.constructType(Class.forName(entry.getValue())));
+        assertDescribed(REQUESTS, Json.MAPPER.getDeserializationConfig()::introspect);
+    }
+
+    /** Each schema of {@code records} against its record as {@code introspect} sees it. */
+    private static void assertDescribed(Map<String, String> records, Function<JavaType, BeanDescription> introspect)
+            throws ClassNotFoundException {
+        for (Map.Entry<String, String> entry : records.entrySet()) {
+            BeanDescription record = introspect.apply(Json.MAPPER.constructType(Class.forName(entry.getValue())));
             assertEquals(names(record), described(entry.getKey()), entry.getKey() + " against " + entry.getValue());
         }
     }
