@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final String OPENAPI_RESOURCE = "/openapi.json";
+    private static final String ASYNCAPI_RESOURCE = "/asyncapi.json";
 
     private final WebServer server;
     /** Request bodies above this are refused before they are read. */
@@ -50,7 +51,7 @@ public final class ApiServer implements AutoCloseable {
         this.metrics = services.metrics();
         this.maxBodyBytes = server.settings().maxBodyBytes();
         this.gate = AdmissionGate.of(server.settings());
-        this.endpoints = new Endpoints(services, openApiDocument());
+        this.endpoints = new Endpoints(services, openApiDocument(), asyncApiDocument());
         this.tenants = services.tenants();
         this.authenticator = new Authenticator(tenants, services.instances());
         this.mcp = new McpEndpoint(authenticator, endpoints.mcpTools(), maxBodyBytes);
@@ -115,9 +116,18 @@ public final class ApiServer implements AutoCloseable {
 
     /** The OpenAPI description served at {@code /openapi.json}, from the classpath. */
     public static byte[] openApiDocument() throws IOException {
-        try (InputStream in = ApiServer.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+        return resource(OPENAPI_RESOURCE);
+    }
+
+    /** The AsyncAPI description of the topics, served at {@code /asyncapi.json}, from the classpath. */
+    public static byte[] asyncApiDocument() throws IOException {
+        return resource(ASYNCAPI_RESOURCE);
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = ApiServer.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IOException("resource " + OPENAPI_RESOURCE + " is missing from the classpath");
+                throw new IOException("resource " + name + " is missing from the classpath");
             }
             return in.readAllBytes();
         }

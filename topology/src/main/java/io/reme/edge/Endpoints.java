@@ -50,6 +50,7 @@ final class Endpoints {
     private final Health health;
     private final PrometheusMetrics metrics;
     private final byte[] openApi;
+    private final byte[] asyncApi;
     private final MemoryQueries memories;
     private final MemoryRetrieval retrieval;
     private final ToolResults toolResults;
@@ -58,8 +59,11 @@ final class Endpoints {
     private final UserErasure erasure;
     private final TenantSetup tenants;
 
-    /** @param openApi the OpenAPI description {@code /openapi.json} serves */
-    Endpoints(ApiServices services, byte[] openApi) {
+    /**
+     * @param openApi the OpenAPI description {@code /openapi.json} serves
+     * @param asyncApi the AsyncAPI description of the topics {@code /asyncapi.json} serves
+     */
+    Endpoints(ApiServices services, byte[] openApi, byte[] asyncApi) {
         this.contexts = services.contexts();
         this.diaries = services.diaries();
         this.searches = services.searches();
@@ -67,6 +71,7 @@ final class Endpoints {
         this.health = services.health();
         this.metrics = services.metrics();
         this.openApi = openApi;
+        this.asyncApi = asyncApi;
         this.memories = services.memories();
         this.retrieval = services.retrieval();
         this.toolResults = services.toolResults();
@@ -92,6 +97,10 @@ final class Endpoints {
 
     void openApi(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
         exchange.send(200, "application/json", openApi);
+    }
+
+    void asyncApi(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {
+        exchange.send(200, "application/json", asyncApi);
     }
 
     void context(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {

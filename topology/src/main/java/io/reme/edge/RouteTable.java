@@ -65,6 +65,7 @@ final class RouteTable {
             Route.of("GET", "/health/ready", PUBLIC, Endpoints::ready),
             Route.of("GET", "/metrics", PUBLIC, Endpoints::metrics),
             Route.of("GET", "/openapi.json", PUBLIC, Endpoints::openApi),
+            Route.of("GET", "/asyncapi.json", PUBLIC, Endpoints::asyncApi),
             Route.of("GET", "/v1/sessions/{session}/context", TENANT, Endpoints::context),
             Route.of("GET", "/v1/diary/{user}/{document}", TENANT, Endpoints::diary),
             Route.of("POST", "/v1/search", TENANT, Endpoints::search),

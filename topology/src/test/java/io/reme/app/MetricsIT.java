@@ -209,6 +209,12 @@ class MetricsIT extends WithBroker {
                     Json.MAPPER.readTree(ApiServer.openApiDocument()),
                     openApi.json(),
                     "/openapi.json serves the description");
+            ApiClient.Response asyncApi = ApiClient.get(app.httpUrl() + "/asyncapi.json", null);
+            assertEquals(200, asyncApi.status());
+            assertEquals(
+                    Json.MAPPER.readTree(ApiServer.asyncApiDocument()),
+                    asyncApi.json(),
+                    "/asyncapi.json serves the topics' description, without a key");
         }
     }
 
