@@ -671,6 +671,14 @@ class ComposeDeploymentIT extends WithBroker {
         assertTrue(service("prometheus")
                 .toString()
                 .contains("./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml"));
+        // The alert rules it loads are in the container, from the file promtool tests.
+        for (Object ruleFile : (List<Object>) config.get("rule_files")) {
+            String name = Path.of(String.valueOf(ruleFile)).getFileName().toString();
+            assertTrue(Files.exists(DOCKER.resolve("prometheus").resolve(name)), name);
+            assertTrue(
+                    strings("prometheus", "volumes").contains("./prometheus/" + name + ":" + ruleFile + ":ro"),
+                    ruleFile + " is mounted");
+        }
     }
 
     @Test

@@ -16,14 +16,21 @@ import io.reme.message.MessageParser;
 import io.reme.prometheus.PrometheusText;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.core.ConditionTimeoutException;
@@ -215,6 +222,39 @@ class MetricsIT extends WithBroker {
                     Json.MAPPER.readTree(ApiServer.asyncApiDocument()),
                     asyncApi.json(),
                     "/asyncapi.json serves the topics' description, without a key");
+
+            // The alerts and the dashboard ask only for series this instance serves (histograms by their buckets).
+            Set<String> served = scrape.samples().keySet().stream()
+                    .map(series -> series.contains("{") ? series.substring(0, series.indexOf('{')) : series)
+                    .collect(Collectors.toCollection(TreeSet::new));
+            Path docker = Path.of("..", "docker");
+            String rules = Files.readString(docker.resolve("prometheus").resolve("alerts.yml"));
+            Set<String> recorded = new TreeSet<>();
+            Matcher record = Pattern.compile("(?m)^\\s*- record: (\\S+)$").matcher(rules);
+            while (record.find()) {
+                recorded.add(record.group(1));
+            }
+            JsonNode dashboard = Json.MAPPER.readTree(
+                    docker.resolve("grafana").resolve("reme-streams.json").toFile());
+            List<String> queries = new ArrayList<>();
+            dashboard
+                    .path("panels")
+                    .forEach(panel -> panel.path("targets")
+                            .forEach(target -> queries.add(target.path("expr").asText())));
+            assertTrue(queries.size() >= 14, "the dashboard's queries: " + queries);
+            queries.add(rules);
+            Pattern series = Pattern.compile("\\b(?:reme|kafka)_[a-z0-9_]+\\b");
+            Pattern rule = Pattern.compile("\\breme:[a-z0-9_:]+\\b");
+            for (String query : queries) {
+                Matcher named = series.matcher(query);
+                while (named.find()) {
+                    assertTrue(served.contains(named.group()), named.group() + " is not served; " + query);
+                }
+                Matcher ruled = rule.matcher(query);
+                while (ruled.find()) {
+                    assertTrue(recorded.contains(ruled.group()), ruled.group() + " is not recorded in alerts.yml");
+                }
+            }
         }
     }
 
