@@ -71,16 +71,13 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     private final Map<Boolean, Timer> searches;
     /** By route template and status class; bounded by the API's route table and five classes. */
     private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
-    /** The re-embedder's partitions: offsets read, offsets in all, switched (1) or not (0). */
-    private final Map<Integer, long[]> reembedding = new ConcurrentHashMap<>();
 
+    private final ReembedMeters reembed;
+    private final McpMeters mcp;
     private volatile MemoryIndexRestores restores;
 
-    private final Counter reembedded;
     /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
     private volatile KafkaStreams streams;
-    /** MCP tool calls by tool name, then by whether the call failed; filled once by {@link #mcpTools}. */
-    private final Map<String, Map<Boolean, Counter>> mcpCalls = new ConcurrentHashMap<>();
 
     /** The per-tenant-label series. */
     private record TenantMeters(
@@ -132,23 +129,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             requests.put(kind, byStatus);
         }
         searches = Map.of(false, searchTimer(false), true, searchTimer(true));
-        reembedded = Counter.builder("reme.reembed.memories")
-                .description("Memories given the configured embedding model's vectors after a change of model")
-                .register(registry);
-        Gauge.builder("reme.reembed.progress", this, m -> m.reembedProgress().progress())
-                .description("Share of the memories written before the change of embedding model that the"
-                        + " re-embedder has read, over its partitions (1 when every partition is read and switched)")
-                .register(registry);
-        Gauge.builder("reme.reembed.remaining", this, m -> m.reembedProgress().remaining())
-                .description("Offsets of the memories topic written before the change that the re-embedder has"
-                        + " still to read")
-                .register(registry);
-        Gauge.builder(
-                        "reme.reembed.partitions.switched",
-                        this,
-                        m -> m.reembedProgress().switchedPartitions())
-                .description("Partitions of the memories topic whose index was told to switch to the configured model")
-                .register(registry);
+        reembed = new ReembedMeters(registry);
+        mcp = new McpMeters(registry);
         FunctionCounter.builder(
                         "reme.workspace.write.failures",
                         this,
@@ -298,36 +280,22 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
 
     /** Registers the call counters of the MCP server's tools at zero, so every series exists from start-up. */
     public void mcpTools(Collection<String> tools) {
-        for (String tool : tools) {
-            mcpCalls.computeIfAbsent(
-                    tool, name -> Map.of(false, mcpCounter(name, "ok"), true, mcpCounter(name, "error")));
-        }
-    }
-
-    private Counter mcpCounter(String tool, String outcome) {
-        return Counter.builder("reme.mcp.tool.calls")
-                .description("MCP tool calls answered, by tool and outcome (error: a tool error result)")
-                .tag("tool", tool)
-                .tag("outcome", outcome)
-                .register(registry);
+        mcp.tools(tools);
     }
 
     /** One MCP tool call answered; {@code tool} is one registered by {@link #mcpTools}. */
     public void mcpToolCall(String tool, boolean failed) {
-        Map<Boolean, Counter> counters = mcpCalls.get(tool);
-        if (counters != null) {
-            counters.get(failed).increment();
-        }
+        mcp.call(tool, failed);
     }
 
     @Override
     public void reembedding(int partition, long scanned, long total, boolean switched) {
-        reembedding.put(partition, new long[] {scanned, total, switched ? 1 : 0});
+        reembed.partition(partition, scanned, total, switched);
     }
 
     @Override
     public void reembedded(int memories) {
-        reembedded.increment(memories);
+        reembed.reembedded(memories);
     }
 
     /**
@@ -339,22 +307,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
             double progress, long remaining, int switchedPartitions, int partitions, long reembedded) {}
 
     public Reembedding reembedProgress() {
-        long scanned = 0;
-        long total = 0;
-        int switched = 0;
-        for (long[] p : reembedding.values()) {
-            scanned += p[0];
-            total += p[1];
-            switched += (int) p[2];
-        }
-        int partitions = reembedding.size();
-        double progress = total == 0 ? (switched == partitions ? 1 : 0) : (double) scanned / total;
-        if (switched < partitions) {
-            // Not done until every partition switched: a topic read to its end but not switched yet is 99 %, not 100.
-            progress = Math.min(progress, 0.99);
-        }
-        return new Reembedding(
-                progress, Math.max(0, total - scanned), switched, partitions, Math.round(reembedded.count()));
+        return reembed.progress();
     }
 
     public void search(long nanos, boolean partial) {
