@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * @param lookup existing memories as this instance's LLM workers see them (through its search fan-out)
  * @param quota the tenants' memory count limits as the workers hold extractions to them
  */
-record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota quota) {
+public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota quota) {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
     /**
@@ -63,7 +63,7 @@ record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota quota)
      * @param producer messages, memory writes, diary edits and admin records
      * @param erasureProducer erasure requests, transactional ({@code initTransactions} done)
      */
-    record Kafka(
+    public record Kafka(
             KafkaStreams streams,
             HostInfo self,
             Topics topics,
@@ -75,7 +75,7 @@ record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota quota)
      * @param encoding the token encoding context budgets count in
      * @param adminKey the admin API's key (empty: no admin API)
      */
-    static InstanceServices build(
+    public static InstanceServices build(
             AppConfig config,
             Kafka kafka,
             SessionSettings settings,

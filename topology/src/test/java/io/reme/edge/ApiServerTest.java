@@ -8,33 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.reme.api.cluster.Instance;
-import io.reme.api.cluster.InstanceProof;
-import io.reme.api.cluster.OwnerRouting;
-import io.reme.api.cluster.StoreLags;
-import io.reme.api.context.ContextQueries;
-import io.reme.api.context.MessageIngest;
-import io.reme.api.context.ToolResults;
-import io.reme.api.diary.DiaryQueries;
-import io.reme.api.diary.DiaryWriter;
-import io.reme.api.erasure.UserErasure;
-import io.reme.api.memory.MemoryQueries;
-import io.reme.api.memory.MemoryRetrieval;
-import io.reme.api.memory.MemoryWriter;
 import io.reme.api.memory.QueryLimits;
-import io.reme.api.memory.SearchQueries;
-import io.reme.api.session.SessionListing;
+import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.ApiKeys;
-import io.reme.api.tenant.TenantSetup;
+import io.reme.api.tenant.TenantDirectory;
+import io.reme.app.InstanceServices;
 import io.reme.config.AppConfig;
-import io.reme.context.ContextPolicy;
 import io.reme.http.HttpSettings;
 import io.reme.http.WebServer;
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.prometheus.PrometheusText;
-import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
 import io.reme.ui.UiAssets;
 import io.reme.workspace.Workspace;
@@ -52,12 +37,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,7 +70,7 @@ class ApiServerTest {
         HttpSettings settings = new HttpSettings(IDLE, 8, 64, 16_384, 64 * 1024);
         WebServer server = WebServer.bind("reme-http-test", "127.0.0.1", 0, settings);
         metrics = new PrometheusMetrics(Set.of());
-        api = ApiServer.start(server, services(server.port(), new Workspace(workspace)));
+        api = ApiServer.start(server, services(server.port(), workspace));
         port = api.port();
         // Warm up, so the timings below are not class loading's.
         send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -95,48 +78,26 @@ class ApiServerTest {
     }
 
     /**
-     * The services over no Kafka: no Streams instance (nothing here reads a store), producers that keep what they
-     * are given. Every route answers what it would before it reads or writes.
+     * The application's services, built as it builds them, over no Kafka: no Streams instance (nothing here reads a
+     * store) and producers that keep what they are given. Every route answers what it would before it reads or
+     * writes.
      */
-    private static ApiServices services(int port, Workspace files) {
-        SessionSettings settings = AppConfig.of(Map.of()).sessionSettings().withRequestSecret(SECRET);
-        InstanceProof proof = InstanceProof.of(SECRET);
-        Instance self = new Instance(new HostInfo("127.0.0.1", port), proof);
-        KafkaStreams streams = null;
-        StoreLags lags = new StoreLags(streams);
-        OwnerRouting routing = new OwnerRouting(streams, lags, self);
-        TenantSetup tenants = TenantSetup.staticOnly(ApiKeys.single("acme", KEY));
-        Function<String, ContextPolicy> windows = tenant -> settings.policyFor(tenant);
+    private static ApiServices services(int port, Path files) {
+        AppConfig config = AppConfig.of(Map.of(AppConfig.WORKSPACE_DIR.name(), files.toString()));
         MockProducer<byte[], byte[]> producer = new MockProducer<>();
         Topics topics = Topics.withDefaultPrefix();
-        MessageIngest ingest = new MessageIngest(
-                producer, topics.messages(), 1 << 20, settings.input().timeBounds());
-        SearchQueries searches = new SearchQueries(
-                streams, self, topics.memories(), 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT, lags, null);
-        Duration visibility = Duration.ofSeconds(1);
-        MemoryQueries memories = new MemoryQueries(
-                streams,
-                routing,
-                self,
-                topics.memories(),
-                new MemoryWriter(producer, topics.memories(), 1, new MemoryPartitioning(1)),
-                null,
-                visibility,
-                tenants.directory());
-        return new ApiServices(
-                new ContextQueries(streams, routing, windows, "o200k_base"),
-                ingest,
-                searches,
-                memories,
-                new MemoryRetrieval(searches),
-                new DiaryQueries(streams, routing, new DiaryWriter(producer, topics.diaryEdits(), SECRET, 1 << 20)),
-                new ToolResults(files),
-                new SessionListing(streams, self, topics.messages(), () -> 1, windows),
-                new UserErasure(streams, self, memories, producer, SECRET, topics, files, visibility),
-                tenants,
-                new Health(streams, new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC())),
-                metrics,
-                proof);
+        return InstanceServices.build(
+                        config,
+                        new InstanceServices.Kafka(null, new HostInfo("127.0.0.1", port), topics, producer, producer),
+                        config.sessionSettings().withRequestSecret(SECRET),
+                        "o200k_base",
+                        new SearchSetup(
+                                topics.memories(), 1, new MemoryPartitioning(1), null, QueryLimits.DEFAULT, null),
+                        metrics,
+                        new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()),
+                        TenantDirectory.staticOnly(ApiKeys.single("acme", KEY)),
+                        "")
+                .api();
     }
 
     @AfterAll
