@@ -40,8 +40,14 @@ def test_messages_in_context_out_in_both_ready_formats(client):
         {"session": session, "user": "pat", "role": "assistant", "content": "Noted: metric units from now on."},
     ])
     assert sent["accepted"] == 2
-    context = until("both messages", lambda: (lambda c: c if len(c["messages"]) == 2 else None)(
-        client.context(session)))
+    def both():
+        try:
+            context = client.context(session)
+        except NotFound:
+            return None  # The session exists once the pipeline processed its first message.
+        return context if len(context["messages"]) == 2 else None
+
+    context = until("both messages", both)
     assert context["session"] == session and context["user"] == "pat"
     assert context["tokens"]["messages"] > 0
     openai = client.context(session, format="openai")
