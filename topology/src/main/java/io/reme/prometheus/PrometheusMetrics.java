@@ -3,7 +3,6 @@ package io.reme.prometheus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -27,15 +26,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -55,22 +49,12 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
 
     public static final String OTHER_TENANT = "other";
 
-    private static final Duration[] LLM_BUCKETS = seconds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120);
-    private static final Duration[] SEARCH_BUCKETS =
-            seconds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5);
-    private static final Duration[] REQUEST_BUCKETS =
-            seconds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10);
-
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final Map<String, TenantMeters> tenants;
-    private final TenantMeters other;
     private final Map<DlqReason, Counter> deadLetters = new EnumMap<>(DlqReason.class);
-    private final Map<LlmKind, Map<CallOutcome, Timer>> calls = new EnumMap<>(LlmKind.class);
-    private final Map<LlmKind, Map<LlmStatus, Counter>> requests = new EnumMap<>(LlmKind.class);
-    private final Map<Boolean, Timer> searches;
-    /** By route template and status class; bounded by the API's route table and five classes. */
-    private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+    private final TenantMeters tenants;
+    private final LlmMeters llm;
+    private final HttpMeters http;
 
     private final ReembedMeters reembed;
     private final McpMeters mcp;
@@ -79,21 +63,12 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     /** The Streams client bound for export, for the input lag {@link #pipeline()} reads; null before. */
     private volatile KafkaStreams streams;
 
-    /** The per-tenant-label series. */
-    private record TenantMeters(
-            Counter messages, Counter tokens, Map<Compaction, Counter> compactions, Map<String, Counter> throttled) {}
-
     /** The tenant quotas a request can be refused for ({@code quota} label of {@code reme.http.throttled}). */
     public static final List<String> QUOTAS = List.of("requests", "messages");
 
     /** @param labelledTenants tenants whose id may appear as a label value; all others are {@value #OTHER_TENANT} */
     public PrometheusMetrics(Set<String> labelledTenants) {
-        Map<String, TenantMeters> byTenant = new HashMap<>();
-        for (String tenant : new TreeSet<>(labelledTenants)) {
-            byTenant.put(tenant, tenantMeters(tenant));
-        }
-        tenants = Map.copyOf(byTenant);
-        other = tenants.containsKey(OTHER_TENANT) ? tenants.get(OTHER_TENANT) : tenantMeters(OTHER_TENANT);
+        tenants = new TenantMeters(registry, labelledTenants);
         for (DlqReason reason : DlqReason.values()) {
             deadLetters.put(
                     reason,
@@ -102,33 +77,8 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
                             .tag("reason", reason.name())
                             .register(registry));
         }
-        for (LlmKind kind : LlmKind.values()) {
-            Map<CallOutcome, Timer> byOutcome = new EnumMap<>(CallOutcome.class);
-            for (CallOutcome outcome : CallOutcome.values()) {
-                byOutcome.put(
-                        outcome,
-                        Timer.builder("reme.llm.calls")
-                                .description("Calls to the LLM provider (each attempt), by kind and outcome")
-                                .tag("kind", kind.name())
-                                .tag("outcome", outcome.name())
-                                .serviceLevelObjectives(LLM_BUCKETS)
-                                .register(registry));
-            }
-            calls.put(kind, byOutcome);
-            Map<LlmStatus, Counter> byStatus = new EnumMap<>(LlmStatus.class);
-            for (LlmStatus status : LlmStatus.values()) {
-                byStatus.put(
-                        status,
-                        Counter.builder("reme.llm.requests")
-                                .description(
-                                        "LLM requests answered on llm.results after all attempts, by kind and status")
-                                .tag("kind", kind.name())
-                                .tag("status", status.name())
-                                .register(registry));
-            }
-            requests.put(kind, byStatus);
-        }
-        searches = Map.of(false, searchTimer(false), true, searchTimer(true));
+        llm = new LlmMeters(registry);
+        http = new HttpMeters(registry);
         reembed = new ReembedMeters(registry);
         mcp = new McpMeters(registry);
         FunctionCounter.builder(
@@ -158,53 +108,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         closeables.add(gc);
     }
 
-    private TenantMeters tenantMeters(String label) {
-        Map<Compaction, Counter> compactions = new EnumMap<>(Compaction.class);
-        for (Compaction event : Compaction.values()) {
-            compactions.put(
-                    event,
-                    Counter.builder("reme.compactions")
-                            .description("Compactions of session windows, by what happened")
-                            .tag("tenant", label)
-                            .tag("event", event.name().toLowerCase(Locale.ROOT))
-                            .register(registry));
-        }
-        return new TenantMeters(
-                Counter.builder("reme.messages.in")
-                        .description("Valid messages appended to their session's window")
-                        .tag("tenant", label)
-                        .register(registry),
-                Counter.builder("reme.tokens.counted")
-                        .description("Tokens of the messages appended, as counted on arrival")
-                        .tag("tenant", label)
-                        .register(registry),
-                compactions,
-                throttledCounters(label));
-    }
-
-    private Map<String, Counter> throttledCounters(String label) {
-        Map<String, Counter> byQuota = new HashMap<>();
-        for (String quota : QUOTAS) {
-            byQuota.put(
-                    quota,
-                    Counter.builder("reme.http.throttled")
-                            .description("HTTP requests refused with 429 because the tenant was past a quota")
-                            .tag("tenant", label)
-                            .tag("quota", quota)
-                            .register(registry));
-        }
-        return Map.copyOf(byQuota);
-    }
-
-    private Timer searchTimer(boolean partial) {
-        return Timer.builder("reme.search")
-                .description("POST /v1/search, from request to merged answer")
-                .tag("partial", Boolean.toString(partial))
-                .serviceLevelObjectives(SEARCH_BUCKETS)
-                .register(registry);
-    }
-
-    private static Duration[] seconds(double... values) {
+    static Duration[] seconds(double... values) {
         Duration[] durations = new Duration[values.length];
         for (int i = 0; i < values.length; i++) {
             durations[i] = Duration.ofNanos(Math.round(values[i] * 1e9));
@@ -311,7 +215,7 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
     }
 
     public void search(long nanos, boolean partial) {
-        searches.get(partial).record(nanos, TimeUnit.NANOSECONDS);
+        http.search(nanos, partial);
     }
 
     /**
@@ -319,43 +223,22 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
      * /v1/sessions/{session}/context}), {@code nanos} the time from its first bytes to its answer.
      */
     public void request(String route, int status, long nanos) {
-        String statusClass = (status / 100) + "xx";
-        requestTimers
-                .computeIfAbsent(
-                        route + " " + statusClass,
-                        key -> Timer.builder("reme.http.requests")
-                                .description(
-                                        "API requests, from their first bytes to their answer, by route and status class")
-                                .tag("route", route)
-                                .tag("status", statusClass)
-                                .serviceLevelObjectives(REQUEST_BUCKETS)
-                                .register(registry))
-                .record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    private TenantMeters meters(String tenant) {
-        return tenants.getOrDefault(tenant, other);
+        http.request(route, status, nanos);
     }
 
     @Override
     public void messageIn(String tenant, int tokens) {
-        TenantMeters meters = meters(tenant);
-        meters.messages().increment();
-        meters.tokens().increment(tokens);
+        tenants.messageIn(tenant, tokens);
     }
 
     @Override
     public void compaction(String tenant, Compaction event) {
-        meters(tenant).compactions().get(event).increment();
+        tenants.compaction(tenant, event);
     }
 
     /** A request refused because the tenant was past {@code quota} (one of {@link #QUOTAS}). */
     public void throttled(String tenant, String quota) {
-        Counter counter = meters(tenant).throttled().get(quota);
-        if (counter == null) {
-            throw new IllegalArgumentException("unknown quota " + quota);
-        }
-        counter.increment();
+        tenants.throttled(tenant, quota);
     }
 
     @Override
@@ -365,12 +248,12 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
 
     @Override
     public void llmCall(LlmKind kind, CallOutcome outcome, long nanos) {
-        calls.get(kind).get(outcome).record(nanos, TimeUnit.NANOSECONDS);
+        llm.call(kind, outcome, nanos);
     }
 
     @Override
     public void llmRequest(LlmKind kind, LlmStatus status) {
-        requests.get(kind).get(status).increment();
+        llm.request(kind, status);
     }
 
     /** What {@code GET /v1/pipeline} shows, read from these meters ({@link PipelineStatus}). */
@@ -385,55 +268,20 @@ public final class PrometheusMetrics implements PipelineMetrics, AutoCloseable {
         return dead;
     }
 
-    /** LLM requests answered since start, by kind, then status. */
     Map<String, Map<String, Long>> requestCounts() {
-        Map<String, Map<String, Long>> answered = new TreeMap<>();
-        requests.forEach((kind, byStatus) -> {
-            Map<String, Long> counts = new TreeMap<>();
-            byStatus.forEach((status, counter) -> counts.put(status.name(), Math.round(counter.count())));
-            answered.put(kind.name(), counts);
-        });
-        return answered;
+        return llm.requestCounts();
     }
 
-    /** LLM calls since start, by kind, then outcome. */
     Map<String, Map<String, Long>> callCounts() {
-        Map<String, Map<String, Long>> attempts = new TreeMap<>();
-        calls.forEach((kind, byOutcome) -> {
-            Map<String, Long> counts = new TreeMap<>();
-            byOutcome.forEach((outcome, timer) -> counts.put(outcome.name(), timer.count()));
-            attempts.put(kind.name(), counts);
-        });
-        return attempts;
+        return llm.callCounts();
     }
 
-    /** Every tenant label's series, the shared {@value #OTHER_TENANT} one included once. */
-    private List<TenantMeters> allTenantMeters() {
-        List<TenantMeters> all = new ArrayList<>(tenants.values());
-        if (!tenants.containsValue(other)) {
-            all.add(other);
-        }
-        return all;
-    }
-
-    /** Compactions since start, by event, summed over tenants. */
     Map<String, Long> compactionCounts() {
-        Map<String, Long> compacted = new TreeMap<>();
-        for (TenantMeters meters : allTenantMeters()) {
-            meters.compactions()
-                    .forEach((event, counter) -> compacted.merge(
-                            event.name().toLowerCase(Locale.ROOT), Math.round(counter.count()), Long::sum));
-        }
-        return compacted;
+        return tenants.compactionCounts();
     }
 
-    /** Messages in since start, summed over tenants. */
     long messagesIn() {
-        long messages = 0;
-        for (TenantMeters meters : allTenantMeters()) {
-            messages += Math.round(meters.messages().count());
-        }
-        return messages;
+        return tenants.messagesIn();
     }
 
     /** The memories the local index holds, or null while it cannot say. */
