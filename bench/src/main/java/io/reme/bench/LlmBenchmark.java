@@ -222,14 +222,10 @@ public final class LlmBenchmark {
                         UUID.randomUUID().toString(),
                         1,
                         LlmKind.COMPACT,
-                        first.tenant(),
-                        first.session(),
-                        first.user(),
-                        0,
-                        span.size() - 1,
-                        span,
-                        "",
-                        "en",
+                        List.of(),
+                        new LlmRequest.Dialog(
+                                first.tenant(), first.session(), first.user(), 0, 0, span.size() - 1, span, "en"),
+                        LlmRequest.Compaction.NONE,
                         0,
                         first.time());
                 producer.send(new ProducerRecord<>(

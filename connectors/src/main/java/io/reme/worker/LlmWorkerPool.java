@@ -297,14 +297,17 @@ public final class LlmWorkerPool implements AutoCloseable {
         }
         List<LlmKind> kinds = request.kinds();
         if (kinds.size() == 1) {
-            queue.put(request.tenant(), new Job(partition, record.offset(), record.key(), record.value(), request));
+            queue.put(
+                    request.dialog().tenant(),
+                    new Job(partition, record.offset(), record.key(), record.value(), request));
             return;
         }
         // One record, several kinds over one span: each is a job of its own, and the offset is done with the last.
         offsets.fetched(partition, record.offset(), kinds.size());
         for (LlmKind kind : kinds) {
             queue.put(
-                    request.tenant(), new Job(partition, record.offset(), record.key(), null, request.withKind(kind)));
+                    request.dialog().tenant(),
+                    new Job(partition, record.offset(), record.key(), null, request.withKind(kind)));
         }
     }
 
@@ -333,7 +336,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         try {
             return runOne(job);
         } finally {
-            queue.done(job.request().tenant());
+            queue.done(job.request().dialog().tenant());
         }
     }
 
@@ -374,8 +377,8 @@ public final class LlmWorkerPool implements AutoCloseable {
     private boolean requeue(Job job, RuntimeException e) {
         LOG.error(
                 "request not answered, queued again tenant={} session={} requestId={}",
-                job.request().tenant(),
-                job.request().session(),
+                job.request().dialog().tenant(),
+                job.request().dialog().session(),
                 job.request().requestId(),
                 e);
         try {
@@ -383,7 +386,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         } catch (InterruptedException interrupted) {
             return false;
         }
-        queue.put(job.request().tenant(), job);
+        queue.put(job.request().dialog().tenant(), job);
         return true;
     }
 
@@ -395,8 +398,8 @@ public final class LlmWorkerPool implements AutoCloseable {
         LlmRequest request = job.request();
         LOG.error(
                 "llm answer refused by kafka, request failed tenant={} session={} requestId={} topic={} error={}",
-                request.tenant(),
-                request.session(),
+                request.dialog().tenant(),
+                request.dialog().session(),
                 request.requestId(),
                 e.topic(),
                 e.getCause().toString());
@@ -431,8 +434,8 @@ public final class LlmWorkerPool implements AutoCloseable {
             failed.incrementAndGet();
             LOG.warn(
                     "llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",
-                    request.tenant(),
-                    request.session(),
+                    request.dialog().tenant(),
+                    request.dialog().session(),
                     request.requestId(),
                     request.kind(),
                     outcome.attempts(),
@@ -447,8 +450,8 @@ public final class LlmWorkerPool implements AutoCloseable {
             completed.incrementAndGet();
             LOG.info(
                     "llm request done tenant={} session={} requestId={} kind={} attempts={} ms={}",
-                    request.tenant(),
-                    request.session(),
+                    request.dialog().tenant(),
+                    request.dialog().session(),
                     request.requestId(),
                     request.kind(),
                     outcome.attempts(),

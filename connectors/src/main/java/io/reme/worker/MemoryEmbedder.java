@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Gives memories their vectors: reads records without vectors from {@code memories.pending}, embeds
  * them in batches and writes them, vector and model id included, to {@code memories} under the same
- * key and partition; tombstones pass through. A failing batch is retried with backoff; a record that
+ * key and partition (the extraction workers framed them, as every writer does, with {@code MemoryTopic});
+ * tombstones pass through. A failing batch is retried with backoff; a record that
  * still fails goes to the dead-letter topic alone, so one bad record never disables vectors for
  * everyone. Offsets are committed after the writes are acknowledged (at-least-once; writes are
  * upserts by id, so a repeat is harmless; the poll loop is a {@link ConsumerLoop}). Without a model (search on text only) memories are

@@ -57,17 +57,22 @@ final class MemoryMerger {
         for (int i = 0; i < candidates.size(); i++) {
             MemoryCandidate candidate = candidates.get(i);
             List<MergeTask.Neighbour> neighbours = neighbours(request, candidate, written);
-            MergeDecision decision = decider.decide(new MergeTask(candidate, neighbours, request.language()));
+            MergeDecision decision = decider.decide(
+                    new MergeTask(candidate, neighbours, request.dialog().language()));
             switch (decision.action()) {
                 case ADD -> {
-                    String id = UUID.nameUUIDFromBytes((request.tenant() + "/" + request.requestId() + "/extract/" + i)
-                                    .getBytes(StandardCharsets.UTF_8))
+                    String id = UUID.nameUUIDFromBytes(
+                                    (request.dialog().tenant() + "/" + request.requestId() + "/extract/" + i)
+                                            .getBytes(StandardCharsets.UTF_8))
                             .toString();
                     written.put(
                             id,
                             new MemoryRecord(
                                     id,
-                                    new MemoryRecord.Owner(request.tenant(), request.user(), request.session()),
+                                    new MemoryRecord.Owner(
+                                            request.dialog().tenant(),
+                                            request.dialog().user(),
+                                            request.dialog().session()),
                                     candidate.type(),
                                     decision.content(),
                                     new MemoryRecord.Times(now, now, candidate.conversationTime()),
@@ -118,7 +123,7 @@ final class MemoryMerger {
             }
         }
         for (MergeTask.Neighbour n : lookup.nearest(
-                request.tenant(), candidate.type(), candidate.target(), candidate.content(), NEIGHBOURS)) {
+                request.dialog().tenant(), candidate.type(), candidate.target(), candidate.content(), NEIGHBOURS)) {
             if (!written.containsKey(n.memory().id())) {
                 result.add(n);
             }
@@ -128,7 +133,7 @@ final class MemoryMerger {
 
     /** The span the request's memories were extracted from. */
     private static List<SourceSpan> sources(LlmRequest request) {
-        SourceSpan span = SourceSpan.of(request.messages());
+        SourceSpan span = SourceSpan.of(request.dialog().messages());
         return span == null ? List.of() : List.of(span);
     }
 
@@ -137,7 +142,7 @@ final class MemoryMerger {
         Map<String, String> metadata = new HashMap<>(previous);
         metadata.putAll(candidate.metadata());
         metadata.put("source", "extract");
-        metadata.put("session", request.session());
+        metadata.put("session", request.dialog().session());
         return metadata;
     }
 }

@@ -114,16 +114,16 @@ final class RequestHandler {
 
     private Outcome compact(LlmRequest request) throws InterruptedException {
         // The session's window sets the budget (the request carries it); the worker's own is the ceiling.
-        int budget = request.summaryBudget() > 0
-                ? Math.min(request.summaryBudget(), settings.maxSummaryTokens())
+        int budget = request.compaction().summaryBudget() > 0
+                ? Math.min(request.compaction().summaryBudget(), settings.maxSummaryTokens())
                 : settings.maxSummaryTokens();
         SummaryTask task = new SummaryTask(
-                request.messages(),
-                request.previousSummary(),
-                request.language(),
+                request.dialog().messages(),
+                request.compaction().previousSummary(),
+                request.dialog().language(),
                 budget,
                 null,
-                request.unansweredCalls());
+                request.compaction().unansweredCalls());
         SummaryTask[] next = {task};
         int[] attempts = {0};
         try {
@@ -150,8 +150,8 @@ final class RequestHandler {
                         if (retry.retries(e)) {
                             LOG.info(
                                     "compaction attempt failed tenant={} session={} requestId={} attempt={} error={}",
-                                    request.tenant(),
-                                    request.session(),
+                                    request.dialog().tenant(),
+                                    request.dialog().session(),
                                     request.requestId(),
                                     attempt,
                                     e.getMessage());
@@ -172,7 +172,7 @@ final class RequestHandler {
     private Outcome diary(LlmRequest request) throws InterruptedException {
         // A span can cross midnight: each conversation day has its own document.
         Map<LocalDate, List<Message>> days = new TreeMap<>();
-        for (Message message : request.messages()) {
+        for (Message message : request.dialog().messages()) {
             days.computeIfAbsent(message.time().atZone(settings.zone()).toLocalDate(), d -> new ArrayList<>())
                     .add(message);
         }
@@ -180,12 +180,12 @@ final class RequestHandler {
         int attempts = 0;
         for (Map.Entry<LocalDate, List<Message>> day : days.entrySet()) {
             DiaryTask task = new DiaryTask(
-                    request.tenant(),
-                    request.user(),
-                    request.session(),
+                    request.dialog().tenant(),
+                    request.dialog().user(),
+                    request.dialog().session(),
                     day.getKey(),
                     day.getValue(),
-                    request.language());
+                    request.dialog().language());
             DayOutcome outcome = diaryDay(request, task);
             attempts += outcome.attempts();
             if (outcome.error() != null) {
@@ -292,12 +292,12 @@ final class RequestHandler {
             List<Future<List<MemoryCandidate>>> running = new ArrayList<>();
             for (MemoryType type : types) {
                 ExtractTask task = new ExtractTask(
-                        request.tenant(),
-                        request.user(),
-                        request.session(),
+                        request.dialog().tenant(),
+                        request.dialog().user(),
+                        request.dialog().session(),
                         type,
-                        request.messages(),
-                        request.language());
+                        request.dialog().messages(),
+                        request.dialog().language());
                 running.add(calls.submit(() -> extractHalving(request, task, attempts)));
             }
             List<MemoryCandidate> candidates = new ArrayList<>();

@@ -4,13 +4,13 @@ import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
 import io.reme.indexstore.MemoryPartitioning;
+import io.reme.indexstore.MemoryTopic;
 import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.LlmResult;
 import io.reme.llm.RequestSecret;
 import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
-import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
@@ -51,7 +51,7 @@ final class WorkerOutputs {
     private final PipelineMetrics metrics;
     private final MemoryPartitioning partitioning;
     private final MemoryQuota quota;
-    private volatile int memoryPartitions;
+    private volatile MemoryTopic pending;
 
     WorkerOutputs(
             Producer<String, byte[]> producer,
@@ -95,49 +95,55 @@ final class WorkerOutputs {
      */
     void memories(LlmRequest request, RequestHandler.Outcome outcome) {
         long fresh = outcome.memories().stream().filter(outcome::isNew).count();
-        MemoryQuota.Room room = fresh == 0 ? MemoryQuota.Room.UNLIMITED : quota.room(request.tenant());
+        MemoryQuota.Room room = fresh == 0
+                ? MemoryQuota.Room.UNLIMITED
+                : quota.room(request.dialog().tenant());
         long free = room.free();
         long admitted = 0;
         for (MemoryRecord memory : outcome.memories()) {
-            int partition = partitioning.partition(memory.tenant(), memory.id(), memoryPartitions());
-            String key = MemoryKey.of(memory).key();
+            ProducerRecord<String, byte[]> record = pending().upsert(memory);
             if (outcome.isNew(memory)) {
                 if (free == 0) {
                     LOG.warn(
                             "extracted memory refused at quota tenant={} session={} requestId={} memoryId={} "
                                     + "memories={} admitted={} maxMemories={}",
-                            request.tenant(),
-                            request.session(),
+                            request.dialog().tenant(),
+                            request.dialog().session(),
                             request.requestId(),
                             memory.id(),
                             room.memories(),
                             admitted,
                             room.limit());
                     deadLetter(
-                            key,
-                            Json.bytes(memory),
+                            record.key(),
+                            record.value(),
                             DlqReason.MEMORY_QUOTA,
-                            "tenant " + request.tenant() + " has " + room.memories() + " memories"
+                            "tenant " + request.dialog().tenant() + " has " + room.memories() + " memories"
                                     + (admitted > 0 ? " and " + admitted + " new from this extraction" : "")
                                     + ", the most its policy allows (maxMemories " + room.limit() + ")",
-                            topics.memoriesPending(),
-                            partition,
+                            record.topic(),
+                            record.partition(),
                             -1);
                     continue;
                 }
                 free--;
                 admitted++;
             }
-            send(new ProducerRecord<>(topics.memoriesPending(), partition, key, Json.bytes(memory)));
+            send(record);
         }
     }
 
-    /** Partitions of {@code memories.pending}, asked once (the topic is never resized under a running app). */
-    private int memoryPartitions() {
-        if (memoryPartitions == 0) {
-            memoryPartitions = producer.partitionsFor(topics.memoriesPending()).size();
+    /** {@code memories.pending}, its partitions asked once (the topic is never resized under a running app). */
+    private MemoryTopic pending() {
+        MemoryTopic topic = pending;
+        if (topic == null) {
+            topic = new MemoryTopic(
+                    topics.memoriesPending(),
+                    producer.partitionsFor(topics.memoriesPending()).size(),
+                    partitioning);
+            pending = topic;
         }
-        return memoryPartitions;
+        return topic;
     }
 
     /**

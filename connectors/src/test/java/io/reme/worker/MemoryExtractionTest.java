@@ -143,14 +143,9 @@ class MemoryExtractionTest {
                 requestId,
                 1,
                 LlmKind.EXTRACT,
-                TENANT,
-                "s1",
-                USER,
-                0,
-                messages.length - 1,
-                List.of(messages),
-                "",
-                "en",
+                List.of(),
+                new LlmRequest.Dialog(TENANT, "s1", USER, 0, 0, messages.length - 1, List.of(messages), "en"),
+                LlmRequest.Compaction.NONE,
                 0,
                 NOW);
     }

@@ -135,7 +135,14 @@ class RequestHandlerTest {
                 NOW,
                 List.of(new Block.Text("Please rotate the keys in /srv/keys/rotation.yaml.")));
         return new LlmRequest(
-                "req-1", 3, LlmKind.COMPACT, "acme", "s1", "u1", 0, 0, List.of(message), "", "en", 0, NOW);
+                "req-1",
+                3,
+                LlmKind.COMPACT,
+                List.of(),
+                new LlmRequest.Dialog("acme", "s1", "u1", 0, 0, 0, List.of(message), "en"),
+                LlmRequest.Compaction.NONE,
+                0,
+                NOW);
     }
 
     static String validSummary(String goal) {
@@ -224,18 +231,19 @@ class RequestHandlerTest {
                 base.requestId(),
                 base.epoch(),
                 base.kind(),
-                base.tenant(),
-                base.session(),
-                base.user(),
-                base.fromSeq(),
-                base.toSeq(),
-                base.messages(),
-                "",
-                "en",
+                List.of(),
+                new LlmRequest.Dialog(
+                        base.dialog().tenant(),
+                        base.dialog().session(),
+                        base.dialog().user(),
+                        0,
+                        base.dialog().fromSeq(),
+                        base.dialog().toSeq(),
+                        base.dialog().messages(),
+                        "en"),
+                new LlmRequest.Compaction("", 120, List.of("call_7")),
                 0,
-                NOW,
-                120,
-                List.of("call_7"));
+                NOW);
 
         RequestHandler.Outcome outcome = handler(client, Duration.ofSeconds(5)).handle(request);
 

@@ -1,5 +1,7 @@
 package io.reme.llm;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.reme.message.Message;
 import io.reme.message.SafeId;
 import java.time.Instant;
@@ -8,58 +10,34 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A request for an LLM worker over the contiguous span {@code [fromSeq, toSeq]} of a session.
- * {@code epoch} increases with every request of the session; a result is applied only if its
- * request ID and epoch are still the pending ones. A COMPACT request carries the summary's token
- * budget, derived from the session's window ({@code summaryBudget}, 0 when unknown: the worker's own
- * applies), and the tool calls in the span that never got a result ({@code unansweredCalls}), which
- * the summary should name.
+ * A request for an LLM worker, in three parts: what is asked ({@code kind}, and {@code also}), the dialog it is
+ * asked over ({@link Dialog}: a contiguous span of one session) and what only a summary needs ({@link Compaction}).
+ * {@code epoch} increases with every request of the session; a result is applied only if its request ID and epoch
+ * are still the pending ones.
  *
- * <p>One record may ask for more than one kind over the same span ({@code also}: a DIARY request's
- * EXTRACT twin), so the span travels once; a worker answers each kind with its own result, as if
- * each had come in a record of its own ({@link #kinds}, {@link #withKind}).
+ * <p>One record may ask for more than one kind over the same span ({@code also}: a DIARY request's EXTRACT twin), so
+ * the span travels once; a worker answers each kind with its own result, as if each had come in a record of its own
+ * ({@link #kinds}, {@link #withKind}).
  *
- * <p>{@code incarnation} is the life of the session the request belongs to (0 before incarnations existed):
- * its request ID is made of it, and its result echoes it, so a result of a session erased and written again
- * is told from the new session's (see {@code SessionHeader.Compaction#incarnation}).
+ * <p>The {@code llm-requests} topic and the diary spans' store hold it as one flat JSON object ({@link Wire}), as
+ * they always have, so that records written by an older version are read by a newer one and the other way round.
  */
 public record LlmRequest(
         String requestId,
         long epoch,
         LlmKind kind,
-        String tenant,
-        String session,
-        String user,
-        long fromSeq,
-        long toSeq,
-        List<Message> messages,
-        String previousSummary,
-        String language,
-        int attempt,
-        Instant createdAt,
-        int summaryBudget,
-        List<String> unansweredCalls,
         List<LlmKind> also,
-        long incarnation) {
+        Dialog dialog,
+        Compaction compaction,
+        int attempt,
+        Instant createdAt) {
 
     public LlmRequest {
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(kind, "kind");
-        SafeId.require("tenant", tenant);
-        SafeId.require("session", session);
-        SafeId.require("user", user);
-        if (fromSeq > toSeq) {
-            throw new IllegalArgumentException("fromSeq " + fromSeq + " > toSeq " + toSeq);
-        }
-        // A span shared by several requests stays one object, written as JSON once (see MessageSpan).
-        messages = messages instanceof MessageSpan span ? span : List.copyOf(messages);
-        previousSummary = previousSummary == null ? "" : previousSummary;
-        language = language == null ? "en" : language;
+        Objects.requireNonNull(dialog, "dialog");
+        compaction = compaction == null ? Compaction.NONE : compaction;
         Objects.requireNonNull(createdAt, "createdAt");
-        if (summaryBudget < 0) {
-            throw new IllegalArgumentException("summaryBudget must be >= 0, got " + summaryBudget);
-        }
-        unansweredCalls = unansweredCalls == null ? List.of() : List.copyOf(unansweredCalls);
         also = also == null ? List.of() : List.copyOf(also);
         for (int i = 0; i < also.size(); i++) {
             LlmKind other = also.get(i);
@@ -71,74 +49,84 @@ public record LlmRequest(
         }
     }
 
-    /** A request asking for its own kind only. */
-    public LlmRequest(
-            String requestId,
-            long epoch,
-            LlmKind kind,
-            String tenant,
-            String session,
-            String user,
-            long fromSeq,
-            long toSeq,
-            List<Message> messages,
-            String previousSummary,
-            String language,
-            int attempt,
-            Instant createdAt,
-            int summaryBudget,
-            List<String> unansweredCalls) {
-        this(
-                requestId,
-                epoch,
-                kind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                summaryBudget,
-                unansweredCalls,
-                List.of(),
-                0);
+    /** A first attempt asking for {@code kind} alone. */
+    public static LlmRequest of(
+            String requestId, long epoch, LlmKind kind, Dialog dialog, Compaction compaction, Instant createdAt) {
+        return new LlmRequest(requestId, epoch, kind, List.of(), dialog, compaction, 0, createdAt);
     }
 
-    /** A request without a summary budget of its own and without unanswered calls. */
-    public LlmRequest(
-            String requestId,
-            long epoch,
-            LlmKind kind,
+    /**
+     * The span {@code [fromSeq, toSeq]} of a session's dialog a request is over, and the language its answer is
+     * written in.
+     *
+     * @param incarnation the life of the session the span belongs to (0 before incarnations existed): the request
+     *     ID is made of it, and the result echoes it, so a result of a session erased and written again is told
+     *     from the new session's (see {@code SessionHeader.Compaction#incarnation})
+     * @param messages the span's messages; a {@link MessageSpan} shared by several requests stays one object,
+     *     written as JSON once
+     */
+    public record Dialog(
             String tenant,
             String session,
             String user,
+            long incarnation,
             long fromSeq,
             long toSeq,
             List<Message> messages,
-            String previousSummary,
-            String language,
-            int attempt,
-            Instant createdAt) {
-        this(
-                requestId,
-                epoch,
-                kind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                0,
-                List.of());
+            String language) {
+        public Dialog {
+            SafeId.require("tenant", tenant);
+            SafeId.require("session", session);
+            SafeId.require("user", user);
+            if (fromSeq > toSeq) {
+                throw new IllegalArgumentException("fromSeq " + fromSeq + " > toSeq " + toSeq);
+            }
+            messages = messages instanceof MessageSpan span ? span : List.copyOf(messages);
+            language = language == null ? "en" : language;
+        }
+
+        /** The same dialog over {@code newMessages} (the span's messages, or none where they are kept by reference). */
+        public Dialog withMessages(List<Message> newMessages) {
+            return new Dialog(tenant, session, user, incarnation, fromSeq, toSeq, newMessages, language);
+        }
+
+        /** The part of this dialog from {@code newFromSeq} on. */
+        public Dialog from(long newFromSeq) {
+            int skip = (int) (newFromSeq - fromSeq);
+            if (skip < 0 || newFromSeq > toSeq) {
+                throw new IllegalArgumentException(
+                        "from " + newFromSeq + " is outside [" + fromSeq + ", " + toSeq + "]");
+            }
+            return new Dialog(
+                    tenant,
+                    session,
+                    user,
+                    incarnation,
+                    newFromSeq,
+                    toSeq,
+                    skip == 0 ? messages : messages.subList(skip, messages.size()),
+                    language);
+        }
+    }
+
+    /**
+     * What a COMPACT request carries and other kinds do not.
+     *
+     * @param previousSummary the session's summary the new one replaces ("" for none)
+     * @param summaryBudget the summary's token budget, derived from the session's window (0 when unknown: the
+     *     worker's own applies)
+     * @param unansweredCalls the tool calls in the span that never got a result, which the summary should name
+     */
+    public record Compaction(String previousSummary, int summaryBudget, List<String> unansweredCalls) {
+        public static final Compaction NONE = new Compaction("", 0, List.of());
+
+        public Compaction {
+            previousSummary = previousSummary == null ? "" : previousSummary;
+            if (summaryBudget < 0) {
+                throw new IllegalArgumentException("summaryBudget must be >= 0, got " + summaryBudget);
+            }
+            unansweredCalls = unansweredCalls == null ? List.of() : List.copyOf(unansweredCalls);
+        }
     }
 
     /** Every kind this record asks for: its own, then {@code also}. */
@@ -158,71 +146,81 @@ public record LlmRequest(
     }
 
     /**
-     * The same request asking for {@code kinds} over the same span: the first as its own kind, the others
-     * as {@code also}.
+     * The same request asking for {@code kinds} over the same span: the first as its own kind, the others as
+     * {@code also}.
      */
     public LlmRequest asking(List<LlmKind> kinds) {
         return new LlmRequest(
-                requestId,
-                epoch,
-                kinds.get(0),
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                summaryBudget,
-                unansweredCalls,
-                kinds.subList(1, kinds.size()),
-                incarnation);
+                requestId, epoch, kinds.get(0), kinds.subList(1, kinds.size()), dialog, compaction, attempt, createdAt);
     }
 
-    /** The same request of the session's incarnation {@code newIncarnation}, which its result echoes. */
-    public LlmRequest withIncarnation(long newIncarnation) {
-        return new LlmRequest(
-                requestId,
-                epoch,
-                kind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                messages,
-                previousSummary,
-                language,
-                attempt,
-                createdAt,
-                summaryBudget,
-                unansweredCalls,
-                also,
-                newIncarnation);
+    /** The same request as attempt {@code newAttempt}. */
+    public LlmRequest withAttempt(int newAttempt) {
+        return new LlmRequest(requestId, epoch, kind, also, dialog, compaction, newAttempt, createdAt);
     }
 
-    /** The same request over {@code newMessages} (the span's messages, or none where it is kept by reference). */
+    /** The same request over {@code newMessages} (the span's messages, or none where they are kept by reference). */
     public LlmRequest withMessages(List<Message> newMessages) {
         return new LlmRequest(
+                requestId, epoch, kind, also, dialog.withMessages(newMessages), compaction, attempt, createdAt);
+    }
+
+    @JsonValue
+    Wire wire() {
+        return new Wire(
                 requestId,
                 epoch,
                 kind,
-                tenant,
-                session,
-                user,
-                fromSeq,
-                toSeq,
-                newMessages,
-                previousSummary,
-                language,
+                dialog.tenant(),
+                dialog.session(),
+                dialog.user(),
+                dialog.fromSeq(),
+                dialog.toSeq(),
+                dialog.messages(),
+                compaction.previousSummary(),
+                dialog.language(),
                 attempt,
                 createdAt,
-                summaryBudget,
-                unansweredCalls,
+                compaction.summaryBudget(),
+                compaction.unansweredCalls(),
                 also,
-                incarnation);
+                dialog.incarnation());
+    }
+
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static LlmRequest fromWire(Wire wire) {
+        return wire.request();
+    }
+
+    /** The record's JSON: flat, its fields in the order they were added to the topic. */
+    record Wire(
+            String requestId,
+            long epoch,
+            LlmKind kind,
+            String tenant,
+            String session,
+            String user,
+            long fromSeq,
+            long toSeq,
+            List<Message> messages,
+            String previousSummary,
+            String language,
+            int attempt,
+            Instant createdAt,
+            int summaryBudget,
+            List<String> unansweredCalls,
+            List<LlmKind> also,
+            long incarnation) {
+        LlmRequest request() {
+            return new LlmRequest(
+                    requestId,
+                    epoch,
+                    kind,
+                    also,
+                    new Dialog(tenant, session, user, incarnation, fromSeq, toSeq, messages, language),
+                    new Compaction(previousSummary, summaryBudget, unansweredCalls),
+                    attempt,
+                    createdAt);
+        }
     }
 }

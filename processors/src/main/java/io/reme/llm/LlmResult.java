@@ -53,15 +53,15 @@ public record LlmResult(
                 request.requestId(),
                 request.epoch(),
                 request.kind(),
-                request.tenant(),
-                request.session(),
+                request.dialog().tenant(),
+                request.dialog().session(),
                 LlmStatus.OK,
                 payload,
                 null,
                 attempts,
                 at,
                 null,
-                request.incarnation());
+                request.dialog().incarnation());
     }
 
     public static LlmResult failed(LlmRequest request, String error, int attempts, Instant at) {
@@ -73,14 +73,14 @@ public record LlmResult(
                 request.requestId(),
                 request.epoch(),
                 request.kind(),
-                request.tenant(),
-                request.session(),
+                request.dialog().tenant(),
+                request.dialog().session(),
                 LlmStatus.FAILED,
                 "",
                 error,
                 attempts,
                 at,
                 failure,
-                request.incarnation());
+                request.dialog().incarnation());
     }
 }

@@ -127,26 +127,24 @@ final class CompactionPlanner {
         long fromSeq = window.get(0).seq();
         long toSeq = cut.get().lastCompactedSeq();
         List<String> unanswered = List.copyOf(cut.get().unansweredCalls());
-        LlmRequest compact = new LlmRequest(
-                        requestId,
-                        epoch,
-                        LlmKind.COMPACT,
+        LlmRequest compact = LlmRequest.of(
+                requestId,
+                epoch,
+                LlmKind.COMPACT,
+                new LlmRequest.Dialog(
                         key.tenant(),
                         key.session(),
                         header.user(),
+                        header.incarnation(),
                         fromSeq,
                         toSeq,
                         span,
-                        stores.summary(key),
-                        settings.compacting().language(),
-                        0,
-                        now,
-                        local.summaryBudget(key.tenant()),
-                        unanswered)
-                .withIncarnation(header.incarnation());
+                        settings.compacting().language()),
+                new LlmRequest.Compaction(stores.summary(key), local.summaryBudget(key.tenant()), unanswered),
+                now);
         outputs.request(key, compact, timestamp);
         outputs.compaction(key.tenant(), PipelineMetrics.Compaction.REQUESTED);
-        diary.requestWith(key, header, compact, span, timestamp);
+        diary.requestWith(key, header, compact, timestamp);
         LOG.info(
                 "compaction requested tenant={} session={} requestId={} epoch={} messages={} tokens={} keptTokens={} "
                         + "unansweredCalls={}",

@@ -56,7 +56,7 @@ public record DiarySpan(
      * session's message store. A span always covers at least one message, so an empty list says it.
      */
     boolean byReference() {
-        return request.messages().isEmpty();
+        return request.dialog().messages().isEmpty();
     }
 
     /** This span with its messages copied in. */
@@ -89,21 +89,7 @@ public record DiarySpan(
 
     /** The failed kinds were sent again, as attempt {@code request.attempt() + 1}. */
     DiarySpan resent() {
-        LlmRequest again = new LlmRequest(
-                        request.requestId(),
-                        request.epoch(),
-                        request.kind(),
-                        request.tenant(),
-                        request.session(),
-                        request.user(),
-                        request.fromSeq(),
-                        request.toSeq(),
-                        request.messages(),
-                        request.previousSummary(),
-                        request.language(),
-                        request.attempt() + 1,
-                        request.createdAt())
-                .withIncarnation(request.incarnation());
+        LlmRequest again = request.withAttempt(request.attempt() + 1);
         return new DiarySpan(
                 again,
                 diary == Progress.FAILED ? Progress.SENT : diary,

@@ -49,33 +49,24 @@ final class DiarySpans {
      * both succeeded (see {@link #applyOutcome}), so neither reads a message twice and a failure
      * skips nothing.
      */
-    void requestWith(SessionKey key, SessionHeader header, LlmRequest compact, List<Message> span, long timestamp) {
-        long from = Math.max(compact.fromSeq(), requestedSeq(key, header) + 1);
-        if (from > compact.toSeq()) {
+    void requestWith(SessionKey key, SessionHeader header, LlmRequest compact, long timestamp) {
+        long from = Math.max(compact.dialog().fromSeq(), requestedSeq(key, header) + 1);
+        if (from > compact.dialog().toSeq()) {
             return;
         }
-        int skip = (int) (from - compact.fromSeq());
-        LlmRequest diary = new LlmRequest(
-                        compact.requestId(),
-                        compact.epoch(),
-                        LlmKind.DIARY,
-                        compact.tenant(),
-                        compact.session(),
-                        compact.user(),
-                        from,
-                        compact.toSeq(),
-                        skip == 0 ? span : span.subList(skip, span.size()),
-                        "",
-                        compact.language(),
-                        0,
-                        compact.createdAt())
-                .withIncarnation(compact.incarnation());
+        LlmRequest diary = LlmRequest.of(
+                compact.requestId(),
+                compact.epoch(),
+                LlmKind.DIARY,
+                compact.dialog().from(from),
+                LlmRequest.Compaction.NONE,
+                compact.createdAt());
         send(key, diary, timestamp);
     }
 
     /** Keeps {@code diary} as a new span and sends it for both kinds. */
     void send(SessionKey key, LlmRequest diary, long timestamp) {
-        spans.put(key.messageKey(diary.fromSeq()), DiarySpan.sent(diary));
+        spans.put(key.messageKey(diary.dialog().fromSeq()), DiarySpan.sent(diary));
         // One record for both: the span travels once, and the worker answers each kind on its own.
         outputs.request(key, diary.asking(KINDS), timestamp);
     }
@@ -84,7 +75,7 @@ final class DiarySpans {
     long requestedSeq(SessionKey key, SessionHeader header) {
         long last = header.diaryCoveredSeq();
         for (DiarySpan span : stores.diarySpans(key)) {
-            last = Math.max(last, span.request().toSeq());
+            last = Math.max(last, span.request().dialog().toSeq());
         }
         return last;
     }
@@ -186,8 +177,8 @@ final class DiarySpans {
                 key.tenant(),
                 key.session(),
                 span.request().requestId(),
-                span.request().fromSeq(),
-                span.request().toSeq(),
+                span.request().dialog().fromSeq(),
+                span.request().dialog().toSeq(),
                 span.failures());
         return header.withCounter(Counter.DIARY_DEAD_LETTERED, 1);
     }
@@ -199,7 +190,7 @@ final class DiarySpans {
     void giveUpAll(SessionKey key, SessionHeader header, String detail, long timestamp) {
         for (DiarySpan span : stores.diarySpans(key)) {
             deadLetter(key, header, span, null, detail, timestamp);
-            spans.delete(key.messageKey(span.request().fromSeq()));
+            spans.delete(key.messageKey(span.request().dialog().fromSeq()));
         }
     }
 
@@ -219,9 +210,9 @@ final class DiarySpans {
     void copyBeforeArchiving(SessionKey key, long fromSeq, long toSeq) {
         for (DiarySpan span : stores.diarySpans(key)) {
             if (span.byReference()
-                    && span.request().fromSeq() <= toSeq
-                    && span.request().toSeq() >= fromSeq) {
-                spans.put(key.messageKey(span.request().fromSeq()), withMessages(key, span));
+                    && span.request().dialog().fromSeq() <= toSeq
+                    && span.request().dialog().toSeq() >= fromSeq) {
+                spans.put(key.messageKey(span.request().dialog().fromSeq()), withMessages(key, span));
             }
         }
     }
@@ -239,8 +230,8 @@ final class DiarySpans {
         }
         for (KeyValue<String, DiarySpan> entry : due) {
             DiarySpan span = entry.value.resent();
-            SessionKey key =
-                    new SessionKey(span.request().tenant(), span.request().session());
+            SessionKey key = new SessionKey(
+                    span.request().dialog().tenant(), span.request().dialog().session());
             List<LlmKind> failed = KINDS.stream()
                     .filter(kind -> entry.value.progress(kind) == DiarySpan.Progress.FAILED)
                     .toList();
@@ -267,16 +258,17 @@ final class DiarySpans {
             return span;
         }
         LlmRequest request = span.request();
-        List<Message> held = stores.messages(key, request.fromSeq(), request.toSeq());
-        if (held.size() != request.toSeq() - request.fromSeq() + 1) {
+        List<Message> held = stores.messages(
+                key, request.dialog().fromSeq(), request.dialog().toSeq());
+        if (held.size() != request.dialog().toSeq() - request.dialog().fromSeq() + 1) {
             // Archiving copies a span in before its messages leave, so this is a bug, not an input.
             LOG.error(
                     "diary span missing messages tenant={} session={} requestId={} fromSeq={} toSeq={} found={}",
                     key.tenant(),
                     key.session(),
                     request.requestId(),
-                    request.fromSeq(),
-                    request.toSeq(),
+                    request.dialog().fromSeq(),
+                    request.dialog().toSeq(),
                     held.size());
         }
         return span.holding(MessageSpan.of(held));
@@ -293,7 +285,7 @@ final class DiarySpans {
                     break;
                 }
                 settled.add(entry.key);
-                covered = Math.max(covered, entry.value.request().toSeq());
+                covered = Math.max(covered, entry.value.request().dialog().toSeq());
             }
         }
         settled.forEach(spans::delete);

@@ -100,21 +100,21 @@ final class Sweeps {
             String requestId = settings.requestSecret()
                     .requestId(
                             key.key() + "#idle#" + to + (header.incarnation() == 0 ? "" : "@" + header.incarnation()));
-            LlmRequest request = new LlmRequest(
-                            requestId,
-                            header.compaction().epoch(),
-                            LlmKind.DIARY,
+            LlmRequest request = LlmRequest.of(
+                    requestId,
+                    header.compaction().epoch(),
+                    LlmKind.DIARY,
+                    new LlmRequest.Dialog(
                             key.tenant(),
                             key.session(),
                             header.user(),
+                            header.incarnation(),
                             from,
                             to,
                             MessageSpan.of(span),
-                            "",
-                            settings.compacting().language(),
-                            0,
-                            Instant.ofEpochMilli(nowMs))
-                    .withIncarnation(header.incarnation());
+                            settings.compacting().language()),
+                    LlmRequest.Compaction.NONE,
+                    Instant.ofEpochMilli(nowMs));
             diary.send(key, request, nowMs);
             LOG.info(
                     "idle session sent for diary tenant={} session={} requestId={} messages={}",

@@ -18,7 +18,15 @@ class LlmRequestTest {
     private static LlmRequest diary() {
         Message message =
                 new Message("t1", "s1", "u1", "m-1", Role.USER, null, T0, List.of(new Block.Text("remember the blue")));
-        return new LlmRequest("r-1", 2, LlmKind.DIARY, "t1", "s1", "u1", 4, 4, List.of(message), "", "en", 0, T0);
+        return new LlmRequest(
+                "r-1",
+                2,
+                LlmKind.DIARY,
+                List.of(),
+                new LlmRequest.Dialog("t1", "s1", "u1", 0, 4, 4, List.of(message), "en"),
+                LlmRequest.Compaction.NONE,
+                0,
+                T0);
     }
 
     @Test
@@ -34,6 +42,29 @@ class LlmRequestTest {
         assertEquals(
                 List.of(LlmKind.EXTRACT),
                 diary().asking(List.of(LlmKind.EXTRACT)).kinds());
+    }
+
+    @Test
+    void theJsonIsFlatFieldForField() throws Exception {
+        Message message =
+                new Message("t1", "s1", "u1", "m-9", Role.USER, null, T0, List.of(new Block.Text("keep the port")));
+        LlmRequest compact = new LlmRequest(
+                "r-7",
+                3,
+                LlmKind.COMPACT,
+                List.of(),
+                new LlmRequest.Dialog("t1", "s1", "u1", 5, 9, 9, List.of(message), "zh"),
+                new LlmRequest.Compaction("## Goal\nship", 640, List.of("call-1")),
+                2,
+                T0);
+        String json = "{\"requestId\":\"r-7\",\"epoch\":3,\"kind\":\"COMPACT\",\"tenant\":\"t1\",\"session\":\"s1\","
+                + "\"user\":\"u1\",\"fromSeq\":9,\"toSeq\":9,\"messages\":["
+                + new String(Json.bytes(message), StandardCharsets.UTF_8)
+                + "],\"previousSummary\":\"## Goal\\nship\",\"language\":\"zh\",\"attempt\":2,"
+                + "\"createdAt\":\"2026-12-02T09:00:00Z\",\"summaryBudget\":640,\"unansweredCalls\":[\"call-1\"],"
+                + "\"also\":[],\"incarnation\":5}";
+        assertEquals(json, new String(Json.bytes(compact), StandardCharsets.UTF_8));
+        assertEquals(compact, Json.MAPPER.readValue(json, LlmRequest.class));
     }
 
     @Test

@@ -48,7 +48,14 @@ class MessageSpanTest {
 
     private static LlmRequest request(LlmKind kind, List<Message> messages) {
         return new LlmRequest(
-                "r-1", 3, kind, "t1", "s1", "u1", 10, 11, messages, "the summary", "en", 0, T0, 200, List.of("call-9"));
+                "r-1",
+                3,
+                kind,
+                List.of(),
+                new LlmRequest.Dialog("t1", "s1", "u1", 0, 10, 11, messages, "en"),
+                new LlmRequest.Compaction("the summary", 200, List.of("call-9")),
+                0,
+                T0);
     }
 
     @Test
@@ -68,15 +75,15 @@ class MessageSpanTest {
         LlmRequest read =
                 Json.MAPPER.readValue(Json.MAPPER.writeValueAsBytes(request(LlmKind.DIARY, span)), LlmRequest.class);
         assertEquals(request(LlmKind.DIARY, messages()), read);
-        assertFalse(read.messages() instanceof MessageSpan);
+        assertFalse(read.dialog().messages() instanceof MessageSpan);
     }
 
     @Test
     void staysOneObjectAcrossRequestsAndKinds() {
         MessageSpan span = MessageSpan.of(messages());
         LlmRequest diary = request(LlmKind.DIARY, span);
-        assertSame(span, diary.messages());
-        assertSame(span, diary.withKind(LlmKind.EXTRACT).messages());
+        assertSame(span, diary.dialog().messages());
+        assertSame(span, diary.withKind(LlmKind.EXTRACT).dialog().messages());
         assertSame(span, MessageSpan.of(span));
         assertEquals(messages(), span);
     }

@@ -52,7 +52,7 @@ public final class DlqReplay {
         boolean matches(String recordReason, LlmRequest request) {
             return reason.equals(recordReason)
                     && (kinds.isEmpty() || request.kind() == LlmKind.COMPACT || kinds.contains(request.kind()))
-                    && (tenant == null || tenant.equals(request.tenant()));
+                    && (tenant == null || tenant.equals(request.dialog().tenant()));
         }
     }
 

@@ -89,8 +89,10 @@ final class ReplayDlqCommand implements Callable<Integer> {
                     topics.llmRequests(),
                     new DlqReplay.Filter(reason.name(), kinds, tenant, dryRun),
                     request -> System.out.println((dryRun ? "would replay " : "replayed ") + request.kind()
-                            + " tenant=" + request.tenant() + " session=" + request.session() + " requestId="
-                            + request.requestId() + " seq=" + request.fromSeq() + "-" + request.toSeq()));
+                            + " tenant=" + request.dialog().tenant() + " session="
+                            + request.dialog().session() + " requestId="
+                            + request.requestId() + " seq=" + request.dialog().fromSeq() + "-"
+                            + request.dialog().toSeq()));
             System.out.println("DONE read=" + summary.read() + " " + (dryRun ? "wouldReplay=" : "replayed=")
                     + summary.replayed() + " skippedCompactions=" + summary.skippedCompactions());
         }

@@ -93,7 +93,7 @@ class DlqReplayTest {
 
         assertEquals(new DlqReplay.Summary(3, 1, 1), summary);
         assertEquals(LlmKind.DIARY, reported.get(0).kind());
-        assertEquals("acme", reported.get(0).tenant());
+        assertEquals("acme", reported.get(0).dialog().tenant());
         assertTrue(producer.history().isEmpty(), "a dry run sends nothing");
         assertTrue(consumer.committed(Set.of(DLQ)).isEmpty(), "and remembers nothing");
     }
@@ -133,14 +133,9 @@ class DlqReplayTest {
                 "req-" + tenant + "-" + kind,
                 3,
                 kind,
-                tenant,
-                "s1",
-                "u1",
-                0,
-                1,
                 List.of(),
-                "",
-                "en",
+                new LlmRequest.Dialog(tenant, "s1", "u1", 0, 0, 1, List.of(), "en"),
+                LlmRequest.Compaction.NONE,
                 2,
                 Instant.parse("2026-11-30T10:00:00Z"));
     }

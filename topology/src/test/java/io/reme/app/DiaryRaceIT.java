@@ -103,7 +103,8 @@ class DiaryRaceIT extends WithBroker {
                 for (LlmRequest request : List.of(a, b)) {
                     producer.send(new ProducerRecord<>(
                             TOPICS.llmRequests(),
-                            (request.tenant() + "/" + request.session()).getBytes(StandardCharsets.UTF_8),
+                            (request.dialog().tenant() + "/" + request.dialog().session())
+                                    .getBytes(StandardCharsets.UTF_8),
                             Json.MAPPER.writeValueAsBytes(request)));
                 }
                 producer.flush();
@@ -113,7 +114,7 @@ class DiaryRaceIT extends WithBroker {
                 assertEquals(List.of(), exchange.notAnsweredExactlyOnce(LlmKind.DIARY));
                 for (LlmRequest request : List.of(a, b)) {
                     LlmResult result = exchange.resultsOf(request).get(0);
-                    assertEquals(LlmStatus.OK, result.status(), request.session() + ": " + result.error());
+                    assertEquals(LlmStatus.OK, result.status(), request.dialog().session() + ": " + result.error());
                 }
                 assertTrue(model.overlapped.get(), "both updates read the page before either wrote it");
                 assertEquals(
@@ -221,14 +222,9 @@ class DiaryRaceIT extends WithBroker {
                         UUID.randomUUID().toString(),
                         1,
                         LlmKind.DIARY,
-                        "acme",
-                        "halves",
-                        user,
-                        0,
-                        3,
-                        messages,
-                        "",
-                        "en",
+                        List.of(),
+                        new LlmRequest.Dialog("acme", "halves", user, 0, 0, 3, messages, "en"),
+                        LlmRequest.Compaction.NONE,
                         0,
                         at);
                 producer.send(new ProducerRecord<>(
@@ -286,6 +282,13 @@ class DiaryRaceIT extends WithBroker {
                         at.plusSeconds(5),
                         List.of(new Block.Text("Noted."))));
         return new LlmRequest(
-                UUID.randomUUID().toString(), 1, LlmKind.DIARY, "acme", session, USER, 0, 1, messages, "", "en", 0, at);
+                UUID.randomUUID().toString(),
+                1,
+                LlmKind.DIARY,
+                List.of(),
+                new LlmRequest.Dialog("acme", session, USER, 0, 0, 1, messages, "en"),
+                LlmRequest.Compaction.NONE,
+                0,
+                at);
     }
 }

@@ -279,7 +279,7 @@ class LlmFaultIT extends WithBroker {
             for (LlmResult result : exchange.resultsOf(request)) {
                 if (result.status() == LlmStatus.OK) {
                     okBySession
-                            .computeIfAbsent(request.session(), s -> new ArrayList<>())
+                            .computeIfAbsent(request.dialog().session(), s -> new ArrayList<>())
                             .add(result);
                     List<String> problems =
                             SummaryFormat.problems(result.payload(), PipelineChecks.TOKENS, MAX_SUMMARY_TOKENS);
@@ -331,7 +331,7 @@ class LlmFaultIT extends WithBroker {
                     - context.path("messages").size();
             List<LlmResult> sessionOk = okBySession.getOrDefault(session, List.of());
             long sessionRequests = compactions.stream()
-                    .filter(r -> r.session().equals(session))
+                    .filter(r -> r.dialog().session().equals(session))
                     .count();
             if (counters.path("COMPACTIONS_APPLIED").asLong() != sessionOk.size()
                     || counters.path("COMPACTIONS_REQUESTED").asLong() != sessionRequests

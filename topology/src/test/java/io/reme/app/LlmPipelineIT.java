@@ -122,7 +122,7 @@ class LlmPipelineIT extends WithBroker {
                     problems.add(session + ": only " + applied + " compactions applied");
                 }
                 long requested = exchange.requests(LlmKind.COMPACT).stream()
-                        .filter(r -> r.session().equals(session))
+                        .filter(r -> r.dialog().session().equals(session))
                         .count();
                 if (counters.path("COMPACTIONS_REQUESTED").asLong() != requested || applied != requested) {
                     problems.add(session + ": " + requested + " COMPACT requests but counters " + counters);

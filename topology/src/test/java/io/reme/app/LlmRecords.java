@@ -36,8 +36,9 @@ final class LlmRecords {
             for (LlmRequest request : requests(kind)) {
                 int answers = resultsOf(request).size();
                 if (answers != 1) {
-                    problems.add(id(request) + " (" + request.tenant() + "/" + request.session() + " epoch "
-                            + request.epoch() + ") has " + answers + " results");
+                    problems.add(id(request) + " (" + request.dialog().tenant() + "/"
+                            + request.dialog().session() + " epoch " + request.epoch() + ") has " + answers
+                            + " results");
                 }
             }
             return problems;

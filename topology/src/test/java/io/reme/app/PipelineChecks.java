@@ -82,8 +82,9 @@ final class PipelineChecks {
             if (diaries.put(diary.requestId(), diary) != null) {
                 errors.add("two DIARY requests share request id " + diary.requestId());
             }
-            Set<String> seen = diarised.computeIfAbsent(diary.tenant() + "/" + diary.session(), k -> new HashSet<>());
-            for (Message message : diary.messages()) {
+            Set<String> seen = diarised.computeIfAbsent(
+                    diary.dialog().tenant() + "/" + diary.dialog().session(), k -> new HashSet<>());
+            for (Message message : diary.dialog().messages()) {
                 if (!seen.add(message.id())) {
                     errors.add("message " + message.id() + " was sent to a diary twice");
                 }
@@ -95,16 +96,20 @@ final class PipelineChecks {
             if (diary == null) {
                 continue;
             }
-            int skip = (int) (diary.fromSeq() - compact.fromSeq());
-            if (diary.toSeq() != compact.toSeq()
+            int skip = (int) (diary.dialog().fromSeq() - compact.dialog().fromSeq());
+            if (diary.dialog().toSeq() != compact.dialog().toSeq()
                     || diary.epoch() != compact.epoch()
                     || skip < 0
-                    || !diary.messages()
-                            .equals(compact.messages()
-                                    .subList(skip, compact.messages().size()))) {
+                    || !diary.dialog()
+                            .messages()
+                            .equals(compact.dialog()
+                                    .messages()
+                                    .subList(skip, compact.dialog().messages().size()))) {
                 errors.add("compaction " + compact.requestId()
-                        + " has a DIARY request that is not a suffix of its span: " + diary.fromSeq() + ".."
-                        + diary.toSeq() + " vs " + compact.fromSeq() + ".." + compact.toSeq());
+                        + " has a DIARY request that is not a suffix of its span: "
+                        + diary.dialog().fromSeq() + ".."
+                        + diary.dialog().toSeq() + " vs " + compact.dialog().fromSeq() + ".."
+                        + compact.dialog().toSeq());
             }
         }
         if (diaries.size() > worker.answers().size()) {
@@ -323,8 +328,9 @@ final class PipelineChecks {
                         + " which the worker " + (answer == null ? "never saw" : "failed"));
                 continue;
             }
-            List<String> requested =
-                    answer.request().messages().stream().map(Message::id).toList();
+            List<String> requested = answer.request().dialog().messages().stream()
+                    .map(Message::id)
+                    .toList();
             List<String> archivedIds =
                     batch.getValue().stream().map(m -> m.message().id()).toList();
             if (!requested.equals(archivedIds)) {

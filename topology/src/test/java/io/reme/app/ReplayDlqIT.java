@@ -41,14 +41,9 @@ class ReplayDlqIT extends WithBroker {
                 "req-1",
                 4,
                 LlmKind.DIARY,
-                "acme",
-                "s1",
-                "u1",
-                0,
-                1,
                 List.of(),
-                "",
-                "en",
+                new LlmRequest.Dialog("acme", "s1", "u1", 0, 0, 1, List.of(), "en"),
+                LlmRequest.Compaction.NONE,
                 3,
                 Instant.parse("2026-11-30T10:00:00Z"));
         byte[] key = "acme/s1".getBytes(StandardCharsets.UTF_8);

@@ -140,14 +140,14 @@ public final class TestWorker implements AutoCloseable {
                 .append(" epoch ")
                 .append(request.epoch())
                 .append(" covers seq ")
-                .append(request.fromSeq())
+                .append(request.dialog().fromSeq())
                 .append('-')
-                .append(request.toSeq())
+                .append(request.dialog().toSeq())
                 .append(".\n");
         text.append("## Constraints & Preferences\n(none)\n## Progress\n### Done\n- [x] summarised\n")
                 .append("### In Progress\n(none)\n### Blocked\n(none)\n## Key Decisions\n(none)\n")
                 .append("## Next Steps\n1. continue\n## Critical Context\n");
-        for (Message message : request.messages()) {
+        for (Message message : request.dialog().messages()) {
             text.append("- ").append(message.id()).append('\n');
         }
         return text.toString();
@@ -167,7 +167,9 @@ public final class TestWorker implements AutoCloseable {
                     if (request.kind() != LlmKind.COMPACT) {
                         continue;
                     }
-                    if (!record.key().equals(request.tenant() + "/" + request.session())) {
+                    if (!record.key()
+                            .equals(request.dialog().tenant() + "/"
+                                    + request.dialog().session())) {
                         throw new IllegalStateException("request key " + record.key() + " does not match its session");
                     }
                     LlmResult result = failWhen.test(request)
@@ -263,7 +265,9 @@ public final class TestWorker implements AutoCloseable {
     public List<Answer> answersFor(String sessionKey) {
         List<Answer> out = new ArrayList<>();
         for (Answer answer : answers.values()) {
-            if ((answer.request().tenant() + "/" + answer.request().session()).equals(sessionKey)) {
+            if ((answer.request().dialog().tenant() + "/"
+                            + answer.request().dialog().session())
+                    .equals(sessionKey)) {
                 out.add(answer);
             }
         }

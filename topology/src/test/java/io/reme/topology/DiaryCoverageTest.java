@@ -86,7 +86,7 @@ class DiaryCoverageTest {
         assertEquals(1, again.size(), "only the kind that failed is sent again: " + again);
         assertEquals(LlmKind.DIARY, again.get(0).kind());
         assertEquals(diary.requestId(), again.get(0).requestId());
-        assertEquals(diary.messages(), again.get(0).messages(), "the same span");
+        assertEquals(diary.dialog().messages(), again.get(0).dialog().messages(), "the same span");
         assertEquals(1, again.get(0).attempt());
 
         result(LlmResult.ok(again.get(0), "written", 1, T0));
@@ -102,7 +102,7 @@ class DiaryCoverageTest {
         driver.advanceWallClockTime(Duration.ofMinutes(31));
         List<LlmRequest> next = driver.asked();
         assertEquals(2, next.size());
-        assertEquals(2, next.get(0).fromSeq(), "the next span starts after the covered one");
+        assertEquals(2, next.get(0).dialog().fromSeq(), "the next span starts after the covered one");
     }
 
     @Test
@@ -123,7 +123,7 @@ class DiaryCoverageTest {
                 List.of(LlmKind.COMPACT, LlmKind.DIARY, LlmKind.EXTRACT),
                 emitted.stream().map(LlmRequest::kind).toList());
         LlmRequest diary = emitted.get(1);
-        assertEquals(2, diary.fromSeq(), "seq 0-1 are in the failed span, not sent twice");
+        assertEquals(2, diary.dialog().fromSeq(), "seq 0-1 are in the failed span, not sent twice");
         result(LlmResult.ok(diary, "written", 1, T0));
         result(LlmResult.ok(diary.withKind(LlmKind.EXTRACT), "added=2", 1, T0));
         assertEquals(-1, header().diaryCoveredSeq(), "a later success does not skip the failed span");
@@ -136,11 +136,11 @@ class DiaryCoverageTest {
                 List.of(LlmKind.DIARY, LlmKind.EXTRACT, LlmKind.COMPACT),
                 again.stream().map(LlmRequest::kind).toList());
         assertEquals(emitted.get(0).epoch() + 1, again.get(2).epoch());
-        assertEquals(0, again.get(0).fromSeq());
+        assertEquals(0, again.get(0).dialog().fromSeq());
         result(LlmResult.ok(again.get(0), "written", 1, T0));
         assertEquals(-1, header().diaryCoveredSeq(), "extraction of the span has not succeeded yet");
         result(LlmResult.ok(again.get(1), "added=1", 1, T0));
-        assertEquals(diary.toSeq(), header().diaryCoveredSeq(), "both spans settled");
+        assertEquals(diary.dialog().toSeq(), header().diaryCoveredSeq(), "both spans settled");
         assertTrue(spans().isEmpty());
     }
 
@@ -180,22 +180,27 @@ class DiaryCoverageTest {
                 emitted.stream().map(LlmRequest::kind).toList());
         LlmRequest compact = emitted.get(0);
         LlmRequest diary = emitted.get(1);
-        assertTrue(spans().get(0).request().messages().isEmpty(), "its messages are in the window: not copied");
+        assertTrue(
+                spans().get(0).request().dialog().messages().isEmpty(), "its messages are in the window: not copied");
 
         result(LlmResult.failed(diary, "HTTP 500", 5, T0));
         result(LlmResult.ok(compact, SessionDriver.summary("answer the questions"), 1, T0));
-        assertTrue(header().window().firstLiveSeq() > diary.toSeq(), "the compaction archived the span's messages");
+        assertTrue(
+                header().window().firstLiveSeq() > diary.dialog().toSeq(),
+                "the compaction archived the span's messages");
         assertEquals(
-                diary.messages(), spans().get(0).request().messages(), "copied in before its messages left the window");
+                diary.dialog().messages(),
+                spans().get(0).request().dialog().messages(),
+                "copied in before its messages left the window");
 
         driver.advanceWallClockTime(Duration.ofMinutes(2));
         List<LlmRequest> again = driver.asked();
         assertEquals(
                 List.of(LlmKind.DIARY), again.stream().map(LlmRequest::kind).toList());
-        assertEquals(diary.messages(), again.get(0).messages(), "the same span, from the copy");
+        assertEquals(diary.dialog().messages(), again.get(0).dialog().messages(), "the same span, from the copy");
         result(LlmResult.ok(again.get(0), "written", 1, T0));
         result(LlmResult.ok(diary.withKind(LlmKind.EXTRACT), "added=1", 1, T0));
-        assertEquals(diary.toSeq(), header().diaryCoveredSeq());
+        assertEquals(diary.dialog().toSeq(), header().diaryCoveredSeq());
         assertTrue(spans().isEmpty());
     }
 
@@ -229,7 +234,10 @@ class DiaryCoverageTest {
         LlmRequest request = Json.MAPPER.readValue(record.value(), LlmRequest.class);
         assertEquals(LlmKind.DIARY, request.kind());
         assertEquals(diary.requestId(), request.requestId());
-        assertEquals(diary.messages(), request.messages(), "the request as a worker reads it, for a replay");
+        assertEquals(
+                diary.dialog().messages(),
+                request.dialog().messages(),
+                "the request as a worker reads it, for a replay");
 
         SessionHeader header = header();
         assertEquals(1, header.diaryCoveredSeq(), "a dead-lettered span no longer holds coverage back");
@@ -298,7 +306,10 @@ class DiaryCoverageTest {
         assertEquals(1, dead.size(), "the extraction that never answered is handed over, not dropped");
         LlmRequest handed = Json.MAPPER.readValue(dead.get(0).value(), LlmRequest.class);
         assertEquals(LlmKind.EXTRACT, handed.kind());
-        assertEquals(diary.messages(), handed.messages(), "with its messages, though the session's are gone");
+        assertEquals(
+                diary.dialog().messages(),
+                handed.dialog().messages(),
+                "with its messages, though the session's are gone");
         assertNull(header());
         assertTrue(spans().isEmpty());
     }

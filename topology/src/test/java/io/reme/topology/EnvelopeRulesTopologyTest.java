@@ -148,10 +148,10 @@ class EnvelopeRulesTopologyTest {
         assertEquals(1, compact.size());
         LlmRequest request = compact.get(0);
         // Everything before the last turn is compacted; the running call stays live for its result.
-        assertEquals(15, request.messages().size());
-        assertEquals(List.of(), request.unansweredCalls());
+        assertEquals(15, request.dialog().messages().size());
+        assertEquals(List.of(), request.compaction().unansweredCalls());
         assertTrue(
-                request.messages().stream()
+                request.dialog().messages().stream()
                         .flatMap(m -> m.content().stream())
                         .anyMatch(b -> b.equals(new Block.ToolUse("call_0", "run", "not json {"))),
                 "arguments that are not JSON are carried as they came");

@@ -173,7 +173,7 @@ class ErasureTopologyTest {
             message.put("user", user);
             driver.send(message, at);
             List<LlmRequest> asked = driver.requestsOf(LlmKind.COMPACT).stream()
-                    .filter(r -> r.session().equals(session))
+                    .filter(r -> r.dialog().session().equals(session))
                     .toList();
             if (!asked.isEmpty()) {
                 return asked.get(0);
@@ -193,7 +193,8 @@ class ErasureTopologyTest {
         LlmRequest carols = talkUntilCompacted("s1", "carol", T0.plusSeconds(600));
         assertEquals(alices.epoch(), carols.epoch(), "the epoch starts again after the erasure");
         assertTrue(
-                carols.incarnation() > alices.incarnation(), carols.incarnation() + " after " + alices.incarnation());
+                carols.dialog().incarnation() > alices.dialog().incarnation(),
+                carols.dialog().incarnation() + " after " + alices.dialog().incarnation());
         assertFalse(carols.requestId().equals(alices.requestId()), "the request ids of two lives differ");
 
         // Alice's result comes late (a slow worker, or replayed from llm.results): signed, and never applied.
@@ -227,10 +228,10 @@ class ErasureTopologyTest {
         assertFalse(archived.isEmpty(), "carol's compaction archived her oldest messages");
         for (ArchivedMessage line : archived) {
             assertEquals("carol", line.user());
-            assertEquals(new ArchivedMessage.Origin(0, carols.incarnation()), line.origin());
+            assertEquals(new ArchivedMessage.Origin(0, carols.dialog().incarnation()), line.origin());
             assertFalse(marker.erased(line.origin().partition(), line.origin().incarnation()));
         }
-        assertTrue(marker.erased(0, alices.incarnation()), "alice's lines were the marker's to delete");
+        assertTrue(marker.erased(0, alices.dialog().incarnation()), "alice's lines were the marker's to delete");
     }
 
     private List<TestRecord<String, byte[]>> dialog() {

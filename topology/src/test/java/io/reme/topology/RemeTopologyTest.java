@@ -200,10 +200,10 @@ class RemeTopologyTest {
         assertEquals(LlmKind.DIARY, diary.kind());
         assertEquals(compact.requestId(), diary.requestId());
         assertEquals(1, compact.epoch());
-        assertEquals(compact.fromSeq(), diary.fromSeq());
-        assertEquals(compact.toSeq(), diary.toSeq());
-        assertEquals(0, compact.fromSeq());
-        assertTrue(compact.messages().get(0).startsTurn());
+        assertEquals(compact.dialog().fromSeq(), diary.dialog().fromSeq());
+        assertEquals(compact.dialog().toSeq(), diary.dialog().toSeq());
+        assertEquals(0, compact.dialog().fromSeq());
+        assertTrue(compact.dialog().messages().get(0).startsTurn());
 
         SessionHeader header = header("s1");
         assertNotNull(header.pending());
@@ -212,7 +212,7 @@ class RemeTopologyTest {
         List<StoredMessage> window = live("s1");
         assertEquals(7, window.size(), "messages stay live until a result is applied");
         StoredMessage firstKept = window.stream()
-                .filter(m -> m.seq() == compact.toSeq() + 1)
+                .filter(m -> m.seq() == compact.dialog().toSeq() + 1)
                 .findFirst()
                 .orElseThrow();
         assertTrue(firstKept.message().startsTurn());
@@ -231,11 +231,12 @@ class RemeTopologyTest {
         sendResult(LlmResult.ok(request, summary("ship it"), 1, T0.plusSeconds(60)), T0.plusSeconds(60));
 
         List<ArchivedMessage> archived = driver.dialog().readValuesToList();
-        assertEquals(request.messages().size(), archived.size());
+        assertEquals(request.dialog().messages().size(), archived.size());
         for (int i = 0; i < archived.size(); i++) {
             assertEquals(
-                    request.messages().get(i).id(), archived.get(i).message().id());
-            assertEquals(request.fromSeq() + i, archived.get(i).seq());
+                    request.dialog().messages().get(i).id(),
+                    archived.get(i).message().id());
+            assertEquals(request.dialog().fromSeq() + i, archived.get(i).seq());
             assertEquals("2026-11-30", archived.get(i).date());
             assertEquals("u1", archived.get(i).user());
         }
@@ -245,7 +246,7 @@ class RemeTopologyTest {
         assertEquals(1, header.summaryVersion());
         List<StoredMessage> window = live("s1");
         assertEquals(6 - archived.size(), window.size());
-        assertEquals(request.toSeq() + 1, window.get(0).seq());
+        assertEquals(request.dialog().toSeq() + 1, window.get(0).seq());
         long sum = window.stream().mapToLong(StoredMessage::tokens).sum();
         assertEquals(sum, header.messageTokens());
         assertTrue(header.messageTokens() < liveBefore);
@@ -256,8 +257,9 @@ class RemeTopologyTest {
         List<LlmRequest> next = requests();
         assertEquals(2, next.size());
         assertEquals(2, next.get(0).epoch());
-        assertEquals(request.toSeq() + 1, next.get(0).fromSeq());
-        assertEquals(summary("ship it"), next.get(0).previousSummary(), "incremental: carries the summary");
+        assertEquals(request.dialog().toSeq() + 1, next.get(0).dialog().fromSeq());
+        assertEquals(
+                summary("ship it"), next.get(0).compaction().previousSummary(), "incremental: carries the summary");
         assertEquals(next.get(0).requestId(), header.pending().requestId());
     }
 
@@ -267,7 +269,7 @@ class RemeTopologyTest {
         LlmRequest request = requests().get(0);
         LlmResult ok = LlmResult.ok(request, summary("v1"), 1, T0);
         // Stale: an ID the session issues, for another epoch (the request's own ID with another epoch is forged).
-        assertEquals(1, request.incarnation(), "the session began at offset 0");
+        assertEquals(1, request.dialog().incarnation(), "the session began at offset 0");
         LlmResult stale = new LlmResult(
                 SETTINGS.requestSecret().requestId("acme/s1#" + (request.epoch() + 5) + "@1"),
                 request.epoch() + 5,
@@ -320,7 +322,7 @@ class RemeTopologyTest {
         // 0.9 x 1,000 tokens, which the first request already sent for a diary, so no DIARY request.
         assertEquals(1, retried.size());
         assertEquals(LlmKind.COMPACT, retried.get(0).kind());
-        assertEquals(request.fromSeq(), retried.get(0).fromSeq());
+        assertEquals(request.dialog().fromSeq(), retried.get(0).dialog().fromSeq());
         assertEquals(2, retried.get(0).epoch());
         assertFalse(retried.get(0).requestId().equals(request.requestId()));
 
@@ -359,7 +361,7 @@ class RemeTopologyTest {
         List<LlmRequest> again = requests();
         // A span within 0.9 x 1,000 tokens, already sent for a diary with the first request: COMPACT only.
         assertEquals(1, again.size());
-        assertEquals(first.fromSeq(), again.get(0).fromSeq());
+        assertEquals(first.dialog().fromSeq(), again.get(0).dialog().fromSeq());
         assertEquals(first.epoch() + 1, again.get(0).epoch());
         sendResult(LlmResult.ok(first, summary("late"), 1, T0), T0.plus(Duration.ofMinutes(12)));
         assertEquals("", summaryOf("s1"), "the abandoned request's late result is stale");
@@ -546,11 +548,11 @@ class RemeTopologyTest {
         List<LlmRequest> idle = requests();
         assertEquals(1, idle.size());
         assertEquals(LlmKind.DIARY, idle.get(0).kind());
-        assertEquals(0, idle.get(0).fromSeq());
-        assertEquals(1, idle.get(0).toSeq());
+        assertEquals(0, idle.get(0).dialog().fromSeq());
+        assertEquals(1, idle.get(0).dialog().toSeq());
         assertEquals(
                 List.of("short question", "short answer"),
-                idle.get(0).messages().stream()
+                idle.get(0).dialog().messages().stream()
                         .map(m -> ((Block.Text) m.content().get(0)).text())
                         .toList());
         driver.advanceWallClockTime(Duration.ofHours(2));
@@ -560,8 +562,8 @@ class RemeTopologyTest {
         driver.advanceWallClockTime(Duration.ofMinutes(31));
         List<LlmRequest> next = requests();
         assertEquals(1, next.size());
-        assertEquals(2, next.get(0).fromSeq(), "only what no diary covered yet");
-        assertEquals(2, next.get(0).toSeq());
+        assertEquals(2, next.get(0).dialog().fromSeq(), "only what no diary covered yet");
+        assertEquals(2, next.get(0).dialog().toSeq());
         assertEquals(3, live("s5").size(), "messages stay live: a diary does not compact");
     }
 
@@ -633,12 +635,16 @@ class RemeTopologyTest {
         LlmRequest diary = emitted.get(1);
         assertEquals(LlmKind.COMPACT, compact.kind());
         assertEquals(LlmKind.DIARY, diary.kind());
-        assertEquals(0, compact.fromSeq());
-        assertEquals(3, compact.toSeq());
+        assertEquals(0, compact.dialog().fromSeq());
+        assertEquals(3, compact.dialog().toSeq());
         assertEquals(compact.requestId(), diary.requestId());
-        assertEquals(2, diary.fromSeq(), "seq 0-1 were already in a diary");
-        assertEquals(3, diary.toSeq());
-        assertEquals(List.of(compact.messages().get(2), compact.messages().get(3)), diary.messages());
+        assertEquals(2, diary.dialog().fromSeq(), "seq 0-1 were already in a diary");
+        assertEquals(3, diary.dialog().toSeq());
+        assertEquals(
+                List.of(
+                        compact.dialog().messages().get(2),
+                        compact.dialog().messages().get(3)),
+                diary.dialog().messages());
     }
 
     @Test

@@ -102,7 +102,7 @@ class SessionGuardsTopologyTest {
         start(SETTINGS);
         LlmRequest first = compactRequest();
         // The session's first message is at offset 0: incarnation 1.
-        assertEquals(1, first.incarnation());
+        assertEquals(1, first.dialog().incarnation());
         assertEquals(SECRET.requestId("acme/s1#1@1"), first.requestId());
         driver.close();
         sent = 0;
@@ -193,7 +193,7 @@ class SessionGuardsTopologyTest {
         List<LlmRequest> retried = driver.requestsOf(LlmKind.COMPACT);
         assertEquals(1, retried.size(), "planned again by the timer");
         assertEquals(request.epoch() + 1, retried.get(0).epoch());
-        assertEquals(request.fromSeq(), retried.get(0).fromSeq());
+        assertEquals(request.dialog().fromSeq(), retried.get(0).dialog().fromSeq());
         assertEquals(retried.get(0).requestId(), header().pending().requestId());
     }
 

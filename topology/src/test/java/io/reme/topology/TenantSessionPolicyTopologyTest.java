@@ -71,7 +71,7 @@ class TenantSessionPolicyTopologyTest {
 
     private List<String> compacted() {
         return driver.requestsOf(LlmKind.COMPACT).stream()
-                .map(r -> r.tenant() + "/" + r.session())
+                .map(r -> r.dialog().tenant() + "/" + r.dialog().session())
                 .toList();
     }
 
@@ -88,7 +88,8 @@ class TenantSessionPolicyTopologyTest {
                 .filter(r -> r.kind() == LlmKind.COMPACT)
                 .findFirst()
                 .orElseThrow();
-        assertEquals(375, request.summaryBudget(), "the summary budget follows the window: (950 - 200) / 2");
+        assertEquals(
+                375, request.compaction().summaryBudget(), "the summary budget follows the window: (950 - 200) / 2");
     }
 
     @Test
@@ -122,7 +123,7 @@ class TenantSessionPolicyTopologyTest {
                 List.of("brief/s1"),
                 idle.stream()
                         .filter(r -> r.kind() == LlmKind.DIARY)
-                        .map(r -> r.tenant() + "/" + r.session())
+                        .map(r -> r.dialog().tenant() + "/" + r.dialog().session())
                         .toList(),
                 "only the tenant with a 5-minute idle period is idle after 6 minutes");
         driver.advanceWallClockTime(Duration.ofMinutes(25));
@@ -130,7 +131,7 @@ class TenantSessionPolicyTopologyTest {
                 List.of("other/s1"),
                 driver.requests().readValuesToList().stream()
                         .filter(r -> r.kind() == LlmKind.DIARY)
-                        .map(r -> r.tenant() + "/" + r.session())
+                        .map(r -> r.dialog().tenant() + "/" + r.dialog().session())
                         .toList(),
                 "the instance's 30 minutes for the other");
         driver.advanceWallClockTime(Duration.ofMinutes(30));

@@ -134,19 +134,21 @@ class WindowBoundsTopologyTest {
         List<LlmRequest> compact = compactions();
         assertEquals(1, compact.size(), "the window is over its threshold and the lost call does not pin it");
         LlmRequest request = compact.get(0);
-        assertEquals(List.of("call_lost"), request.unansweredCalls(), "the request tells the summary about it");
-        assertTrue(request.messages().stream().anyMatch(m -> m.toolUseIds().contains("call_lost")));
+        assertEquals(
+                List.of("call_lost"), request.compaction().unansweredCalls(), "the request tells the summary about it");
+        assertTrue(request.dialog().messages().stream()
+                .anyMatch(m -> m.toolUseIds().contains("call_lost")));
         assertEquals(0, header().counters().get(Counter.NO_VALID_CUT));
 
         // The offline provider names it under Critical Context, and applying it warns once.
         String written = new OfflineLlmClient(TOKENS)
                 .summarize(new SummaryTask(
-                        request.messages(),
-                        request.previousSummary(),
-                        request.language(),
-                        request.summaryBudget(),
+                        request.dialog().messages(),
+                        request.compaction().previousSummary(),
+                        request.dialog().language(),
+                        request.compaction().summaryBudget(),
                         null,
-                        request.unansweredCalls()));
+                        request.compaction().unansweredCalls()));
         assertTrue(SummaryFormat.section(written, "## ", "Critical Context").contains("call_lost"), written);
         sendResult(LlmResult.ok(request, written, 1, now()));
         SessionHeader header = header();
@@ -169,9 +171,10 @@ class WindowBoundsTopologyTest {
 
         List<LlmRequest> compact = compactions();
         assertEquals(1, compact.size());
-        assertEquals(List.of(), compact.get(0).unansweredCalls());
+        assertEquals(List.of(), compact.get(0).compaction().unansweredCalls());
         assertTrue(
-                compact.get(0).messages().stream().noneMatch(m -> m.toolUseIds().contains("call_running")),
+                compact.get(0).dialog().messages().stream()
+                        .noneMatch(m -> m.toolUseIds().contains("call_running")),
                 "a call one turn old is kept for its result");
     }
 
@@ -206,17 +209,20 @@ class WindowBoundsTopologyTest {
                             + (turn % 50 + 1) + " seconds. ERROR module" + n + " health check failed with code "
                             + turn);
             for (LlmRequest request : compactions()) {
-                assertTrue(request.summaryBudget() > 0 && request.summaryBudget() <= 747, "budget in the request");
+                assertTrue(
+                        request.compaction().summaryBudget() > 0
+                                && request.compaction().summaryBudget() <= 747,
+                        "budget in the request");
                 // What a worker does: the offline provider writes the summary within the request's budget.
                 String written = offline.summarize(new SummaryTask(
-                        request.messages(),
-                        request.previousSummary(),
-                        request.language(),
-                        request.summaryBudget(),
+                        request.dialog().messages(),
+                        request.compaction().previousSummary(),
+                        request.dialog().language(),
+                        request.compaction().summaryBudget(),
                         null,
-                        request.unansweredCalls()));
+                        request.compaction().unansweredCalls()));
                 sendResult(LlmResult.ok(request, written, 1, now()));
-                coveredThrough = request.toSeq();
+                coveredThrough = request.dialog().toSeq();
                 compacted++;
                 if (lastCompactionTurn >= 0) {
                     closest = Math.min(closest, turn - lastCompactionTurn);
@@ -274,12 +280,12 @@ class WindowBoundsTopologyTest {
             assertEquals(1, pending.size());
             LlmRequest request = pending.get(0);
             String written = offline.summarize(new SummaryTask(
-                    request.messages(),
-                    request.previousSummary(),
-                    request.language(),
-                    request.summaryBudget(),
+                    request.dialog().messages(),
+                    request.compaction().previousSummary(),
+                    request.dialog().language(),
+                    request.compaction().summaryBudget(),
                     null,
-                    request.unansweredCalls()));
+                    request.compaction().unansweredCalls()));
             sendResult(LlmResult.ok(request, written, 1, now()));
             pending = compactions();
         }
@@ -297,7 +303,7 @@ class WindowBoundsTopologyTest {
             send("assistant", "answer " + turn + words(200));
         }
         LlmRequest request = compactions().get(0);
-        assertEquals(375, request.summaryBudget(), "(950 - 200) / 2");
+        assertEquals(375, request.compaction().summaryBudget(), "(950 - 200) / 2");
         String large = summary("goal" + words(400));
         assertTrue(TOKENS.count(large) > 375 && TOKENS.count(large) < 4000);
 
@@ -335,7 +341,10 @@ class WindowBoundsTopologyTest {
             List<LlmRequest> next = compactions();
             assertTrue(next.size() <= 1);
             if (!next.isEmpty()) {
-                assertEquals(request.toSeq() + 1, next.get(0).fromSeq(), "each step starts where the last ended");
+                assertEquals(
+                        request.dialog().toSeq() + 1,
+                        next.get(0).dialog().fromSeq(),
+                        "each step starts where the last ended");
             }
             request = next.isEmpty() ? null : next.get(0);
         }
@@ -353,7 +362,7 @@ class WindowBoundsTopologyTest {
         fillInShortTurns();
         LlmRequest first = compactions().get(0);
         long refused = header().pending().tokens();
-        int refusedMessages = first.messages().size();
+        int refusedMessages = first.dialog().messages().size();
         assertTrue(refusedMessages >= 8, "the test needs a span of several turns: " + refusedMessages);
 
         sendResult(LlmResult.failed(
@@ -370,11 +379,11 @@ class WindowBoundsTopologyTest {
         List<LlmRequest> retried = compactions();
         assertEquals(1, retried.size());
         LlmRequest second = retried.get(0);
-        assertEquals(first.fromSeq(), second.fromSeq());
+        assertEquals(first.dialog().fromSeq(), second.dialog().fromSeq());
         assertTrue(
                 header().pending().tokens() <= refused / 2,
                 header().pending().tokens() + " tokens after " + refused + " were refused");
-        assertTrue(second.messages().size() < refusedMessages);
+        assertTrue(second.dialog().messages().size() < refusedMessages);
 
         // The session keeps the smaller limit for the compactions that follow.
         sendResult(LlmResult.ok(second, summary("first half"), 1, now()));

@@ -2,9 +2,10 @@ package io.reme.api.memory;
 
 import io.reme.api.ApiException;
 import io.reme.indexstore.MemoryPartitioning;
-import io.reme.json.Json;
+import io.reme.indexstore.MemoryTopic;
 import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,52 +14,49 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * Writes memories (with their vectors) and tombstones straight to the {@code memories} topic, in
- * the partition {@link MemoryPartitioning} gives their {@code tenant/id} key, and returns where
- * each landed so the caller can wait for the index to reach it. Thread-safe.
+ * Writes memories (with their vectors) and tombstones straight to the {@code memories} topic, framed as every
+ * writer frames them ({@link MemoryTopic}), and returns where each landed so the caller can wait for the index to
+ * reach it. Thread-safe.
  */
 public final class MemoryWriter {
     private final Producer<byte[], byte[]> producer;
-    private final String topic;
-    private final int partitions;
-    private final MemoryPartitioning partitioning;
+    private final MemoryTopic topic;
 
     public MemoryWriter(
             Producer<byte[], byte[]> producer, String topic, int partitions, MemoryPartitioning partitioning) {
         this.producer = producer;
-        this.topic = topic;
-        this.partitions = partitions;
-        this.partitioning = partitioning;
+        this.topic = new MemoryTopic(topic, partitions, partitioning);
     }
 
     /** Where an acknowledged write is in the topic. */
     record Written(int partition, long offset) {}
 
     Written upsert(MemoryRecord record) {
-        return send(record.tenant(), record.id(), Json.bytes(record));
+        return send(topic.upsert(record));
     }
 
     Written delete(String tenant, String id) {
-        return send(tenant, id, null);
+        return send(topic.delete(new MemoryKey(tenant, id)));
     }
 
     int partitionOf(String tenant, String id) {
-        return partitioning.partition(tenant, id, partitions);
+        return topic.partition(new MemoryKey(tenant, id));
     }
 
     MemoryPartitioning partitioning() {
-        return partitioning;
+        return topic.partitioning();
     }
 
     int partitions() {
-        return partitions;
+        return topic.partitions();
     }
 
-    private Written send(String tenant, String id, byte[] value) {
-        byte[] key = new MemoryKey(tenant, id).bytes();
+    private Written send(ProducerRecord<String, byte[]> framed) {
+        // The instance's producer writes bytes: the key as a string serializer would.
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                framed.topic(), framed.partition(), framed.key().getBytes(StandardCharsets.UTF_8), framed.value());
         try {
-            RecordMetadata meta = producer.send(new ProducerRecord<>(topic, partitionOf(tenant, id), key, value))
-                    .get(30, TimeUnit.SECONDS);
+            RecordMetadata meta = producer.send(record).get(30, TimeUnit.SECONDS);
             return new Written(meta.partition(), meta.offset());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
