@@ -89,11 +89,16 @@ class DocsTruthTest {
         assertTrue(missing.isEmpty(), "documents referenced but absent: " + missing);
     }
 
-    /** Package -> module of every main source package that holds a Java class. */
+    /**
+     * Package -> module of every main source package that holds a Java class; a module is a folder of the root, or
+     * of a folder of the root ({@code clients/java}), named by its path.
+     */
     private static Map<String, String> mainPackages(Path root) throws IOException {
         Map<String, String> packages = new TreeMap<>();
-        try (Stream<Path> modules = Files.list(root)) {
-            for (Path module : modules.filter(m -> Files.isDirectory(m.resolve("src/main/java")))
+        try (Stream<Path> modules = Files.walk(root, 2)) {
+            for (Path module : modules.filter(m -> !m.equals(root))
+                    .filter(m -> !root.relativize(m).toString().startsWith("."))
+                    .filter(m -> Files.isDirectory(m.resolve("src/main/java")))
                     .toList()) {
                 Path sources = module.resolve("src/main/java");
                 try (Stream<Path> files = Files.walk(sources)) {
@@ -101,7 +106,8 @@ class DocsTruthTest {
                             .filter(f -> !f.getFileName().toString().equals("package-info.java"))
                             .map(f ->
                                     sources.relativize(f.getParent()).toString().replace('/', '.'))
-                            .forEach(p -> packages.put(p, module.getFileName().toString()));
+                            .forEach(
+                                    p -> packages.put(p, root.relativize(module).toString()));
                 }
             }
         }
