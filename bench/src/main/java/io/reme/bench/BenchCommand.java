@@ -162,6 +162,21 @@ public final class BenchCommand implements Callable<Integer> {
                     + "(e.g. reme.streams.cache-max-bytes=0); repeatable.")
     Map<String, String> appOptions = new LinkedHashMap<>();
 
+    @Option(
+            names = "--steps",
+            split = ",",
+            description = "sessions: after the restart, open-loop steps at these shares of the maximum rate the "
+                    + "full-speed load measured, e.g. 0.25,0.5,0.75; one JSON line each (default: none).")
+    List<Double> steps = new ArrayList<>();
+
+    @Option(
+            names = "--rate",
+            description = "sessions: one open-loop step at this many messages a second instead of --steps.")
+    double rate;
+
+    @Option(names = "--step-seconds", description = "sessions: how long each open-loop step lasts (default 60).")
+    int stepSeconds = 60;
+
     @Option(names = "--rounds", description = "restart: SIGTERM and SIGKILL restarts of each (default 5).")
     int rounds = 5;
 
@@ -350,6 +365,7 @@ public final class BenchCommand implements Callable<Integer> {
                         partitions,
                         heap == null ? "1536m" : heap,
                         appOptions,
+                        new RateSteps.Plan(steps, rate, Duration.ofSeconds(stepSeconds)),
                         System.out);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());

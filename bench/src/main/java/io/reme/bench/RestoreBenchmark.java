@@ -100,6 +100,18 @@ public final class RestoreBenchmark {
             line.put("cold_restore_per_s", Math.round(memories / cold.completeS()));
             line.put("cold_cpu_s", round(cold.cpuS()));
             line.put("cold_restore_per_cpu_s", Math.round(memories / cold.cpuS()));
+            // What a memory costs on disk: in the instance (the new one holds the index and nothing else of note),
+            // and in the topic it is restored from (compressed as written, before compaction).
+            long instanceBytes = DiskUsage.bytes(dir.resolve("app-b"), path -> true);
+            long topicBytes = DiskUsage.bytes(
+                    dir.resolve("broker"),
+                    path -> path.getParent().getFileName().toString().startsWith(TOPICS.memories() + "-"));
+            line.put("instance_bytes_per_memory", Math.round((double) instanceBytes / memories));
+            line.put("topic_bytes_per_memory", Math.round((double) topicBytes / memories));
+            out.printf(
+                    "on disk: the new instance %,d MB (%,d bytes per memory), the memories topic %,d MB (%,d bytes per"
+                            + " memory)%n",
+                    instanceBytes >> 20, instanceBytes / memories, topicBytes >> 20, topicBytes / memories);
             out.println(Json.MAPPER.writeValueAsString(line));
             return true;
         }

@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -67,6 +66,7 @@ public final class SessionsBenchmark {
     private final int partitions;
     private final String heap;
     private final Map<String, String> appOptions;
+    private final RateSteps.Plan steps;
     private final PrintStream out;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -79,6 +79,7 @@ public final class SessionsBenchmark {
             int partitions,
             String heap,
             Map<String, String> appOptions,
+            RateSteps.Plan steps,
             PrintStream out) {
         if (sessions < 1 || messagesPerSession < 1 || tenants < 1 || partitions < 1) {
             throw new IllegalArgumentException("--sessions, --messages, --tenants and --partitions must be >= 1");
@@ -90,6 +91,7 @@ public final class SessionsBenchmark {
         this.partitions = partitions;
         this.appOptions = Map.copyOf(appOptions);
         this.heap = heap;
+        this.steps = steps;
         this.out = out;
     }
 
@@ -201,10 +203,27 @@ public final class SessionsBenchmark {
                 out.printf(
                         "kill -9 and restart: READY %.1f s after the launch, the sample whole %.1f s after%n",
                         readyS, restoreS);
+                out.println(Json.MAPPER.writeValueAsString(line));
+                if (steps.any()) {
+                    runSteps(broker.bootstrapServers(), url, again, ((Number) line.get("ingest_per_s")).doubleValue());
+                }
             }
-            out.println(Json.MAPPER.writeValueAsString(line));
             return true;
         }
+    }
+
+    /** The open-loop steps on the restarted instance: one JSON line each. */
+    private void runSteps(String bootstrap, String url, AppProcess app, double maxRate) throws Exception {
+        new RateSteps(
+                        bootstrap,
+                        APPLICATION_ID,
+                        partitions,
+                        messagesPerSession,
+                        tenants,
+                        sessions,
+                        session -> read(url, session),
+                        out)
+                .runAll(steps, maxRate, app);
     }
 
     /**
@@ -323,11 +342,11 @@ public final class SessionsBenchmark {
      * time for it from the request's first bytes to its answer and the part of that before a worker
      * began to handle it (-1 without them).
      */
-    private record Answer(int status, long serverNanos, long waitNanos) {}
+    record Answer(int status, long serverNanos, long waitNanos) {}
 
     private static final Pattern SERVER_TIMING = Pattern.compile("total;dur=([0-9.]+), wait;dur=([0-9.]+)");
 
-    private Answer read(String url, int session) {
+    Answer read(String url, int session) {
         HttpRequest request = contextRequest(url, session);
         try {
             HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
@@ -495,25 +514,11 @@ public final class SessionsBenchmark {
                 dir.resolve("sessions.properties"), "bench sessions: written for one run", options);
     }
 
-    private static long sizeMb(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            return paths.filter(Files::isRegularFile)
-                            .mapToLong(p -> {
-                                try {
-                                    return Files.size(p);
-                                } catch (IOException e) {
-                                    return 0;
-                                }
-                            })
-                            .sum()
-                    / (1024 * 1024);
-        }
+    private static long sizeMb(Path root) {
+        return DiskUsage.bytes(root, path -> true) / (1024 * 1024);
     }
 
-    private static double percentileMs(long[] sortedNanos, double q) {
+    static double percentileMs(long[] sortedNanos, double q) {
         if (sortedNanos.length == 0) {
             return Double.NaN;
         }
@@ -521,7 +526,7 @@ public final class SessionsBenchmark {
         return Math.round(sortedNanos[Math.max(0, index)] / 1e4) / 100.0;
     }
 
-    private static void pause(long ms) {
+    static void pause(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
