@@ -1,5 +1,10 @@
 package io.reme.worker;
 
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
 import io.reme.llm.LlmKind;
@@ -11,6 +16,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.provider.LlmClient;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
+import io.reme.trace.TraceHeaders;
 import io.reme.worker.WorkerOutputs.WriteFailedException;
 import java.io.IOException;
 import java.time.Clock;
@@ -35,6 +41,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -60,6 +67,7 @@ public final class LlmWorkerPool implements AutoCloseable {
     private final WorkerOutputs outputs;
     private final DiaryDocuments documents;
     private final RequestHandler handler;
+    private final WorkerTracing tracing;
     private final PipelineMetrics metrics;
     private final FairQueue<Job> queue;
     private final OffsetTracker offsets = new OffsetTracker();
@@ -74,7 +82,8 @@ public final class LlmWorkerPool implements AutoCloseable {
      * One kind of one request record. {@code raw} is the record's value, or null when the record asked for
      * several kinds and this job is one of them.
      */
-    private record Job(TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request) {
+    private record Job(
+            TopicPartition partition, long offset, String key, byte[] raw, LlmRequest request, Headers trace) {
         /** The request as a worker reads it: the record's own bytes, or this kind's request alone. */
         byte[] value() {
             return raw != null ? raw : Json.bytes(request);
@@ -102,7 +111,8 @@ public final class LlmWorkerPool implements AutoCloseable {
             PipelineMetrics metrics,
             ExtractionSetup extraction,
             RequestSecret secret,
-            ToIntFunction<String> tenantConcurrency) {
+            ToIntFunction<String> tenantConcurrency,
+            OpenTelemetry openTelemetry) {
         /**
          * A setup of a pool of {@code client} reading {@code topics}' requests in group {@code groupId}: by default
          * no metrics, extraction without merging, a secret of its own (its results pass only with a session task
@@ -119,6 +129,7 @@ public final class LlmWorkerPool implements AutoCloseable {
             private ExtractionSetup extraction = ExtractionSetup.withoutLookup(true, 1);
             private RequestSecret secret = RequestSecret.random();
             private ToIntFunction<String> tenantConcurrency = tenant -> Integer.MAX_VALUE;
+            private OpenTelemetry openTelemetry = OpenTelemetry.noop();
 
             public Builder(
                     Map<String, Object> clientProps,
@@ -151,6 +162,11 @@ public final class LlmWorkerPool implements AutoCloseable {
                 return this;
             }
 
+            public Builder openTelemetry(OpenTelemetry newOpenTelemetry) {
+                openTelemetry = newOpenTelemetry;
+                return this;
+            }
+
             public Setup build() {
                 return new Setup(
                         clientProps,
@@ -162,7 +178,8 @@ public final class LlmWorkerPool implements AutoCloseable {
                         metrics,
                         extraction,
                         secret,
-                        tenantConcurrency);
+                        tenantConcurrency,
+                        openTelemetry);
             }
         }
     }
@@ -173,13 +190,15 @@ public final class LlmWorkerPool implements AutoCloseable {
         this.settings = setup.settings();
         this.metrics = setup.metrics();
         this.producer = WorkerOutputs.producer(setup.clientProps());
+        this.tracing = new WorkerTracing(setup.openTelemetry());
         this.outputs = new WorkerOutputs(
                 producer,
                 setup.topics(),
                 setup.secret(),
                 setup.metrics(),
                 setup.extraction().partitioning(),
-                setup.extraction().quota());
+                setup.extraction().quota(),
+                tracing);
         this.documents = DiaryDocuments.start(
                 setup.clientProps(),
                 producer,
@@ -198,9 +217,10 @@ public final class LlmWorkerPool implements AutoCloseable {
         consumerProps.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 17 * 1024 * 1024);
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
-        this.calls = Executors.newCachedThreadPool(daemon("reme-llm-call"));
+        // A call runs on a thread of its own (for its timeout): the task carries the worker's span to it.
+        this.calls = Context.taskWrapping(Executors.newCachedThreadPool(daemon("reme-llm-call")));
         this.handler = new RequestHandler(
-                setup.client(),
+                new TracedLlmClient(setup.client(), tracing.tracer()),
                 setup.tokens(),
                 setup.settings(),
                 documents,
@@ -296,10 +316,11 @@ public final class LlmWorkerPool implements AutoCloseable {
             return;
         }
         List<LlmKind> kinds = request.kinds();
+        Headers trace = TraceHeaders.of(record.headers());
         if (kinds.size() == 1) {
             queue.put(
                     request.dialog().tenant(),
-                    new Job(partition, record.offset(), record.key(), record.value(), request));
+                    new Job(partition, record.offset(), record.key(), record.value(), request, trace));
             return;
         }
         // One record, several kinds over one span: each is a job of its own, and the offset is done with the last.
@@ -307,7 +328,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         for (LlmKind kind : kinds) {
             queue.put(
                     request.dialog().tenant(),
-                    new Job(partition, record.offset(), record.key(), null, request.withKind(kind)));
+                    new Job(partition, record.offset(), record.key(), null, request.withKind(kind), trace));
         }
     }
 
@@ -422,6 +443,19 @@ public final class LlmWorkerPool implements AutoCloseable {
     }
 
     private void run(Job job) throws InterruptedException {
+        Span span = tracing.request(job.trace(), job.partition().topic(), job.offset(), job.request());
+        try (Scope _ = span.makeCurrent()) {
+            handle(job);
+        } catch (InterruptedException | RuntimeException e) {
+            span.recordException(e);
+            span.setStatus(StatusCode.ERROR);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private void handle(Job job) throws InterruptedException {
         LlmRequest request = job.request();
         long start = System.nanoTime();
         RequestHandler.Outcome outcome = handler.handle(request);
@@ -431,6 +465,7 @@ public final class LlmWorkerPool implements AutoCloseable {
         outputs.answer(job.key(), result);
         metrics.llmRequest(request.kind(), result.status());
         if (result.status() == LlmStatus.FAILED) {
+            Span.current().setStatus(StatusCode.ERROR, "the request failed after " + outcome.attempts() + " attempts");
             failed.incrementAndGet();
             LOG.warn(
                     "llm request failed tenant={} session={} requestId={} kind={} attempts={} error={}",

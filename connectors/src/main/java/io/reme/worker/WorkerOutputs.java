@@ -1,5 +1,7 @@
 package io.reme.worker;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DeadLetters;
 import io.reme.dlq.DlqReason;
@@ -14,6 +16,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
+import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,6 +54,7 @@ final class WorkerOutputs {
     private final PipelineMetrics metrics;
     private final MemoryPartitioning partitioning;
     private final MemoryQuota quota;
+    private final WorkerTracing tracing;
     private volatile MemoryTopic pending;
 
     WorkerOutputs(
@@ -59,13 +63,15 @@ final class WorkerOutputs {
             RequestSecret secret,
             PipelineMetrics metrics,
             MemoryPartitioning partitioning,
-            MemoryQuota quota) {
+            MemoryQuota quota,
+            WorkerTracing tracing) {
         this.producer = producer;
         this.topics = topics;
         this.secret = secret;
         this.metrics = metrics;
         this.partitioning = partitioning;
         this.quota = quota;
+        this.tracing = tracing;
     }
 
     /** The producer these outputs need: idempotent, acknowledged by every replica, records up to a request's size. */
@@ -85,6 +91,8 @@ final class WorkerOutputs {
         RecordHeaders headers = new RecordHeaders();
         byte[] keyBytes = key == null ? new byte[0] : key.getBytes(StandardCharsets.UTF_8);
         headers.add(ResultSignature.header(secret, keyBytes, value));
+        // The result continues the worker's trace: what the session does with it is part of the same story.
+        TraceHeaders.addTo(headers, WorkerTracing.current());
         send(new ProducerRecord<>(topics.llmResults(), null, key, value, headers));
     }
 
@@ -129,7 +137,20 @@ final class WorkerOutputs {
                 free--;
                 admitted++;
             }
-            send(record);
+            // A memory written from the dialog, as the GenAI memory conventions name it; the record carries the trace
+            // on.
+            Span span = tracing.memoryWrite(
+                    outcome.isNew(memory) ? "create_memory" : "update_memory",
+                    topics.memories(),
+                    memory.tenant(),
+                    1,
+                    memory.id());
+            try (Scope _ = span.makeCurrent()) {
+                TraceHeaders.addTo(record.headers(), WorkerTracing.current());
+                send(record);
+            } finally {
+                span.end();
+            }
         }
     }
 

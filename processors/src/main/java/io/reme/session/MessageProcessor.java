@@ -104,11 +104,14 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             return;
         }
         try {
-            state.append(
-                    message,
-                    record.timestamp(),
-                    context.currentSystemTimeMs(),
-                    context.recordMetadata().map(RecordMetadata::offset).orElse(-1L));
+            Message parsed = message;
+            outputs.tracing(
+                    record.headers(),
+                    () -> state.append(
+                            parsed,
+                            record.timestamp(),
+                            context.currentSystemTimeMs(),
+                            context.recordMetadata().map(RecordMetadata::offset).orElse(-1L)));
         } catch (KafkaException e) {
             // Streams' own (task migrated, producer fenced, store and record-collector failures) and the
             // clients': not the record's fault, so Streams must see them; dead-lettering would lose a valid message.

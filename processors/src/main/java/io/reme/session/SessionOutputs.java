@@ -9,7 +9,10 @@ import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
@@ -22,6 +25,8 @@ final class SessionOutputs {
     private final ProcessorContext<Object, Object> context;
     private final PipelineMetrics metrics;
     private final InputLimit limit;
+    /** The trace context of the record being processed, carried on what it causes; none in a punctuation. */
+    private Headers trace = TraceHeaders.NONE;
 
     SessionOutputs(ProcessorContext<Object, Object> context, PipelineMetrics metrics, InputLimit limit) {
         this.context = context;
@@ -29,16 +34,36 @@ final class SessionOutputs {
         this.limit = limit;
     }
 
+    /**
+     * Runs {@code work} for the record whose headers are {@code input}: what it outputs carries the record's trace
+     * context ({@link TraceHeaders}), what a punctuation outputs none.
+     */
+    void tracing(Headers input, Runnable work) {
+        trace = TraceHeaders.of(input);
+        try {
+            work.run();
+        } finally {
+            trace = TraceHeaders.NONE;
+        }
+    }
+
+    /** A fresh copy of the current trace context: Streams may add to a record's headers on the way out. */
+    private Headers traced() {
+        return TraceHeaders.addTo(new RecordHeaders(), trace);
+    }
+
     void request(SessionKey key, LlmRequest request, long timestamp) {
-        context.forward(new Record<>(key.key(), request, timestamp), SessionNodes.REQUESTS_SINK);
+        context.forward(new Record<>(key.key(), request, timestamp, traced()), SessionNodes.REQUESTS_SINK);
     }
 
     void archive(SessionKey key, ArchivedMessage message, long timestamp) {
-        context.forward(new Record<>(key.key(), message, timestamp), SessionNodes.DIALOG_SINK);
+        context.forward(new Record<>(key.key(), message, timestamp, traced()), SessionNodes.DIALOG_SINK);
     }
 
     void toolResult(String tenant, String toolResultId, String fullText, long timestamp) {
-        context.forward(new Record<>(tenant + "/" + toolResultId, fullText, timestamp), SessionNodes.TOOL_RESULTS_SINK);
+        context.forward(
+                new Record<>(tenant + "/" + toolResultId, fullText, timestamp, traced()),
+                SessionNodes.TOOL_RESULTS_SINK);
     }
 
     /** Deletes a stored full tool output: a tombstone on the compacted topic, which the file sink applies too. */

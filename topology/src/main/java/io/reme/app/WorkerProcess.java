@@ -1,5 +1,6 @@
 package io.reme.app;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.reme.config.AppConfig;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.indexstore.MemoryPartitioning;
@@ -30,8 +31,15 @@ public final class WorkerProcess implements AutoCloseable {
     private final LlmWorkerPool pool;
     private final MemoryEmbedder embedder;
     private final MemoryReembedder reembedder;
+    private final OpenTelemetry openTelemetry;
 
-    private WorkerProcess(LlmClient llm, LlmWorkerPool pool, MemoryEmbedder embedder, MemoryReembedder reembedder) {
+    private WorkerProcess(
+            LlmClient llm,
+            LlmWorkerPool pool,
+            MemoryEmbedder embedder,
+            MemoryReembedder reembedder,
+            OpenTelemetry openTelemetry) {
+        this.openTelemetry = openTelemetry;
         this.llm = llm;
         this.pool = pool;
         this.embedder = embedder;
@@ -68,6 +76,8 @@ public final class WorkerProcess implements AutoCloseable {
             ToIntFunction<String> tenantConcurrency,
             MemoryQuota quota) {
         LlmClient llm = Providers.llm(config, tokens);
+        // Traces of the workers and their LLM calls, when the environment names an OTLP endpoint.
+        OpenTelemetry openTelemetry = Tracing.fromEnvironment(System.getenv());
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
@@ -87,6 +97,7 @@ public final class WorkerProcess implements AutoCloseable {
                                     quota),
                             RequestSecrets.resolve(config))
                     .tenantConcurrency(tenantConcurrency)
+                    .openTelemetry(openTelemetry)
                     .build());
             MemoryEmbedder embedder = MemoryEmbedder.start(
                     clientProps,
@@ -103,12 +114,13 @@ public final class WorkerProcess implements AutoCloseable {
                             config.get(AppConfig.APPLICATION_ID) + "-reembedder",
                             embeddings,
                             metrics);
-            return new WorkerProcess(llm, pool, embedder, reembedder);
+            return new WorkerProcess(llm, pool, embedder, reembedder, openTelemetry);
         } catch (RuntimeException e) {
             if (pool != null) {
                 pool.close();
             }
             llm.close();
+            Tracing.close(openTelemetry);
             throw e;
         }
     }
@@ -139,5 +151,7 @@ public final class WorkerProcess implements AutoCloseable {
         }
         embedder.close();
         llm.close();
+        // After the pool: the spans of the requests it finished are sent, not dropped.
+        Tracing.close(openTelemetry);
     }
 }

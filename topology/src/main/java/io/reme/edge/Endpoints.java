@@ -30,11 +30,13 @@ import io.reme.api.tenant.TenantSetup;
 import io.reme.message.SafeId;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.tenant.TenantPolicy;
+import io.reme.trace.TraceHeaders;
 import io.reme.ui.UiAssets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * The API's endpoints: one method per route of {@link RouteTable}, each taking its request from the
@@ -171,7 +173,9 @@ final class Endpoints {
         String tenant = caller.tenant();
         JsonNode body = exchange.readJson();
         tenants.quotas().admitMessages(tenant, body != null && body.isArray() ? Math.max(1, body.size()) : 1);
-        exchange.sendJson(202, ingest.ingest(tenant, body));
+        Headers trace =
+                TraceHeaders.of(exchange.header(TraceHeaders.TRACEPARENT), exchange.header(TraceHeaders.TRACESTATE));
+        exchange.sendJson(202, ingest.ingest(tenant, body, trace));
     }
 
     void adminCreateTenant(Exchange exchange, Caller caller, Map<String, String> params) throws IOException {

@@ -20,14 +20,17 @@ import io.reme.search.MemoryRecord;
 import io.reme.search.SourceSpan;
 import io.reme.session.ArchivedMessage;
 import io.reme.topic.Topics;
+import io.reme.trace.TraceHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.common.header.Header;
@@ -157,6 +160,23 @@ class AsyncApiTest {
         Set<String> written =
                 Arrays.stream(marker.toArray()).map(Header::key).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(written, fieldNames(doc.at("/components/messages/ArchivedMessage/headers/properties")));
+    }
+
+    @Test
+    void aMessagesTraceHeadersAreTheOnesThePipelineCarriesOn() {
+        JsonNode described = doc.at("/components/messages/MessageEnvelope/headers/properties");
+        assertEquals(Set.of(TraceHeaders.TRACEPARENT, TraceHeaders.TRACESTATE), fieldNames(described));
+        assertEquals(
+                TraceHeaders.MAX_TRACESTATE,
+                described.at("/tracestate/maxLength").asInt());
+        Pattern pattern = Pattern.compile(described.at("/traceparent/pattern").asText());
+        String carried = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        assertTrue(TraceHeaders.valid(carried) && pattern.matcher(carried).matches());
+        for (String refused : new String[] {
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", carried + "-x", carried.toUpperCase(Locale.ROOT)
+        }) {
+            assertTrue(!TraceHeaders.valid(refused) && !pattern.matcher(refused).matches(), refused);
+        }
     }
 
     private static JsonNode schema(String name) {

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -144,6 +145,15 @@ final class SessionDriver implements AutoCloseable {
                 envelope.get("tenant").asText() + "/" + envelope.get("session").asText();
         byte[] value = envelope.toString().getBytes(StandardCharsets.UTF_8);
         messages().pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, time));
+        return value;
+    }
+
+    /** As {@link #send(ObjectNode, Instant)}, the record carrying {@code headers}. */
+    byte[] send(ObjectNode envelope, Instant time, Headers headers) {
+        String key =
+                envelope.get("tenant").asText() + "/" + envelope.get("session").asText();
+        byte[] value = envelope.toString().getBytes(StandardCharsets.UTF_8);
+        messages().pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, headers, time));
         return value;
     }
 

@@ -10,6 +10,7 @@ import io.reme.json.Json;
 import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.message.TimeBounds;
+import io.reme.trace.TraceHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * {@code POST /v1/messages}: produces envelopes to the input topic for clients without a Kafka
@@ -66,6 +68,14 @@ public final class MessageIngest {
 
     /** Accepts one envelope or an array; all are validated before any is produced. */
     public Map<String, Object> ingest(String tenant, JsonNode body) {
+        return ingest(tenant, body, TraceHeaders.NONE);
+    }
+
+    /**
+     * As {@link #ingest(String, JsonNode)}, each record carrying the request's trace context ({@link TraceHeaders}:
+     * what the pipeline derives from the messages carries it on).
+     */
+    public Map<String, Object> ingest(String tenant, JsonNode body, Headers trace) {
         List<JsonNode> envelopes = new ArrayList<>();
         if (body != null && body.isArray()) {
             body.forEach(envelopes::add);
@@ -78,7 +88,9 @@ public final class MessageIngest {
         long now = System.currentTimeMillis();
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int i = 0; i < envelopes.size(); i++) {
-            records.add(record(tenant, envelopes.get(i), i, envelopes.size() > 1, now));
+            ProducerRecord<byte[], byte[]> record = record(tenant, envelopes.get(i), i, envelopes.size() > 1, now);
+            TraceHeaders.addTo(record.headers(), trace);
+            records.add(record);
         }
         List<Future<RecordMetadata>> sent = records.stream().map(producer::send).toList();
         List<Map<String, Object>> accepted = new ArrayList<>();
