@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.reme.app.ConversationGenerator.Envelope;
 import io.reme.config.AppConfig;
-import io.reme.config.ConfigField;
 import io.reme.topic.Topics;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -199,6 +198,11 @@ class CrashRestartIT extends WithBroker {
      * configured through the environment as an operator would.
      */
     static AppProcess child(Path dataDir, Path config, Path log) throws IOException {
+        return child(dataDir, config, environment(), log);
+    }
+
+    /** As {@link #child(Path, Path, Path)}, configured through {@code environment}. */
+    static AppProcess child(Path dataDir, Path config, Map<String, String> environment, Path log) throws IOException {
         return AppProcess.start(
                 List.of(
                         "--bootstrap-servers",
@@ -209,7 +213,7 @@ class CrashRestartIT extends WithBroker {
                         "0",
                         "--config",
                         config.toString()),
-                environment(),
+                environment,
                 log);
     }
 
@@ -223,13 +227,6 @@ class CrashRestartIT extends WithBroker {
         // Five times the default: more processed-but-uncommitted work is lost at the kill, so a
         // commit that is not atomic with the outputs shows up as duplicates (at_least_once does).
         options.put(AppConfig.COMMIT_INTERVAL_MS.name(), "500");
-        Map<String, String> env = new HashMap<>();
-        for (ConfigField<?> field : AppConfig.FIELDS) {
-            if (options.containsKey(field.name())) {
-                env.put(field.envName(), options.remove(field.name()));
-            }
-        }
-        assertTrue(options.isEmpty(), "every setting has an environment variable: " + options);
-        return env;
+        return TestApps.environment(options);
     }
 }

@@ -1,6 +1,7 @@
 package io.reme.app;
 
 import io.reme.config.AppConfig;
+import io.reme.config.ConfigField;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,6 +26,21 @@ final class TestApps {
             AppConfig.RETRY_BACKOFF.name(), "0s");
 
     private TestApps() {}
+
+    /** {@code options}, named as in a config file, as the environment variables an operator would set. */
+    static Map<String, String> environment(Map<String, String> options) {
+        Map<String, String> left = new HashMap<>(options);
+        Map<String, String> env = new HashMap<>();
+        for (ConfigField<?> field : AppConfig.FIELDS) {
+            if (left.containsKey(field.name())) {
+                env.put(field.envName(), left.remove(field.name()));
+            }
+        }
+        if (!left.isEmpty()) {
+            throw new AssertionError("every setting has an environment variable: " + left);
+        }
+        return env;
+    }
 
     /** An instance on {@code bootstrap} with its own data dir, a free HTTP port, four partitions and explicit keys. */
     static AppConfig config(String bootstrap, Path dataDir, Map<String, String> extra) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.sun.net.httpserver.HttpServer;
 import io.reme.config.AppConfig;
-import io.reme.config.ConfigField;
 import io.reme.json.Json;
 import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
@@ -51,18 +50,7 @@ class TracesIT extends WithBroker {
                 "OTEL_EXPORTER_OTLP_ENDPOINT",
                 "http://127.0.0.1:" + receiver.getAddress().getPort());
         env.put("OTEL_SERVICE_NAME", "reme-traces-it");
-        try (AppProcess app = AppProcess.start(
-                List.of(
-                        "--bootstrap-servers",
-                        broker.bootstrapServers(),
-                        "--data-dir",
-                        dir.resolve("app").toString(),
-                        "--http-port",
-                        "0",
-                        "--config",
-                        config.toString()),
-                env,
-                dir.resolve("traces-app.log"))) {
+        try (AppProcess app = CrashRestartIT.child(dir.resolve("app"), config, env, dir.resolve("traces-app.log"))) {
             String url = app.awaitReady(Duration.ofSeconds(90));
             post(url);
             String traceId = new String(HexFormat.of().parseHex(TRACE_ID), StandardCharsets.ISO_8859_1);
@@ -108,13 +96,7 @@ class TracesIT extends WithBroker {
         options.put(AppConfig.REQUEST_SECRET.name(), TestApps.REQUEST_SECRET);
         options.put(AppConfig.PARTITIONS.name(), "4");
         options.put(AppConfig.EMBEDDING.name(), "none");
-        Map<String, String> env = new HashMap<>();
-        for (ConfigField<?> field : AppConfig.FIELDS) {
-            if (options.containsKey(field.name())) {
-                env.put(field.envName(), options.remove(field.name()));
-            }
-        }
-        assertTrue(options.isEmpty(), "every setting has an environment variable: " + options);
-        return env;
+        // Mutable: the test adds the OpenTelemetry variables.
+        return new HashMap<>(TestApps.environment(options));
     }
 }
