@@ -6,6 +6,8 @@ import io.reme.diary.DocumentKey;
 import io.reme.diary.EditSignature;
 import io.reme.json.Json;
 import io.reme.llm.RequestSecret;
+import io.reme.trace.RecordTracing;
+import io.reme.trace.TraceHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +32,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -198,7 +201,11 @@ public final class DiaryDocuments implements AutoCloseable {
                             null,
                             key,
                             value,
-                            List.of(EditSignature.header(secret, key.getBytes(StandardCharsets.UTF_8), value))))
+                            // The edit continues the diary update's trace: the document it makes is part of it.
+                            TraceHeaders.addTo(
+                                    new RecordHeaders(List.of(
+                                            EditSignature.header(secret, key.getBytes(StandardCharsets.UTF_8), value))),
+                                    RecordTracing.current())))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | IOException e) {
             throw new IllegalStateException("cannot submit diary edit for " + key + ": " + e.getMessage(), e);

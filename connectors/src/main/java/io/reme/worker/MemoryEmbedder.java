@@ -11,6 +11,7 @@ import io.reme.retry.RetryPolicy;
 import io.reme.search.MemoryEmbedding;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.Topics;
+import io.reme.trace.TraceHeaders;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,8 +179,13 @@ public final class MemoryEmbedder implements AutoCloseable {
             }
             sent.add(new Write(
                     record,
+                    // Under its trace: the memory's index write is part of the story that extracted it.
                     producer.send(new ProducerRecord<>(
-                            topics.memories(), record.partition(), record.key(), Json.bytes(memory)))));
+                            topics.memories(),
+                            record.partition(),
+                            record.key(),
+                            Json.bytes(memory),
+                            TraceHeaders.of(record.headers())))));
         }
         for (Write write : sent) {
             try {

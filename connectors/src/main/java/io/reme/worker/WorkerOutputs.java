@@ -16,6 +16,7 @@ import io.reme.metrics.PipelineMetrics;
 import io.reme.search.MemoryRecord;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -92,7 +93,7 @@ final class WorkerOutputs {
         byte[] keyBytes = key == null ? new byte[0] : key.getBytes(StandardCharsets.UTF_8);
         headers.add(ResultSignature.header(secret, keyBytes, value));
         // The result continues the worker's trace: what the session does with it is part of the same story.
-        TraceHeaders.addTo(headers, WorkerTracing.current());
+        TraceHeaders.addTo(headers, RecordTracing.current());
         send(new ProducerRecord<>(topics.llmResults(), null, key, value, headers));
     }
 
@@ -146,7 +147,7 @@ final class WorkerOutputs {
                     1,
                     memory.id());
             try (Scope _ = span.makeCurrent()) {
-                TraceHeaders.addTo(record.headers(), WorkerTracing.current());
+                TraceHeaders.addTo(record.headers(), RecordTracing.current());
                 send(record);
             } finally {
                 span.end();

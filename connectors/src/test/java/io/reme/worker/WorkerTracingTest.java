@@ -20,6 +20,7 @@ import io.reme.provider.DocumentEditor;
 import io.reme.provider.LlmClient;
 import io.reme.provider.LlmException;
 import io.reme.provider.SummaryTask;
+import io.reme.trace.RecordTracing;
 import io.reme.trace.TraceHeaders;
 import java.time.Instant;
 import java.util.List;
@@ -86,7 +87,7 @@ class WorkerTracingTest {
         String written;
         try (Scope _ = span.makeCurrent()) {
             inner = new TracedLlmClient(new Client(false), tracing.tracer()).summarize(null);
-            written = TraceHeaders.traceparent(WorkerTracing.current());
+            written = TraceHeaders.traceparent(RecordTracing.current());
         } finally {
             span.end();
         }

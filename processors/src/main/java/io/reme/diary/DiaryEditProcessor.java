@@ -13,6 +13,8 @@ import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
 import io.reme.search.MemoryType;
 import io.reme.search.SourceSpan;
+import io.reme.trace.RecordTracing;
+import io.reme.trace.TraceHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -21,11 +23,14 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -53,10 +58,12 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     private final PipelineMetrics metrics;
     private final InputLimit limit;
     private final RequestSecret secret;
+    private final RecordTracing tracing;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DiaryDocument> documents;
 
-    private DiaryEditProcessor(PipelineMetrics metrics, InputLimit limit, RequestSecret secret) {
+    private DiaryEditProcessor(PipelineMetrics metrics, InputLimit limit, RequestSecret secret, RecordTracing tracing) {
+        this.tracing = tracing;
         this.metrics = metrics;
         this.limit = limit;
         this.secret = secret;
@@ -65,10 +72,11 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
     /**
      * @param limit edits over it are dead-lettered before they are read (a document is stored and logged whole)
      * @param secret the deployment's secret, whose {@link EditSignature} every edit must carry
+     * @param tracing an applied edit's span, whose trace its document and chunks carry on
      */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
-            PipelineMetrics metrics, InputLimit limit, RequestSecret secret) {
-        return () -> new DiaryEditProcessor(metrics, limit, secret);
+            PipelineMetrics metrics, InputLimit limit, RequestSecret secret, RecordTracing tracing) {
+        return () -> new DiaryEditProcessor(metrics, limit, secret, tracing);
     }
 
     @Override
@@ -160,9 +168,17 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                 edit.author(),
                 edit.at(),
                 SourceSpan.merge(current == null ? List.of() : current.sources(), edit.sources()));
-        documents.put(key, next);
-        context.forward(new Record<>(key, next, record.timestamp()), SINK);
-        forwardChunks(current, next, record.timestamp());
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("unknown");
+        tracing.process(record.headers(), topic, edit.tenant(), trace -> {
+            documents.put(key, next);
+            context.forward(new Record<>(key, next, record.timestamp(), traced(trace)), SINK);
+            forwardChunks(current, next, record.timestamp(), trace);
+        });
+    }
+
+    /** A fresh copy of {@code trace} for one record: Streams may add to a record's headers on the way out. */
+    private static Headers traced(Headers trace) {
+        return TraceHeaders.addTo(new RecordHeaders(), trace);
     }
 
     /**
@@ -170,7 +186,7 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
      * so search always reflects the latest version and unchanged chunks are not embedded again. A chunk
      * carries the document's sources as of the version that last changed its text.
      */
-    private void forwardChunks(DiaryDocument previous, DiaryDocument next, long timestamp) {
+    private void forwardChunks(DiaryDocument previous, DiaryDocument next, long timestamp, Headers trace) {
         List<DiaryChunker.Chunk> before = previous == null ? List.of() : chunker.chunk(previous.content());
         List<DiaryChunker.Chunk> after = chunker.chunk(next.content());
         DocumentKey key = next.key();
@@ -202,7 +218,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                     null,
                     MemoryRecord.Vectors.NONE,
                     next.sources());
-            context.forward(new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp), CHUNKS_SINK);
+            context.forward(
+                    new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp, traced(trace)), CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {
             context.forward(

@@ -3,6 +3,7 @@ package io.reme.indexstore;
 import io.reme.dlq.InputLimit;
 import io.reme.erasure.Erasure;
 import io.reme.llm.RequestSecret;
+import io.reme.trace.RecordTracing;
 import java.util.Optional;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -25,11 +26,17 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
     public static final String SOURCE = "memories-source";
     public static final String NAME = "memory-index-updater";
 
+    private final RecordTracing tracing;
     private ProcessorContext<Void, Void> context;
     private MemoryIndexStore store;
 
-    public static ProcessorSupplier<String, byte[], Void, Void> supplier() {
-        return MemoryIndexUpdater::new;
+    private MemoryIndexUpdater(RecordTracing tracing) {
+        this.tracing = tracing;
+    }
+
+    /** @param tracing a traced memory's index write in a span of its own */
+    public static ProcessorSupplier<String, byte[], Void, Void> supplier(RecordTracing tracing) {
+        return () -> new MemoryIndexUpdater(tracing);
     }
 
     /**
@@ -37,7 +44,8 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
      * topic as its changelog (no changelog of its own), fed by this processor; and {@link MemoryErasure} beside
      * it, which writes an erasure's tombstones back to the topic and keeps its reports.
      */
-    public static void addTo(Topology topology, String memoriesTopic, InputLimit limit, RequestSecret secret) {
+    public static void addTo(
+            Topology topology, String memoriesTopic, InputLimit limit, RequestSecret secret, RecordTracing tracing) {
         topology.addReadOnlyStateStore(
                 new MemoryIndexStoreBuilder(STORE, limit),
                 SOURCE,
@@ -45,7 +53,7 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
                 new ByteArrayDeserializer(),
                 memoriesTopic,
                 NAME,
-                supplier());
+                supplier(tracing));
         MemoryErasure.addTo(topology, memoriesTopic, secret);
     }
 
@@ -70,7 +78,12 @@ public final class MemoryIndexUpdater implements Processor<String, byte[], Void,
         } else if (EmbeddingSwitch.isSwitch(record.headers())) {
             store.switchProfile(EmbeddingSwitch.profileOf(record.headers()));
         } else if (!Erasure.isErasure(record.headers())) {
-            store.apply(record.key(), record.value());
+            String key = record.key() == null ? "" : record.key();
+            tracing.process(
+                    record.headers(),
+                    metadata.map(RecordMetadata::topic).orElse("unknown"),
+                    key.substring(0, Math.max(0, key.indexOf('/'))),
+                    _ -> store.apply(record.key(), record.value()));
         }
         metadata.ifPresent(m -> store.position(m.topic(), m.partition(), m.offset()));
     }

@@ -12,6 +12,7 @@ import io.reme.message.Message;
 import io.reme.message.MessageParser;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
+import io.reme.trace.RecordTracing;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,13 +38,19 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     private final TokenCounter tokens;
     private final PipelineMetrics metrics;
     private final String tenantsStore;
+    private final RecordTracing tracing;
     private final MessageParser parser;
     private SessionOutputs outputs;
     private SessionState state;
     private ProcessorContext<Object, Object> context;
 
     private MessageProcessor(
-            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
+            SessionSettings settings,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            String tenantsStore,
+            RecordTracing tracing) {
+        this.tracing = tracing;
         this.settings = settings;
         this.tokens = tokens;
         this.metrics = metrics;
@@ -55,22 +62,27 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
     /** A supplier creating a fresh processor per task; the stores are attached by the topology. */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
             SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
-        return supplier(settings, tokens, metrics, null);
+        return supplier(settings, tokens, metrics, null, RecordTracing.OFF);
     }
 
     /**
      * As {@link #supplier(SessionSettings, TokenCounter, PipelineMetrics)}, with each tenant's session
-     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none).
+     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none), and each traced
+     * record in a span of its own ({@code tracing}).
      */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
-            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
-        return () -> new MessageProcessor(settings, tokens, metrics, tenantsStore);
+            SessionSettings settings,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            String tenantsStore,
+            RecordTracing tracing) {
+        return () -> new MessageProcessor(settings, tokens, metrics, tenantsStore, tracing);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(
-                context, metrics, new InputLimit(settings.input().maxMessageBytes()));
+                context, metrics, new InputLimit(settings.input().maxMessageBytes()), tracing);
         state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
         // Idle and expired sessions are a matter of real time passing, not of records arriving.
@@ -107,6 +119,7 @@ public final class MessageProcessor implements Processor<byte[], byte[], Object,
             Message parsed = message;
             outputs.tracing(
                     record.headers(),
+                    parsed.tenant(),
                     () -> state.append(
                             parsed,
                             record.timestamp(),

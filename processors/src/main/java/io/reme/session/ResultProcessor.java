@@ -7,6 +7,7 @@ import io.reme.llm.LlmResult;
 import io.reme.llm.ResultSignature;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
+import io.reme.trace.RecordTracing;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.KafkaException;
@@ -29,12 +30,18 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
     private final TokenCounter tokens;
     private final PipelineMetrics metrics;
     private final String tenantsStore;
+    private final RecordTracing tracing;
     private SessionOutputs outputs;
     private SessionState state;
     private ProcessorContext<Object, Object> context;
 
     private ResultProcessor(
-            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
+            SessionSettings settings,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            String tenantsStore,
+            RecordTracing tracing) {
+        this.tracing = tracing;
         this.settings = settings;
         this.tokens = tokens;
         this.metrics = metrics;
@@ -43,22 +50,27 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
 
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
             SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics) {
-        return supplier(settings, tokens, metrics, null);
+        return supplier(settings, tokens, metrics, null, RecordTracing.OFF);
     }
 
     /**
      * As {@link #supplier(SessionSettings, TokenCounter, PipelineMetrics)}, with each tenant's session
-     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none).
+     * settings laid over by its policy in the global store named {@code tenantsStore} (null: none), and each traced
+     * record in a span of its own ({@code tracing}).
      */
     public static ProcessorSupplier<byte[], byte[], Object, Object> supplier(
-            SessionSettings settings, TokenCounter tokens, PipelineMetrics metrics, String tenantsStore) {
-        return () -> new ResultProcessor(settings, tokens, metrics, tenantsStore);
+            SessionSettings settings,
+            TokenCounter tokens,
+            PipelineMetrics metrics,
+            String tenantsStore,
+            RecordTracing tracing) {
+        return () -> new ResultProcessor(settings, tokens, metrics, tenantsStore, tracing);
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         outputs = new SessionOutputs(
-                context, metrics, new InputLimit(settings.input().maxMessageBytes()));
+                context, metrics, new InputLimit(settings.input().maxMessageBytes()), tracing);
         state = SessionState.attach(context, settings, tokens, outputs, tenantsStore);
         this.context = context;
     }
@@ -105,7 +117,11 @@ public final class ResultProcessor implements Processor<byte[], byte[], Object, 
             return;
         }
         try {
-            state.apply(key, result, record.timestamp(), context.currentSystemTimeMs());
+            // What the result causes (the next compaction's request, a diary span's) continues the worker's trace.
+            outputs.tracing(
+                    record.headers(),
+                    key.tenant(),
+                    () -> state.apply(key, result, record.timestamp(), context.currentSystemTimeMs()));
         } catch (KafkaException e) {
             // Streams' own and the clients' failures are not the result's fault: Streams must see them.
             throw e;

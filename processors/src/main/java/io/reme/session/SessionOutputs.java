@@ -9,12 +9,14 @@ import io.reme.json.Json;
 import io.reme.llm.LlmRequest;
 import io.reme.llm.RequestSecret;
 import io.reme.metrics.PipelineMetrics;
+import io.reme.trace.RecordTracing;
 import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 
 /**
@@ -25,26 +27,36 @@ final class SessionOutputs {
     private final ProcessorContext<Object, Object> context;
     private final PipelineMetrics metrics;
     private final InputLimit limit;
+    private final RecordTracing tracing;
     /** The trace context of the record being processed, carried on what it causes; none in a punctuation. */
     private Headers trace = TraceHeaders.NONE;
 
-    SessionOutputs(ProcessorContext<Object, Object> context, PipelineMetrics metrics, InputLimit limit) {
+    SessionOutputs(
+            ProcessorContext<Object, Object> context,
+            PipelineMetrics metrics,
+            InputLimit limit,
+            RecordTracing tracing) {
         this.context = context;
         this.metrics = metrics;
         this.limit = limit;
+        this.tracing = tracing;
     }
 
     /**
-     * Runs {@code work} for the record whose headers are {@code input}: what it outputs carries the record's trace
-     * context ({@link TraceHeaders}), what a punctuation outputs none.
+     * Runs {@code work} for {@code tenant}'s record whose headers are {@code input}, in the span of this step when the
+     * record is traced ({@link RecordTracing#process}): what it outputs carries that trace on, what a punctuation
+     * outputs none.
      */
-    void tracing(Headers input, Runnable work) {
-        trace = TraceHeaders.of(input);
-        try {
-            work.run();
-        } finally {
-            trace = TraceHeaders.NONE;
-        }
+    void tracing(Headers input, String tenant, Runnable work) {
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("unknown");
+        tracing.process(input, topic, tenant, carried -> {
+            trace = carried;
+            try {
+                work.run();
+            } finally {
+                trace = TraceHeaders.NONE;
+            }
+        });
     }
 
     /** A fresh copy of the current trace context: Streams may add to a record's headers on the way out. */

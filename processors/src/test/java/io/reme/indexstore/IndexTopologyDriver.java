@@ -4,6 +4,7 @@ import io.reme.dlq.InputLimit;
 import io.reme.llm.RequestSecret;
 import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -28,7 +29,8 @@ final class IndexTopologyDriver {
                 topology,
                 TOPICS.memories(),
                 new InputLimit(SessionSettings.defaults().input().maxMessageBytes()),
-                SECRET);
+                SECRET,
+                RecordTracing.OFF);
         return new TopologyTestDriver(topology, props);
     }
 }

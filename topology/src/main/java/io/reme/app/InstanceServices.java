@@ -31,6 +31,7 @@ import io.reme.edge.StreamThreadFailures;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.session.SessionSettings;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import io.reme.worker.MemoryLookup;
 import io.reme.worker.MemoryQuota;
 import io.reme.workspace.Workspace;
@@ -74,6 +75,7 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
      * @param settings the sessions' settings, with the deployment's request secret
      * @param encoding the token encoding context budgets count in
      * @param adminKey the admin API's key (empty: no admin API)
+     * @param tracing the spans of the searches made in a trace
      */
     public static InstanceServices build(
             AppConfig config,
@@ -84,7 +86,8 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
             PrometheusMetrics metrics,
             StreamThreadFailures failures,
             TenantDirectory directory,
-            String adminKey) {
+            String adminKey,
+            RecordTracing tracing) {
         KafkaStreams streams = kafka.streams();
         Topics topics = kafka.topics();
         Duration visibility = config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT);
@@ -111,7 +114,8 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
                 search.embeddings(),
                 search.limits(),
                 lags,
-                search.profiles());
+                search.profiles(),
+                tracing);
         MemoryQueries memories = new MemoryQueries(
                 streams,
                 routing,

@@ -1,5 +1,6 @@
 package io.reme.app;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.reme.admin.TopicProvisioner;
 import io.reme.api.memory.QueryLimits;
 import io.reme.api.memory.SearchSetup;
@@ -32,6 +33,7 @@ import io.reme.topology.OutputExceptionHandler;
 import io.reme.topology.RemeTopology;
 import io.reme.topology.RocksDbMemory;
 import io.reme.topology.StreamsSettings;
+import io.reme.trace.RecordTracing;
 import io.reme.workspace.DiaryFileWatcher;
 import io.reme.workspace.PrivateFiles;
 import io.reme.workspace.Workspace;
@@ -124,6 +126,14 @@ public final class RemeApp implements AutoCloseable {
 
     /** As above, with the embedding model made by {@code embeddingModels} (tests watch it being closed). */
     static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels) {
+        return start(config, embeddingModels, Tracing.fromEnvironment(System.getenv()));
+    }
+
+    /**
+     * As above, with the traces' SDK {@code traces} (tests record spans in memory), which the streams, the API and
+     * the workers of this instance share and the app closes last.
+     */
+    static RemeApp start(AppConfig config, Function<AppConfig, EmbeddingModel> embeddingModels, OpenTelemetry traces) {
         if (!MemoryIndex.vectorModuleEnabled()) {
             LOG.warn("vector module not enabled, Lucene compares vectors without SIMD: "
                     + "start java with --add-modules jdk.incubator.vector");
@@ -131,6 +141,8 @@ public final class RemeApp implements AutoCloseable {
         Path dataDir = config.dataDir();
         StartedResources resources = new StartedResources();
         PrometheusMetrics metrics = resources.add("metrics", new PrometheusMetrics(config.metricsTenants()));
+        // Closed after everything that records spans, so what they finished is sent.
+        RecordTracing tracing = new RecordTracing(resources.add("traces", traces, () -> Tracing.close(traces)));
         try {
             PrivateFiles.tighten(dataDir);
             Keys keys = keys(config, dataDir);
@@ -153,7 +165,7 @@ public final class RemeApp implements AutoCloseable {
             EmbeddingModel embeddings = resources.add("embedding model", embeddingModels.apply(config));
             TokenCounter tokens =
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
-            Streams running = streams(config, resources, bootstrap, self, settings, tokens, metrics);
+            Streams running = streams(config, resources, bootstrap, self, settings, tokens, metrics, tracing);
 
             TenantDirectory directory = TenantDirectory.of(keys.api(), running.streams(), secret, settings);
             InstanceServices services = InstanceServices.build(
@@ -170,12 +182,13 @@ public final class RemeApp implements AutoCloseable {
                     metrics,
                     running.failures(),
                     directory,
-                    keys.admin());
+                    keys.admin(),
+                    tracing);
             ApiServer api = ApiServer.start(bound, services.api());
             awaitRunning(running.streams(), running.running());
             WorkerProcess workers = resources.add(
                     "llm workers",
-                    embeddedWorkers(config, bootstrap, tokens, metrics, services, embeddings, directory));
+                    embeddedWorkers(config, bootstrap, tokens, metrics, services, embeddings, directory, traces));
             resources.add("file sinks", fileSinks(config, bootstrap, local, secretText));
             resources.add(
                     "diary file watcher",
@@ -276,7 +289,8 @@ public final class RemeApp implements AutoCloseable {
             HostInfo self,
             SessionSettings settings,
             TokenCounter tokens,
-            PrometheusMetrics metrics)
+            PrometheusMetrics metrics,
+            RecordTracing tracing)
             throws IOException {
         Properties props = StreamsSettings.properties(config, bootstrap, self.host() + ":" + self.port());
         props.put(OutputExceptionHandler.METRICS_CONFIG, metrics);
@@ -297,7 +311,8 @@ public final class RemeApp implements AutoCloseable {
                         tokens,
                         new MemoryPartitioning(config.get(AppConfig.MEMORY_BUCKETS)),
                         metrics,
-                        config.recordLimits()),
+                        config.recordLimits(),
+                        tracing),
                 props);
         built.set(streams);
         // Leaving the group, so a restart on the same state does not wait out a session timeout.
@@ -445,7 +460,8 @@ public final class RemeApp implements AutoCloseable {
             PrometheusMetrics metrics,
             InstanceServices services,
             EmbeddingModel embeddings,
-            TenantDirectory directory) {
+            TenantDirectory directory,
+            OpenTelemetry traces) {
         if (!config.get(AppConfig.WORKERS_EMBEDDED)) {
             return null;
         }
@@ -457,7 +473,8 @@ public final class RemeApp implements AutoCloseable {
                 services.lookup(),
                 embeddings,
                 directory::llmConcurrency,
-                services.quota());
+                services.quota(),
+                traces);
     }
 
     /** Closes what the start opened and hands its failure back to be thrown. */

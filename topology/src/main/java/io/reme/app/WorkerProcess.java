@@ -31,15 +31,8 @@ public final class WorkerProcess implements AutoCloseable {
     private final LlmWorkerPool pool;
     private final MemoryEmbedder embedder;
     private final MemoryReembedder reembedder;
-    private final OpenTelemetry openTelemetry;
 
-    private WorkerProcess(
-            LlmClient llm,
-            LlmWorkerPool pool,
-            MemoryEmbedder embedder,
-            MemoryReembedder reembedder,
-            OpenTelemetry openTelemetry) {
-        this.openTelemetry = openTelemetry;
+    private WorkerProcess(LlmClient llm, LlmWorkerPool pool, MemoryEmbedder embedder, MemoryReembedder reembedder) {
         this.llm = llm;
         this.pool = pool;
         this.embedder = embedder;
@@ -49,6 +42,7 @@ public final class WorkerProcess implements AutoCloseable {
     /**
      * @param lookup the existing memories an extraction merges with ({@link MemoryLookup#NONE}: only
      *        those of the same request)
+     * @param traces where the workers' spans go (the caller's, closed by the caller after this)
      */
     public static WorkerProcess start(
             AppConfig config,
@@ -56,9 +50,18 @@ public final class WorkerProcess implements AutoCloseable {
             TokenCounter tokens,
             PipelineMetrics metrics,
             MemoryLookup lookup,
-            EmbeddingModel embeddings) {
+            EmbeddingModel embeddings,
+            OpenTelemetry traces) {
         return start(
-                config, bootstrap, tokens, metrics, lookup, embeddings, tenant -> Integer.MAX_VALUE, MemoryQuota.NONE);
+                config,
+                bootstrap,
+                tokens,
+                metrics,
+                lookup,
+                embeddings,
+                tenant -> Integer.MAX_VALUE,
+                MemoryQuota.NONE,
+                traces);
     }
 
     /**
@@ -74,10 +77,9 @@ public final class WorkerProcess implements AutoCloseable {
             MemoryLookup lookup,
             EmbeddingModel embeddings,
             ToIntFunction<String> tenantConcurrency,
-            MemoryQuota quota) {
+            MemoryQuota quota,
+            OpenTelemetry traces) {
         LlmClient llm = Providers.llm(config, tokens);
-        // Traces of the workers and their LLM calls, when the environment names an OTLP endpoint.
-        OpenTelemetry openTelemetry = Tracing.fromEnvironment(System.getenv());
         LlmWorkerPool pool = null;
         Map<String, Object> clientProps = clientProps(config, bootstrap);
         try {
@@ -97,7 +99,7 @@ public final class WorkerProcess implements AutoCloseable {
                                     quota),
                             RequestSecrets.resolve(config))
                     .tenantConcurrency(tenantConcurrency)
-                    .openTelemetry(openTelemetry)
+                    .openTelemetry(traces)
                     .build());
             MemoryEmbedder embedder = MemoryEmbedder.start(
                     clientProps,
@@ -114,13 +116,12 @@ public final class WorkerProcess implements AutoCloseable {
                             config.get(AppConfig.APPLICATION_ID) + "-reembedder",
                             embeddings,
                             metrics);
-            return new WorkerProcess(llm, pool, embedder, reembedder, openTelemetry);
+            return new WorkerProcess(llm, pool, embedder, reembedder);
         } catch (RuntimeException e) {
             if (pool != null) {
                 pool.close();
             }
             llm.close();
-            Tracing.close(openTelemetry);
             throw e;
         }
     }
@@ -151,7 +152,5 @@ public final class WorkerProcess implements AutoCloseable {
         }
         embedder.close();
         llm.close();
-        // After the pool: the spans of the requests it finished are sent, not dropped.
-        Tracing.close(openTelemetry);
     }
 }

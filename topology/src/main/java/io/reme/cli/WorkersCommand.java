@@ -1,10 +1,12 @@
 package io.reme.cli;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.reme.api.memory.HttpMemoryLookup;
 import io.reme.api.tenant.ApiKeys;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.app.Providers;
 import io.reme.app.RequestSecrets;
+import io.reme.app.Tracing;
 import io.reme.app.WorkerProcess;
 import io.reme.config.AppConfig;
 import io.reme.config.ConfigException;
@@ -61,11 +63,14 @@ final class WorkersCommand implements Callable<Integer> {
                                 null,
                                 Clock.systemUTC(),
                                 RequestSecrets.resolve(config)));
-        WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings);
+        OpenTelemetry traces = Tracing.fromEnvironment(System.getenv());
+        WorkerProcess workers = WorkerProcess.start(config, bootstrap, tokens, metrics, lookup, embeddings, traces);
         CountDownLatch stopped = new CountDownLatch(1);
         ShutdownHook.install(
                 () -> {
                     workers.close();
+                    // After the workers: the spans of the requests they finished are sent, not dropped.
+                    Tracing.close(traces);
                     if (embeddings != null) {
                         embeddings.close();
                     }

@@ -5,6 +5,7 @@ import static io.reme.edge.Authenticator.Access.INTERNAL;
 import static io.reme.edge.Authenticator.Access.PUBLIC;
 import static io.reme.edge.Authenticator.Access.TENANT;
 
+import io.opentelemetry.context.Scope;
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.cluster.InstanceProof;
@@ -14,6 +15,8 @@ import io.reme.api.memory.MemoryQueries;
 import io.reme.api.memory.SearchQueries;
 import io.reme.api.session.SessionListing;
 import io.reme.edge.Authenticator.Access;
+import io.reme.trace.RecordTracing;
+import io.reme.trace.TraceHeaders;
 import io.reme.ui.UiAssets;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -163,7 +166,12 @@ final class RouteTable {
                         exchange.header(InstanceProof.HEADER)));
                 Caller caller = authenticator.admit(
                         route.access(), method, path, exchange.authorization(), exchange.forwarded());
-                route.handler().handle(endpoints, exchange, caller, params);
+                // A traced request's work (a search, the messages it writes) joins the caller's trace.
+                try (Scope _ = RecordTracing.parent(TraceHeaders.of(
+                                exchange.header(TraceHeaders.TRACEPARENT), exchange.header(TraceHeaders.TRACESTATE)))
+                        .makeCurrent()) {
+                    route.handler().handle(endpoints, exchange, caller, params);
+                }
                 return;
             }
         }

@@ -22,6 +22,7 @@ import io.reme.tenant.TenantsUpdater;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.RecordLimits;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -66,7 +67,8 @@ public final class RemeTopology {
                 tokens,
                 memories,
                 metrics,
-                RecordLimits.forInput(settings.input().maxMessageBytes()));
+                RecordLimits.forInput(settings.input().maxMessageBytes()),
+                RecordTracing.OFF);
     }
 
     /**
@@ -74,6 +76,7 @@ public final class RemeTopology {
      * @param metrics where the processors report messages, tokens, compactions and dead letters
      * @param limits the record limit every sink enforces and every changelog is configured for; inputs are
      *        checked against {@code settings.input().maxMessageBytes()}
+     * @param tracing the spans of traced records: a message, a result, a diary edit, a memory's index write
      */
     public static Topology build(
             Topics topics,
@@ -81,7 +84,8 @@ public final class RemeTopology {
             TokenCounter tokens,
             MemoryPartitioning memories,
             PipelineMetrics metrics,
-            RecordLimits limits) {
+            RecordLimits limits,
+            RecordTracing tracing) {
         Topology topology = new Topology();
         Map<String, String> changelog = limits.changelogConfig();
         int maxRecord = limits.recordBytes();
@@ -90,11 +94,11 @@ public final class RemeTopology {
         topology.addSource(SessionNodes.RESULTS_SOURCE, bytesIn, bytesIn, topics.llmResults());
         topology.addProcessor(
                 SessionNodes.MESSAGE_PROCESSOR,
-                MessageProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE),
+                MessageProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE, tracing),
                 SessionNodes.MESSAGES_SOURCE);
         topology.addProcessor(
                 SessionNodes.RESULT_PROCESSOR,
-                ResultProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE),
+                ResultProcessor.supplier(settings, tokens, metrics, TenantEntries.STORE, tracing),
                 SessionNodes.RESULTS_SOURCE);
         String[] both = {SessionNodes.MESSAGE_PROCESSOR, SessionNodes.RESULT_PROCESSOR};
         for (StoreBuilder<?> store : SessionStores.all()) {
@@ -137,7 +141,7 @@ public final class RemeTopology {
         topology.addProcessor(
                 DiaryEditProcessor.NAME,
                 DiaryEditProcessor.supplier(
-                        metrics, new InputLimit(settings.input().maxMessageBytes()), settings.requestSecret()),
+                        metrics, new InputLimit(settings.input().maxMessageBytes()), settings.requestSecret(), tracing),
                 DiaryEditProcessor.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(
@@ -172,7 +176,8 @@ public final class RemeTopology {
                 topology,
                 topics.memories(),
                 new InputLimit(settings.input().maxMessageBytes()),
-                settings.requestSecret());
+                settings.requestSecret(),
+                tracing);
 
         // Tenants, keys and policies: every instance keeps all of them (a global store), so any
         // instance checks any key at once and sees an admin's change within a poll of the topic.

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.opentelemetry.api.OpenTelemetry;
 import io.reme.api.memory.HttpMemoryLookup;
 import io.reme.api.tenant.ApiKeys;
 import io.reme.config.AppConfig;
@@ -228,7 +229,8 @@ class MemoryExtractionIT extends WithBroker {
                 TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS)),
                 PipelineMetrics.NONE,
                 lookup,
-                embeddings);
+                embeddings,
+                OpenTelemetry.noop());
     }
 
     @Test

@@ -21,6 +21,7 @@ import io.reme.llm.RequestSecret;
 import io.reme.prometheus.PrometheusMetrics;
 import io.reme.prometheus.PrometheusText;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import io.reme.ui.UiAssets;
 import io.reme.workspace.Workspace;
 import java.io.File;
@@ -96,7 +97,8 @@ class ApiServerTest {
                         metrics,
                         new StreamThreadFailures(3, Duration.ofMinutes(5), Clock.systemUTC()),
                         TenantDirectory.staticOnly(ApiKeys.single("acme", KEY)),
-                        "")
+                        "",
+                        RecordTracing.OFF)
                 .api();
     }
 

@@ -14,6 +14,7 @@ import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.tokens.TokenCounter;
 import io.reme.topic.Topics;
+import io.reme.trace.RecordTracing;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,7 +66,8 @@ class OutputLimitTopologyTest {
                         tokens,
                         new MemoryPartitioning(1),
                         metrics,
-                        config.recordLimits()),
+                        config.recordLimits(),
+                        RecordTracing.OFF),
                 props,
                 null,
                 config.sessionSettings().requestSecret())) {

@@ -5,6 +5,7 @@ import io.reme.indexstore.MemoryPartitioning;
 import io.reme.indexstore.MemoryTopic;
 import io.reme.search.MemoryKey;
 import io.reme.search.MemoryRecord;
+import io.reme.trace.RecordTracing;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -53,8 +54,13 @@ public final class MemoryWriter {
 
     private Written send(ProducerRecord<String, byte[]> framed) {
         // The instance's producer writes bytes: the key as a string serializer would.
+        // A write made in a caller's trace carries it on: the index write joins it.
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
-                framed.topic(), framed.partition(), framed.key().getBytes(StandardCharsets.UTF_8), framed.value());
+                framed.topic(),
+                framed.partition(),
+                framed.key().getBytes(StandardCharsets.UTF_8),
+                framed.value(),
+                RecordTracing.current());
         try {
             RecordMetadata meta = producer.send(record).get(30, TimeUnit.SECONDS);
             return new Written(meta.partition(), meta.offset());

@@ -23,6 +23,7 @@ import io.reme.search.PartitionMerge;
 import io.reme.search.Retrieval;
 import io.reme.search.SearchQuery;
 import io.reme.search.SearchResult;
+import io.reme.trace.RecordTracing;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,6 +65,8 @@ public final class SearchQueries {
     private final EmbeddingModel embeddings;
     private final QueryLimits limits;
     private final ProfileModels profiles;
+    private final RecordTracing tracing;
+    private final String memoriesTopic;
     /** The profiles of this instance's indexes other than the configured one, and when they were read. */
     private volatile Set<String> olderProfiles = Set.of();
 
@@ -78,10 +81,13 @@ public final class SearchQueries {
             EmbeddingModel embeddings,
             QueryLimits limits,
             StoreLags lags) {
-        this(streams, self, memoriesTopic, partitions, partitioning, embeddings, limits, lags, null);
+        this(streams, self, memoriesTopic, partitions, partitioning, embeddings, limits, lags, null, RecordTracing.OFF);
     }
 
-    /** @param profiles the models of the embedding profiles indexes not switched yet search with (null: none) */
+    /**
+     * @param profiles the models of the embedding profiles indexes not switched yet search with (null: none)
+     * @param tracing a search made in a trace in a span of its own ({@code search_memory})
+     */
     public SearchQueries(
             KafkaStreams streams,
             Instance self,
@@ -91,8 +97,11 @@ public final class SearchQueries {
             EmbeddingModel embeddings,
             QueryLimits limits,
             StoreLags lags,
-            ProfileModels profiles) {
+            ProfileModels profiles,
+            RecordTracing tracing) {
         this.profiles = profiles;
+        this.tracing = tracing;
+        this.memoriesTopic = memoriesTopic;
         this.streams = streams;
         this.lags = lags;
         this.limits = limits;
@@ -116,7 +125,12 @@ public final class SearchQueries {
      * ({@link Retrieval#CLIENT}) unless it names the workers' {@code lookup}.
      */
     public Answer search(Caller caller, SearchRequest body) {
-        return search(body.strategy(), caller, body);
+        return tracing.memoryOperation(
+                "search_memory",
+                memoriesTopic,
+                caller.tenant(),
+                () -> search(body.strategy(), caller, body),
+                answer -> answer.hits().size());
     }
 
     /** {@code body}'s search under {@code retrieval}: each of its texts parsed and embedded once, then searched. */
