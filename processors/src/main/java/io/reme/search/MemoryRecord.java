@@ -1,10 +1,8 @@
 package io.reme.search;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.reme.message.SafeId;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,43 +37,20 @@ import java.util.TreeMap;
  *
  * <p>In Java the fields come in groups ({@link Owner}, {@link Times}, {@link Versions}, {@link Vectors}), so
  * that no two neighbours of the constructor share a type and a swap does not compile; on the topic the
- * record is one flat JSON object, the same as before the groups, read by {@link #fromJson} and written
- * through the flat accessors in {@link JsonPropertyOrder}'s order.
+ * record is one flat JSON object ({@link Wire}), the same as before the groups.
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({
-    "id",
-    "tenant",
-    "user",
-    "session",
-    "type",
-    "text",
-    "createdAt",
-    "updatedAt",
-    "conversationTime",
-    "metadata",
-    "vector",
-    "vectorModel",
-    "target",
-    "version",
-    "history",
-    "context",
-    "contextVector",
-    "moreVectors",
-    "sources"
-})
 public record MemoryRecord(
         String id,
-        @JsonIgnore Owner owner,
+        Owner owner,
         MemoryType type,
         String text,
-        @JsonIgnore Times times,
+        Times times,
         Map<String, String> metadata,
         String target,
-        @JsonIgnore Versions versions,
+        Versions versions,
         String context,
-        @JsonIgnore Vectors vectors,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SourceSpan> sources) {
+        Vectors vectors,
+        List<SourceSpan> sources) {
 
     /** Previous contents kept on a record; older ones are dropped. */
     public static final int MAX_HISTORY = 10;
@@ -270,42 +245,6 @@ public record MemoryRecord(
         }
     }
 
-    /** The record as the topic holds it: one flat JSON object (see the class comment). */
-    @JsonCreator
-    static MemoryRecord fromJson(
-            @JsonProperty("id") String id,
-            @JsonProperty("tenant") String tenant,
-            @JsonProperty("user") String user,
-            @JsonProperty("session") String session,
-            @JsonProperty("type") MemoryType type,
-            @JsonProperty("text") String text,
-            @JsonProperty("createdAt") Instant createdAt,
-            @JsonProperty("updatedAt") Instant updatedAt,
-            @JsonProperty("conversationTime") Instant conversationTime,
-            @JsonProperty("metadata") Map<String, String> metadata,
-            @JsonProperty("vector") float[] vector,
-            @JsonProperty("vectorModel") String vectorModel,
-            @JsonProperty("target") String target,
-            @JsonProperty("version") long version,
-            @JsonProperty("history") List<Revision> history,
-            @JsonProperty("context") String context,
-            @JsonProperty("contextVector") float[] contextVector,
-            @JsonProperty("moreVectors") List<ModelVectors> moreVectors,
-            @JsonProperty("sources") List<SourceSpan> sources) {
-        return new MemoryRecord(
-                id,
-                new Owner(tenant, user, session),
-                type,
-                text,
-                new Times(createdAt, updatedAt, conversationTime),
-                metadata,
-                target,
-                new Versions(version, history),
-                context,
-                new Vectors(vectorModel, vector, contextVector, moreVectors),
-                sources);
-    }
-
     /** A record with the fields most callers need; times, metadata and vector can be added with the withers. */
     public static MemoryRecord of(
             String id, String tenant, String user, String session, MemoryType type, String text, Instant createdAt) {
@@ -323,76 +262,60 @@ public record MemoryRecord(
                 List.of());
     }
 
-    @JsonProperty("tenant")
     public String tenant() {
         return owner.tenant();
     }
 
-    @JsonProperty("user")
     public String user() {
         return owner.user();
     }
 
-    @JsonProperty("session")
     public String session() {
         return owner.session();
     }
 
-    @JsonProperty("createdAt")
     public Instant createdAt() {
         return times.createdAt();
     }
 
-    @JsonProperty("updatedAt")
     public Instant updatedAt() {
         return times.updatedAt();
     }
 
-    @JsonProperty("conversationTime")
     public Instant conversationTime() {
         return times.conversationTime();
     }
 
-    @JsonProperty("version")
     public long version() {
         return versions.version();
     }
 
-    @JsonProperty("history")
-    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public List<Revision> history() {
         return versions.history();
     }
 
-    @JsonProperty("vector")
     public float[] vector() {
         return vectors.vector();
     }
 
-    @JsonProperty("vectorModel")
     public String vectorModel() {
         return vectors.model();
     }
 
-    @JsonProperty("contextVector")
     public float[] contextVector() {
         return vectors.contextVector();
     }
 
-    @JsonProperty("moreVectors")
-    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public List<ModelVectors> moreVectors() {
         return vectors.more();
     }
 
     /** What the context vector embeds: the text followed by its context; null without context. */
-    @JsonIgnore
     public String contextText() {
         return context == null ? null : text + "\n" + context;
     }
 
     /** The time the search's time filter applies to: the conversation time if known, else the creation time. */
-    @JsonIgnore
     public Instant effectiveTime() {
         return times.conversationTime() != null ? times.conversationTime() : times.createdAt();
     }
@@ -563,6 +486,73 @@ public record MemoryRecord(
         }
         if (sum == 0) {
             throw new IllegalArgumentException(field + " is all zeros");
+        }
+    }
+
+    @JsonValue
+    Wire wire() {
+        return new Wire(
+                id,
+                owner.tenant(),
+                owner.user(),
+                owner.session(),
+                type,
+                text,
+                times.createdAt(),
+                times.updatedAt(),
+                times.conversationTime(),
+                metadata,
+                vectors.vector,
+                vectors.model(),
+                target,
+                versions.version(),
+                versions.history(),
+                context,
+                vectors.contextVector,
+                vectors.more(),
+                sources);
+    }
+
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static MemoryRecord fromWire(Wire wire) {
+        return wire.record();
+    }
+
+    /** The record's JSON: flat, its fields in the order they were added to the topic, null ones left out. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record Wire(
+            String id,
+            String tenant,
+            String user,
+            String session,
+            MemoryType type,
+            String text,
+            Instant createdAt,
+            Instant updatedAt,
+            Instant conversationTime,
+            Map<String, String> metadata,
+            float[] vector,
+            String vectorModel,
+            String target,
+            long version,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Revision> history,
+            String context,
+            float[] contextVector,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ModelVectors> moreVectors,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SourceSpan> sources) {
+        MemoryRecord record() {
+            return new MemoryRecord(
+                    id,
+                    new Owner(tenant, user, session),
+                    type,
+                    text,
+                    new Times(createdAt, updatedAt, conversationTime),
+                    metadata,
+                    target,
+                    new Versions(version, history),
+                    context,
+                    new Vectors(vectorModel, vector, contextVector, moreVectors),
+                    sources);
         }
     }
 

@@ -9,7 +9,6 @@ import io.reme.llm.LlmRequest;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
-import io.reme.tokens.TokenCounter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  * never acted on.
  */
 class ActivityIndexTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
     @TempDir
@@ -38,7 +36,8 @@ class ActivityIndexTopologyTest {
 
     @BeforeEach
     void start() {
-        driver = SessionDriver.of(SessionSettings.defaults(), TOKENS, DriverProperties.of("activity", stateDir), T0);
+        driver = SessionDriver.of(
+                SessionSettings.defaults(), SessionDriver.TOKENS, DriverProperties.of("activity", stateDir), T0);
     }
 
     @AfterEach

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.json.Json;
@@ -19,7 +18,6 @@ import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
-import io.reme.tokens.TokenCounter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,11 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * limit; nothing said is skipped and no span is sent twice once it succeeded.
  */
 class DiaryCoverageTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     /** threshold 950 tokens, keep 200; idle after 30 min; a failed span waits 1, 2, 4 ... min; 3 failures at most. */
     private static final SessionSettings SETTINGS = SessionSettings.defaults()
-            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
+            .withDefaultPolicy(SessionDriver.SMALL_WINDOW)
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10))
             .withDiaryRetry(new SessionSettings.DiaryRetry(Duration.ofMinutes(1), Duration.ofMinutes(4), 3));
 
@@ -53,7 +50,7 @@ class DiaryCoverageTest {
 
     @BeforeEach
     void start() {
-        driver = SessionDriver.of(SETTINGS, TOKENS, DriverProperties.of("test", stateDir), T0);
+        driver = SessionDriver.of(SETTINGS, SessionDriver.TOKENS, DriverProperties.of("test", stateDir), T0);
     }
 
     @AfterEach

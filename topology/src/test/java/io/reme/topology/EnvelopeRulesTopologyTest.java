@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.llm.LlmKind;
@@ -18,7 +17,6 @@ import io.reme.session.ArchivedMessage;
 import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
-import io.reme.tokens.TokenCounter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,10 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * arguments that are not JSON are kept as they came and never pin the window.
  */
 class EnvelopeRulesTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
-    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; default time bounds (2000 on, 1 day ahead). */
+    /** The small window; default time bounds (2000 on, 1 day ahead). */
     private static final SessionSettings SETTINGS =
-            SessionSettings.defaults().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0));
+            SessionSettings.defaults().withDefaultPolicy(SessionDriver.SMALL_WINDOW);
     /** The processor's clock: the driver's wall clock starts here. */
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
 
@@ -51,7 +48,7 @@ class EnvelopeRulesTopologyTest {
 
     @BeforeEach
     void start() {
-        driver = SessionDriver.of(SETTINGS, TOKENS, DriverProperties.of("envelope", stateDir), NOW);
+        driver = SessionDriver.of(SETTINGS, SessionDriver.TOKENS, DriverProperties.of("envelope", stateDir), NOW);
     }
 
     @AfterEach

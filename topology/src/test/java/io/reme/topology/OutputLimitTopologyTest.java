@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.config.AppConfig;
-import io.reme.context.ContextPolicy;
 import io.reme.dlq.DeadLetterHeaders;
 import io.reme.dlq.DlqReason;
 import io.reme.indexstore.MemoryPartitioning;
@@ -62,7 +61,7 @@ class OutputLimitTopologyTest {
         try (SessionDriver driver = new SessionDriver(
                 RemeTopology.build(
                         TOPICS,
-                        config.sessionSettings().withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0)),
+                        config.sessionSettings().withDefaultPolicy(SessionDriver.SMALL_WINDOW),
                         tokens,
                         new MemoryPartitioning(1),
                         metrics,

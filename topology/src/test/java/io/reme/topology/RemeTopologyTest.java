@@ -27,7 +27,6 @@ import io.reme.session.SessionStores;
 import io.reme.session.StoredMessage;
 import io.reme.tokens.TokenCounter;
 import io.reme.toolresult.ToolResultTruncator;
-import io.reme.toolresult.TruncationLimits;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -49,12 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The session sub-topology as production wires it, driven record by record. */
 class RemeTopologyTest {
     private static final Topics TOPICS = SessionDriver.TOPICS;
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
-    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
-    private static final SessionSettings SETTINGS = SessionSettings.defaults()
-            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
-            .withTruncation(new TruncationLimits(20_000, 2_000))
-            .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
+    private static final TokenCounter TOKENS = SessionDriver.TOKENS;
+    private static final SessionSettings SETTINGS = SessionDriver.settings(SessionDriver.SMALL_WINDOW);
 
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 

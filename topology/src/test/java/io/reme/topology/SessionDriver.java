@@ -1,6 +1,7 @@
 package io.reme.topology;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.reme.context.ContextPolicy;
 import io.reme.diary.DiaryDocument;
 import io.reme.json.Json;
 import io.reme.json.JsonSerde;
@@ -14,6 +15,7 @@ import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
 import io.reme.tokens.TokenCounter;
+import io.reme.toolresult.TruncationLimits;
 import io.reme.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,6 +46,13 @@ import org.apache.kafka.streams.test.TestRecord;
  */
 final class SessionDriver implements AutoCloseable {
     static final Topics TOPICS = Topics.withDefaultPrefix();
+    /** The token counter the topology tests count with: o200k_base, an image 1,000 tokens. */
+    static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    /**
+     * The small window most topology tests fill in a few turns: threshold = floor(1000 x 1.0 x 0.95) = 950 tokens,
+     * keep 200.
+     */
+    static final ContextPolicy SMALL_WINDOW = new ContextPolicy(1000, 1.0, 200, 0);
 
     private final TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> messages;
@@ -67,6 +76,18 @@ final class SessionDriver implements AutoCloseable {
         driver = start == null
                 ? new TopologyTestDriver(topology, properties)
                 : new TopologyTestDriver(topology, properties, start);
+    }
+
+    /**
+     * Sessions under {@code policy}, tool outputs cut to 20,000 bytes and to 2,000 once old, a failed COMPACT
+     * request asked again after 30 seconds and a pending one given up after 10 minutes; a request secret of their
+     * own.
+     */
+    static SessionSettings settings(ContextPolicy policy) {
+        return SessionSettings.defaults()
+                .withDefaultPolicy(policy)
+                .withTruncation(new TruncationLimits(20_000, 2_000))
+                .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
     }
 
     /** {@code RemeTopology.build(TOPICS, settings, tokens)} with {@code properties}, as above. */

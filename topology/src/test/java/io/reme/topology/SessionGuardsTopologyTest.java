@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.reme.context.ContextPolicy;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.EditSignature;
@@ -22,7 +21,6 @@ import io.reme.session.SessionCounters.Counter;
 import io.reme.session.SessionHeader;
 import io.reme.session.SessionSettings;
 import io.reme.session.SessionStores;
-import io.reme.tokens.TokenCounter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,11 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
  * without the deployment's signature.
  */
 class SessionGuardsTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final RequestSecret SECRET = RequestSecret.of("session-guards-secret-0123456789abcdef");
-    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200; remember the last 5 IDs for 10 minutes. */
+    /** The small window; remember the last 5 IDs for 10 minutes. */
     private static final SessionSettings SETTINGS = SessionSettings.defaults()
-            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
+            .withDefaultPolicy(SessionDriver.SMALL_WINDOW)
             .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10))
             .withRequestSecret(SECRET)
             .withDedup(new DedupWindow(5, Duration.ofMinutes(10)));
@@ -62,7 +59,7 @@ class SessionGuardsTopologyTest {
     Path stateDir;
 
     private void start(SessionSettings settings) {
-        driver = SessionDriver.of(settings, TOKENS, DriverProperties.of("guards", stateDir), T0);
+        driver = SessionDriver.of(settings, SessionDriver.TOKENS, DriverProperties.of("guards", stateDir), T0);
     }
 
     @AfterEach

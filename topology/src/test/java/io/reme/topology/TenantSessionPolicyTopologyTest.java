@@ -12,7 +12,6 @@ import io.reme.tenant.TenantEntries;
 import io.reme.tenant.TenantPolicy;
 import io.reme.tenant.TenantRecord;
 import io.reme.tenant.TenantStatus;
-import io.reme.tokens.TokenCounter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the same instance keeps the instance's settings (a 131072-token window, 30 minutes, 30 days).
  */
 class TenantSessionPolicyTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
     private static final TenantPolicy SMALL_WINDOW = TenantPolicy.NONE.withContext(1000, 1.0, 200);
@@ -41,7 +39,10 @@ class TenantSessionPolicyTopologyTest {
     @BeforeEach
     void start() {
         driver = SessionDriver.of(
-                SessionSettings.defaults(), TOKENS, DriverProperties.of("tenant-session-policy", stateDir), T0);
+                SessionSettings.defaults(),
+                SessionDriver.TOKENS,
+                DriverProperties.of("tenant-session-policy", stateDir),
+                T0);
     }
 
     @AfterEach

@@ -4,17 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.reme.context.ContextPolicy;
 import io.reme.indexstore.MemoryPartitioning;
 import io.reme.llm.LlmRequest;
 import io.reme.metrics.PipelineMetrics;
 import io.reme.session.SessionSettings;
-import io.reme.tokens.TokenCounter;
-import io.reme.toolresult.TruncationLimits;
 import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.common.header.Headers;
@@ -27,12 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The trace context a message carries goes on with the LLM requests it causes, and only a well-formed one. */
 class TraceCarryTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
-    /** threshold = floor(1000 x 1.0 x 0.95) = 950 tokens, keep 200. */
-    private static final SessionSettings SETTINGS = SessionSettings.defaults()
-            .withDefaultPolicy(new ContextPolicy(1000, 1.0, 200, 0))
-            .withTruncation(new TruncationLimits(20_000, 2_000))
-            .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
+    private static final SessionSettings SETTINGS = SessionDriver.settings(SessionDriver.SMALL_WINDOW);
 
     private static final Instant T0 = Instant.parse("2026-12-07T10:00:00Z");
     private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -47,7 +38,11 @@ class TraceCarryTopologyTest {
     void start() {
         driver = new SessionDriver(
                 RemeTopology.build(
-                        SessionDriver.TOPICS, SETTINGS, TOKENS, new MemoryPartitioning(1), PipelineMetrics.NONE),
+                        SessionDriver.TOPICS,
+                        SETTINGS,
+                        SessionDriver.TOKENS,
+                        new MemoryPartitioning(1),
+                        PipelineMetrics.NONE),
                 DriverProperties.of("test", stateDir),
                 null,
                 SETTINGS.requestSecret());

@@ -25,9 +25,7 @@ import io.reme.session.SessionView;
 import io.reme.session.StoredMessage;
 import io.reme.summary.SummaryFormat;
 import io.reme.tokens.TokenCounter;
-import io.reme.toolresult.TruncationLimits;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * window, a backlog larger than one request may carry, and a model that refuses long prompts.
  */
 class WindowBoundsTopologyTest {
-    private static final TokenCounter TOKENS = TokenCounter.forEncoding("o200k_base", 1000);
+    private static final TokenCounter TOKENS = SessionDriver.TOKENS;
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     private static final String SESSION = "s1";
 
@@ -53,10 +51,7 @@ class WindowBoundsTopologyTest {
     Path stateDir;
 
     private void start(ContextPolicy policy) {
-        settings = SessionSettings.defaults()
-                .withDefaultPolicy(policy)
-                .withTruncation(new TruncationLimits(20_000, 2_000))
-                .withTiming(Duration.ofSeconds(30), Duration.ofMinutes(10));
+        settings = SessionDriver.settings(policy);
         driver = SessionDriver.of(settings, TOKENS, DriverProperties.of("window-bounds-test", stateDir), null);
     }
 
@@ -297,7 +292,7 @@ class WindowBoundsTopologyTest {
 
     @Test
     void aSummaryOverTheWindowsBudgetIsRefusedEvenIfAWorkerSendsIt() {
-        start(new ContextPolicy(1000, 1.0, 200, 0));
+        start(SessionDriver.SMALL_WINDOW);
         for (int turn = 0; turn < 3; turn++) {
             send("user", "question " + turn + words(200));
             send("assistant", "answer " + turn + words(200));
@@ -358,7 +353,7 @@ class WindowBoundsTopologyTest {
 
     @Test
     void aContextLengthRefusalHalvesTheNextSpanInsteadOfRetryingIt() {
-        start(new ContextPolicy(1000, 1.0, 200, 0));
+        start(SessionDriver.SMALL_WINDOW);
         fillInShortTurns();
         LlmRequest first = compactions().get(0);
         long refused = header().pending().tokens();
@@ -400,7 +395,7 @@ class WindowBoundsTopologyTest {
 
     @Test
     void anOrdinaryFailureDoesNotShrinkTheSpan() {
-        start(new ContextPolicy(1000, 1.0, 200, 0));
+        start(SessionDriver.SMALL_WINDOW);
         fillInShortTurns();
         LlmRequest first = compactions().get(0);
         long tokens = header().pending().tokens();
