@@ -77,6 +77,11 @@ public final class BenchCommand implements Callable<Integer> {
                             + " and reembed 4g, sessions 1536m, a 4 GB instance's with RocksDB's 512 MiB and room for the rest).")
     String heap;
 
+    @Option(
+            names = "--jvm-option",
+            description = "sessions: one more option of the instance's JVM, e.g. -XX:+UseParallelGC (repeatable).")
+    List<String> jvmOptions = new ArrayList<>();
+
     @Option(names = "--requests", description = "llm: COMPACT requests per concurrency (default 200).")
     int requests = 200;
 
@@ -364,6 +369,7 @@ public final class BenchCommand implements Callable<Integer> {
                         tenants,
                         partitions,
                         heap == null ? "1536m" : heap,
+                        jvmOptions,
                         appOptions,
                         new RateSteps.Plan(steps, rate, Duration.ofSeconds(stepSeconds)),
                         System.out);

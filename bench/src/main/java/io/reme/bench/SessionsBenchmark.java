@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -65,6 +66,9 @@ public final class SessionsBenchmark {
     private final int tenants;
     private final int partitions;
     private final String heap;
+    /** The instance's JVM options beside its heap: collectors and their settings, as a run compares them. */
+    private final List<String> jvmOptions;
+
     private final Map<String, String> appOptions;
     private final RateSteps.Plan steps;
     private final PrintStream out;
@@ -78,6 +82,7 @@ public final class SessionsBenchmark {
             int tenants,
             int partitions,
             String heap,
+            List<String> jvmOptions,
             Map<String, String> appOptions,
             RateSteps.Plan steps,
             PrintStream out) {
@@ -91,6 +96,7 @@ public final class SessionsBenchmark {
         this.partitions = partitions;
         this.appOptions = Map.copyOf(appOptions);
         this.heap = heap;
+        this.jvmOptions = List.copyOf(jvmOptions);
         this.steps = steps;
         this.out = out;
     }
@@ -110,8 +116,8 @@ public final class SessionsBenchmark {
     /** Runs the load, the measures and the restart; prints one JSON line; false if a check failed. */
     public boolean run() throws Exception {
         out.printf(
-                "bench sessions: sessions=%,d messages=%d tenants=%d partitions=%d heap=%s dir=%s%n",
-                sessions, messagesPerSession, tenants, partitions, heap, dir);
+                "bench sessions: sessions=%,d messages=%d tenants=%d partitions=%d heap=%s jvm=%s dir=%s%n",
+                sessions, messagesPerSession, tenants, partitions, heap, jvmOptions, dir);
         try (EmbeddedKafka broker = EmbeddedKafka.start(dir.resolve("broker"))) {
             Path config = writeConfig();
             Map<String, Object> line = new LinkedHashMap<>();
@@ -479,7 +485,7 @@ public final class SessionsBenchmark {
 
     private AppProcess start(EmbeddedKafka broker, Path config, String phase) throws IOException {
         return AppProcess.start(
-                List.of("-Xmx" + heap),
+                Stream.concat(Stream.of("-Xmx" + heap), jvmOptions.stream()).toList(),
                 List.of(
                         "--bootstrap-servers",
                         broker.bootstrapServers(),
