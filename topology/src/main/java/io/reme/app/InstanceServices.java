@@ -121,7 +121,8 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
                 routing,
                 self,
                 search.memoriesTopic(),
-                new MemoryWriter(kafka.producer(), topics.memories(), search.partitions(), search.partitioning()),
+                new MemoryWriter(
+                        kafka.producer(), topics.memories(), search.partitions(), search.partitioning(), tracing),
                 search.embeddings(),
                 visibility,
                 directory);

@@ -143,7 +143,8 @@ class TracesIT extends WithBroker {
                     (long) answer.json().path("hits").size(),
                     searched.getAttributes().get(RecordTracing.RECORD_COUNT));
 
-            // A memory written through the API in the trace: its index write is the caller's child.
+            // A memory written through the API in the trace: a create_memory span, the caller's child, and its index
+            // write a child of that.
             spans.reset();
             HttpRequest create = ApiClient.request(
                     "POST",
@@ -158,11 +159,18 @@ class TracesIT extends WithBroker {
                     .header("traceparent", TRACEPARENT)
                     .build());
             assertTrue(created.status() == 201 || created.status() == 202, created.text());
+            SpanData written = spans.getFinishedSpanItems().stream()
+                    .filter(span -> span.getName().equals("create_memory " + topics.memories()))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no create_memory span in " + names(spans)));
+            assertEquals("00f067aa0ba902b7", written.getParentSpanId(), "the caller's child");
+            assertEquals("create_memory", written.getAttributes().get(RecordTracing.OPERATION));
+            assertEquals(1L, written.getAttributes().get(RecordTracing.RECORD_COUNT));
             Awaitility.await("the index write of the memory the API wrote in trace " + TRACE_ID)
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> spans.getFinishedSpanItems().stream()
                             .anyMatch(span -> span.getName().equals("process " + topics.memories())
-                                    && span.getParentSpanId().equals("00f067aa0ba902b7")));
+                                    && span.getParentSpanId().equals(written.getSpanId())));
 
             // The session's spans are the caller's children; each later step a child of one before, never a root.
             List<SpanData> finished = spans.getFinishedSpanItems();

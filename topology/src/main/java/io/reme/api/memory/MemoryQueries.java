@@ -190,7 +190,7 @@ public final class MemoryQueries {
     }
 
     private Written write(MemoryRecord record, Caller caller, boolean created) {
-        MemoryWriter.Written written = writer.upsert(record);
+        MemoryWriter.Written written = writer.upsert(record, created);
         boolean visible = awaitApplied(record.tenant(), record.id(), written, caller);
         LOG.info(
                 "memory {} tenant={} id={} version={} visible={}",

@@ -22,22 +22,40 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 public final class MemoryWriter {
     private final Producer<byte[], byte[]> producer;
     private final MemoryTopic topic;
+    private final RecordTracing tracing;
 
+    /** @param tracing a write made in a trace in a span of its own, named as the GenAI memory conventions name it */
     public MemoryWriter(
-            Producer<byte[], byte[]> producer, String topic, int partitions, MemoryPartitioning partitioning) {
+            Producer<byte[], byte[]> producer,
+            String topic,
+            int partitions,
+            MemoryPartitioning partitioning,
+            RecordTracing tracing) {
         this.producer = producer;
         this.topic = new MemoryTopic(topic, partitions, partitioning);
+        this.tracing = tracing;
     }
 
     /** Where an acknowledged write is in the topic. */
     record Written(int partition, long offset) {}
 
-    Written upsert(MemoryRecord record) {
-        return send(topic.upsert(record));
+    /** @param created whether the memory is new ({@code create_memory}) or a revision ({@code update_memory}) */
+    Written upsert(MemoryRecord record, boolean created) {
+        return tracing.memoryOperation(
+                created ? "create_memory" : "update_memory",
+                topic.name(),
+                record.tenant(),
+                () -> send(topic.upsert(record)),
+                written -> 1);
     }
 
     Written delete(String tenant, String id) {
-        return send(topic.delete(new MemoryKey(tenant, id)));
+        return tracing.memoryOperation(
+                "delete_memory",
+                topic.name(),
+                tenant,
+                () -> send(topic.delete(new MemoryKey(tenant, id))),
+                written -> 1);
     }
 
     int partitionOf(String tenant, String id) {
@@ -54,7 +72,7 @@ public final class MemoryWriter {
 
     private Written send(ProducerRecord<String, byte[]> framed) {
         // The instance's producer writes bytes: the key as a string serializer would.
-        // A write made in a caller's trace carries it on: the index write joins it.
+        // A write made in a trace carries it on: the index write joins it.
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                 framed.topic(),
                 framed.partition(),
