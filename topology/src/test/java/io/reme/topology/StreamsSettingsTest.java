@@ -81,13 +81,18 @@ class StreamsSettingsTest {
         assertEquals(0, dynamic.get(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
         assertEquals(0L, dynamic.get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG));
 
+        String fetchMinBytes = StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG);
+        String fetchMaxWait = StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+        assertEquals(65_536, defaults.get(fetchMinBytes), "the stream threads' fetches gather records");
+        assertEquals(25, defaults.get(fetchMaxWait), "and wait for them at most 25 ms");
+
         Path file = dir.resolve("reme.properties");
-        Files.writeString(file, "kafka.session.timeout.ms=6000\n");
+        Files.writeString(file, "kafka.session.timeout.ms=6000\nkafka.main.consumer.fetch.max.wait.ms=5\n");
         AppConfig overridden =
                 AppConfig.load(AppConfig.readFile(file), Map.of(), Map.of(AppConfig.DATA_DIR.name(), dir.toString()));
-        assertEquals(
-                "6000",
-                StreamsSettings.properties(overridden, "b:9092", "h:1").get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        Properties props = StreamsSettings.properties(overridden, "b:9092", "h:1");
+        assertEquals("6000", props.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals("5", props.get(fetchMaxWait), "an operator's own fetch wait wins");
     }
 
     @Test
