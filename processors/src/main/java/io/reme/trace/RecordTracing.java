@@ -82,15 +82,10 @@ public final class RecordTracing {
                 .setAttribute("messaging.destination.name", topic)
                 .setAttribute(TENANT, tenant)
                 .startSpan();
-        try (Scope _ = span.makeCurrent()) {
+        within(span, () -> {
             work.accept(current());
-        } catch (RuntimeException | Error e) {
-            span.recordException(e);
-            span.setStatus(StatusCode.ERROR);
-            throw e;
-        } finally {
-            span.end();
-        }
+            return null;
+        });
     }
 
     /**
@@ -109,10 +104,17 @@ public final class RecordTracing {
                 .setAttribute(STORE, store)
                 .setAttribute(TENANT, tenant)
                 .startSpan();
-        try (Scope _ = span.makeCurrent()) {
+        return within(span, () -> {
             T result = work.get();
             span.setAttribute(RECORD_COUNT, (long) count.applyAsInt(result));
             return result;
+        });
+    }
+
+    /** Runs {@code work} with {@code span} current and ends it; a failure marks the span and is thrown on. */
+    private static <T> T within(Span span, Supplier<T> work) {
+        try (Scope _ = span.makeCurrent()) {
+            return work.get();
         } catch (RuntimeException | Error e) {
             span.recordException(e);
             span.setStatus(StatusCode.ERROR);
