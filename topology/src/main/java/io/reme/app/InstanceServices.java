@@ -5,6 +5,7 @@ import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.InstanceProof;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.StoreLags;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.api.context.ContextQueries;
 import io.reme.api.context.MessageIngest;
 import io.reme.api.context.ToolResults;
@@ -39,7 +40,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +65,7 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
      * @param erasureProducer erasure requests, transactional ({@code initTransactions} done)
      */
     public record Kafka(
-            KafkaStreams streams,
+            StreamsStores streams,
             HostInfo self,
             Topics topics,
             Producer<byte[], byte[]> producer,
@@ -88,7 +88,7 @@ public record InstanceServices(ApiServices api, MemoryLookup lookup, MemoryQuota
             TenantDirectory directory,
             String adminKey,
             RecordTracing tracing) {
-        KafkaStreams streams = kafka.streams();
+        StreamsStores streams = kafka.streams();
         Topics topics = kafka.topics();
         Duration visibility = config.get(AppConfig.MEMORY_VISIBILITY_TIMEOUT);
         int inputMaxBytes = config.get(AppConfig.INPUT_MAX_BYTES);

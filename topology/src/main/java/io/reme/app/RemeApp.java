@@ -2,6 +2,7 @@ package io.reme.app;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.reme.admin.TopicProvisioner;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.api.memory.QueryLimits;
 import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.ApiKeys;
@@ -166,12 +167,13 @@ public final class RemeApp implements AutoCloseable {
             TokenCounter tokens =
                     TokenCounter.forEncoding(config.get(AppConfig.TOKEN_ENCODING), config.get(AppConfig.IMAGE_TOKENS));
             Streams running = streams(config, resources, bootstrap, self, settings, tokens, metrics, tracing);
+            StreamsStores stores = StreamsStores.of(running.streams());
 
-            TenantDirectory directory = TenantDirectory.of(keys.api(), running.streams(), secret, settings);
+            TenantDirectory directory = TenantDirectory.of(keys.api(), stores, secret, settings);
             InstanceServices services = InstanceServices.build(
                     config,
                     new InstanceServices.Kafka(
-                            running.streams(),
+                            stores,
                             self,
                             config.topics(),
                             producer("producer", resources, apiProducer(config, bootstrap)),

@@ -1,5 +1,6 @@
 package io.reme.edge;
 
+import io.reme.api.cluster.StreamsStores;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -7,10 +8,10 @@ import org.apache.kafka.streams.KafkaStreams;
  * restoring) with no stream thread failing again and again.
  */
 public final class Health {
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final StreamThreadFailures failures;
 
-    public Health(KafkaStreams streams, StreamThreadFailures failures) {
+    public Health(StreamsStores streams, StreamThreadFailures failures) {
         this.streams = streams;
         this.failures = failures;
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.reme.api.cluster.NotStartedStreams;
 import io.reme.api.memory.QueryLimits;
 import io.reme.api.memory.SearchSetup;
 import io.reme.api.tenant.ApiKeys;
@@ -79,9 +80,9 @@ class ApiServerTest {
     }
 
     /**
-     * The application's services, built as it builds them, over no Kafka: no Streams instance (nothing here reads a
-     * store) and producers that keep what they are given. Every route answers what it would before it reads or
-     * writes.
+     * The application's services, built as it builds them, over no Kafka: a Streams client never started (nothing
+     * here reads a store) and producers that keep what they are given. Every route answers what it would before it
+     * reads or writes.
      */
     private static ApiServices services(int port, Path files) {
         AppConfig config = AppConfig.of(Map.of(AppConfig.WORKSPACE_DIR.name(), files.toString()));
@@ -89,7 +90,8 @@ class ApiServerTest {
         Topics topics = Topics.withDefaultPrefix();
         return InstanceServices.build(
                         config,
-                        new InstanceServices.Kafka(null, new HostInfo("127.0.0.1", port), topics, producer, producer),
+                        new InstanceServices.Kafka(
+                                new NotStartedStreams(), new HostInfo("127.0.0.1", port), topics, producer, producer),
                         config.sessionSettings().withRequestSecret(SECRET),
                         "o200k_base",
                         new SearchSetup(

@@ -44,14 +44,13 @@ public final class OwnerRouting {
     private final InstanceClient client;
 
     /** @param lags this instance's store lags, shared with the other readers of standby copies */
-    public OwnerRouting(KafkaStreams streams, StoreLags lags, Instance self) {
-        // Lambdas, not method references: an API without Kafka (tests) has no streams to bind to.
+    public OwnerRouting(StreamsStores streams, StoreLags lags, Instance self) {
         this(
-                () -> streams.state(),
+                streams::state,
                 (store, key, partitioner) -> partitioner == null
                         ? streams.queryMetadataForKey(store, key, new StringSerializer())
                         : streams.queryMetadataForKey(store, key, partitioner),
-                (store, partition) -> lags.fresh(store, partition),
+                lags::fresh,
                 self);
     }
 

@@ -18,7 +18,6 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
@@ -41,8 +40,8 @@ public final class PartitionFanOut {
     private final String topic;
     private final InstanceClient client;
 
-    public PartitionFanOut(KafkaStreams streams, Instance self, String topic) {
-        this(() -> streams.metadataForAllStreamsClients(), self, topic);
+    public PartitionFanOut(StreamsStores streams, Instance self, String topic) {
+        this(streams::metadataForAllStreamsClients, self, topic);
     }
 
     private PartitionFanOut(Supplier<Collection<StreamsMetadata>> clients, Instance self, String topic) {

@@ -44,18 +44,14 @@ public final class StoreLags {
     /**
      * Lags asked of the application every {@link #REFRESH} while it runs, so a read that needs them after
      * a quiet spell (the first after an instance died) finds them known.
-     *
-     * @param streams null for an API without Kafka (tests): no copy is ever fresh
      */
-    public StoreLags(KafkaStreams streams) {
-        this(streams == null ? Map::of : () -> recordsBehind(streams.allLocalStorePartitionLags()), System::nanoTime);
+    public StoreLags(StreamsStores streams) {
+        this(() -> recordsBehind(streams.allLocalStorePartitionLags()), System::nanoTime);
         trusted = false;
-        if (streams != null) {
-            Thread.ofVirtual().name("store-lags-refresh").start(() -> refreshWhileRunning(streams));
-        }
+        Thread.ofVirtual().name("store-lags-refresh").start(() -> refreshWhileRunning(streams));
     }
 
-    private void refreshWhileRunning(KafkaStreams streams) {
+    private void refreshWhileRunning(StreamsStores streams) {
         try {
             while (true) {
                 Thread.sleep(REFRESH.toMillis());

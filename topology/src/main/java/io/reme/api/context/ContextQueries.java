@@ -5,6 +5,7 @@ import io.reme.api.Caller;
 import io.reme.api.QueryString;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.Reply;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.context.ContextPolicy;
 import io.reme.message.SafeId;
 import io.reme.session.SessionHeader;
@@ -17,14 +18,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** Answers {@code GET /v1/sessions/{session}/context} from the instance that owns the session. */
 public final class ContextQueries {
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final OwnerRouting routing;
     /** Each tenant's context window, its policy's over the instance's settings. */
     private final Function<String, ContextPolicy> windows;
@@ -32,7 +32,7 @@ public final class ContextQueries {
     private final String encoding;
 
     public ContextQueries(
-            KafkaStreams streams, OwnerRouting routing, Function<String, ContextPolicy> windows, String encoding) {
+            StreamsStores streams, OwnerRouting routing, Function<String, ContextPolicy> windows, String encoding) {
         this.streams = streams;
         this.routing = routing;
         this.windows = windows;

@@ -5,6 +5,7 @@ import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.Reply;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.diary.DiaryDocument;
 import io.reme.diary.DiaryEdit;
 import io.reme.diary.DiaryEditProcessor;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -44,11 +44,11 @@ public final class DiaryQueries {
 
     private static final Duration POLL = Duration.ofMillis(50);
 
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final OwnerRouting routing;
     private final DiaryWriter writer;
 
-    public DiaryQueries(KafkaStreams streams, OwnerRouting routing, DiaryWriter writer) {
+    public DiaryQueries(StreamsStores streams, OwnerRouting routing, DiaryWriter writer) {
         this.streams = streams;
         this.routing = routing;
         this.writer = writer;

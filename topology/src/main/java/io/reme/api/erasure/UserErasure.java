@@ -5,6 +5,7 @@ import io.reme.api.ApiException;
 import io.reme.api.Caller;
 import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.PartitionFanOut;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.api.memory.MemoryListRequest;
 import io.reme.api.memory.MemoryQueries;
 import io.reme.diary.EditSignature;
@@ -64,7 +65,7 @@ public final class UserErasure {
     /** How often a DELETE looks whether its erasure is complete while it waits. */
     private static final Duration COMPLETION_POLL = Duration.ofMillis(100);
 
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final MemoryQueries memories;
     private final Producer<byte[], byte[]> producer;
     private final RequestSecret secret;
@@ -84,7 +85,7 @@ public final class UserErasure {
      *     user older than the erasure must be gone before it is complete
      */
     public UserErasure(
-            KafkaStreams streams,
+            StreamsStores streams,
             Instance self,
             MemoryQueries memories,
             Producer<byte[], byte[]> producer,

@@ -9,6 +9,7 @@ import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.OwnerRouting;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.cluster.Reply;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.api.tenant.TenantDirectory;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
@@ -59,7 +60,7 @@ public final class MemoryQueries {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryQueries.class);
     private static final Duration VISIBILITY_POLL = Duration.ofMillis(10);
 
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final OwnerRouting routing;
     private final PartitionFanOut fanOut;
     private final MemoryWriter writer;
@@ -70,7 +71,7 @@ public final class MemoryQueries {
 
     /** @param tenants the tenants' policies, whose {@code maxMemories} a create is held to; null for none */
     public MemoryQueries(
-            KafkaStreams streams,
+            StreamsStores streams,
             OwnerRouting routing,
             Instance self,
             String memoriesTopic,

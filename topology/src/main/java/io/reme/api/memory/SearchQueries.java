@@ -8,6 +8,7 @@ import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.PartitionFanOut;
 import io.reme.api.cluster.StoreLags;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.embedding.EmbeddingException;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.ProfileModels;
@@ -34,7 +35,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -57,7 +57,7 @@ public final class SearchQueries {
     /** How long the embedding profiles of the local indexes are taken as known. */
     private static final long PROFILES_EVERY_NANOS = 1_000_000_000L;
 
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final PartitionFanOut fanOut;
     private final StoreLags lags;
     private final int partitions;
@@ -73,7 +73,7 @@ public final class SearchQueries {
     private volatile long olderProfilesAt = System.nanoTime() - PROFILES_EVERY_NANOS;
 
     SearchQueries(
-            KafkaStreams streams,
+            StreamsStores streams,
             Instance self,
             String memoriesTopic,
             int partitions,
@@ -89,7 +89,7 @@ public final class SearchQueries {
      * @param tracing a search made in a trace in a span of its own ({@code search_memory})
      */
     public SearchQueries(
-            KafkaStreams streams,
+            StreamsStores streams,
             Instance self,
             String memoriesTopic,
             int partitions,

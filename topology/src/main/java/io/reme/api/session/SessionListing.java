@@ -7,6 +7,7 @@ import io.reme.api.QueryString;
 import io.reme.api.cluster.Instance;
 import io.reme.api.cluster.InstanceCalls;
 import io.reme.api.cluster.PartitionFanOut;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.api.memory.MemoryInput;
 import io.reme.context.ContextPolicy;
 import io.reme.json.Json;
@@ -51,14 +52,14 @@ public final class SessionListing {
     static final Comparator<Entry> ORDER =
             Comparator.comparing(Entry::lastActivity).reversed().thenComparing(Entry::session);
 
-    private final KafkaStreams streams;
+    private final StreamsStores streams;
     private final PartitionFanOut fanOut;
     private final IntSupplier partitions;
     /** Each tenant's context window, its policy's over the instance's settings. */
     private final Function<String, ContextPolicy> windows;
 
     public SessionListing(
-            KafkaStreams streams,
+            StreamsStores streams,
             Instance self,
             String inputTopic,
             IntSupplier partitions,

@@ -2,6 +2,7 @@ package io.reme.api.tenant;
 
 import io.reme.api.ApiException;
 import io.reme.api.Caller;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.context.ContextPolicy;
 import io.reme.llm.RequestSecret;
 import io.reme.message.SafeId;
@@ -20,7 +21,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -127,12 +127,12 @@ public final class TenantDirectory {
      * session settings (which a tenant's policy is laid over).
      */
     public static TenantDirectory of(
-            ApiKeys bootstrap, KafkaStreams streams, RequestSecret secret, SessionSettings sessions) {
+            ApiKeys bootstrap, StreamsStores streams, RequestSecret secret, SessionSettings sessions) {
         return new TenantDirectory(bootstrap, storeOf(streams), Clock.systemUTC(), secret, sessions);
     }
 
     /** The global store of a Kafka Streams client built by {@code RemeTopology}. */
-    public static Supplier<ReadOnlyKeyValueStore<String, byte[]>> storeOf(KafkaStreams streams) {
+    public static Supplier<ReadOnlyKeyValueStore<String, byte[]>> storeOf(StreamsStores streams) {
         return () -> streams.store(StoreQueryParameters.fromNameAndType(
                 TenantEntries.STORE, QueryableStoreTypes.<String, byte[]>keyValueStore()));
     }

@@ -46,8 +46,8 @@ class PartitionFanOutTest {
                 }
             });
             HostInfo remote = new HostInfo("127.0.0.1", server.port());
-            PartitionFanOut fanOut =
-                    new PartitionFanOut(null, new Instance(new HostInfo("127.0.0.1", 1), null), "reme.memories");
+            PartitionFanOut fanOut = new PartitionFanOut(
+                    new NotStartedStreams(), new Instance(new HostInfo("127.0.0.1", 1), null), "reme.memories");
 
             next.set(new Remote(200, "{\"hits\":[],\"answered\":[3]}"));
             Optional<SearchQueries.PartitionHits> ok =

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.reme.api.ApiException;
 import io.reme.api.Callers;
+import io.reme.api.cluster.NotStartedStreams;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -16,7 +17,8 @@ class DiaryQueriesTest {
     void aDocumentThatIsNeitherADateNorMemoryIs400(String document) {
         ApiException e = assertThrows(
                 ApiException.class,
-                () -> new DiaryQueries(null, null, null).document(Callers.ACME, "u1", document, false));
+                () -> new DiaryQueries(new NotStartedStreams(), null, null)
+                        .document(Callers.ACME, "u1", document, false));
         assertEquals(400, e.status());
         assertEquals("invalid_document", e.code());
     }

@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.reme.api.ApiException;
 import io.reme.api.Callers;
 import io.reme.api.cluster.Instance;
+import io.reme.api.cluster.NotStartedStreams;
 import io.reme.api.cluster.StoreLags;
+import io.reme.api.cluster.StreamsStores;
 import io.reme.embedding.EmbeddingModel;
 import io.reme.embedding.LanguageRoutedEmbeddingModel;
 import io.reme.indexstore.MemoryPartitioning;
@@ -30,15 +32,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The checks of a {@code /v1/search} body, before anything is embedded or searched. */
 class SearchQueriesTest {
     private final AtomicInteger embedded = new AtomicInteger();
+    private final StreamsStores streams = new NotStartedStreams();
     private final SearchQueries searches = new SearchQueries(
-            null,
+            streams,
             Instance.NONE,
             "memories",
             1,
             new MemoryPartitioning(1),
             countingModel(),
             new QueryLimits(200, 20),
-            new StoreLags(null));
+            new StoreLags(streams));
 
     private EmbeddingModel countingModel() {
         return new EmbeddingModel() {
@@ -203,14 +206,14 @@ class SearchQueriesTest {
             public void close() {}
         };
         SearchQueries routed = new SearchQueries(
-                null,
+                streams,
                 Instance.NONE,
                 "memories",
                 1,
                 new MemoryPartitioning(1),
                 new LanguageRoutedEmbeddingModel(countingModel(), chinese),
                 new QueryLimits(200, 100),
-                new StoreLags(null));
+                new StoreLags(streams));
 
         SearchQuery zh = routed.parse("acme", body("{\"query\":\"我上司的邮箱地址是多少？\"}"));
         assertEquals("zh", zh.vectorModel());
