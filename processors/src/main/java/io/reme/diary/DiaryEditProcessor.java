@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -171,14 +170,9 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("unknown");
         tracing.process(record.headers(), topic, edit.tenant(), trace -> {
             documents.put(key, next);
-            context.forward(new Record<>(key, next, record.timestamp(), traced(trace)), SINK);
+            context.forward(new Record<>(key, next, record.timestamp(), TraceHeaders.copyOf(trace)), SINK);
             forwardChunks(current, next, record.timestamp(), trace);
         });
-    }
-
-    /** A fresh copy of {@code trace} for one record: Streams may add to a record's headers on the way out. */
-    private static Headers traced(Headers trace) {
-        return TraceHeaders.addTo(new RecordHeaders(), trace);
     }
 
     /**
@@ -219,7 +213,8 @@ public final class DiaryEditProcessor implements Processor<byte[], byte[], Objec
                     MemoryRecord.Vectors.NONE,
                     next.sources());
             context.forward(
-                    new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp, traced(trace)), CHUNKS_SINK);
+                    new Record<>(new MemoryKey(key.tenant(), id).key(), memory, timestamp, TraceHeaders.copyOf(trace)),
+                    CHUNKS_SINK);
         }
         for (int index = after.size(); index < before.size(); index++) {
             context.forward(

@@ -13,7 +13,6 @@ import io.reme.trace.RecordTracing;
 import io.reme.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
@@ -59,22 +58,19 @@ final class SessionOutputs {
         });
     }
 
-    /** A fresh copy of the current trace context: Streams may add to a record's headers on the way out. */
-    private Headers traced() {
-        return TraceHeaders.addTo(new RecordHeaders(), trace);
-    }
-
     void request(SessionKey key, LlmRequest request, long timestamp) {
-        context.forward(new Record<>(key.key(), request, timestamp, traced()), SessionNodes.REQUESTS_SINK);
+        context.forward(
+                new Record<>(key.key(), request, timestamp, TraceHeaders.copyOf(trace)), SessionNodes.REQUESTS_SINK);
     }
 
     void archive(SessionKey key, ArchivedMessage message, long timestamp) {
-        context.forward(new Record<>(key.key(), message, timestamp, traced()), SessionNodes.DIALOG_SINK);
+        context.forward(
+                new Record<>(key.key(), message, timestamp, TraceHeaders.copyOf(trace)), SessionNodes.DIALOG_SINK);
     }
 
     void toolResult(String tenant, String toolResultId, String fullText, long timestamp) {
         context.forward(
-                new Record<>(tenant + "/" + toolResultId, fullText, timestamp, traced()),
+                new Record<>(tenant + "/" + toolResultId, fullText, timestamp, TraceHeaders.copyOf(trace)),
                 SessionNodes.TOOL_RESULTS_SINK);
     }
 

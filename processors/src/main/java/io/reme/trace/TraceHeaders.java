@@ -53,6 +53,14 @@ public final class TraceHeaders {
         return valid(value) ? value : null;
     }
 
+    /**
+     * A fresh, writable copy of the trace context {@code trace} for one derived record: Streams and the producer may
+     * add to a record's headers on the way out, so records never share one set.
+     */
+    public static Headers copyOf(Headers trace) {
+        return addTo(new RecordHeaders(), trace);
+    }
+
     /** Adds the trace context {@code trace} (as {@link #of} gives it) to {@code headers}. */
     public static Headers addTo(Headers headers, Headers trace) {
         for (Header header : trace) {
